@@ -1,0 +1,60 @@
+"""Ember: PyTorch's API in Python, on NumPy (CPU) and CuPy (CUDA).
+
+Use it as ``import ember as torch``.
+"""
+__version__ = '0.1.0'
+
+from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,
+                     float64, complex64, complex128, uint16, uint32, uint64, half, float, double,
+                     short, int, long, cfloat, cdouble, finfo, iinfo, get_default_dtype,
+                     set_default_dtype, promote_types, result_type, can_cast)
+from ._device import device
+from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,
+                             preserve_format)
+from ._tensor import Tensor, Size
+from ._storage import UntypedStorage, TypedStorage
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
+                                 is_grad_enabled, is_inference_mode_enabled)
+from . import _ops as _ops_pkg
+
+globals().update(_ops_pkg.bind())
+
+from . import autograd  # noqa: E402
+from ._misc import *  # noqa: E402,F401,F403
+from ._misc import __all__ as _misc_all  # noqa: E402
+
+
+def is_tensor(obj):
+    """True if ``obj`` is an ember Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    """True if ``obj`` is a storage."""
+    return isinstance(obj, (UntypedStorage, TypedStorage))
+
+
+def is_floating_point(input):
+    """True if ``input`` has a floating point dtype."""
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    """True if ``input`` has a complex dtype."""
+    return input.is_complex()
+
+
+def numel(input):
+    """Number of elements of ``input``."""
+    return input.numel()
+
+
+def is_nonzero(input):
+    """True if the single-element ``input`` is not zero."""
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins_bool(input.item())
+
+
+import builtins as _b  # noqa: E402
+builtins_bool = _b.bool

@@ -1,0 +1,57 @@
+"""Backends: where arrays live and which array module computes on them.
+
+An op asks ``array_module(arr)`` for numpy or cupy; nothing in ``ember/_ops`` imports
+cupy directly. The CuPy backend is imported lazily, only when a CUDA device is asked for.
+"""
+import numpy as np
+from .._device import device, CPU
+
+__all__ = ['array_module', 'device_of', 'to_device', 'get_backend']
+
+_cupy = None
+
+
+def _get_cupy():
+    global _cupy
+    if _cupy is None:
+        from . import cupy_backend
+        _cupy = cupy_backend.cupy_module()
+    return _cupy
+
+
+def array_module(arr):
+    """numpy for host arrays, cupy for device arrays."""
+    if type(arr) is np.ndarray or _cupy is None:
+        return np
+    return _cupy if isinstance(arr, _cupy.ndarray) else np
+
+
+def device_of(arr):
+    if type(arr) is np.ndarray or _cupy is None:
+        return CPU
+    from . import cupy_backend
+    return cupy_backend.device_of(arr)
+
+
+def module_for_device(dev):
+    """Array module for an ``ember.device`` (raises if CUDA is unavailable)."""
+    if dev.type == 'cpu':
+        return np
+    if dev.type == 'cuda':
+        return _get_cupy()
+    if dev.type == 'meta':
+        raise NotImplementedError("ember does not implement the 'meta' device for compute")
+    raise RuntimeError(f"unsupported device {dev}")
+
+
+def to_device(arr, dev):
+    """Move an array to ``dev`` (a copy across devices; the same array otherwise)."""
+    if dev.type == 'cpu':
+        if type(arr) is np.ndarray:
+            return arr
+        return arr.get()
+    if dev.type == 'cuda':
+        cp = _get_cupy()
+        from . import cupy_backend
+        return cupy_backend.to_cuda(arr, dev)
+    return module_for_device(dev)

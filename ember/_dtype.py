@@ -1,0 +1,330 @@
+"""dtype objects, PyTorch's type promotion, finfo/iinfo."""
+import builtins
+import numpy as np
+import ml_dtypes
+
+__all__ = ['dtype', 'finfo', 'iinfo', 'get_default_dtype', 'set_default_dtype',
+           'promote_types', 'result_type', 'can_cast']
+
+# categories: 0 bool, 1 integer, 2 floating, 3 complex
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    """A tensor element type, like ``torch.dtype``.
+
+    Example::
+
+        >>> ember.float32.is_floating_point
+        True
+    """
+    __slots__ = ('_name', '_np', '_cat', 'itemsize', 'is_signed', '_rank')
+
+    def __init__(self, name, npdt, cat, signed, rank):
+        self._name = name
+        self._np = np.dtype(npdt)
+        self._cat = cat
+        self.itemsize = self._np.itemsize
+        self.is_signed = signed
+        self._rank = rank
+
+    @property
+    def is_floating_point(self):
+        return self._cat == _FLOAT
+
+    @property
+    def is_complex(self):
+        return self._cat == _COMPLEX
+
+    def to_real(self):
+        """The real counterpart of a complex dtype (itself otherwise)."""
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self):
+        """The complex counterpart of a floating dtype."""
+        return {float32: complex64, float64: complex128, float16: complex64,
+                bfloat16: complex64}.get(self, self)
+
+    def __repr__(self):
+        return 'torch.' + self._name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self._name,))
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+bool = dtype('bool', np.bool_, _BOOL, False, 0)
+uint8 = dtype('uint8', np.uint8, _INT, False, 1)
+int8 = dtype('int8', np.int8, _INT, True, 2)
+int16 = dtype('int16', np.int16, _INT, True, 3)
+int32 = dtype('int32', np.int32, _INT, True, 4)
+int64 = dtype('int64', np.int64, _INT, True, 5)
+float16 = dtype('float16', np.float16, _FLOAT, True, 6)
+bfloat16 = dtype('bfloat16', ml_dtypes.bfloat16, _FLOAT, True, 7)
+float32 = dtype('float32', np.float32, _FLOAT, True, 8)
+float64 = dtype('float64', np.float64, _FLOAT, True, 9)
+complex64 = dtype('complex64', np.complex64, _COMPLEX, True, 10)
+complex128 = dtype('complex128', np.complex128, _COMPLEX, True, 11)
+uint16 = dtype('uint16', np.uint16, _INT, False, 1)
+uint32 = dtype('uint32', np.uint32, _INT, False, 1)
+uint64 = dtype('uint64', np.uint64, _INT, False, 1)
+
+# aliases
+half = float16
+float = float32
+double = float64
+short = int16
+int = int32
+long = int64
+cfloat = complex64
+cdouble = complex128
+complex32 = None  # not supported
+
+_ALL = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+        complex64, complex128, uint16, uint32, uint64]
+_BY_NAME = {d._name: d for d in _ALL}
+_NP2DT = {d._np: d for d in _ALL}
+for _d in _ALL:
+    _NP2DT[_d._np.type] = _d
+
+_default_dtype = float32
+
+
+def get_default_dtype():
+    """Returns the current default floating point dtype (``torch.float32`` at start)."""
+    return _default_dtype
+
+
+def set_default_dtype(d):
+    """Sets the default floating point dtype (float16, bfloat16, float32 or float64).
+
+    Example::
+
+        >>> ember.set_default_dtype(ember.float64)
+    """
+    global _default_dtype
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type")
+    _default_dtype = d
+
+
+def _default_complex():
+    return complex128 if _default_dtype is float64 else complex64
+
+
+def from_numpy_dtype(npdt):
+    try:
+        return _NP2DT[npdt]
+    except KeyError:
+        raise TypeError(f"can't convert np.ndarray of type {np.dtype(npdt)}. The only supported "
+                        "types are: float64, float32, float16, complex64, complex128, int64, "
+                        "int32, int16, int8, uint8, and bool.") from None
+
+
+# ---------------------------------------------------------------- promotion
+# table over the 12 "ranked" dtypes, following PyTorch's promoteTypes
+_ORDER = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+          complex64, complex128]
+
+
+def _promote(a, b):
+    if a is b:
+        return a
+    ca, cb = a._cat, b._cat
+    if ca != cb:
+        if ca < cb:
+            a, b, ca, cb = b, a, cb, ca
+        # a has the higher category
+        if ca == _COMPLEX and cb == _FLOAT:
+            if b is float64:
+                return complex128
+            return a
+        return a
+    if ca == _INT:
+        # uint8 with signed types
+        if a is uint8:
+            return b if b.is_signed and b is not int8 else int16
+        if b is uint8:
+            return a if a.is_signed and a is not int8 else int16
+        if a._rank == 1 or b._rank == 1:  # other unsigned types
+            if a.itemsize == b.itemsize and a.is_signed != b.is_signed:
+                raise TypeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                                f"attempted to promote {a._name} and {b._name}")
+            return a if a.itemsize > b.itemsize else b
+        return a if a._rank > b._rank else b
+    if ca == _FLOAT:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a._rank > b._rank else b
+    return a if a._rank > b._rank else b
+
+
+_PROMO = {}
+for _a in _ALL:
+    for _b in _ALL:
+        try:
+            _PROMO[(_a, _b)] = _promote(_a, _b)
+        except TypeError:
+            pass
+
+
+def promote_types(type1, type2):
+    """Returns the dtype with the smallest size and kind that both can be cast to.
+
+    Example::
+
+        >>> ember.promote_types(ember.int32, ember.float32)
+        torch.float32
+    """
+    try:
+        return _PROMO[(type1, type2)]
+    except KeyError:
+        _promote(type1, type2)
+        raise
+
+
+def _scalar_category(x):
+    t = type(x)
+    if t is builtins.bool or t is np.bool_:
+        return _BOOL
+    if t is builtins.int or isinstance(x, np.integer):
+        return _INT
+    if t is builtins.float or isinstance(x, np.floating):
+        return _FLOAT
+    if t is builtins.complex or isinstance(x, np.complexfloating):
+        return _COMPLEX
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def _scalar_dtype(x):
+    c = _scalar_category(x)
+    if c == _BOOL:
+        return bool
+    if c == _INT:
+        return int64
+    if c == _FLOAT:
+        return _default_dtype
+    return _default_complex()
+
+
+def result_type(*operands):
+    """The dtype an arithmetic op over ``operands`` gives, by PyTorch's rules:
+    tensors with dimensions outrank zero-dim tensors, which outrank Python scalars,
+    within one category (bool < integer < floating < complex).
+
+    Example::
+
+        >>> ember.result_type(ember.tensor([1, 2]), 1.0)
+        torch.float32
+    """
+    from ._tensor import Tensor
+    dim_t = None   # promoted dtype of dimensioned tensors
+    zero_t = None
+    scal_cat = -1
+    for o in operands:
+        if isinstance(o, Tensor):
+            d = o.dtype
+            if o._data.ndim:
+                dim_t = d if dim_t is None else promote_types(dim_t, d)
+            else:
+                zero_t = d if zero_t is None else promote_types(zero_t, d)
+        else:
+            c = _scalar_category(o)
+            if c > scal_cat:
+                scal_cat = c
+    res = dim_t
+    if zero_t is not None:
+        if res is None:
+            res = zero_t
+        elif zero_t._cat > res._cat:
+            res = _promote_up(res, zero_t)
+    if scal_cat >= 0:
+        if res is None:
+            return _cat_default(scal_cat)
+        if scal_cat > res._cat:
+            res = _promote_up(res, _cat_default(scal_cat))
+    return res
+
+
+def _cat_default(c):
+    return (bool, int64, _default_dtype, _default_complex())[c]
+
+
+def _promote_up(res, higher):
+    """res is promoted into a higher category whose representative is ``higher``."""
+    if higher._cat == _COMPLEX and res._cat == _FLOAT:
+        return promote_types(res, higher) if res is float64 or higher is complex128 else higher
+    return higher
+
+
+def can_cast(from_, to):
+    """Whether a cast from ``from_`` to ``to`` is allowed by PyTorch's casting rules
+    (no casting to a lower category).
+
+    Example::
+
+        >>> ember.can_cast(ember.double, ember.float)
+        True
+        >>> ember.can_cast(ember.float, ember.int)
+        False
+    """
+    return from_._cat <= to._cat
+
+
+class finfo:
+    """Numerical properties of a floating point dtype (``bits``, ``eps``, ``max``, ``min``,
+    ``tiny``, ``smallest_normal``, ``resolution``).
+
+    Example::
+
+        >>> ember.finfo(ember.float32).eps
+        1.1920928955078125e-07
+    """
+
+    def __init__(self, type=None):
+        if type is None:
+            type = _default_dtype
+        if not (type.is_floating_point or type.is_complex):
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        t = type.to_real()
+        fi = ml_dtypes.finfo(t._np) if t is bfloat16 else np.finfo(t._np)
+        self.bits = fi.bits
+        self.eps = builtins.float(fi.eps)
+        self.max = builtins.float(fi.max)
+        self.min = builtins.float(fi.min)
+        self.tiny = builtins.float(fi.tiny)
+        self.smallest_normal = self.tiny
+        self.resolution = builtins.float(fi.resolution)
+        self.dtype = t._name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """Numerical properties of an integer dtype (``bits``, ``max``, ``min``).
+
+    Example::
+
+        >>> ember.iinfo(ember.int8).max
+        127
+    """
+
+    def __init__(self, type):
+        if type.is_floating_point or type.is_complex:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
+                            "to handle 'torch.iinfo'")
+        ii = np.iinfo(type._np) if type is not bool else None
+        self.bits = type.itemsize * 8
+        self.max = builtins.int(ii.max) if ii else 1
+        self.min = builtins.int(ii.min) if ii else 0
+        self.dtype = type._name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -1,0 +1,79 @@
+"""Memory formats: ``contiguous_format``, ``channels_last``, ``channels_last_3d``,
+``preserve_format``."""
+
+__all__ = ['memory_format', 'contiguous_format', 'channels_last', 'channels_last_3d',
+           'preserve_format']
+
+
+class memory_format:
+    """A memory layout tag, like ``torch.memory_format``."""
+    __slots__ = ('_name',)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return 'torch.' + self._name
+
+    def __reduce__(self):
+        return (_by_name, (self._name,))
+
+
+def _by_name(n):
+    return globals()[n]
+
+
+contiguous_format = memory_format('contiguous_format')
+channels_last = memory_format('channels_last')
+channels_last_3d = memory_format('channels_last_3d')
+preserve_format = memory_format('preserve_format')
+
+_PERM = {'channels_last': (0, 2, 3, 1), 'channels_last_3d': (0, 2, 3, 4, 1)}
+
+
+def _perm_for(t, fmt):
+    p = _PERM.get(fmt._name)
+    nd = 4 if fmt is channels_last else 5
+    if t.dim() != nd:
+        raise RuntimeError(f"required rank {nd} tensor to use {fmt._name} format")
+    return p
+
+
+def _strides_for(shape, perm):
+    """PyTorch's strides of a dense tensor of ``shape`` laid out in ``perm`` order."""
+    st = [0] * len(shape)
+    acc = 1
+    for d in reversed(perm):
+        st[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(st)
+
+
+def _is_contiguous_as(t, fmt):
+    if fmt is preserve_format:
+        raise RuntimeError("Unsupported memory format. Supports only ChannelsLast, "
+                           "ChannelsLast3d, Contiguous")
+    p = _PERM.get(fmt._name)
+    if p is None or t.dim() != len(p):
+        return False
+    want = _strides_for(t.shape, p)
+    have = t.stride()
+    return all(w == h for w, h, s in zip(want, have, t.shape) if s != 1)
+
+
+def _to_format(t, fmt):
+    if fmt is preserve_format:
+        return t
+    p = _perm_for(t, fmt)
+    if _is_contiguous_as(t, fmt):
+        return t
+    from ._ops._util import record, grad_needed, wrap
+    from ._ops.creation import CloneBackward0
+    from ._backend import array_module
+    xp = array_module(t._data)
+    arr = xp.ascontiguousarray(t._data.transpose(p))
+    inv = [p.index(i) for i in range(len(p))]
+    out = wrap(arr.transpose(inv))
+    if grad_needed(t):
+        record(out, CloneBackward0(), (t,))
+    return out

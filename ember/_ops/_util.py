@@ -1,0 +1,240 @@
+"""Shared machinery of the op library: wrapping arrays, type promotion of operands,
+recording autograd nodes, and the registry that binds ops to ``Tensor`` methods and
+the ``ember`` namespace.
+
+How to define an op (forward and backward together)::
+
+    class MulBackward0(Node):
+        def backward(self, g):
+            a, b = self.saved_tensors
+            return g * b.conj(), g * a.conj()
+
+    @register('mul', inplace='mul_', dunder=('__mul__', '__rmul__'))
+    def mul(input, other):
+        a, b, xp = binary_arrays(input, other)
+        out = wrap(xp.multiply(a, b))
+        if grad_needed(input, other):
+            record(out, MulBackward0(), (input, other), save=(input, other))
+        return out
+"""
+import numpy as np
+
+from .._dtype import _NP2DT, _scalar_category, _default_complex, promote_types
+from .. import _dtype as D
+from .._tensor import Tensor, _new_tensor as wrap, _Mode
+from ..autograd.graph import Node, AccumulateGrad, _seq
+from .._backend import array_module
+
+__all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record',
+           'unwrap', 'edge_of', 'METHODS', 'FUNCTIONS']
+
+METHODS = {}     # Tensor method name -> function
+FUNCTIONS = {}   # ember.<name> -> function
+
+
+def register(name=None, method=True, function=True, dunder=(), aliases=()):
+    """Decorator: expose ``fn`` as ``ember.<name>`` and ``Tensor.<name>``.
+
+    Args:
+        name: public name (default ``fn.__name__``).
+        method: also a Tensor method (True), or a different method name (str), or False.
+        function: also ``ember.<name>``.
+        dunder: Tensor dunder names bound to the same function (``'__add__'``).
+        aliases: extra names for both.
+    """
+    def deco(fn):
+        n = name or fn.__name__
+        for nm in (n,) + tuple(aliases):
+            if function:
+                FUNCTIONS[nm] = fn
+            if method:
+                METHODS[method if isinstance(method, str) and nm == n else nm] = fn
+        for d in dunder:
+            METHODS[d] = fn
+        return fn
+    return deco
+
+
+def unwrap(x):
+    """The array of a Tensor (other values pass through)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _scalar_array(v, dt):
+    return dt.type(v)
+
+
+def binary_arrays(a, b):
+    """Arrays for a binary op with PyTorch's type promotion. Either operand may be a
+    Python scalar. Returns ``(arr_a, arr_b, xp)``, both of the promoted dtype."""
+    ta = isinstance(a, Tensor)
+    tb = isinstance(b, Tensor)
+    if ta and tb:
+        x, y = a._data, b._data
+        dx, dy = x.dtype, y.dtype
+        if dx is not dy and dx != dy:
+            r = _promote_arrays(x, y)
+            if dx != r:
+                x = x.astype(r)
+            if dy != r:
+                y = y.astype(r)
+        return x, y, array_module(x)
+    if ta:
+        x = a._data
+        return x, _scalar_for(x, b), array_module(x)
+    if tb:
+        y = b._data
+        return _scalar_for(y, a), y, array_module(y)
+    raise TypeError("expected at least one Tensor operand")
+
+
+def _promote_arrays(x, y):
+    """Promoted numpy dtype of two arrays under PyTorch's rules."""
+    dx = _NP2DT[x.dtype]
+    dy = _NP2DT[y.dtype]
+    if x.ndim and not y.ndim:
+        if dy._cat > dx._cat:
+            return D._promote_up(dx, dy)._np
+        return x.dtype
+    if y.ndim and not x.ndim:
+        if dx._cat > dy._cat:
+            return D._promote_up(dy, dx)._np
+        return y.dtype
+    return promote_types(dx, dy)._np
+
+
+_SCALAR_CAT_DEFAULT = None
+
+
+def _scalar_for(arr, s):
+    """Cast Python scalar ``s`` for an op with ``arr``; may upcast the array's category.
+
+    Returns a numpy scalar of the result dtype (the array itself is cast by the caller
+    when needed: see ``binary_arrays``)."""
+    dt = arr.dtype
+    k = dt.kind
+    t = type(s)
+    if t is float:
+        if k == 'f' or k == 'c' or k == 'V':
+            return dt.type(s)
+        raise _Upcast(D._default_dtype._np)
+    if t is int:
+        if k == 'b':
+            raise _Upcast(np.dtype(np.int64))
+        if k in 'iu':
+            try:
+                return dt.type(s)
+            except OverflowError:
+                raise OverflowError(f"value cannot be converted to type {_NP2DT[dt]._name} "
+                                    "without overflow") from None
+        return dt.type(s)
+    if t is bool:
+        return dt.type(s)
+    if t is complex:
+        if k == 'c':
+            return dt.type(s)
+        if dt == np.float64:
+            raise _Upcast(np.dtype(np.complex128))
+        raise _Upcast(_default_complex()._np)
+    if isinstance(s, Tensor):
+        raise TypeError("internal: tensor passed as scalar")
+    if isinstance(s, np.generic) or isinstance(s, np.ndarray):
+        c = _scalar_category(s.item() if isinstance(s, np.ndarray) else s)
+        return _scalar_for(arr, (bool, int, float, complex)[c](s))
+    raise TypeError(f"unsupported operand type(s): 'Tensor' and '{t.__name__}'")
+
+
+class _Upcast(Exception):
+    def __init__(self, dt):
+        self.dt = dt
+
+
+def _binary_arrays_slow(a, b):
+    pass
+
+
+def binary(a, b):
+    """``binary_arrays`` that also handles a scalar forcing a category upcast."""
+    try:
+        return binary_arrays(a, b)
+    except _Upcast as u:
+        dt = u.dt
+        if isinstance(a, Tensor):
+            return a._data.astype(dt), dt.type(b), array_module(a._data)
+        return dt.type(a), b._data.astype(dt), array_module(b._data)
+
+
+def grad_needed(*ts):
+    """True when grad mode is on and any tensor argument requires grad."""
+    if not _Mode.grad:
+        return False
+    for t in ts:
+        if t.__class__ is not float and t.__class__ is not int and isinstance(t, Tensor) and t._rg:
+            return True
+    return False
+
+
+def edge_of(t):
+    """The ``(node, output_nr)`` edge a gradient for tensor ``t`` flows into."""
+    if not isinstance(t, Tensor) or not t._rg:
+        return (None, 0)
+    fn = t._grad_fn
+    if fn is not None:
+        if t._base is not None:
+            fn = t._view_grad_fn()
+        return (fn, t._out_nr)
+    acc = t._grad_acc
+    if acc is None:
+        acc = t._grad_acc = AccumulateGrad(t)
+    return (acc, 0)
+
+
+def _meta(t):
+    if isinstance(t, Tensor) and t._rg:
+        d = t._data
+        return (d.shape, d.dtype)
+    return None
+
+
+def record(out, node, inputs, save=None):
+    """Attach ``node`` as the grad_fn of ``out`` (a tensor or a tuple of tensors),
+    wired to ``inputs``; ``save`` are tensors kept for backward (version-checked)."""
+    node.next_functions = tuple(edge_of(t) for t in inputs)
+    node._in_meta = tuple(_meta(t) for t in inputs)
+    node._seq = next(_seq)
+    if save is not None:
+        node.save(*save)
+    from ..autograd import anomaly_mode
+    if anomaly_mode._enabled:
+        node._anomaly_trace = anomaly_mode._trace()
+    if isinstance(out, Tensor):
+        out._grad_fn = node
+        out._rg = True
+    else:
+        metas = []
+        for i, o in enumerate(out):
+            if o is None:
+                metas.append(None)
+                continue
+            metas.append((o._data.shape, o._data.dtype, array_module(o._data)))
+            if o._data.dtype.kind in 'fcV':
+                o._grad_fn = node
+                o._out_nr = i
+                o._rg = True
+        node._out_meta = metas
+    return out
+
+
+def zeros_meta(m):
+    if m is None:
+        return None
+    shape, dt, xp = m
+    return wrap(xp.zeros(shape, dt))
+
+
+def float_result_dtype(arr):
+    """The numpy dtype a floating op (sqrt, exp, ...) gives for an input array:
+    integers and bool promote to the default dtype."""
+    if arr.dtype.kind in 'fcV':
+        return None
+    return D._default_dtype._np

@@ -1,0 +1,898 @@
+"""View ops: results share storage with their input (view, reshape when possible,
+transpose, permute, expand, narrow, select, squeeze/unsqueeze, as_strided, diagonal,
+unfold, split/chunk/unbind, basic slicing), and the machinery that keeps autograd
+right when a view is written in place (CopySlices, regenerated AsStrided grad_fns)."""
+import numpy as np
+
+from .._tensor import Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace
+from ._util import wrap, Node, register, grad_needed, record, edge_of
+from ..autograd.graph import _seq
+
+_as_strided_np = np.lib.stride_tricks.as_strided
+
+
+def make_view(src, arr, node=None, save=None):
+    """Wrap ``arr`` (a view of ``src``'s data) as a view tensor of ``src``."""
+    t = wrap(arr)
+    st = src._storage_obj()
+    t._st = st
+    t._base = src if src._base is None else src._base
+    t._vver = st._version
+    if node is not None and _Mode.grad and src._rg:
+        record(t, node, (src,), save)
+    return t
+
+
+def _shape_str(s):
+    return '[' + ', '.join(str(x) for x in s) + ']'
+
+
+# ------------------------------------------------------------------ view / reshape
+def _infer_shape(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) and not (isinstance(s, Tensor)):
+            raise TypeError(f"view(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__}")
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    if neg:
+        known = 1
+        for i, s in enumerate(shape):
+            if i != neg[0]:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    else:
+        n = 1
+        for s in shape:
+            n *= s
+        if n != numel:
+            raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
+    return tuple(int(s) for s in shape)
+
+
+def _size_args(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return args
+
+
+def _view_strides(shape, strides, newshape):
+    """Strides (in bytes) for viewing an array of ``shape``/``strides`` as ``newshape``
+    without a copy, or None when impossible (PyTorch's computeStride)."""
+    if not shape:
+        return tuple(0 for _ in newshape) if newshape else ()
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel == 0:
+        return None if newshape != shape else strides
+    newstrides = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        if tensor_d == 0 or (shape[tensor_d - 1] != 1 and
+                             strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstrides[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstrides)
+
+
+class ViewBackward0(Node):
+    def backward(self, g):
+        return g.reshape(self.shape)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    pass
+
+
+def _view_arr(a, shape):
+    if a.flags.c_contiguous:
+        return a.reshape(shape)
+    st = _view_strides(a.shape, a.strides, shape)
+    if st is None:
+        return None
+    xp = np if type(a) is np.ndarray else __import__('cupy')
+    return xp.lib.stride_tricks.as_strided(a, shape, st)
+
+
+def view(self, *shape):
+    """A view of the tensor with another shape (no copy); ``view(dtype)`` reinterprets
+    the bytes as another dtype.
+
+    Raises RuntimeError where the strides do not allow a view (use ``reshape``).
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3)
+    """
+    from .._dtype import dtype as _dt
+    if len(shape) == 1 and isinstance(shape[0], _dt):
+        return _view_dtype(self, shape[0])
+    shape = _infer_shape(_size_args(shape), self._data.size)
+    a = _view_arr(self._data, shape)
+    if a is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    node = None
+    if self._rg and _Mode.grad:
+        node = ViewBackward0()
+        node.shape = self._data.shape
+    return make_view(self, a, node)
+
+
+METHOD_VIEW = view
+
+
+def _view_dtype(self, dt):
+    a = self._data
+    if dt.itemsize != a.itemsize:
+        if a.ndim == 0 or a.strides[-1] != a.itemsize:
+            raise RuntimeError("self.stride(-1) must be 1 to view dtype with a different size")
+    if self._rg and _Mode.grad:
+        raise RuntimeError("Cannot view a tensor with requires_grad=True as another dtype")
+    return make_view(self, a.view(dt._np))
+
+
+def reshape(input, *shape):
+    """Same data in another shape: a view when strides allow, else a copy.
+
+    Example::
+
+        >>> ember.arange(6).reshape(3, -1).shape
+        torch.Size([3, 2])
+    """
+    shape = _infer_shape(_size_args(shape), input._data.size)
+    a = _view_arr(input._data, shape)
+    if a is not None:
+        node = None
+        if input._rg and _Mode.grad:
+            node = ViewBackward0()
+            node.shape = input._data.shape
+        return make_view(input, a, node)
+    out = wrap(np.ascontiguousarray(input._data).reshape(shape) if type(input._data) is np.ndarray
+               else input._data.reshape(shape))
+    if grad_needed(input):
+        node = UnsafeViewBackward0()  # PyTorch: clone then _unsafe_view
+        node.shape = input._data.shape
+        record(out, node, (input,))
+    return out
+
+
+def view_as(self, other):
+    """``self.view(other.size())``."""
+    return view(self, other.shape)
+
+
+def reshape_as(self, other):
+    """``self.reshape(other.size())``."""
+    return reshape(self, other.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Flatten dims ``start_dim..end_dim`` into one (a view when possible)."""
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s = _wrap_dim(start_dim, nd)
+    e = _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    sh = input._data.shape
+    n = 1
+    for x in sh[s:e + 1]:
+        n *= x
+    return reshape(input, sh[:s] + (n,) + sh[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    """Expand dimension ``dim`` into ``sizes``."""
+    nd = input._data.ndim
+    d = _wrap_dim(dim, nd)
+    sh = input._data.shape
+    sizes = tuple(sizes)
+    if len(sizes) == 0:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    sizes = _infer_shape(sizes, sh[d]) if -1 in sizes else sizes
+    n = 1
+    for x in sizes:
+        n *= x
+    if n != sh[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to "
+                           f"the size of dim {dim} ({sh[d]}) in the input tensor")
+    return view(input, sh[:d] + sizes + sh[d + 1:])
+
+
+# ------------------------------------------------------------------ permutations
+class PermuteBackward0(Node):
+    def backward(self, g):
+        return permute(g, self.inv)
+
+
+class TransposeBackward0(Node):
+    def backward(self, g):
+        return transpose(g, self.d0, self.d1)
+
+
+class TBackward0(Node):
+    def backward(self, g):
+        return t(g)
+
+
+def permute(input, *dims):
+    """Dimensions reordered (a view).
+
+    Example::
+
+        >>> ember.zeros(1, 2, 3).permute(2, 0, 1).shape
+        torch.Size([3, 1, 2])
+    """
+    dims = _size_args(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, nd) for d in dims)
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    node = None
+    if input._rg and _Mode.grad:
+        node = PermuteBackward0()
+        node.inv = tuple(np.argsort(dims).tolist())
+    return make_view(input, input._data.transpose(dims), node)
+
+
+def transpose(input, dim0, dim1):
+    """Dimensions ``dim0`` and ``dim1`` swapped (a view)."""
+    nd = input._data.ndim
+    d0 = _wrap_dim(dim0, nd)
+    d1 = _wrap_dim(dim1, nd)
+    node = None
+    if input._rg and _Mode.grad:
+        node = TransposeBackward0()
+        node.d0, node.d1 = d0, d1
+    a = input._data
+    if nd < 2:
+        return make_view(input, a[...], node)
+    return make_view(input, a.swapaxes(d0, d1), node)
+
+
+def t(input):
+    """Transpose of a tensor of at most 2 dims."""
+    nd = input._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    node = TBackward0() if input._rg and _Mode.grad else None
+    return make_view(input, input._data.T if nd == 2 else input._data[...], node)
+
+
+def movedim(input, source, destination):
+    """Move dims from ``source`` to ``destination`` positions (a view)."""
+    nd = input._data.ndim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) "
+                           f"should contain the same number of dims as destination ({list(dst)} dims)")
+    src = [_wrap_dim(s, nd) for s in src]
+    dst = [_wrap_dim(d, nd) for d in dst]
+    order = [i for i in range(nd) if i not in src]
+    perm = [None] * nd
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(order)
+    perm = [p if p is not None else next(it) for p in perm]
+    return permute(input, perm)
+
+
+def swapaxes(input, axis0, axis1):
+    """Alias of :func:`transpose`."""
+    return transpose(input, axis0, axis1)
+
+
+def _T(self):
+    nd = self._data.ndim
+    return permute(self, tuple(range(nd - 1, -1, -1)))
+
+
+def _mT(self):
+    if self._data.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(self, -2, -1)
+
+
+def _H(self):
+    return _T(self).conj() if self.is_complex() else _T(self)
+
+
+def _mH(self):
+    return _mT(self).conj() if self.is_complex() else _mT(self)
+
+
+# ------------------------------------------------------------------ expand
+class ExpandBackward0(Node):
+    def backward(self, g):
+        return g   # the engine sums it back to the input shape
+
+
+def expand(self, *sizes):
+    """A view with singleton dims repeated to ``sizes`` (stride 0); -1 keeps a size.
+
+    Example::
+
+        >>> ember.tensor([[1], [2]]).expand(2, 3)
+    """
+    sizes = _size_args(sizes)
+    a = self._data
+    nd = a.ndim
+    if len(sizes) < nd:
+        raise RuntimeError(f"expand(torch.{_legacy(self)}{{{_shape_str(a.shape)}}}, size={_shape_str(sizes)}): "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({nd})")
+    lead = len(sizes) - nd
+    shape = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            shape.append(s)
+        else:
+            cur = a.shape[i - lead]
+            if s == -1:
+                s = cur
+            elif cur != s and cur != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                                   f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                                   f"{_shape_str(sizes)}.  Tensor sizes: {_shape_str(a.shape)}")
+            shape.append(s)
+    xp = np if type(a) is np.ndarray else __import__('cupy')
+    node = ExpandBackward0() if self._rg and _Mode.grad else None
+    return make_view(self, xp.broadcast_to(a, tuple(shape)), node)
+
+
+def _legacy(t):
+    from .._tensor import _legacy_name
+    return _legacy_name(t.dtype) + 'Tensor'
+
+
+def expand_as(self, other):
+    """``self.expand(other.size())``."""
+    return expand(self, other.shape)
+
+
+def broadcast_to(input, size):
+    """Alias of ``input.expand(size)``."""
+    return expand(input, tuple(size))
+
+
+# ------------------------------------------------------------------ squeeze / unsqueeze
+class SqueezeBackward0(Node):
+    def backward(self, g):
+        return g.reshape(self.shape)
+
+
+SqueezeBackward1 = type('SqueezeBackward1', (SqueezeBackward0,), {})
+SqueezeBackward2 = type('SqueezeBackward2', (SqueezeBackward0,), {})
+
+
+class UnsqueezeBackward0(Node):
+    def backward(self, g):
+        return g.squeeze(self.dim)
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, or those in ``dim``), as a view."""
+    a = input._data
+    nd = a.ndim
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(a.shape) if s == 1)
+        cls = SqueezeBackward0
+    else:
+        ds = (dim,) if isinstance(dim, int) else tuple(dim)
+        ds = [_wrap_dim(d, nd) for d in ds]
+        dims = tuple(d for d in ds if nd and a.shape[d] == 1)
+        cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
+    node = None
+    if input._rg and _Mode.grad:
+        node = cls()
+        node.shape = a.shape
+    return make_view(input, a.squeeze(dims) if dims else a[...], node)
+
+
+def unsqueeze(input, dim):
+    """A size-1 dim inserted at ``dim`` (a view)."""
+    a = input._data
+    d = _wrap_dim(dim, a.ndim + 1)
+    node = None
+    if input._rg and _Mode.grad:
+        node = UnsqueezeBackward0()
+        node.dim = d
+    xp = np if type(a) is np.ndarray else __import__('cupy')
+    return make_view(input, xp.expand_dims(a, d), node)
+
+
+def _set_meta_inplace(self, new):
+    """Give ``self`` the geometry (and grad_fn) of view ``new`` of itself."""
+    self._data = new._data
+    if new._rg and _Mode.grad:
+        self._grad_fn = new._grad_fn
+        self._out_nr = new._out_nr
+    return self
+
+
+def squeeze_(self, dim=None):
+    """In-place :func:`squeeze` (changes this tensor's shape)."""
+    return _set_meta_inplace(self, squeeze(self, dim))
+
+
+def unsqueeze_(self, dim):
+    """In-place :func:`unsqueeze`."""
+    return _set_meta_inplace(self, unsqueeze(self, dim))
+
+
+def transpose_(self, dim0, dim1):
+    """In-place :func:`transpose`."""
+    return _set_meta_inplace(self, transpose(self, dim0, dim1))
+
+
+def t_(self):
+    """In-place :func:`t`."""
+    return _set_meta_inplace(self, t(self))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    """In-place :func:`as_strided`."""
+    return _set_meta_inplace(self, as_strided(self, size, stride, storage_offset))
+
+
+# ------------------------------------------------------------------ slicing family
+class NarrowBackward0(Node):
+    pass
+
+
+class SliceBackward0(Node):
+    def backward(self, g):
+        z = g.new_zeros(self.shape)
+        idx = [slice(None)] * len(self.shape)
+        idx[self.dim] = slice(self.start, self.end, self.step)
+        return _scatter_slice(z, g, tuple(idx))
+
+
+class SelectBackward0(Node):
+    def backward(self, g):
+        z = g.new_zeros(self.shape)
+        idx = [slice(None)] * len(self.shape)
+        idx[self.dim] = self.index
+        return _scatter_slice(z, g, tuple(idx))
+
+
+class _SliceScatterBackward(Node):
+    """Backward of the differentiable slice-scatter used by slicing's backward."""
+
+    def backward(self, g):
+        gz = None
+        gs = g[self.idx] if self.needs[1] else None
+        if self.needs[0]:
+            gz = g.clone()
+            gz._data[self.idx] = 0
+        return gz, gs
+
+
+def _scatter_slice(z, src, idx):
+    """``z`` with ``z[idx] = src`` (out of place, differentiable in both)."""
+    out = wrap(z._data.copy())
+    out._data[idx] = src._data
+    if grad_needed(z, src):
+        node = _SliceScatterBackward()
+        node.idx = idx
+        node.needs = (z._rg, src._rg)
+        record(out, node, (z, src))
+        node.__class__.__name__  # noqa
+    return out
+
+
+def narrow(input, dim, start, length):
+    """A view of ``length`` entries of ``dim`` from ``start``.
+
+    Example::
+
+        >>> ember.arange(5).narrow(0, 1, 2)
+        tensor([1, 2])
+    """
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    if isinstance(start, Tensor):
+        start = int(start)
+    n = a.shape[d]
+    if start < -n or start > n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if start + length > n or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, d, start, start + length, 1)
+
+
+def _slice(input, d, start, end, step):
+    a = input._data
+    idx = (slice(None),) * d + (slice(start, end, step),)
+    node = None
+    if input._rg and _Mode.grad:
+        node = SliceBackward0()
+        node.shape, node.dim, node.start, node.end, node.step = a.shape, d, start, end, step
+    return make_view(input, a[idx], node)
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
+    a = input._data
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, a.ndim)
+    n = a.shape[d]
+    if isinstance(index, Tensor):
+        index = int(index)
+    if index < -n or index >= n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{_shape_str(a.shape)} at dimension {d}")
+    if index < 0:
+        index += n
+    node = None
+    if input._rg and _Mode.grad:
+        node = SelectBackward0()
+        node.shape, node.dim, node.index = a.shape, d, index
+    return make_view(input, a[(slice(None),) * d + (index,)], node)
+
+
+def unbind(input, dim=0):
+    """All slices along ``dim`` as a tuple of views."""
+    d = _wrap_dim(dim, input._data.ndim)
+    return tuple(select(input, d, i) for i in range(input._data.shape[d]))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of ``split_size`` (the last may be smaller) or of the given sizes.
+
+    Example::
+
+        >>> [p.shape[0] for p in ember.arange(5).split(2)]
+        [2, 2, 1]
+    """
+    a = tensor._data
+    d = _wrap_dim(dim, a.ndim)
+    n = a.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and not (s == 0 and n == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        if n == 0:
+            return (_slice(tensor, d, 0, 0, 1),)
+        return tuple(_slice(tensor, d, i, min(i + s, n), 1) for i in range(0, n, s))
+    sizes = list(split_size_or_sections)
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    out = []
+    i = 0
+    for s in sizes:
+        out.append(_slice(tensor, d, i, i + s, 1))
+        i += s
+    return tuple(out)
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    """Split into pieces of the given sizes."""
+    return split(self, list(split_sizes), dim)
+
+
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` pieces of equal size (the last may be smaller)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    s = max(-(-n // chunks), 1) if n else 1
+    return split(input, s, d) if n else tuple(_slice(input, d, 0, 0, 1) for _ in range(chunks)) if False else split(input, s, d)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into ``sections`` parts of near-equal size, or at the given ``indices``."""
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        ios = ios.tolist()
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(n, ios)
+        bounds = []
+        i = 0
+        for k in range(ios):
+            sz = q + (1 if k < r else 0)
+            bounds.append((i, i + sz))
+            i += sz
+    else:
+        idx = [0] + [min(max(int(x), 0) if x >= 0 else max(n + int(x), 0), n) for x in ios] + [n]
+        bounds = [(idx[k], max(idx[k], idx[k + 1])) for k in range(len(idx) - 1)]
+    return tuple(_slice(input, d, s, e, 1) for s, e in bounds)
+
+
+# ------------------------------------------------------------------ diagonal / unfold / as_strided
+class DiagonalBackward0(Node):
+    def backward(self, g):
+        z = g.new_zeros(self.shape)
+        zd = diagonal(z, self.offset, self.d1, self.d2)
+        out = wrap(z._data.copy())
+        return _put_view(out, g, self.offset, self.d1, self.d2)
+
+
+def _put_view(out, g, offset, d1, d2):
+    # differentiable: out is zeros, so use diag_embed-like index scatter
+    pos = _positions_of(out, diagonal(out, offset, d1, d2))
+    return _flat_scatter_add(out.shape, pos, g)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal (w.r.t. ``dim1``/``dim2``) as a view, its dim appended last."""
+    a = input._data
+    nd = a.ndim
+    d1 = _wrap_dim(dim1, nd)
+    d2 = _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    node = None
+    if input._rg and _Mode.grad:
+        node = DiagonalBackward0()
+        node.shape, node.offset, node.d1, node.d2 = a.shape, offset, d1, d2
+    n1, n2 = a.shape[d1], a.shape[d2]
+    if offset >= 0:
+        L = max(min(n1, n2 - offset), 0)
+        start = offset * a.strides[d2] if L else 0
+    else:
+        L = max(min(n1 + offset, n2), 0)
+        start = -offset * a.strides[d1] if L else 0
+    rest = [i for i in range(nd) if i not in (d1, d2)]
+    shape = tuple(a.shape[i] for i in rest) + (L,)
+    strides = tuple(a.strides[i] for i in rest) + (a.strides[d1] + a.strides[d2],)
+    base = a.reshape(-1)[0:0] if False else a
+    arr = _strided_from(a, start, shape, strides)
+    return make_view(input, arr, node)
+
+
+def _strided_from(a, byte_offset, shape, strides):
+    """A view of ``a``'s memory starting ``byte_offset`` bytes after its first element."""
+    xp = np if type(a) is np.ndarray else __import__('cupy')
+    if byte_offset:
+        flat = xp.lib.stride_tricks.as_strided(a, (byte_offset // a.itemsize + 1,), (a.itemsize,))
+        a = flat[byte_offset // a.itemsize:]
+    return xp.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+class UnfoldBackward0(Node):
+    def backward(self, g):
+        return _flat_scatter_add(self.shape, self.pos, g)
+
+
+def unfold(self, dimension, size, step):
+    """A view with all slices of length ``size`` (stride ``step``) along ``dimension``
+    as a new last dim."""
+    a = self._data
+    nd = a.ndim
+    d = _wrap_dim(dimension, nd) if nd else 0
+    n = a.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    cnt = (n - size) // step + 1
+    if nd == 0:
+        shape, strides = (size,), (a.itemsize,)
+    else:
+        shape = a.shape[:d] + (cnt,) + a.shape[d + 1:] + (size,)
+        strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1:] + (a.strides[d],)
+    out = make_view(self, _strided_from(a, 0, shape, strides))
+    if self._rg and _Mode.grad:
+        node = UnfoldBackward0()
+        node.shape = a.shape
+        node.pos = _positions_of(self, out)
+        record(out, node, (self,))
+    return out
+
+
+class AsStridedBackward0(Node):
+    def backward(self, g):
+        return _flat_scatter_add(self.shape, self.pos, g)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit ``size``, ``stride`` (in elements) and ``storage_offset``."""
+    a = input._data
+    st = input._storage_obj()
+    flat = st._flat()
+    isz = a.itemsize
+    src_isz = flat.itemsize
+    if src_isz != isz:
+        flat = flat.view(np.uint8).view(a.dtype) if (flat.nbytes % isz == 0) else flat
+    off = input.storage_offset() if storage_offset is None else storage_offset
+    size = tuple(size)
+    stride = tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    need = off + 1 + sum((s - 1) * t for s, t in zip(size, stride)) if all(size) else 0
+    if need > flat.size:
+        raise RuntimeError(f"setStorage: sizes {_shape_str(size)}, strides {_shape_str(stride)}, "
+                           f"storage offset {off}, and itemsize {isz} requiring a storage size of "
+                           f"{need * isz} are out of bounds for storage of size {flat.nbytes}")
+    xp = np if type(a) is np.ndarray else __import__('cupy')
+    arr = xp.lib.stride_tricks.as_strided(flat[off:] if off < flat.size else flat[:0],
+                                          size, tuple(s * isz for s in stride))
+    out = make_view(input, arr)
+    if input._rg and _Mode.grad:
+        node = AsStridedBackward0()
+        node.shape = a.shape
+        node.pos = _positions_of(input, out)
+        record(out, node, (input,))
+    return out
+
+
+# ------------------------------------------------------------------ flat gather / scatter-add
+def _storage_index(t):
+    """Storage element index of every element of ``t`` (an int64 array of t's shape)."""
+    a = t._data
+    isz = a.itemsize
+    idx = np.full(a.shape, t.storage_offset(), dtype=np.int64)
+    for d, (n, s) in enumerate(zip(a.shape, a.strides)):
+        sh = [1] * a.ndim
+        sh[d] = n
+        idx = idx + (np.arange(n, dtype=np.int64) * (s // isz)).reshape(sh)
+    return idx
+
+
+def _positions_of(base, view_t):
+    """Row-major positions in ``base`` of each element of ``view_t`` (same storage)."""
+    v = _storage_index(view_t)
+    b = _storage_index(base).reshape(-1)
+    if base._data.flags.c_contiguous:
+        return v - base.storage_offset()
+    order = np.argsort(b, kind='stable')
+    loc = np.searchsorted(b[order], v)
+    return order[loc]
+
+
+class _FlatGatherBackward(Node):
+    def backward(self, g):
+        return _flat_scatter_add(self.shape, self.pos, g)
+
+
+class _FlatScatterAddBackward(Node):
+    def backward(self, g):
+        return _flat_gather(g, self.pos)
+
+
+def _xp_of(a):
+    return np if type(a) is np.ndarray else __import__('cupy')
+
+
+def _flat_gather(x, pos):
+    """``x.flatten()[pos]`` (differentiable)."""
+    a = x._data
+    xp = _xp_of(a)
+    out = wrap(a.reshape(-1)[xp.asarray(pos)] if a.size else xp.zeros(pos.shape, a.dtype))
+    if grad_needed(x):
+        node = _FlatGatherBackward()
+        node.shape, node.pos = a.shape, pos
+        record(out, node, (x,))
+    return out
+
+
+def _flat_scatter_add(shape, pos, src):
+    """zeros(shape) with ``src`` added at flat positions ``pos`` (differentiable)."""
+    a = src._data
+    xp = _xp_of(a)
+    z = xp.zeros(int(np.prod(shape)), a.dtype)
+    p = xp.asarray(pos).reshape(-1)
+    vals = xp.broadcast_to(a, pos.shape).reshape(-1)
+    if xp is np:
+        np.add.at(z, p, vals)
+    else:
+        xp.add.at(z, p, vals)
+    out = wrap(z.reshape(shape))
+    if grad_needed(src):
+        node = _FlatScatterAddBackward()
+        node.pos = pos
+        record(out, node, (src,))
+    return out
+
+
+# ------------------------------------------------------------------ in-place through views
+class CopySlices(Node):
+    """grad_fn of a base after one of its views was written in place: the view region
+    of the gradient goes to the new values, the rest to the base's old history."""
+
+    def backward(self, g):
+        gb = None
+        if self.next_functions[0][0] is not None:
+            mask = np.ones(int(np.prod(self.shape)), dtype=bool)
+            mask[self.pos.reshape(-1)] = False
+            m = wrap(_xp_of(g._data).asarray(mask.reshape(self.shape)))
+            gb = g * m
+        gr = _flat_gather(g, self.pos) if self.next_functions[1][0] is not None else None
+        return gb, gr
+
+
+def _copy_slices(view_t, res):
+    """Rebase ``view_t._base``'s history after ``view_t`` was overwritten by ``res``."""
+    base = view_t._base
+    node = CopySlices()
+    node.shape = base._data.shape
+    node.pos = _positions_of(base, view_t)
+    record(base, node, (base, res))
+    base._out_nr = 0
+    _regenerate_view_fn(view_t)
+
+
+def _regenerate_view_fn(v):
+    base = v._base
+    st = v._storage_obj()
+    v._vver = st._version
+    if not base._rg:
+        v._grad_fn = None
+        return
+    node = AsStridedBackward0()
+    node.shape = base._data.shape
+    node.pos = _positions_of(base, v)
+    node.next_functions = (edge_of(base),)
+    node._in_meta = ((base._data.shape, base._data.dtype),)
+    node._seq = next(_seq)
+    v._grad_fn = node
+    v._out_nr = 0
+    v._rg = True
+
+
+# ------------------------------------------------------------------ registration
+register('view', function=False)(view)
+register('view_as', function=False)(view_as)
+register('reshape_as', function=False)(reshape_as)
+register('expand', function=False)(expand)
+register('expand_as', function=False)(expand_as)
+register('squeeze_', function=False)(squeeze_)
+register('unsqueeze_', function=False)(unsqueeze_)
+register('transpose_', function=False)(transpose_)
+register('t_', function=False)(t_)
+register('as_strided_', function=False)(as_strided_)
+register('unfold', function=False)(unfold)
+register('split_with_sizes', function=True)(split_with_sizes)
+for _f in (reshape, flatten, unflatten, transpose, t, movedim, swapaxes, broadcast_to, squeeze,
+           unsqueeze, narrow, select, unbind, split, chunk, tensor_split, diagonal, as_strided):
+    register()(_f)
+register('permute', method=True)(permute)
+register('moveaxis')(movedim)
+register('swapdims')(swapaxes)
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.H = property(_H)
+Tensor.mH = property(_mH)

@@ -1,0 +1,152 @@
+"""Storage: the memory block that tensors view. Several tensors may share one."""
+import numpy as np
+
+__all__ = ['UntypedStorage', 'TypedStorage']
+
+
+def _ptr(arr):
+    return arr.__array_interface__['data'][0] if type(arr) is np.ndarray else arr.data.ptr
+
+
+class UntypedStorage:
+    """A contiguous block of bytes shared by the tensors that view it, plus their
+    version counter (bumped by every in-place op).
+
+    Example::
+
+        >>> x = ember.zeros(4)
+        >>> x.view(2, 2).untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        True
+    """
+    __slots__ = ('_src', '_version', '__weakref__')
+
+    def __init__(self, src=None, size=None):
+        if src is None:
+            src = np.zeros(int(size or 0), dtype=np.uint8)
+        self._src = src
+        self._version = 0
+
+    def _flat(self):
+        """The storage as a 1-D array of its creating array's dtype, from its first byte."""
+        s = self._src
+        n = s.size
+        if s.flags.c_contiguous:
+            return s.reshape(-1)
+        xp = np if type(s) is np.ndarray else __import__('cupy')
+        return xp.lib.stride_tricks.as_strided(s, (n,), (s.itemsize,))
+
+    def _bytes(self):
+        return self._flat().view(np.uint8)
+
+    def data_ptr(self):
+        """Address of the first byte."""
+        return _ptr(self._src)
+
+    def nbytes(self):
+        """Size in bytes."""
+        return self._src.nbytes
+
+    def size(self):
+        return self._src.nbytes
+
+    def __len__(self):
+        return self._src.nbytes
+
+    def element_size(self):
+        return 1
+
+    @property
+    def device(self):
+        from ._backend import device_of
+        return device_of(self._src)
+
+    def tolist(self):
+        return self._bytes().tolist()
+
+    def __getitem__(self, i):
+        return self._bytes()[i].item() if isinstance(i, int) else self._bytes()[i].tolist()
+
+    def __setitem__(self, i, v):
+        self._bytes()[i] = v
+        self._version += 1
+
+    def fill_(self, value):
+        self._bytes()[...] = value
+        self._version += 1
+        return self
+
+    def copy_(self, other):
+        self._bytes()[...] = other._bytes()
+        self._version += 1
+        return self
+
+    def clone(self):
+        return UntypedStorage(self._bytes().copy())
+
+    def __repr__(self):
+        b = self._bytes()
+        body = '\n'.join(' ' + str(int(v)) for v in b.tolist())
+        return f"{body}\n[torch.storage.UntypedStorage(device={self.device}) of size {b.size}]"
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+class TypedStorage:
+    """A typed view on an :class:`UntypedStorage` (what ``Tensor.storage()`` returns).
+
+    NOTE: unlike PyTorch this class exists for compatibility only; it does not warn.
+    """
+    __slots__ = ('_untyped', 'dtype', '__weakref__')
+
+    def __init__(self, untyped, dtype):
+        self._untyped = untyped
+        self.dtype = dtype
+
+    def untyped(self):
+        return self._untyped
+
+    def _arr(self):
+        return self._untyped._bytes().view(self.dtype._np)
+
+    def data_ptr(self):
+        return self._untyped.data_ptr()
+
+    def size(self):
+        return self._untyped.nbytes() // self.dtype.itemsize
+
+    __len__ = size
+
+    def nbytes(self):
+        return self._untyped.nbytes()
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def device(self):
+        return self._untyped.device
+
+    def tolist(self):
+        return self._arr().tolist()
+
+    def __getitem__(self, i):
+        return self._arr()[i].item()
+
+    def __setitem__(self, i, v):
+        self._arr()[i] = v
+        self._untyped._version += 1
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self):
+        body = '\n'.join(' ' + str(v) for v in self.tolist())
+        return f"{body}\n[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {self.size()}]"
+
+    def __eq__(self, other):
+        return isinstance(other, TypedStorage) and self._untyped is other._untyped and self.dtype is other.dtype
+
+    __hash__ = object.__hash__

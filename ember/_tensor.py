@@ -1,0 +1,660 @@
+"""``ember.Tensor``: a view (shape, strides, offset) onto a storage, plus autograd state.
+
+The data of a tensor is a NumPy (or CuPy) array ``_data`` that views the storage's
+memory; views of a tensor share its ``_storage`` (memory and version counter).
+Op methods are bound from the op library (``ember/_ops``) at import time.
+"""
+import numpy as np
+
+from . import _dtype as D
+from ._dtype import _NP2DT
+from ._device import device as _device_cls, CPU
+from ._storage import UntypedStorage, TypedStorage, _ptr
+from ._backend import device_of, array_module
+from .autograd.grad_mode import _Mode
+
+__all__ = ['Tensor', 'Size']
+
+_obj_new = object.__new__
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints with ``numel()``.
+
+    Example::
+
+        >>> ember.zeros(2, 3).shape
+        torch.Size([2, 3])
+    """
+    __slots__ = ()
+
+    def numel(self):
+        """Number of elements of a tensor of this shape."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def _new_tensor(arr, cls=None):
+    """Wrap a fresh array (aliasing no other tensor) as a Tensor without grad state."""
+    t = _obj_new(cls or Tensor)
+    t._data = arr
+    t._st = None
+    t._rg = False
+    t._grad_fn = None
+    t._out_nr = 0
+    t._grad = None
+    t._base = None
+    t._grad_acc = None
+    t._post_acc_hooks = None
+    return t
+
+
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, like ``torch.Tensor``.
+
+    ``ember.Tensor(*sizes)`` makes an uninitialised float tensor (legacy constructor);
+    ``ember.Tensor(data)`` copies ``data`` as float32. Prefer :func:`ember.tensor`.
+
+    Example::
+
+        >>> x = ember.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([[2., 4.],
+                [6., 8.]])
+    """
+    __slots__ = ('_data', '_st', '_rg', '_grad_fn', '_out_nr', '_grad', '_base', '_grad_acc',
+                 '_post_acc_hooks', '_vver', '__dict__', '__weakref__')
+
+    _legacy_dtype = None
+
+    def __new__(cls, *args, device=None, **kwargs):
+        from ._ops import creation
+        dt = cls._legacy_dtype or D.get_default_dtype()
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            src = args[0]
+            return src if cls is Tensor else creation.tensor(src, dtype=dt)
+        if args and all(isinstance(a, int) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+            t = creation.empty(*shape, dtype=dt, device=device)
+        elif not args:
+            t = creation.empty(0, dtype=dt, device=device)
+        else:
+            t = creation.tensor(args[0], dtype=dt, device=device)
+        if cls is not Tensor and not issubclass(cls, _LegacyTensor):
+            t = t.as_subclass(cls)
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        """The size of the tensor, as an :class:`ember.Size`."""
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The size of the tensor, or of dimension ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        """Number of dimensions."""
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        """Number of elements."""
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return _NP2DT[self._data.dtype]
+
+    @property
+    def device(self):
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == 'cuda'
+
+    @property
+    def is_cpu(self):
+        return self.device.type == 'cpu'
+
+    @property
+    def is_meta(self):
+        return False
+
+    is_sparse = False
+    is_quantized = False
+    is_mkldnn = False
+    is_nested = False
+    layout = 'torch.strided'
+
+    def get_device(self):
+        """The CUDA device index, or -1 on the CPU."""
+        d = self.device
+        return -1 if d.type == 'cpu' else (d.index or 0)
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    def element_size(self):
+        """Size in bytes of one element."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._data.itemsize
+
+    def is_floating_point(self):
+        """True for float16/bfloat16/float32/float64 tensors."""
+        return self._data.dtype.kind in 'fV'
+
+    def is_complex(self):
+        """True for complex tensors."""
+        return self._data.dtype.kind == 'c'
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    # ------------------------------------------------------------ storage and strides
+    def _storage_obj(self):
+        st = self._st
+        if st is None:
+            st = self._st = UntypedStorage(self._data)
+        return st
+
+    def untyped_storage(self):
+        """The :class:`UntypedStorage` this tensor views."""
+        return self._storage_obj()
+
+    def storage(self):
+        """The storage as a :class:`TypedStorage` of this tensor's dtype."""
+        return TypedStorage(self._storage_obj(), self.dtype)
+
+    def stride(self, dim=None):
+        """Strides in elements (a tuple), or the stride of dimension ``dim``."""
+        isz = self._data.itemsize
+        st = tuple(s // isz for s in self._data.strides)
+        if dim is None:
+            return st
+        return st[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        """Offset of the first element in the storage, in elements."""
+        return (_ptr(self._data) - _ptr(self._storage_obj()._src)) // self._data.itemsize
+
+    def data_ptr(self):
+        """Address of the first element."""
+        return _ptr(self._data)
+
+    @property
+    def _version(self):
+        return self._storage_obj()._version
+
+    def _bump(self):
+        self._storage_obj()._version += 1
+
+    def is_contiguous(self, memory_format=None):
+        """Whether the tensor is laid out row-major (or in ``memory_format``) without gaps."""
+        from . import _memory_format as mf
+        if memory_format is None or memory_format is mf.contiguous_format:
+            return _is_c_contig(self._data)
+        return mf._is_contiguous_as(self, memory_format)
+
+    def is_set_to(self, other):
+        return (self.data_ptr() == other.data_ptr() and self.shape == other.shape
+                and self.stride() == other.stride())
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, v):
+        if self._grad_fn is not None:
+            if not v:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. "
+                                   "If you want to use a computed variable in a subgraph that "
+                                   "doesn't require differentiation use var_no_grad = var.detach().")
+            return
+        if v and self._data.dtype.kind not in 'fcV':
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = bool(v)
+
+    def requires_grad_(self, requires_grad=True):
+        """Sets ``requires_grad`` in place and returns self."""
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
+                               "you want to use a computed variable in a subgraph that doesn't "
+                               "require differentiation use var_no_grad = var.detach().")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._grad_fn is not None:
+            return self._view_grad_fn()
+        if self._base is not None and self._rg:
+            return self._view_grad_fn()
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self.__dict__.get('_retains_grad'):
+            import warnings
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                          "accessed. Its .grad attribute won't be populated during "
+                          "autograd.backward().", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(g).__name__}")
+            if g.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if g.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = g
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return bool(self.__dict__.get('_retains_grad')) if self._grad_fn is not None else False
+
+    def retain_grad(self):
+        """Populate ``.grad`` of this non-leaf tensor during backward."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None:
+            return
+        if self.__dict__.get('_retains_grad'):
+            return
+        import weakref
+        fn = self.grad_fn
+        if fn._retain_hooks is None:
+            fn._retain_hooks = {}
+        fn._retain_hooks[self._out_nr] = weakref.ref(self)
+        self.__dict__['_retains_grad'] = True
+
+    def register_hook(self, hook):
+        """Register ``hook(grad)`` run when this tensor's gradient is computed; it may return
+        a replacement gradient. Returns a handle with ``remove()``.
+
+        Example::
+
+            >>> h = x.register_hook(lambda g: g * 2)
+        """
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_prehook(self._out_nr, hook)
+        from ._ops._util import edge_of
+        acc = edge_of(self)[0]
+        return acc._register_tensor_prehook(0, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(tensor)`` run after a leaf's ``.grad`` has been accumulated."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import RemovableHandle
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        h = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[h.id] = hook
+        return h
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. graph leaves (see
+        :func:`ember.autograd.backward`)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A new tensor sharing data with this one, detached from the graph."""
+        t = _new_tensor(self._data)
+        t._st = self._storage_obj()
+        return t
+
+    def detach_(self):
+        """Detach this tensor from the graph in place."""
+        if self._base is not None and self._rg:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._rg = False
+        return self
+
+    @property
+    def data(self):
+        """The tensor's data, as a tensor outside the graph sharing memory."""
+        return self.detach()
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"data must be a Tensor")
+        self._data = other._data
+        self._st = other._storage_obj()
+
+    def _view_grad_fn(self):
+        """grad_fn of a view, regenerated from its base if the base changed in place."""
+        base = self._base
+        st = self._storage_obj()
+        if self._vver != st._version and base._rg:
+            from ._ops.view import _regenerate_view_fn
+            _regenerate_view_fn(self)
+        return self._grad_fn
+
+    # ------------------------------------------------------------ conversion
+    def numpy(self, *, force=False):
+        """The data as a NumPy array sharing memory (CPU tensors)."""
+        if self._rg and _Mode.grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if type(self._data) is not np.ndarray:
+            if force:
+                return self._data.get()
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._data if type(self._data) is np.ndarray else self._data.get()
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        v = self._data.reshape(-1)[0]
+        return _py_scalar(v)
+
+    def tolist(self):
+        """The data as (nested) Python lists of numbers."""
+        a = self._data if type(self._data) is np.ndarray else self._data.get()
+        if a.dtype.kind == 'V':
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(-1)[0])
+
+    def __int__(self):
+        return int(self.item()) if not self.is_complex() else int(self.item().real)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in 'iub' or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import _str
+        return _str(self, tensor_contents=tensor_contents)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __reduce_ex__(self, proto):
+        from .serialization import _rebuild_from_pickle_state, _tensor_pickle_state
+        return (_rebuild_from_pickle_state, _tensor_pickle_state(self))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        import copy
+        new = _new_tensor(self._data.copy(), type(self))
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        d = self.__dict__
+        if d:
+            for k, v in d.items():
+                if k != '_retains_grad':
+                    new.__dict__[k] = copy.deepcopy(v, memo)
+        memo[id(self)] = new
+        return new
+
+    def as_subclass(self, cls):
+        """This tensor's data as an instance of ``cls`` (a Tensor subclass), sharing memory."""
+        t = _new_tensor(self._data, cls)
+        t._st = self._storage_obj()
+        t._rg = self._rg
+        t._grad_fn = self._grad_fn
+        t._out_nr = self._out_nr
+        return t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+    def _shallow_alias(self):
+        """A new Tensor object for the same data and graph position (used by in-place ops
+        so a node can keep the original value of ``self`` apart)."""
+        t = _new_tensor(self._data)
+        t._st = self._storage_obj()
+        t._rg = self._rg
+        t._grad_fn = self.grad_fn if self._base is not None else self._grad_fn
+        t._out_nr = self._out_nr
+        t._grad_acc = self._leaf_acc() if (self._rg and t._grad_fn is None) else None
+        return t
+
+    def _leaf_acc(self):
+        from ._ops._util import edge_of
+        return edge_of(self)[0]
+
+
+class _LegacyTensor(Tensor):
+    __slots__ = ()
+
+
+def _py_scalar(v):
+    if isinstance(v, np.generic):
+        k = v.dtype.kind
+        if k == 'V':
+            return float(v)
+        return v.item()
+    return v.item() if hasattr(v, 'item') else v
+
+
+def _is_c_contig(a):
+    if a.flags.c_contiguous:
+        return True
+    # numpy and torch disagree on size-1 dims only; torch ignores them too
+    return False
+
+
+def _wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def inplace_apply(self, res):
+    """Write ``res`` (the out-of-place result, possibly with a graph) into ``self``:
+    copy the data, bump the version, and rebase ``self``'s history (through its base
+    when ``self`` is a view)."""
+    src = res._data
+    dst = self._data
+    if src.dtype != dst.dtype:
+        rc = _NP2DT[src.dtype]
+        dc = _NP2DT[dst.dtype]
+        if rc._cat > dc._cat:
+            raise RuntimeError(f"result type {_cat_name(rc)} can't be cast to the desired "
+                               f"output type {_legacy_name(dc)}")
+    if src.shape != dst.shape:
+        try:
+            np.broadcast_shapes(src.shape, dst.shape) == dst.shape or _bad_shape(src, dst)
+        except ValueError:
+            _bad_shape(src, dst)
+        if np.broadcast_shapes(src.shape, dst.shape) != dst.shape:
+            _bad_shape(src, dst)
+    if src is not dst:
+        dst[...] = src
+    self._storage_obj()._version += 1
+    if _Mode.grad and (res._rg or self._rg):
+        if self._base is None:
+            self._grad_fn = res._grad_fn
+            self._out_nr = res._out_nr
+            self._rg = True if res._grad_fn is not None else self._rg
+            if res._grad_fn is None:
+                self._grad_fn = None
+        else:
+            from ._ops.view import _copy_slices
+            _copy_slices(self, res)
+    return self
+
+
+def _bad_shape(src, dst):
+    raise RuntimeError(f"output with shape [{', '.join(map(str, dst.shape))}] doesn't match the "
+                       f"broadcast shape [{', '.join(map(str, np.broadcast_shapes(src.shape, dst.shape)))}]")
+
+
+def _cat_name(d):
+    return {0: 'Bool', 1: 'Long', 2: 'Float', 3: 'ComplexFloat'}[d._cat]
+
+
+def _legacy_name(d):
+    return {'bool': 'Bool', 'uint8': 'Byte', 'int8': 'Char', 'int16': 'Short', 'int32': 'Int',
+            'int64': 'Long', 'float16': 'Half', 'bfloat16': 'BFloat16', 'float32': 'Float',
+            'float64': 'Double', 'complex64': 'ComplexFloat',
+            'complex128': 'ComplexDouble'}.get(d._name, d._name)
+
+
+def check_inplace(self, *others):
+    """Raise PyTorch's error for an in-place op that autograd cannot allow.
+    Returns True when the op must record a graph."""
+    if not _Mode.grad:
+        return False
+    if self._rg and self._grad_fn is None:
+        if self._base is None:
+            raise RuntimeError(_LEAF_INPLACE)
+        b = self._base
+        if b._rg and b._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+    if self._rg:
+        return True
+    for o in others:
+        if isinstance(o, Tensor) and o._rg:
+            return True
+    return False
+
+
+def inplace(self, fn, *args, **kwargs):
+    """Run out-of-place op ``fn(self, *args, **kwargs)`` and write the result into self.
+
+    Gradients follow PyTorch: the node keeps the original value of ``self`` where its
+    formula needs it; other saved inputs are version-checked as usual."""
+    if check_inplace(self, *args):
+        alias = self._shallow_alias()
+        res = fn(alias, *args, **kwargs)
+        node = res._grad_fn
+        if node is not None and node._saved:
+            saved = node._saved
+            if any(s is alias for s in saved):
+                snap = alias.detach().clone()
+                snap._rg, snap._grad_fn, snap._out_nr = alias._rg, alias._grad_fn, alias._out_nr
+                snap._grad_acc = alias._grad_acc
+                node._saved = tuple(snap if s is alias else s for s in saved)
+                node._saved_ver = tuple(0 if s is alias else v for s, v in zip(saved, node._saved_ver))
+        return inplace_apply(self, res)
+    with _NoGrad():
+        res = fn(self, *args, **kwargs)
+    return inplace_apply(self, res)
+
+
+class _NoGrad:
+    __slots__ = ('prev',)
+
+    def __enter__(self):
+        self.prev = _Mode.grad
+        _Mode.grad = False
+
+    def __exit__(self, *a):
+        _Mode.grad = self.prev

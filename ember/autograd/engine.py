@@ -1,0 +1,249 @@
+"""The backward engine: runs the graph from the roots in dependency order, without
+recursion (a 100k-node chain is fine), summing gradients per node input, reducing
+broadcast gradients to each input's shape (once, here, for every op)."""
+import heapq
+
+from .grad_mode import _Mode
+from .graph import AccumulateGrad
+
+__all__ = ['run_backward']
+
+
+def _sum_to(g, shape):
+    """Sum gradient ``g`` down to ``shape`` (undo broadcasting)."""
+    gs = g.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and gs[i + lead] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    elif g.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def _validate(g, meta):
+    shape, npdt = meta
+    if g._data.shape != shape:
+        try:
+            g = _sum_to(g, shape)
+        except Exception:
+            raise RuntimeError(f"Function returned an invalid gradient at index - got "
+                               f"[{', '.join(map(str, g.shape))}] but expected shape compatible "
+                               f"with [{', '.join(map(str, shape))}]") from None
+    if g._data.dtype != npdt:
+        from .._dtype import _NP2DT
+        g = g.to(_NP2DT[npdt])
+    return g
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_unused=False):
+    """Backpropagate ``grads`` from ``roots`` (list of ``(node, nr)`` edges).
+
+    With ``inputs`` (list of ``(node, nr)`` edges) returns the gradients that reach them
+    instead of accumulating into leaves' ``.grad`` (the caller decides what to do).
+    """
+    # --- discover the graph and count dependencies (iterative DFS)
+    deps = {}
+    seen = set()
+    stack = [e[0] for e in roots if e[0] is not None]
+    for n in stack:
+        seen.add(n)
+    order = []
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for nxt, _ in n.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+    capture = None
+    needed = None
+    if inputs is not None:
+        targets = {}
+        for i, (node, nr) in enumerate(inputs):
+            targets.setdefault(node, []).append((i, nr))
+        capture = [None] * len(inputs)
+        # nodes that lead to a target: reverse topological pass over `order`
+        needed = set(targets)
+        changed = True
+        # order is a DFS pre-order from the roots; iterate to a fixed point cheaply
+        rev = list(reversed(order))
+        while changed:
+            changed = False
+            for n in rev:
+                if n in needed:
+                    continue
+                for nxt, _ in n.next_functions:
+                    if nxt is not None and nxt in needed:
+                        needed.add(n)
+                        changed = True
+                        break
+    else:
+        targets = None
+
+    buffers = {}
+    heap = []
+    for (node, nr), g in zip(roots, grads):
+        if node is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = {}
+        buf[nr] = _add(buf.get(nr), g)
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(heap, (-node._seq, id(node), node))
+
+    prev_grad = _Mode.grad
+    _Mode.grad = bool(create_graph)
+    from . import anomaly_mode
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            buf = buffers.pop(node, {})
+            if needed is not None and node not in needed:
+                if not retain_graph:
+                    node._release()
+                _skip_edges(node, buffers, deps, heap)
+                continue
+            _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
+                      needed, anomaly_mode._enabled)
+    finally:
+        _Mode.grad = prev_grad
+    if capture is not None:
+        for i, (node, nr) in enumerate(inputs):
+            if capture[i] is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+    return capture
+
+
+def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
+              restricted, anomaly):
+    if isinstance(node, AccumulateGrad):
+        nouts = 1
+    else:
+        nouts = len(node._out_meta) if node._out_meta is not None else 1
+    grads = [buf.get(i) for i in range(nouts)]
+    # tensor hooks registered on this node's outputs
+    th = node._tensor_prehooks
+    if th:
+        for nr, hooks in th.items():
+            if nr < nouts and grads[nr] is not None:
+                for h in list(hooks.values()):
+                    r = h(grads[nr])
+                    if r is not None:
+                        grads[nr] = r
+    rh = node._retain_hooks
+    if rh:
+        for nr, ref in rh.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr]
+                if t._grad is None:
+                    t._grad = g.detach().clone() if not _Mode.grad else g.clone()
+                else:
+                    t._grad = t._grad + g
+    if node._prehooks:
+        for h in list(node._prehooks.values()):
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    if targets is not None and node in targets:
+        for i, nr in targets[node]:
+            capture[i] = grads[nr] if nr < len(grads) else None
+        # go on only where the graph below leads to another requested input
+        if isinstance(node, AccumulateGrad) or not any(
+                nxt is not None and nxt in restricted for nxt, _ in node.next_functions):
+            if not retain_graph:
+                node._release()
+            _skip_edges(node, buffers, deps, heap)
+            return
+    if isinstance(node, AccumulateGrad):
+        if grads[0] is not None:
+            node.backward(grads[0])
+        return
+    if all(g is None for g in grads):
+        outs = (None,) * len(node.next_functions)
+    else:
+        if node._out_meta is not None and node._materialize:
+            from .._ops._util import zeros_meta
+            grads = [g if g is not None else zeros_meta(m) for g, m in zip(grads, node._out_meta)]
+        try:
+            outs = node.apply(*grads)
+        except Exception:
+            if anomaly and node._anomaly_trace:
+                import sys
+                print("Traceback of forward call that caused the error:\n" + node._anomaly_trace,
+                      file=sys.stderr)
+            raise
+        if type(outs) is not tuple:
+            outs = (outs,) if len(node.next_functions) == 1 else tuple(outs) if isinstance(outs, list) else (outs,)
+        if len(outs) != len(node.next_functions):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {len(node.next_functions)}, got {len(outs)})")
+        meta = node._in_meta
+        if meta:
+            outs = tuple(_validate(g, m) if g is not None and m is not None else g
+                         for g, m in zip(outs, meta))
+        if anomaly:
+            _check_nan(node, outs)
+    if node._hooks:
+        for h in list(node._hooks.values()):
+            r = h(tuple(outs), tuple(grads))
+            if r is not None:
+                outs = tuple(r)
+    if not retain_graph:
+        node._release()
+    for (nxt, nr), g in zip(node.next_functions, outs):
+        if nxt is None:
+            continue
+        b = buffers.get(nxt)
+        if b is None:
+            b = buffers[nxt] = {}
+        if g is not None:
+            old = b.get(nr)
+            b[nr] = g if old is None else old + g
+        d = deps[nxt] - 1
+        deps[nxt] = d
+        if d == 0:
+            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+
+def _skip_edges(node, buffers, deps, heap):
+    for nxt, _ in node.next_functions:
+        if nxt is None:
+            continue
+        d = deps[nxt] - 1
+        deps[nxt] = d
+        if d == 0:
+            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+
+def _check_nan(node, outs):
+    for i, g in enumerate(outs):
+        if g is not None and (g.dtype.is_floating_point or g.dtype.is_complex) and bool(g.isnan().any()):
+            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+            if node._anomaly_trace:
+                import sys
+                print("Traceback of forward call that caused the error:\n" + node._anomaly_trace,
+                      file=sys.stderr)
+            raise RuntimeError(msg)

@@ -1,0 +1,163 @@
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``."""
+import functools
+import inspect
+
+__all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
+           'is_grad_enabled', 'is_inference_mode_enabled']
+
+
+class _Mode:
+    """Global switches read on the hot path of every op."""
+    grad = True
+    inference = False
+
+
+def is_grad_enabled():
+    """Returns True if grad mode is currently enabled."""
+    return _Mode.grad
+
+
+def is_inference_mode_enabled():
+    """Returns True if inference mode is currently enabled."""
+    return _Mode.inference
+
+
+class _DecoratorContextManager:
+    """Context manager usable as a decorator (for functions and generators)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is not supported")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    resp = gen.send(None)
+                while True:
+                    try:
+                        with self.clone():
+                            req = yield resp
+                        with self.clone():
+                            resp = gen.send(req)
+                    except StopIteration:
+                        return
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Context manager (and decorator) that disables gradient calculation.
+
+    Example::
+
+        >>> x = ember.tensor([1.], requires_grad=True)
+        >>> with ember.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = _Mode.grad
+        _Mode.grad = False
+
+    def __exit__(self, *args):
+        _Mode.grad = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Context manager (and decorator) that enables gradient calculation.
+
+    Example::
+
+        >>> with ember.no_grad():
+        ...     with ember.enable_grad():
+        ...         y = x * 2
+    """
+
+    def __enter__(self):
+        self.prev = _Mode.grad
+        _Mode.grad = True
+
+    def __exit__(self, *args):
+        _Mode.grad = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets gradient calculation on or off; works as a function, context manager or
+    decorator.
+
+    Args:
+        mode (bool): whether to enable grad.
+
+    Example::
+
+        >>> with ember.set_grad_enabled(False):
+        ...     y = x * 2
+    """
+
+    def __init__(self, mode):
+        self.prev = _Mode.grad
+        self.mode = bool(mode)
+        _Mode.grad = self.mode
+
+    def __call__(self, func):
+        _Mode.grad = self.prev
+        return super().__call__(func)
+
+    def __enter__(self):
+        _Mode.grad = self.mode
+
+    def __exit__(self, *args):
+        _Mode.grad = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``, and marks the mode as inference mode.
+
+    Args:
+        mode (bool): whether to enable inference mode (default True).
+
+    NOTE: unlike PyTorch, tensors created in inference mode are ordinary tensors
+    (they are not marked as inference tensors).
+
+    Example::
+
+        >>> with ember.inference_mode():
+        ...     y = x * 2
+    """
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __call__(self, func):
+        if isinstance(func, bool):
+            return self.__class__(func)
+        return super().__call__(func)
+
+    def __enter__(self):
+        self.prev = (_Mode.grad, _Mode.inference)
+        if self.mode:
+            _Mode.grad = False
+            _Mode.inference = True
+
+    def __exit__(self, *args):
+        _Mode.grad, _Mode.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

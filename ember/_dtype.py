@@ -298,7 +298,7 @@ class finfo:
         self.min = builtins.float(fi.min)
         self.tiny = builtins.float(fi.tiny)
         self.smallest_normal = self.tiny
-        self.resolution = builtins.float(fi.resolution)
+        self.resolution = 10.0 ** -builtins.int(fi.precision)
         self.dtype = t._name
 
     def __repr__(self):

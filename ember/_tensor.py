@@ -644,8 +644,17 @@ def inplace(self, fn, *args, **kwargs):
                 node._saved = tuple(snap if s is alias else s for s in saved)
                 node._saved_ver = tuple(0 if s is alias else v for s, v in zip(saved, node._saved_ver))
         return inplace_apply(self, res)
-    with _NoGrad():
-        res = fn(self, *args, **kwargs)
+    # nothing requires grad: the op records nothing; write the result straight in
+    res = fn(self, *args, **kwargs)
+    src = res._data
+    dst = self._data
+    if src.dtype == dst.dtype and src.shape == dst.shape:
+        dst[...] = src
+        st = self._st
+        if st is None:
+            st = self._storage_obj()
+        st._version += 1
+        return self
     return inplace_apply(self, res)
 
 

@@ -833,6 +833,9 @@ class CopySlices(Node):
     """grad_fn of a base after one of its views was written in place: the view region
     of the gradient goes to the new values, the rest to the base's old history."""
 
+    def name(self):
+        return 'torch::autograd::CopySlices'
+
     def backward(self, g):
         gb = None
         if self.next_functions[0][0] is not None:

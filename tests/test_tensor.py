@@ -1,0 +1,214 @@
+"""Tensor metadata, storage sharing, protocol methods and conversions, vs torch."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def both(fn):
+    return fn(ember), fn(torch)
+
+
+def test_size_and_attributes():
+    e, t = both(lambda m: m.zeros(2, 3, 4))
+    assert e.shape == t.shape and repr(e.shape) == repr(t.shape)
+    assert isinstance(e.shape, ember.Size) and isinstance(e.shape, tuple)
+    assert e.size() == t.size() and e.size(1) == t.size(1) and e.size(-1) == t.size(-1)
+    assert e.shape.numel() == t.shape.numel() == 24
+    assert (e.dim(), e.ndim, e.numel(), e.element_size(), e.itemsize, e.nbytes) == \
+        (t.dim(), t.ndim, t.numel(), t.element_size(), t.itemsize, t.nbytes)
+    assert str(e.device) == str(t.device) and e.is_cuda is False
+    assert e.stride() == t.stride() and e.storage_offset() == t.storage_offset()
+    assert e.type() == t.type() == 'torch.FloatTensor'
+    assert repr(e.shape[1:]) == repr(t.shape[1:])
+
+
+def test_size_index_error():
+    with pytest.raises(IndexError):
+        ember.zeros(2).size(3)
+    with pytest.raises(IndexError):
+        torch.zeros(2).size(3)
+
+
+def test_item_tolist_len_iter_bool():
+    e, t = both(lambda m: m.tensor([[1.5, 2.0], [3.0, 4.0]]))
+    assert e.tolist() == t.tolist()
+    assert len(e) == len(t) == 2
+    assert [r.tolist() for r in e] == [r.tolist() for r in t]
+    assert e[0, 1].item() == t[0, 1].item()
+    assert ember.tensor(3).item() == 3 and isinstance(ember.tensor(3).item(), int)
+    assert isinstance(ember.tensor(True).item(), bool)
+    with pytest.raises(RuntimeError):
+        bool(e)
+    with pytest.raises(RuntimeError):
+        e.item()
+    assert bool(ember.tensor([0.0])) is False
+    with pytest.raises(TypeError):
+        len(ember.tensor(1.0))
+
+
+def test_index_format_float_int():
+    assert [10, 20, 30][ember.tensor(1)] == 20
+    with pytest.raises(TypeError):
+        [1][ember.tensor(1.0)]
+    assert f"{ember.tensor(3.14159):.2f}" == f"{torch.tensor(3.14159):.2f}"
+    assert float(ember.tensor([2.5])) == 2.5 and int(ember.tensor(7)) == 7
+
+
+def test_identity_hash():
+    a, b = ember.zeros(2), ember.zeros(2)
+    d = {a: 1, b: 2}
+    assert d[a] == 1 and d[b] == 2 and hash(a) != hash(b)
+
+
+def test_numpy_shares_memory_and_from_numpy():
+    a = np.arange(6, dtype=np.float32)
+    t = ember.from_numpy(a)
+    t.view(2, 3)[0, 0] = 100
+    assert a[0] == 100
+    a[1] = 7
+    assert t.tolist()[1] == 7
+    n = t.numpy()
+    n[2] = -1
+    assert t.tolist()[2] == -1
+    assert np.shares_memory(np.asarray(t), a)
+
+
+def test_from_numpy_errors():
+    with pytest.raises(ValueError):
+        ember.from_numpy(np.arange(4)[::-1])
+    with pytest.raises(TypeError):
+        ember.from_numpy(np.array(['a']))
+
+
+def test_numpy_requires_grad_error():
+    x = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        x.numpy()
+    assert x.detach().numpy().tolist() == [1.0, 1.0]
+
+
+def test_storage_shared_by_views():
+    x = ember.zeros(9, 1)
+    v = x.view(3, 3)
+    assert v.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert v.data_ptr() == x.data_ptr()
+    s = x.narrow(0, 2, 3)
+    assert s.storage_offset() == 2 and s.data_ptr() == x.data_ptr() + 2 * 4
+    assert x.untyped_storage().nbytes() == 36
+    e, t = both(lambda m: m.arange(12).reshape(3, 4).t())
+    assert e.stride() == t.stride() and e.is_contiguous() == t.is_contiguous() is False
+
+
+def test_detach_and_data_share_memory():
+    x = ember.ones(3, requires_grad=True)
+    d = x.detach()
+    d.add_(1)
+    assert x.tolist() == [2.0, 2.0, 2.0]
+    assert not d.requires_grad and d.is_leaf
+    x.data.mul_(2)
+    assert x.tolist() == [4.0, 4.0, 4.0]
+    x.data = ember.zeros(3)
+    assert x.tolist() == [0.0, 0.0, 0.0] and x.requires_grad
+
+
+def test_clone_new_and_copy():
+    e, t = both(lambda m: m.arange(6.).reshape(2, 3))
+    c = e.clone()
+    c.add_(1)
+    assert e.tolist() == t.tolist()
+    nt = e.new_tensor([1, 2])
+    assert nt.dtype is ember.float32
+    for name, args in [('new_zeros', (2, 3)), ('new_ones', ((2,),)), ('new_empty', (1,))]:
+        assert getattr(e, name)(*args).shape == getattr(t, name)(*args).shape
+        assert repr(getattr(e, name)(*args).dtype) == repr(getattr(t, name)(*args).dtype)
+    assert e.new_full((2,), 3).tolist() == t.new_full((2,), 3).tolist()
+    # copy_ converts dtype and broadcasts
+    ei, ti = both(lambda m: m.zeros(2, 3, dtype=m.int32))
+    ei.copy_(ember.tensor([1.7, 2.2, -3.9]))
+    ti.copy_(torch.tensor([1.7, 2.2, -3.9]))
+    assert ei.tolist() == ti.tolist() and ei.dtype is ember.int32
+
+
+@pytest.mark.parametrize('meth', ['float', 'double', 'half', 'bfloat16', 'long', 'int', 'bool',
+                                  'short', 'char', 'byte'])
+def test_cast_methods(meth):
+    e, t = both(lambda m: getattr(m.tensor([0.5, -1.5, 2.0]), meth)())
+    assert repr(e.dtype) == repr(t.dtype)
+    np.testing.assert_array_equal(np.asarray(e.float()), t.float().numpy())
+
+
+def test_to_variants():
+    x = ember.tensor([1, 2])
+    assert x.to(ember.float64).dtype is ember.float64
+    assert x.to('cpu') is x
+    assert x.to(ember.zeros(1, dtype=ember.float16)).dtype is ember.float16
+    assert x.to('cpu', ember.float32).dtype is ember.float32
+    assert x.to(dtype=ember.int64, copy=True) is not x
+    assert x.type(ember.float64).dtype is ember.float64
+    assert x.type('torch.DoubleTensor').dtype is ember.float64
+
+
+def test_cuda_without_gpu_errors():
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("a CUDA stack is installed here")  # only CI without a GPU checks the error
+    except ImportError:
+        pass
+    with pytest.raises((AssertionError, RuntimeError)):
+        ember.zeros(2).cuda()
+    with pytest.raises((AssertionError, RuntimeError)):
+        ember.zeros(2, device='cuda')
+
+
+def test_legacy_constructors():
+    a = ember.FloatTensor(3, 3)
+    assert a.shape == (3, 3) and a.dtype is ember.float32 and isinstance(a, ember.Tensor)
+    b = ember.LongTensor([1, 2])
+    assert b.dtype is ember.int64 and b.tolist() == [1, 2]
+    c = ember.Tensor(2, 4)
+    assert c.shape == (2, 4) and c.dtype is ember.float32
+    d = ember.Tensor([1, 2])
+    assert d.dtype is ember.float32
+    assert isinstance(ember.zeros(2), ember.FloatTensor) and not isinstance(ember.zeros(2), ember.LongTensor)
+    assert ember.is_tensor(a) and not ember.is_tensor([1])
+    assert ember.is_floating_point(a) and ember.numel(a) == 9
+
+
+def test_pickle_and_deepcopy():
+    x = ember.arange(6.).reshape(2, 3)
+    x.requires_grad_()
+    y = pickle.loads(pickle.dumps(x))
+    assert y.tolist() == x.tolist() and y.requires_grad and y.dtype is x.dtype
+    z = copy.deepcopy(x)
+    assert z.tolist() == x.tolist() and z.data_ptr() != x.data_ptr() and z.requires_grad
+    with pytest.raises(RuntimeError):
+        copy.deepcopy(x * 2)
+    # views of one storage stay shared through one pickle
+    base = ember.arange(4.)
+    a, b = pickle.loads(pickle.dumps((base, base[1:])))
+    a[1] = 50
+    assert b.tolist()[0] == 50
+
+
+def test_array_protocol():
+    e = ember.tensor([[1, 2], [3, 4]], dtype=ember.int32)
+    a = np.asarray(e)
+    assert a.dtype == np.int32 and a.tolist() == [[1, 2], [3, 4]]
+    assert np.asarray(e, dtype=np.float64).dtype == np.float64
+
+
+def test_requires_grad_rules():
+    x = ember.randn(2, 2, requires_grad=True)
+    b = x + 1
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        b.requires_grad = False
+    c = ember.ones(2) + 1
+    c.requires_grad = True
+    assert c.is_leaf and c.requires_grad
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        ember.tensor([1, 2]).requires_grad_()

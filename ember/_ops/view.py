@@ -564,7 +564,7 @@ def select(input, dim, index):
     if input._rg and _Mode.grad:
         node = SelectBackward0()
         node.shape, node.dim, node.index = a.shape, d, index
-    return make_view(input, a[(slice(None),) * d + (index,)], node)
+    return make_view(input, a[(slice(None),) * d + (index, Ellipsis)], node)
 
 
 def unbind(input, dim=0):

@@ -5,6 +5,8 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .graph import Node, AccumulateGrad
 from . import graph
 from .engine import run_backward
+from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from . import function
 
 __all__ = ['backward', 'grad', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
            'is_grad_enabled', 'detect_anomaly', 'set_detect_anomaly', 'Function', 'gradcheck',

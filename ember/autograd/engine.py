@@ -26,13 +26,18 @@ def _sum_to(g, shape):
     return g
 
 
-def _validate(g, meta):
+def _validate(g, meta, node=None, i=0):
     shape, npdt = meta
     if g._data.shape != shape:
         try:
+            gs = g._data.shape
+            if len(shape) > len(gs) or any(s != 1 and s != t for s, t in
+                                           zip(shape[::-1], gs[::-1])):
+                raise ValueError
             g = _sum_to(g, shape)
         except Exception:
-            raise RuntimeError(f"Function returned an invalid gradient at index - got "
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                               f"{i} - got "
                                f"[{', '.join(map(str, g.shape))}] but expected shape compatible "
                                f"with [{', '.join(map(str, shape))}]") from None
     if g._data.dtype != npdt:
@@ -202,8 +207,8 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
                                f"(expected {len(node.next_functions)}, got {len(outs)})")
         meta = node._in_meta
         if meta:
-            outs = tuple(_validate(g, m) if g is not None and m is not None else g
-                         for g, m in zip(outs, meta))
+            outs = tuple(_validate(g, m, node, i) if g is not None and m is not None else g
+                         for i, (g, m) in enumerate(zip(outs, meta)))
         if anomaly:
             _check_nan(node, outs)
     if node._hooks:

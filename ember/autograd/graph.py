@@ -144,17 +144,23 @@ class Node:
 
 
 def _raise_modified(t, expected, node):
-    from .._tensor_str import _type_name
+    import re
+    from . import anomaly_mode
     now = t._storage_obj()._version
-    owner = t._grad_fn
-    desc = f"output {t._out_nr} of {owner.name()}" if owner is not None else "a leaf Variable" \
-        if t.requires_grad else "a Tensor"
+    owner = t.grad_fn
+    which = (f", which is output {t._out_nr} of {re.sub(r'Backward[0-9]*$', '', owner.name())}"
+             if owner is not None else "")
+    if anomaly_mode._enabled:
+        hint = ("Hint: the backtrace further above shows the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    else:
+        hint = ("Hint: enable anomaly detection to find the operation that failed to compute "
+                "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{_type_name(t)} [{', '.join(str(s) for s in t.shape)}]], which is {desc}, "
-        f"is at version {now}; expected version {expected} instead. Hint: enable anomaly "
-        "detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True).")
+        f"operation: [{t.type()} [{', '.join(str(s) for s in t.shape)}]]{which}, "
+        f"is at version {now}; expected version {expected} instead. {hint}")
 
 
 class AccumulateGrad(Node):

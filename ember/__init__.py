@@ -20,6 +20,7 @@ from . import _ops as _ops_pkg
 globals().update(_ops_pkg.bind())
 
 from . import autograd  # noqa: E402
+from . import linalg  # noqa: E402
 from ._misc import *  # noqa: E402,F401,F403
 from ._misc import __all__ as _misc_all  # noqa: E402
 
@@ -58,3 +59,4 @@ def is_nonzero(input):
 
 import builtins as _b  # noqa: E402
 builtins_bool = _b.bool
+from .serialization import save, load  # noqa: E402

@@ -55,6 +55,8 @@ class Size(tuple):
 def _new_tensor(arr, cls=None):
     """Wrap a fresh array (aliasing no other tensor) as a Tensor without grad state."""
     t = _obj_new(cls or Tensor)
+    if not arr.ndim and isinstance(arr, np.generic):
+        arr = np.asarray(arr)   # numpy ops on 0-d arrays return scalars
     t._data = arr
     t._st = None
     t._rg = False

@@ -125,7 +125,7 @@ def check(fn, arrays, grad=False, rtol=None, atol=None, check_dtype=True, seed=0
             g = rng.standard_normal(tuple(ot.shape))
             if ot.is_complex():
                 g = g + 1j * rng.standard_normal(tuple(ot.shape))
-            g = g.astype(to_np(ot).dtype)
+            g = np.asarray(g).astype(to_np(ot).dtype)   # 0-d complex: keep an array
             gts.append(torch.from_numpy(g.copy()).to(ot.dtype))
             ges.append(ember.from_numpy(g.copy()).to(ember.bfloat16) if ot.dtype == torch.bfloat16
                        else ember.from_numpy(g.copy()))

@@ -12,6 +12,7 @@ from .._backend import module_for_device, to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record
 
 __all__ = ['tensor', 'as_tensor', 'asarray', 'from_numpy', 'zeros', 'ones', 'full', 'empty',
+           'empty_strided', 'scalar_tensor', 'linspace', 'logspace', 'eye', 'complex', 'polar',
            'zeros_like', 'ones_like', 'full_like', 'empty_like', 'arange']
 
 
@@ -28,45 +29,145 @@ def _xp(device):
     return module_for_device(d), d
 
 
-def _infer_dtype(data):
-    """dtype PyTorch infers from (nested) Python data."""
-    kinds = set()
+_SEQ = (list, tuple, range)
 
-    def walk(x):
-        if isinstance(x, Tensor):
-            kinds.add(x.dtype)
-            return
-        if isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-            return
-        if isinstance(x, np.ndarray):
-            kinds.add(_NP2DT[x.dtype])
-            return
-        if isinstance(x, builtins.bool) or isinstance(x, np.bool_):
-            kinds.add('b')
-        elif isinstance(x, (builtins.int, np.integer)):
-            kinds.add('i')
-        elif isinstance(x, (builtins.float, np.floating)):
-            kinds.add('f')
-        elif isinstance(x, (builtins.complex, np.complexfloating)):
-            kinds.add('c')
-        else:
-            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
-    walk(data)
+
+def _infer_dtype(data):
+    """dtype PyTorch infers from (nested) Python data: Python scalars count as their
+    category's default dtype (bool, int64, default float, default complex); NumPy
+    scalars/arrays and tensors as their own dtype; all promoted together."""
     res = None
-    for k in kinds:
-        d = D._cat_default({'b': 0, 'i': 1, 'f': 2, 'c': 3}[k]) if isinstance(k, str) else k
-        res = d if res is None else D.promote_types(res, d)
+    stack = [data]
+    py = 0          # bit set of Python scalar categories seen
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is builtins.float:
+            py |= 4
+        elif t is builtins.int:
+            py |= 2
+        elif t is builtins.bool:
+            py |= 1
+        elif t is builtins.complex:
+            py |= 8
+        elif isinstance(x, _SEQ):
+            stack.extend(x)
+        elif isinstance(x, Tensor):
+            d = x.dtype
+            res = d if res is None else D.promote_types(res, d)
+        elif isinstance(x, (np.ndarray, np.generic)):
+            d = _NP2DT.get(x.dtype)
+            if d is None:
+                if isinstance(x, np.ndarray):
+                    _reject_np(x)
+                raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+            res = d if res is None else D.promote_types(res, d)
+        elif isinstance(x, builtins.str):
+            raise (TypeError(f"new(): invalid data type 'str'") if x is data else
+                   ValueError(f"too many dimensions 'str'"))
+        elif x is None:
+            raise RuntimeError("Could not infer dtype of NoneType")
+        elif hasattr(x, '__float__') or hasattr(x, '__index__'):
+            py |= 2 if hasattr(x, '__index__') else 4
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    for bit, c in ((1, 0), (2, 1), (4, 2), (8, 3)):
+        if py & bit:
+            d = D._cat_default(c)
+            res = d if res is None else D.promote_types(res, d)
     return res or D._default_dtype
 
 
 def _to_list(x):
     if isinstance(x, Tensor):
-        return x.tolist()
-    if isinstance(x, (list, tuple)):
+        if x.numel() != 1 and x.dim() > 0:
+            return x.tolist()
+        return x.item() if x.dim() == 0 else x.tolist()
+    if isinstance(x, _SEQ):
         return [_to_list(v) for v in x]
     return x
+
+
+def _ragged_error(data):
+    """Raise PyTorch's error for nested data that is not rectangular."""
+    sizes = []
+    x = data
+    while isinstance(x, _SEQ) or (isinstance(x, (np.ndarray, Tensor)) and x.ndim):
+        sizes.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+
+    def walk(x, d):
+        seq = isinstance(x, _SEQ) or (isinstance(x, (np.ndarray, Tensor)) and x.ndim)
+        if d == len(sizes):
+            if seq:
+                raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+            return
+        if not seq:
+            raise TypeError("not a sequence")
+        if len(x) != sizes[d]:
+            raise ValueError(f"expected sequence of length {sizes[d]} at dim {d} (got {len(x)})")
+        for v in x:
+            walk(v, d + 1)
+    walk(data, 0)
+
+
+def _overflow(dt):
+    return RuntimeError(f"value cannot be converted to type {dt._name} without overflow")
+
+
+def _check_range(arr, dt):
+    """PyTorch's overflow check when Python numbers become integer dtype ``dt``."""
+    if arr.size == 0 or dt._cat != 1:
+        return
+    k = arr.dtype.kind
+    ii = np.iinfo(dt._np)
+    if k == 'f':
+        if not np.isfinite(arr).all():
+            raise _overflow(dt)
+        lo, hi = float(arr.min()), float(arr.max())
+    elif k in 'iu':
+        lo, hi = int(arr.min()), int(arr.max())
+    else:
+        return
+    if hi > ii.max:
+        raise _overflow(dt)
+    if dt.is_signed:
+        if lo < ii.min:
+            raise _overflow(dt)
+    elif lo < -int(ii.max):
+        raise _overflow(dt)
+
+
+def _np_from_python(data, dt):
+    """A host array of dtype ``dt`` from (nested) Python data, with PyTorch's checks."""
+    if isinstance(data, _SEQ) and any(isinstance(v, Tensor) for v in _iter_flat(data)):
+        data = _to_list(data)
+    try:
+        raw = np.array(data)
+    except (ValueError, TypeError):
+        _ragged_error(data)
+        raise
+    if raw.dtype == object:
+        if isinstance(data, _SEQ):
+            _ragged_error(data)
+        if dt._cat == 1 or dt._cat == 0:
+            raise ValueError("Overflow when unpacking long long")
+        raw = raw.astype(np.float64)
+    if raw.dtype.kind in 'US':
+        raise ValueError("too many dimensions 'str'")
+    if raw.dtype.kind == 'c' and dt._cat < 3:
+        raise TypeError("must be real number, not complex")
+    if raw.dtype.kind == 'u' and raw.dtype.itemsize == 8 and dt is D.int64:
+        raise ValueError("Overflow when unpacking long long")
+    _check_range(raw, dt)
+    if dt._cat == 1 and raw.dtype.kind == 'i' and not dt.is_signed:
+        return raw.astype(dt._np)   # negative values wrap, as in PyTorch
+    with np.errstate(over='ignore', invalid='ignore'):
+        if dt._np.kind == 'V':
+            return raw.astype(np.float64).astype(dt._np)
+        return raw.astype(dt._np)
 
 
 def _array_from_data(data, dtype, device):
@@ -81,40 +182,49 @@ def _array_from_data(data, dtype, device):
         return to_device(arr, d)
     if hasattr(data, '__cuda_array_interface__') and d.type == 'cuda':
         return xp.array(data, dtype=(dtype._np if dtype else None), copy=True)
-    dt = dtype or _infer_dtype(data)
-    if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _iter_flat(data)):
-        data = _to_list(data)
-    try:
-        arr = np.array(data, dtype=dt._np) if dt._np.kind != 'V' else np.array(data, dtype=np.float64).astype(dt._np)
-    except (ValueError, TypeError) as e:
-        if isinstance(data, (list, tuple)):
-            raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0} at dim 1 (got ...)") from None
-        raise
-    except OverflowError:
-        raise RuntimeError(f"Overflow when unpacking long") from None
-    if arr.dtype == object:
-        raise ValueError("expected sequence of equal-length lists")
-    return to_device(arr, d)
+    if dtype is None:
+        dtype = _infer_dtype(data)
+    elif isinstance(data, builtins.str):
+        raise TypeError("new(): invalid data type 'str'")
+    return to_device(_np_from_python(data, dtype), d)
 
 
 def _iter_flat(x):
     for v in x:
-        if isinstance(v, (list, tuple)):
+        if isinstance(v, _SEQ):
             yield from _iter_flat(v)
         else:
             yield v
 
 
 def _reject_np(a):
-    raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype}. The only supported types "
-                    "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-                    "int8, uint64, uint32, uint16, uint8, and bool.")
+    raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype.type.__name__}. The only "
+                    "supported types are: float64, float32, float16, complex64, complex128, "
+                    "int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
 
 
 def _finish(t, requires_grad):
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _write_out(out, res):
+    """Implements ``out=`` for factories: write ``res`` into ``out`` (resized when its
+    shape differs, keeping ``out``'s dtype); returns ``out``."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if out._rg and _Mode.grad:
+        raise RuntimeError("functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    a = res._data
+    if out._data.shape != a.shape:
+        xp = array_module(out._data)
+        out._data = xp.empty(a.shape, out._data.dtype)
+        out._st = None
+    out._data[...] = a if a.dtype == out._data.dtype else a.astype(out._data.dtype)
+    out._storage_obj()._version += 1
+    return out
 
 
 @register(method=False)
@@ -160,6 +270,8 @@ def as_tensor(data, dtype=None, device=None):
             t = t.to(device)
         return t
     if isinstance(data, np.ndarray) and (device is None or _dev(device).type == 'cpu'):
+        if builtins.any(st < 0 for st in data.strides) or data.dtype.byteorder == '>':
+            data = np.ascontiguousarray(data, dtype=data.dtype.newbyteorder('='))
         t = from_numpy(data)
         return t if dtype is None or dtype is t.dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)
@@ -168,15 +280,25 @@ def as_tensor(data, dtype=None, device=None):
 @register(method=False)
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Converts ``obj`` to a tensor, sharing memory unless ``copy=True`` or a conversion
-    is needed."""
+    is needed (``copy=False`` raises where sharing is impossible).
+
+    Example::
+
+        >>> a = numpy.array([1., 2.]); ember.asarray(a)[0] = 5.; a[0]
+        5.0
+    """
+    if copy is False and not isinstance(obj, (Tensor, np.ndarray)):
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
     if copy:
-        t = tensor(obj.detach() if isinstance(obj, Tensor) else obj, dtype=dtype, device=device) \
-            if not isinstance(obj, Tensor) else obj.detach().clone().to(dtype=dtype or obj.dtype,
-                                                                       device=device or obj.device)
+        if isinstance(obj, Tensor):
+            t = obj.detach().clone().to(dtype=dtype or obj.dtype, device=device or obj.device)
+        else:
+            t = tensor(obj, dtype=dtype, device=device)
     else:
         t = as_tensor(obj, dtype=dtype, device=device)
-        if copy is False and isinstance(obj, (list, tuple)):
-            raise ValueError("can't alias a Python sequence without a copy")
+        if copy is False and t._data is not getattr(obj, '_data', None) and \
+                not (isinstance(obj, np.ndarray) and np.shares_memory(t._data, obj)):
+            raise ValueError("can't alias tensor: a copy is needed to change its dtype or device")
     return _finish(t, requires_grad)
 
 
@@ -203,27 +325,32 @@ def from_numpy(ndarray):
     return wrap(ndarray)
 
 
-def _shape_args(size):
+def _shape_args(size, name=None):
+    """Normalise ``size`` given as varargs ints or one sequence (or ``ember.Size``)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
     for s in size:
         if isinstance(s, Tensor):
-            s = int(s)
-        if not isinstance(s, (builtins.int, np.integer)):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
+            s = s.item()
+        if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
+            raise TypeError(f"{name or 'empty'}(): argument 'size' (position 1) must be tuple "
+                            f"of ints, not {type(s).__name__}")
         if s < 0:
+            if name in ('zeros', 'ones'):
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"[{', '.join(str(x) for x in size)}]")
         out.append(builtins.int(s))
     return tuple(out)
 
 
-def _fill(fn, size, dtype, device, requires_grad, **kw):
+def _fill(fn, size, dtype, device, requires_grad, out=None, name=None):
     xp, d = _xp(device)
-    dt = dtype or D._default_dtype
-    t = wrap(fn(xp, _shape_args(size), dt._np, **kw))
+    dt = dtype or (out.dtype if out is not None else D._default_dtype)
+    t = wrap(fn(xp, _shape_args(size, name), dt._np))
+    if out is not None:
+        return _write_out(out, t)
     return _finish(t, requires_grad)
 
 
@@ -232,26 +359,33 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
           pin_memory=False, memory_format=None):
     """A tensor of zeros of shape ``size`` (varargs or a tuple).
 
+    Args:
+        size: ints, or one tuple/list/``ember.Size``.
+        out (Tensor, optional): written (and resized) in place and returned.
+        dtype, device, requires_grad: properties of the result.
+
     Example::
 
         >>> ember.zeros(2, 3)
         tensor([[0., 0., 0.],
                 [0., 0., 0.]])
     """
-    return _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad)
+    return _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
+                 'zeros')
 
 
 @register(method=False)
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None):
-    """A tensor of ones of shape ``size``.
+    """A tensor of ones of shape ``size`` (varargs or a tuple).
 
     Example::
 
         >>> ember.ones(2)
         tensor([1., 1.])
     """
-    return _fill(lambda xp, s, dt: xp.ones(s, dt), size, dtype, device, requires_grad)
+    return _fill(lambda xp, s, dt: xp.ones(s, dt), size, dtype, device, requires_grad, out,
+                 'ones')
 
 
 @register(method=False)
@@ -262,15 +396,64 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     NOTE: unlike PyTorch the memory is zero-filled (NumPy gives no cheaper fresh memory
     that is safe to print).
     """
-    t = _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad)
+    t = _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
+              'empty')
     if memory_format is not None:
         t = t.contiguous(memory_format=memory_format)
     return t
 
 
 @register(method=False)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor with the given ``size`` and ``stride`` (in elements), on a
+    fresh storage just large enough for them (zero-filled, see :func:`empty`).
+
+    Example::
+
+        >>> ember.empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    size = _shape_args((size,), 'empty_strided')
+    stride = tuple(builtins.int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if builtins.any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: [{', '.join(map(str, stride))}]")
+    xp, d = _xp(device)
+    dt = dtype or D._default_dtype
+    n = 0 if 0 in size else 1 + builtins.sum((s - 1) * t for s, t in zip(size, stride))
+    buf = xp.zeros(n, dt._np)
+    isz = dt.itemsize
+    arr = xp.lib.stride_tricks.as_strided(buf, size, tuple(t * isz for t in stride))
+    t = wrap(arr)
+    from .._storage import UntypedStorage
+    t._st = UntypedStorage(buf)
+    return _finish(t, requires_grad)
+
+
+def _fill_check(v, dt):
+    """PyTorch's overflow check for a fill value of an integer dtype."""
+    if dt._cat == 1 and not isinstance(v, builtins.bool):
+        ii = np.iinfo(dt._np)
+        if isinstance(v, builtins.complex):
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt._name)} "
+                               "without overflow")
+        if isinstance(v, builtins.float) and v != v or v in (np.inf, -np.inf) or \
+                v > ii.max or v < (ii.min if dt.is_signed else -builtins.int(ii.max)):
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt._name)} "
+                               "without overflow")
+
+
+_C_NAMES = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int32_t',
+            'int64': 'int64_t', 'uint16': 'uint16_t', 'uint32': 'uint32_t',
+            'uint64': 'uint64_t'}
+
+
+@register(method=False)
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False):
+         requires_grad=False, pin_memory=False):
     """A tensor of shape ``size`` filled with ``fill_value``; the dtype is inferred from
     the value (bool, int64, default float, complex) unless given.
 
@@ -280,10 +463,254 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         tensor([[7, 7],
                 [7, 7]])
     """
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    dt = dtype or D._scalar_dtype(fill_value)
-    return _fill(lambda xp, s, d: xp.full(s, fill_value, d), (tuple(size),), dt, device, requires_grad)
+    if isinstance(fill_value, np.generic):
+        fill_value = fill_value.item()
+    dt = dtype or (out.dtype if out is not None else D._scalar_dtype(fill_value))
+    _fill_check(fill_value, dt)
+    if dt._cat < 3 and isinstance(fill_value, builtins.complex):
+        fill_value = fill_value.real
+
+    def mk(xp, s, d):
+        with np.errstate(over='ignore', invalid='ignore'):
+            return xp.full(s, fill_value, d)
+    return _fill(mk, (tuple(size),), dt, device, requires_grad, out, 'full')
+
+
+@register(method=False)
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-dim tensor holding ``s``, of the default float dtype unless ``dtype`` is given.
+
+    Example::
+
+        >>> ember.scalar_tensor(3)
+        tensor(3.)
+    """
+    if isinstance(s, Tensor):
+        s = s.item()
+    dt = dtype or D._default_dtype
+    return full((), s, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _steps_arg(steps):
+    if isinstance(steps, Tensor):
+        steps = steps.item()
+    if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
+        raise TypeError(f"linspace() received an invalid combination of arguments - got "
+                        f"steps of type {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return builtins.int(steps)
+
+
+def _lin_values(start, end, steps, work):
+    """``steps`` evenly spaced values from start to end in numpy dtype ``work``; the first
+    half counts up from ``start``, the second half down from ``end`` (so both ends are
+    exact)."""
+    if steps == 0:
+        return np.zeros(0, work)
+    if steps == 1:
+        return np.full(1, start, work)
+    s = work.type(start)
+    e = work.type(end)
+    step = (e - s) / work.type(steps - 1)
+    i = np.arange(steps)
+    half = steps // 2
+    lo = s + step * i[:half].astype(work)
+    hi = e - step * (steps - 1 - i[half:]).astype(work)
+    return np.concatenate([lo, hi]).astype(work, copy=False)
+
+
+def _lin_dtype(start, end, dtype):
+    if dtype is not None:
+        return dtype
+    if isinstance(start, builtins.complex) or isinstance(end, builtins.complex):
+        return D._default_complex()
+    return D._default_dtype
+
+
+def _scalar_arg(v, name):
+    if isinstance(v, Tensor):
+        if v.dim() != 0:
+            raise RuntimeError(f"{name}() expected a scalar tensor for start and end, but got "
+                               f"a tensor of {v.dim()} dimensions")
+        return v.item()
+    return v
+
+
+@register(method=False)
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (default float
+    dtype, complex if an end point is complex; integer dtypes truncate).
+
+    Example::
+
+        >>> ember.linspace(0, 1, 5)
+        tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
+    start, end = _scalar_arg(start, 'linspace'), _scalar_arg(end, 'linspace')
+    steps = _steps_arg(steps)
+    dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
+    if dt._cat == 3:
+        work = dt._np
+    elif dt._cat == 2 and dt._np.kind != 'V' and dt._np != np.float16:
+        work = dt._np
+    else:
+        work = np.dtype(np.float64) if dt._cat < 2 else np.dtype(np.float32)
+    arr = _lin_values(start, end, steps, work)
+    if dt._cat == 1:
+        arr = np.trunc(arr)
+    xp, d = _xp(device)
+    t = wrap(to_device(arr.astype(dt._np), d))
+    if out is not None:
+        return _write_out(out, t)
+    return _finish(t, requires_grad)
+
+
+@register(method=False)
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end``.
+
+    Example::
+
+        >>> ember.logspace(0, 2, 3)
+        tensor([  1.,  10., 100.])
+    """
+    start, end = _scalar_arg(start, 'logspace'), _scalar_arg(end, 'logspace')
+    steps = _steps_arg(steps)
+    dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
+    work = np.dtype(np.float64) if dt._cat < 2 or dt is D.float64 else (
+        np.dtype(np.complex128) if dt._cat == 3 else np.dtype(np.float32))
+    if dt is D.complex64:
+        work = np.dtype(np.complex64)
+    x = _lin_values(start, end, steps, work)
+    with np.errstate(over='ignore'):
+        arr = np.power(work.type(base), x)
+    if dt._cat == 1:
+        arr = np.trunc(arr)
+    xp, d = _xp(device)
+    t = wrap(to_device(arr.astype(dt._np), d))
+    if out is not None:
+        return _write_out(out, t)
+    return _finish(t, requires_grad)
+
+
+@register(method=False)
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    """A 2-D tensor with ones on the diagonal: ``n`` rows, ``m`` (default ``n``) columns.
+
+    Example::
+
+        >>> ember.eye(2)
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is None:
+        m = n
+    elif m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    xp, d = _xp(device)
+    dt = dtype or (out.dtype if out is not None else D._default_dtype)
+    t = wrap(xp.eye(builtins.int(n), builtins.int(m), dtype=dt._np))
+    if out is not None:
+        return _write_out(out, t)
+    return _finish(t, requires_grad)
+
+
+# ------------------------------------------------------------------ complex factories
+class ComplexBackward0(Node):
+    def backward(self, g):
+        return (g.real if self.need[0] else None), (g.imag if self.need[1] else None)
+
+
+@register(method=False)
+def complex(real, imag, *, out=None):
+    """A complex tensor ``real + 1j * imag`` from two float tensors of the same dtype
+    (broadcast).
+
+    Example::
+
+        >>> ember.complex(ember.tensor([1.]), ember.tensor([2.]))
+        tensor([1.+2.j])
+    """
+    dr, di = real.dtype, imag.dtype
+    if dr._cat != 2 or di._cat != 2 or dr is D.bfloat16:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_lname(dr)} and {_lname(di)}")
+    if dr is not di:
+        raise RuntimeError(f"Expected object of scalar type {_lname(dr)} but got scalar type "
+                           f"{_lname(di)} for second argument")
+    a, b = real._data, imag._data
+    xp = array_module(a)
+    cdt = np.complex128 if dr is D.float64 else np.complex64
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    res = xp.empty(shape, cdt)
+    res.real = a
+    res.imag = b
+    o = wrap(res)
+    if grad_needed(real, imag):
+        node = ComplexBackward0()
+        node.need = (real._rg, imag._rg)
+        record(o, node, (real, imag))
+    if out is not None:
+        return _write_out(out, o)
+    return o
+
+
+class PolarBackward0(Node):
+    def backward(self, g):
+        r, th = self.saved_tensors
+        c, s = th.cos(), th.sin()
+        gr, gi = g.real, g.imag
+        dabs = gr * c + gi * s
+        dang = (gi * c - gr * s) * r
+        return dabs, dang
+
+
+@register(method=False)
+def polar(abs, angle, *, out=None):
+    """A complex tensor ``abs * (cos(angle) + 1j * sin(angle))``.
+
+    Example::
+
+        >>> ember.polar(ember.tensor([1.]), ember.tensor([0.]))
+        tensor([1.+0.j])
+    """
+    dr, di = abs.dtype, angle.dtype
+    if dr._cat != 2 or di._cat != 2 or dr is D.bfloat16:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_lname(dr)} and {_lname(di)}")
+    if dr is not di:
+        raise RuntimeError(f"Expected object of scalar type {_lname(dr)} but got scalar type "
+                           f"{_lname(di)} for second argument")
+    a, t = abs._data, angle._data
+    xp = array_module(a)
+    cdt = np.complex128 if dr is D.float64 else np.complex64
+    shape = np.broadcast_shapes(a.shape, t.shape)
+    res = xp.empty(shape, cdt)
+    res.real = a * xp.cos(t)
+    res.imag = a * xp.sin(t)
+    o = wrap(res)
+    if grad_needed(abs, angle):
+        record(o, PolarBackward0(), (abs, angle), save=(abs, angle))
+    if out is not None:
+        return _write_out(out, o)
+    return o
+
+
+def _lname(d):
+    from .._tensor import _legacy_name
+    return _legacy_name(d)
 
 
 def _like(input, dtype, device, requires_grad, fn, memory_format=None):

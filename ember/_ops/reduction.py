@@ -1,12 +1,26 @@
-"""Reductions: sum, mean, prod, max/min, var/std, norms, sorting, unique, cumulative ops..."""
+"""Reductions: sum, mean, prod, max/min, var/std, norms, sorting, unique, cumulative ops...
+
+Each differentiable op's backward class (named as PyTorch names it) stands right above
+its forward. Backward formulas are written in ember ops; masks and index arrays that only
+depend on the forward data (ties of a max, positions of zeros, sort permutations) are
+constants computed with the array module.
+"""
+import builtins
+import math
+
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _Mode, _wrap_dim
+from .. import return_types as _rt
+from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name
+from ..autograd.graph import _named
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 
+_bmax, _bmin, _babs, _bsum, _bany, _ball = builtins.max, builtins.min, builtins.abs, builtins.sum, builtins.any, builtins.all
 
+
+# ------------------------------------------------------------------ helpers
 def _dims(dim, nd):
     """Normalise ``dim`` (None, int, tuple/list) to a sorted tuple of non-negative dims."""
     if dim is None:
@@ -21,22 +35,264 @@ def _dims(dim, nd):
     return tuple(sorted(ds))
 
 
+def _all_dims(dim):
+    """True when ``dim`` means 'reduce everything' (None or an empty tuple/list)."""
+    return dim is None or (not isinstance(dim, int) and len(dim) == 0)
+
+
+def _axis(dims, nd):
+    """numpy ``axis`` argument for reducing ``dims`` of an ``nd``-dim array."""
+    return dims if nd else None
+
+
+def _arr(r, xp):
+    """A fresh array from a reduction result (numpy returns scalars for full reductions)."""
+    return r if isinstance(r, xp.ndarray) else xp.asarray(r)
+
+
+def _acc(a):
+    """Accumulation dtype for low-precision floats (float16/bfloat16 accumulate in float32)."""
+    if a.dtype.kind == 'V' or a.dtype == np.float16:
+        return np.dtype(np.float32)
+    return None
+
+
+def _numel(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d] if shape else 1
+    return n
+
+
+def _keep_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
 def _expand_back(g, shape, dims, keepdim):
     """Grad of a reduction over ``dims``: unsqueeze the reduced dims back and expand."""
-    if not keepdim and len(shape):
+    if not keepdim and len(shape) and g.dim() != len(shape):
         for d in dims:
             g = g.unsqueeze(d)
     return g.expand(shape)
 
 
+def _const(a, like):
+    """A constant (no-grad) tensor from array ``a`` cast to the float dtype of ``like``."""
+    return wrap(a.astype(like._data.dtype) if a.dtype != like._data.dtype else a)
+
+
+def _dtname(a):
+    return _legacy_name(D._NP2DT[a.dtype])
+
+
+def _require_float(a, name):
+    if a.dtype.kind not in 'fcV':
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex "
+                           f"dtypes. Got {_dtname(a)} instead.")
+
+
+def _nonempty_dims(name, a, dim, dims):
+    """PyTorch's errors for reductions without an identity (max, amin, ...) on empty input."""
+    if a.size:
+        return
+    if _all_dims(dim):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if a.ndim and a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _int_dim(name, dim):
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}), but expected (int dim, bool keepdim = False)")
+    return int(dim)
+
+
+# ------------------------------------------------------------------ gather / scatter of grads
+def _along_index(idx, dim, xp):
+    """Full fancy index selecting ``idx`` along ``dim`` (other axes: broadcast aranges)."""
+    nd = idx.ndim
+    ix = []
+    for i, s in enumerate(idx.shape):
+        if i == dim:
+            ix.append(idx)
+        else:
+            sh = [1] * nd
+            sh[i] = s
+            ix.append(xp.arange(s).reshape(sh))
+    return tuple(ix)
+
+
+class _TakeAlongBackward(Node):
+    def backward(self, g):
+        return (_put_along(g, self.shape, self.dim, self.idx, self.unique),)
+
+
+class _PutAlongBackward(Node):
+    def backward(self, g):
+        return (_take_along(g, self.dim, self.idx, self.unique),)
+
+
+_named(_TakeAlongBackward, 'GatherBackward0')
+_named(_PutAlongBackward, 'ScatterAddBackward0')
+
+
+def _take_along(x, dim, idx, unique=False):
+    """Differentiable ``x.gather(dim, idx)`` for an index array ``idx`` (a constant)."""
+    a = x._data
+    xp = array_module(a)
+    if a.ndim == 0:
+        res = wrap(a.copy())
+    else:
+        res = wrap(xp.take_along_axis(a, idx, axis=dim))
+    if grad_needed(x):
+        node = _TakeAlongBackward()
+        node.shape, node.dim, node.idx, node.unique = a.shape, dim, idx, unique
+        record(res, node, (x,))
+    return res
+
+
+def _put_along(g, shape, dim, idx, unique=False):
+    """Differentiable scatter-add of ``g`` into zeros of ``shape`` at ``idx`` along ``dim``."""
+    a = g._data
+    xp = array_module(a)
+    if len(shape) == 0:
+        out = a.reshape(()).copy()
+    else:
+        out = xp.zeros(shape, a.dtype)
+        if a.ndim != idx.ndim or a.shape != idx.shape:
+            a = xp.broadcast_to(a.reshape(a.shape + (1,) * (idx.ndim - a.ndim)) if a.ndim < idx.ndim else a, idx.shape)
+        if unique:
+            xp.put_along_axis(out, idx, a, axis=dim)
+        else:
+            xp.add.at(out, _along_index(idx, dim, xp), a)
+    res = wrap(out)
+    if grad_needed(g):
+        node = _PutAlongBackward()
+        node.dim, node.idx, node.unique = dim, idx, unique
+        record(res, node, (g,))
+    return res
+
+
+def _flip(t, dim):
+    """Differentiable reversal of ``t`` along ``dim``."""
+    if t.dim() == 0:
+        return t
+    n = t.shape[dim]
+    xp = array_module(t._data)
+    sh = [1] * t.dim()
+    sh[dim] = n
+    idx = xp.broadcast_to(xp.arange(n - 1, -1, -1).reshape(sh), t.shape)
+    return _take_along(t, dim, idx, unique=True)
+
+
+class _SelectBackward(Node):
+    """Backward of ops that pick input elements by index (max(dim), sort, topk, ...):
+    scatter the grad back to the picked positions. ``idx`` is in keepdim form."""
+    unique = True
+
+    def backward(self, g, *_):
+        if not self.keepdim and len(self.shape):
+            g = g.unsqueeze(self.dim)
+        return (_put_along(g, self.shape, self.dim, self.idx, self.unique),)
+
+
+def _select_cls(name, unique=True):
+    cls = type(name, (_SelectBackward,), {'unique': unique})
+    return cls
+
+
+MaxBackward0 = _select_cls('MaxBackward0')
+MinBackward0 = _select_cls('MinBackward0')
+MedianBackward1 = _select_cls('MedianBackward1')
+NanmedianBackward1 = _select_cls('NanmedianBackward1')
+ModeBackward0 = _select_cls('ModeBackward0')
+KthvalueBackward0 = _select_cls('KthvalueBackward0')
+SortBackward0 = _select_cls('SortBackward0')
+TopkBackward0 = _select_cls('TopkBackward0')
+CummaxBackward0 = _select_cls('CummaxBackward0', unique=False)
+CumminBackward0 = _select_cls('CumminBackward0', unique=False)
+
+
+def _selected(input, vals, idx_keep, dim, keepdim, cls, rtype):
+    """Wrap values/indices of an index-selecting op (``idx_keep`` in keepdim form) and record
+    its backward."""
+    xp = array_module(vals)
+    a = input._data
+    idx_out = idx_keep if keepdim or a.ndim == 0 else xp.squeeze(idx_keep, axis=dim)
+    if a.ndim == 0:
+        idx_out = idx_out.reshape(())
+        vals = vals.reshape(())
+    v = wrap(vals)
+    i = wrap(xp.ascontiguousarray(idx_out, dtype=np.int64))
+    if grad_needed(input):
+        node = cls()
+        node.shape, node.dim, node.keepdim, node.idx = a.shape, dim, keepdim, idx_keep
+        record((v, i), node, (input,))
+    return rtype((v, i))
+
+
+def _even_weights(x, val_keep, dims):
+    """Weights splitting a gradient evenly among the elements of ``x`` equal to the reduced
+    value (NaN matches NaN), as PyTorch does for max/min/amax/median without indices."""
+    xp = array_module(x)
+    m = x == val_keep
+    if x.dtype.kind in 'fcV':
+        m |= xp.isnan(x) & xp.isnan(val_keep)
+    cnt = m.sum(axis=_axis(dims, x.ndim), keepdims=True)
+    fdt = x.dtype if x.dtype.kind in 'fcV' else np.float32
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return (m / xp.maximum(cnt, 1)).astype(fdt)
+
+
+class _EvenBackward(Node):
+    """g spread over ties with the constant weights ``self.w`` (see ``_even_weights``)."""
+    def backward(self, g):
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) * _const(self.w, g),)
+
+
+def _even_cls(name):
+    return type(name, (_EvenBackward,), {})
+
+
+MaxBackward1 = _even_cls('MaxBackward1')
+MinBackward1 = _even_cls('MinBackward1')
+AmaxBackward0 = _even_cls('AmaxBackward0')
+AminBackward0 = _even_cls('AminBackward0')
+MedianBackward0 = _even_cls('MedianBackward0')
+NanmedianBackward0 = _even_cls('NanmedianBackward0')
+
+
+def _record_even(res, input, cls, val_keep, dims, keepdim):
+    if grad_needed(input):
+        a = input._data
+        node = cls()
+        node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
+        node.w = _even_weights(a, val_keep, dims)
+        record(res, node, (input,))
+    return res
+
+
+# ------------------------------------------------------------------ sum / mean / prod
 class SumBackward0(Node):
     def backward(self, g):
-        return g.expand(self.shape) if g.dim() == 0 or True else g
+        return (g.expand(self.shape),)
 
 
 class SumBackward1(Node):
     def backward(self, g):
-        return _expand_back(g, self.shape, self.dims, self.keepdim)
+        return (_expand_back(g, self.shape, self.dims, self.keepdim),)
+
+
+def _sum_input(input, dtype):
+    a = input._data
+    if dtype is not None:
+        return a.astype(dtype._np, copy=False)
+    if a.dtype.kind in 'biu':
+        return a.astype(np.int64)
+    return a
 
 
 @register()
@@ -45,33 +301,1547 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
     Integer and bool inputs sum as int64.
 
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimensions to reduce (all if None).
+        keepdim (bool): keep the reduced dimensions with size 1.
+        dtype (ember.dtype, optional): cast the input to this dtype first.
+
     Example::
 
         >>> ember.tensor([[1, 2], [3, 4]]).sum(0)
         tensor([4, 6])
     """
-    a = input._data
+    a = _sum_input(input, dtype)
     nd = a.ndim
-    dims = _dims(dim, nd) if (dim is not None and dim != ()) or True else None
-    if dtype is not None:
-        a = a.astype(dtype._np)
-    elif a.dtype.kind in 'biu':
-        a = a.astype(np.int64)
+    dims = _dims(None if _all_dims(dim) else dim, nd)
     xp = array_module(a)
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        r = xp.sum(a, axis=None if nd else None, keepdims=keepdim and nd > 0)
-        if keepdim and nd == 0:
-            r = xp.asarray(r)
-        res = wrap(xp.asarray(r) if not isinstance(r, xp.ndarray) else r)
-        if grad_needed(input):
-            node = SumBackward0() if not keepdim else SumBackward1()
-            node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
-            record(res, node, (input,))
-        return res
-    r = xp.sum(a, axis=dims if nd else None, keepdims=keepdim)
-    res = wrap(xp.asarray(r))
+    acc = _acc(a)
+    r = xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim, dtype=acc)
+    if acc is not None:
+        r = r.astype(a.dtype)
+    res = wrap(_arr(r, xp))
     if grad_needed(input):
-        node = SumBackward1()
+        node = SumBackward0() if dim is None and not keepdim else SumBackward1()
         node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
         record(res, node, (input,))
     return res
+
+
+class NansumBackward0(Node):
+    def backward(self, g):
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) * _const(self.mask, g),)
+
+
+@register()
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum of elements treating NaN as zero.
+
+    Example::
+
+        >>> ember.tensor([1., float('nan'), 2.]).nansum()
+        tensor(3.)
+    """
+    a = _sum_input(input, dtype)
+    if a.dtype.kind == 'c':
+        raise RuntimeError("nansum does not support complex inputs")
+    nd = a.ndim
+    dims = _dims(None if _all_dims(dim) else dim, nd)
+    xp = array_module(a)
+    acc = _acc(a)
+    r = xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim, dtype=acc)
+    if acc is not None:
+        r = r.astype(a.dtype)
+    res = wrap(_arr(r, xp))
+    if grad_needed(input):
+        node = NansumBackward0()
+        node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
+        node.mask = ~xp.isnan(a)
+        record(res, node, (input,))
+    return res
+
+
+class MeanBackward0(Node):
+    def backward(self, g):
+        return (g.expand(self.shape) / self.n,)
+
+
+class MeanBackward1(Node):
+    def backward(self, g):
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) / self.n,)
+
+
+@register()
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean of elements over ``dim`` (int, tuple or None for all).
+
+    The input must be floating point or complex (or pass ``dtype=``).
+
+    Example::
+
+        >>> ember.tensor([[1., 2.], [3., 4.]]).mean(1)
+        tensor([1.5000, 3.5000])
+    """
+    a = input._data
+    if dtype is not None:
+        if dtype._cat < 2:
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                               f"either a floating point or complex dtype. Got: {_legacy_name(dtype)}")
+        a = a.astype(dtype._np, copy=False)
+    elif a.dtype.kind not in 'fcV':
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                           f"a floating point or complex dtype. Got: {_dtname(a)}")
+    nd = a.ndim
+    dims = _dims(None if _all_dims(dim) else dim, nd)
+    n = _numel(a.shape, dims)
+    xp = array_module(a)
+    acc = _acc(a)
+    s = xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim, dtype=acc)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        r = _arr(s / (n if n else np.nan), xp).astype(a.dtype, copy=False)
+    res = wrap(r)
+    if grad_needed(input):
+        node = MeanBackward0() if dim is None and not keepdim else MeanBackward1()
+        node.shape, node.dims, node.keepdim, node.n = a.shape, dims, keepdim, n
+        record(res, node, (input,))
+    return res
+
+
+@register()
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean of the non-NaN elements (``nansum / count``).
+
+    Example::
+
+        >>> ember.tensor([1., float('nan'), 2.]).nanmean()
+        tensor(1.5000)
+    """
+    a = input._data
+    if dtype is None and a.dtype.kind not in 'fcV':
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtname(a)}")
+    xp = array_module(a)
+    cnt = wrap(_arr((~xp.isnan(a)).sum(axis=_axis(_dims(None if _all_dims(dim) else dim, a.ndim), a.ndim),
+                                       keepdims=keepdim), xp))
+    s = nansum(input, dim, keepdim, dtype=dtype)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return s / cnt.to(s.dtype)
+
+
+class ProdBackward0(Node):
+    def backward(self, g):
+        x, out = self.saved_tensors
+        return (_prod_grad(x, g.expand(self.shape), out.expand(self.shape), None),)
+
+
+class ProdBackward1(Node):
+    def backward(self, g):
+        x, out = self.saved_tensors
+        return (_prod_grad(x, _expand_back(g, self.shape, self.dims, self.keepdim),
+                           _expand_back(out, self.shape, self.dims, self.keepdim), self.dims[0]),)
+
+
+def _prod_grad(x, g, out, dim):
+    """d prod / dx with correct values where x has zeros (one zero: the product of the
+    others; two or more: 0)."""
+    a = x._data
+    xp = array_module(a)
+    zero = a == 0
+    if not zero.any():
+        return g * out / x
+    nd = a.ndim
+    zc = _const(zero, x)
+    nzc = _const(~zero, x)
+    x_nz = x * nzc + zc
+    if dim is None:
+        p_nz = x_nz.reshape(-1).prod().reshape((1,) * nd) if nd else x_nz
+        nz_cnt = zero.sum()
+        single = xp.asarray(nz_cnt == 1)
+    else:
+        p_nz = x_nz.prod(dim, keepdim=True)
+        single = zero.sum(axis=dim if nd else None, keepdims=True) == 1
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return g * (out / x_nz * nzc + p_nz * _const(zero & single, x))
+
+
+@register()
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements, or over the single dimension ``dim``.
+
+    Integer and bool inputs multiply as int64.
+
+    Example::
+
+        >>> ember.tensor([[1., 2.], [3., 4.]]).prod(1)
+        tensor([ 2., 12.])
+    """
+    a = _sum_input(input, dtype)
+    nd = a.ndim
+    xp = array_module(a)
+    if dim is None:
+        dims = tuple(range(nd))
+        r = xp.prod(a, dtype=_acc(a))
+        if keepdim:
+            r = xp.reshape(r, (1,) * nd)
+    else:
+        dims = (_wrap_dim(_int_dim('prod', dim), nd),)
+        r = xp.prod(a, axis=_axis(dims, nd), keepdims=keepdim, dtype=_acc(a))
+    res = wrap(_arr(r, xp).astype(a.dtype, copy=False))
+    if grad_needed(input):
+        node = ProdBackward0() if dim is None else ProdBackward1()
+        node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
+        record(res, node, (input,), save=(input, res))
+    return res
+
+
+# ------------------------------------------------------------------ max / min family
+def _minmax(name, input, dim, keepdim, out, big):
+    if isinstance(dim, Tensor):
+        from . import pointwise
+        fn = getattr(pointwise, 'maximum' if big else 'minimum')
+        return fn(input, dim) if out is None else fn(input, dim, out=out)
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    if dim is None:
+        _nonempty_dims(name, a, None, ())
+        r = _arr((xp.max if big else xp.min)(a), xp)
+        res = wrap(r)
+        return _record_even(res, input, MaxBackward1 if big else MinBackward1, r,
+                            tuple(range(nd)), False)
+    d = _wrap_dim(_int_dim(name, dim), nd)
+    _nonempty_dims(name, a, dim, (d,))
+    if nd == 0:
+        return _selected(input, a.copy(), xp.zeros((), np.int64), 0, keepdim,
+                         MaxBackward0 if big else MinBackward0, _rt.max if big else _rt.min)
+    idx = xp.expand_dims((xp.argmax if big else xp.argmin)(a, axis=d), d)
+    vals = xp.take_along_axis(a, idx, axis=d)
+    if not keepdim:
+        vals = xp.squeeze(vals, axis=d)
+    return _selected(input, vals, idx, d, keepdim, MaxBackward0 if big else MinBackward0,
+                     _rt.max if big else _rt.min)
+
+
+@register()
+def max(input, dim=None, keepdim=False, *, out=None):
+    """The maximum: of all elements (``max()``), along ``dim`` as ``(values, indices)``
+    (``max(dim, keepdim=False)``), or elementwise with another tensor (``max(other)``, as
+    :func:`maximum`).
+
+    Example::
+
+        >>> x = ember.tensor([[1., 5.], [4., 2.]])
+        >>> x.max()
+        tensor(5.)
+        >>> x.max(0).indices
+        tensor([1, 0])
+    """
+    return _minmax('max', input, dim, keepdim, out, True)
+
+
+@register()
+def min(input, dim=None, keepdim=False, *, out=None):
+    """The minimum: of all elements, along ``dim`` as ``(values, indices)``, or elementwise
+    with another tensor (as :func:`minimum`).
+
+    Example::
+
+        >>> ember.tensor([[1., 5.], [4., 2.]]).min(1)
+        torch.return_types.min(
+        values=tensor([1., 2.]),
+        indices=tensor([0, 1]))
+    """
+    return _minmax('min', input, dim, keepdim, out, False)
+
+
+def _amaxmin(name, input, dim, keepdim, big, cls):
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    dims = _dims(None if _all_dims(dim) else dim, nd)
+    _nonempty_dims(name, a, dim, dims)
+    r = _arr((xp.max if big else xp.min)(a, axis=_axis(dims, nd), keepdims=True), xp)
+    res = wrap(r if keepdim or not nd else xp.squeeze(r, axis=dims))
+    return _record_even(res, input, cls, r, dims, keepdim)
+
+
+@register()
+def amax(input, dim=(), keepdim=False):
+    """Maximum over ``dim`` (int or tuple; all dims by default). The gradient is split evenly
+    between equal maxima.
+
+    Example::
+
+        >>> ember.tensor([[1., 5.], [4., 2.]]).amax(1)
+        tensor([5., 4.])
+    """
+    return _amaxmin('amax', input, dim, keepdim, True, AmaxBackward0)
+
+
+@register()
+def amin(input, dim=(), keepdim=False):
+    """Minimum over ``dim`` (int or tuple; all dims by default).
+
+    Example::
+
+        >>> ember.tensor([[1., 5.], [4., 2.]]).amin()
+        tensor(1.)
+    """
+    return _amaxmin('amin', input, dim, keepdim, False, AminBackward0)
+
+
+class AminmaxBackward0(Node):
+    def backward(self, gmin, gmax):
+        gi = None
+        for g, w in ((gmin, self.wmin), (gmax, self.wmax)):
+            if g is None:
+                continue
+            t = _expand_back(g, self.shape, self.dims, self.keepdim) * _const(w, g)
+            gi = t if gi is None else gi + t
+        return (gi,)
+
+
+@register()
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` of ``input`` (over ``dim`` if given) as a named tuple.
+
+    Example::
+
+        >>> ember.aminmax(ember.tensor([3., 1., 2.]))
+        torch.return_types.aminmax(
+        min=tensor(1.),
+        max=tensor(3.))
+    """
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    dims = tuple(range(nd)) if dim is None else (_wrap_dim(dim, nd),)
+    if a.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    ax = _axis(dims, nd)
+    lo = _arr(xp.min(a, axis=ax, keepdims=True), xp)
+    hi = _arr(xp.max(a, axis=ax, keepdims=True), xp)
+    sq = (lambda r: r) if keepdim or not nd else (lambda r: xp.squeeze(r, axis=dims))
+    if dim is None and not keepdim:
+        sq = lambda r: r.reshape(())  # noqa: E731
+    rmin, rmax = wrap(sq(lo).copy()), wrap(sq(hi).copy())
+    if grad_needed(input):
+        node = AminmaxBackward0()
+        node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
+        node.wmin = _even_weights(a, lo, dims)
+        node.wmax = _even_weights(a, hi, dims)
+        record((rmin, rmax), node, (input,))
+    return _rt.aminmax((rmin, rmax))
+
+
+def _argmaxmin(name, input, dim, keepdim, big):
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    f = xp.argmax if big else xp.argmin
+    if dim is None:
+        if a.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        r = xp.asarray(f(a.reshape(-1)), dtype=np.int64)
+        return wrap(r.reshape((1,) * nd) if keepdim else r)
+    d = _wrap_dim(dim, nd)
+    if nd == 0:
+        return wrap(xp.zeros((), np.int64))
+    if a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return wrap(xp.asarray(f(a, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+@register()
+def argmax(input, dim=None, keepdim=False):
+    """Index of the maximum (of the flattened input if ``dim`` is None).
+
+    Example::
+
+        >>> ember.tensor([[1., 5.], [4., 2.]]).argmax(1)
+        tensor([1, 0])
+    """
+    return _argmaxmin('argmax', input, dim, keepdim, True)
+
+
+@register()
+def argmin(input, dim=None, keepdim=False):
+    """Index of the minimum (of the flattened input if ``dim`` is None).
+
+    Example::
+
+        >>> ember.tensor([[1., 5.], [4., 2.]]).argmin()
+        tensor(0)
+    """
+    return _argmaxmin('argmin', input, dim, keepdim, False)
+
+
+# ------------------------------------------------------------------ var / std
+def _var_args(name, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):          # std(input, unbiased)
+        if unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+        unbiased, dim = dim, None
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        "(unbiased=bool, correction=int, )")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, correction
+
+
+def _var_np(name, input, dim, correction, keepdim):
+    """(var array, mean array in keepdim form, dims, dof) computed with the array module."""
+    a = input._data
+    if a.dtype.kind not in 'fcV':
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    xp = array_module(a)
+    nd = a.ndim
+    dims = _dims(None if _all_dims(dim) else dim, nd)
+    n = _numel(a.shape, dims)
+    dof = _bmax(0, n - correction)
+    if dof == 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    acc = _acc(a)
+    w = a.astype(acc) if acc is not None else a
+    ax = _axis(dims, nd)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        m = xp.sum(w, axis=ax, keepdims=True) / (n if n else np.nan)
+        dv = w - m
+        sq = (dv.real * dv.real + dv.imag * dv.imag) if dv.dtype.kind == 'c' else dv * dv
+        v = xp.sum(sq, axis=ax, keepdims=keepdim) / (dof if dof else 0.0)
+    rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
+        np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
+    return _arr(v, xp).astype(rdt, copy=False), m, dims, dof, n
+
+
+def _var_grad(x, g, dims, keepdim, dof):
+    """d var / dx (times g): ``g * 2 (x - mean) / dof``."""
+    gx = _expand_back(g, x.shape, dims, keepdim)
+    xc = x - x.mean(dims, keepdim=True)
+    return xc * (gx * (2.0 / dof if dof else math.inf))
+
+
+def _std_grad(x, g, std, dims, keepdim, dof):
+    """d std / dx: ``g (x - mean) / (dof * std)``, zero where std is zero."""
+    zero = std._data == 0
+    if zero.any():
+        safe = std + _const(zero, std)
+        q = g / safe * _const(~zero, std)
+    else:
+        q = g / std
+    return _var_grad(x, q, dims, keepdim, dof) * 0.5
+
+
+class VarBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (_var_grad(x, g, self.dims, self.keepdim, self.dof),)
+
+
+class StdBackward0(Node):
+    def backward(self, g):
+        x, r = self.saved_tensors
+        return (_std_grad(x, g, r, self.dims, self.keepdim, self.dof),)
+
+
+class VarMeanBackward0(Node):
+    def backward(self, gv, gm):
+        (x,) = self.saved_tensors
+        gi = _var_grad(x, gv, self.dims, self.keepdim, self.dof)
+        return (gi + _expand_back(gm, self.shape, self.dims, self.keepdim) / self.n,)
+
+
+class StdMeanBackward0(Node):
+    def backward(self, gs, gm):
+        x, r = self.saved_tensors
+        gi = _std_grad(x, gs, r, self.dims, self.keepdim, self.dof)
+        return (gi + _expand_back(gm, self.shape, self.dims, self.keepdim) / self.n,)
+
+
+def _var_family(name, input, dim, unbiased, keepdim, correction, sqrt, with_mean):
+    dim, correction = _var_args(name, dim, unbiased, keepdim, correction)
+    v, m, dims, dof, n = _var_np(name.split('_')[0], input, dim, correction, keepdim)
+    xp = array_module(v)
+    if sqrt:
+        v = _arr(xp.sqrt(v), xp)
+    res = wrap(v)
+    if with_mean:
+        a = input._data
+        mv = m if keepdim or not a.ndim else xp.squeeze(m, axis=dims)
+        mean_t = wrap(_arr(mv, xp).astype(a.dtype, copy=True))
+        if grad_needed(input):
+            node = StdMeanBackward0() if sqrt else VarMeanBackward0()
+            node.shape, node.dims, node.keepdim, node.dof, node.n = a.shape, dims, keepdim, dof, n
+            record((res, mean_t), node, (input,))
+            node.save(input, res) if sqrt else node.save(input)
+        return res, mean_t
+    if grad_needed(input):
+        node = StdBackward0() if sqrt else VarBackward0()
+        node.shape, node.dims, node.keepdim, node.dof = input._data.shape, dims, keepdim, dof
+        record(res, node, (input,), save=(input, res) if sqrt else (input,))
+    return res
+
+
+@register()
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0).
+
+    Also callable as ``var(input, unbiased)`` and ``var(input, dim, unbiased, keepdim)``.
+
+    Example::
+
+        >>> ember.tensor([1., 2., 3., 4.]).var()
+        tensor(1.6667)
+    """
+    return _var_family('var', input, dim, unbiased, keepdim, correction, False, False)
+
+
+@register()
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim`` with ``correction`` (see :func:`var`).
+
+    Example::
+
+        >>> ember.tensor([1., 2., 3., 4.]).std(correction=0)
+        tensor(1.1180)
+    """
+    return _var_family('std', input, dim, unbiased, keepdim, correction, True, False)
+
+
+@register(method=False)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim`` in one pass (see :func:`var`).
+
+    Example::
+
+        >>> ember.var_mean(ember.tensor([1., 2., 3.]))
+        (tensor(1.), tensor(2.))
+    """
+    return _var_family('var_mean', input, dim, unbiased, keepdim, correction, False, True)
+
+
+@register(method=False)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim`` (see :func:`std`).
+
+    Example::
+
+        >>> ember.std_mean(ember.tensor([1., 2., 3.]))
+        (tensor(1.), tensor(2.))
+    """
+    return _var_family('std_mean', input, dim, unbiased, keepdim, correction, True, True)
+
+
+# ------------------------------------------------------------------ norms
+class LinalgVectorNormBackward0(Node):
+    def backward(self, g):
+        x, r = self.saved_tensors
+        ord_, dims, keepdim = self.ord, self.dims, self.keepdim
+        shape = x.shape
+        g = _expand_back(g, shape, dims, keepdim)
+        if ord_ == 0:
+            return (g * 0,)
+        a = x._data
+        xp = array_module(a)
+        if ord_ == 1:
+            return (g * _const(_sgn(a, xp), x),)
+        re = _expand_back(r, shape, dims, keepdim)
+        if ord_ in (math.inf, -math.inf):
+            w = _even_weights(xp.abs(a), r._data.reshape(_keep_shape(shape, dims)), dims)
+            return (g * _const(_sgn(a, xp) * w, x),)
+        rz = re._data == 0
+        if rz.any():
+            re = re + _const(rz, re)
+            g = g * _const(~rz, g)
+        if ord_ == 2:
+            return (x * (g / re),)
+        z = a == 0
+        ax = x.abs()
+        if z.any():
+            ax = ax + _const(z, ax)
+        return (x * ax.pow(ord_ - 2) * (g / re.pow(ord_ - 1)) * (_const(~z, ax) if z.any() else 1),)
+
+
+def _sgn(a, xp):
+    if a.dtype.kind == 'c':
+        m = xp.abs(a)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return xp.where(m == 0, 0, a / m)
+    return xp.sign(a)
+
+
+def _vector_norm(input, ord=2, dim=None, keepdim=False, dtype=None):
+    """The vector ``ord``-norm of ``input`` over ``dim`` (all dims when None)."""
+    a = input._data
+    if dtype is not None:
+        a = a.astype(dtype._np, copy=False)
+    if a.dtype.kind not in 'fcV':
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dtname(a)}")
+    xp = array_module(a)
+    nd = a.ndim
+    dims = _dims(None if _all_dims(dim) else dim, nd)
+    ax = _axis(dims, nd)
+    ord_ = float(ord)
+    acc = _acc(a)
+    ab = xp.abs(a)
+    if acc is not None:
+        ab = ab.astype(acc)
+    if ord_ in (math.inf, -math.inf):
+        if a.size == 0 and (nd == 0 or _bany(a.shape[d] == 0 for d in dims)):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        r = (xp.max if ord_ > 0 else xp.min)(ab, axis=ax, keepdims=keepdim)
+    elif ord_ == 0:
+        r = xp.sum(ab != 0, axis=ax, keepdims=keepdim).astype(ab.dtype)
+    elif ord_ == 1:
+        r = xp.sum(ab, axis=ax, keepdims=keepdim)
+    elif ord_ == 2:
+        r = xp.sqrt(xp.sum(ab * ab, axis=ax, keepdims=keepdim))
+    else:
+        with np.errstate(divide='ignore', over='ignore', invalid='ignore'):
+            r = xp.sum(ab ** ord_, axis=ax, keepdims=keepdim) ** (1.0 / ord_)
+    rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
+        np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
+    res = wrap(_arr(r, xp).astype(rdt, copy=False))
+    if grad_needed(input):
+        node = LinalgVectorNormBackward0()
+        node.ord, node.dims, node.keepdim = ord_, dims, keepdim
+        x = input if dtype is None or input._data.dtype == a.dtype else input.to(dtype)
+        record(res, node, (x,) if x is input else (input,), save=(x, res))
+    return res
+
+
+class _NucNormBackward(Node):
+    def backward(self, g):
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) * _const(self.uv, g),)
+
+
+_named(_NucNormBackward, 'SumBackward1')
+
+
+def _nuc_norm(input, dims, keepdim):
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    d0, d1 = dims
+    perm = [i for i in range(nd) if i not in dims] + [d0, d1]
+    m = xp.transpose(a, perm)
+    u, s, vh = xp.linalg.svd(m, full_matrices=False)
+    r = s.sum(-1)
+    if keepdim:
+        r = xp.reshape(r, _keep_shape(a.shape, dims))
+    res = wrap(_arr(r, xp).astype(a.dtype, copy=False))
+    if grad_needed(input):
+        node = _NucNormBackward()
+        uv = u @ vh
+        node.uv = xp.transpose(uv, np.argsort(perm))
+        node.shape, node.dims, node.keepdim = a.shape, tuple(sorted(dims)), keepdim
+        record(res, node, (input,))
+    return res
+
+
+@register()
+def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
+    """The norm of ``input``: ``p`` is ``'fro'`` (default), ``'nuc'``, or a number (``inf``,
+    ``-inf``, ``0``, ``1``, ``2``, ...), the vector norm over ``dim`` (all dims if None).
+
+    Example::
+
+        >>> ember.tensor([3., 4.]).norm()
+        tensor(5.)
+        >>> ember.tensor([[1., -2.], [3., 4.]]).norm(1, dim=1)
+        tensor([3., 7.])
+    """
+    if p is None:
+        p = 'fro'
+    if p == 'nuc':
+        a = input._data
+        if dim is None:
+            if a.ndim != 2:
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least "
+                                   "2 dimensions.")
+            dims = (0, 1)
+        else:
+            dims = tuple(_wrap_dim(d, a.ndim) for d in dim)
+        return _nuc_norm(input if dtype is None else input.to(dtype), dims, keepdim)
+    if p == 'fro':
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): unsupported norm type {p!r}")
+    res = _vector_norm(input, p, dim, keepdim, dtype)
+    if out is not None:
+        out.resize_(res.shape) if hasattr(out, 'resize_') and out.shape != res.shape else None
+        out.copy_(res)
+        return out
+    return res
+
+
+# ------------------------------------------------------------------ logsumexp
+class LogsumexpBackward0(Node):
+    def backward(self, g):
+        x, r = self.saved_tensors
+        sh = x.shape
+        return (_expand_back(g, sh, self.dims, self.keepdim) *
+                (x - _expand_back(r, sh, self.dims, self.keepdim)).exp(),)
+
+
+@register()
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input)))`` over ``dim``, computed stably. Integer inputs give the
+    default float dtype.
+
+    Example::
+
+        >>> ember.tensor([0., 0.]).logsumexp(0)
+        tensor(0.6931)
+    """
+    a = input._data
+    x = input
+    if a.dtype.kind in 'biu':
+        a = a.astype(D._default_dtype._np)
+        x = None
+    xp = array_module(a)
+    nd = a.ndim
+    dims = _dims(dim, nd)
+    ax = _axis(dims, nd)
+    if a.size == 0:
+        r = xp.full(tuple(1 if i in dims else s for i, s in enumerate(a.shape)) if keepdim
+                    else tuple(s for i, s in enumerate(a.shape) if i not in dims), -np.inf, a.dtype)
+    else:
+        m = xp.max(a.real if a.dtype.kind == 'c' else a, axis=ax, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        with np.errstate(divide='ignore'):
+            r = xp.log(xp.sum(xp.exp(a - m), axis=ax, keepdims=True)) + m
+        if not keepdim and nd:
+            r = xp.squeeze(r, axis=dims)
+        elif not nd:
+            r = r.reshape(())
+    res = wrap(_arr(r, xp).astype(a.dtype, copy=False))
+    if x is not None and grad_needed(x):
+        node = LogsumexpBackward0()
+        node.dims, node.keepdim = dims, keepdim
+        record(res, node, (x,), save=(x, res))
+    return res
+
+
+# ------------------------------------------------------------------ all / any / count_nonzero
+def _logical_red(input, dim, keepdim, fn):
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    dims = _dims(None if _all_dims(dim) else dim, nd)
+    r = _arr(fn(a != 0 if a.dtype.kind != 'b' else a, axis=_axis(dims, nd), keepdims=keepdim), xp)
+    if a.dtype == np.uint8:
+        r = r.astype(np.uint8)
+    return wrap(r)
+
+
+@register()
+def all(input, dim=None, keepdim=False):
+    """True if all elements (over ``dim``) are nonzero. uint8 input gives uint8, others bool.
+
+    Example::
+
+        >>> ember.tensor([[True, False], [True, True]]).all(1)
+        tensor([False,  True])
+    """
+    return _logical_red(input, dim, keepdim, array_module(input._data).all)
+
+
+@register()
+def any(input, dim=None, keepdim=False):
+    """True if any element (over ``dim``) is nonzero.
+
+    Example::
+
+        >>> ember.tensor([0, 0, 3]).any()
+        tensor(True)
+    """
+    return _logical_red(input, dim, keepdim, array_module(input._data).any)
+
+
+@register()
+def count_nonzero(input, dim=None):
+    """Number of nonzero elements over ``dim`` (int or tuple; all if None), as int64.
+
+    Example::
+
+        >>> ember.count_nonzero(ember.tensor([[0, 1], [2, 3]]), dim=0)
+        tensor([1, 2])
+    """
+    a = input._data
+    xp = array_module(a)
+    dims = _dims(None if _all_dims(dim) else dim, a.ndim)
+    return wrap(_arr(xp.sum(a != 0, axis=_axis(dims, a.ndim)), xp).astype(np.int64))
+
+
+# ------------------------------------------------------------------ sorting and selection
+def _argsort_np(a, axis, descending, xp):
+    """Stable argsort along ``axis``; NaN sorts as the largest value (last ascending, first
+    descending); equal elements keep their order either way."""
+    if not descending:
+        return xp.argsort(a, axis=axis, kind='stable')
+    n = a.shape[axis]
+    rev = xp.flip(a, axis=axis)
+    if a.dtype.kind == 'b':
+        rev = rev.astype(np.int8)
+    idx = xp.argsort(rev, axis=axis, kind='stable')
+    return (n - 1) - xp.flip(idx, axis=axis)
+
+
+@register()
+def sort(input, dim=-1, descending=False, *, stable=False):
+    """Sort along ``dim``; returns ``(values, indices)``. The sort is always stable here
+    (``stable=True`` is honoured; ``stable=False`` allows any order of equal elements).
+
+    Example::
+
+        >>> ember.tensor([3., 1., 2.]).sort()
+        torch.return_types.sort(
+        values=tensor([1., 2., 3.]),
+        indices=tensor([1, 2, 0]))
+    """
+    if isinstance(dim, bool):
+        dim, descending = -1, dim
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    d = _wrap_dim(dim, nd)
+    if nd == 0:
+        return _selected(input, a.copy(), xp.zeros((), np.int64), 0, True, SortBackward0, _rt.sort)
+    idx = _argsort_np(a, d, descending, xp)
+    vals = xp.take_along_axis(a, idx, axis=d)
+    return _selected(input, vals, idx, d, True, SortBackward0, _rt.sort)
+
+
+@register()
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    """Indices that sort ``input`` along ``dim`` (see :func:`sort`).
+
+    Example::
+
+        >>> ember.tensor([3., 1., 2.]).argsort(descending=True)
+        tensor([0, 2, 1])
+    """
+    a = input._data
+    xp = array_module(a)
+    if a.ndim == 0:
+        _wrap_dim(dim, 0)
+        return wrap(xp.zeros((), np.int64))
+    return wrap(_argsort_np(a, _wrap_dim(dim, a.ndim), descending, xp).astype(np.int64, copy=False))
+
+
+@register()
+def msort(input):
+    """Sort along the first dimension (values only).
+
+    Example::
+
+        >>> ember.msort(ember.tensor([[3., 1.], [2., 4.]]))
+        tensor([[2., 1.],
+                [3., 4.]])
+    """
+    return sort(input, 0)[0]
+
+
+@register()
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest with ``largest=False``) elements along ``dim``, as
+    ``(values, indices)``.
+
+    NOTE: unlike PyTorch, the result is always sorted, also with ``sorted=False``.
+
+    Example::
+
+        >>> ember.tensor([1., 4., 2., 3.]).topk(2)
+        torch.return_types.topk(
+        values=tensor([4., 3.]),
+        indices=tensor([1, 3]))
+    """
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    d = _wrap_dim(dim, nd)
+    n = a.shape[d] if nd else 1
+    if k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    if nd == 0:
+        if k == 0:
+            raise RuntimeError("selected index k out of range")
+        return _selected(input, a.copy(), xp.zeros((), np.int64), 0, True, TopkBackward0, _rt.topk)
+    idx = _argsort_np(a, d, largest, xp)
+    idx = xp.take(idx, xp.arange(k), axis=d)
+    vals = xp.take_along_axis(a, idx, axis=d)
+    return _selected(input, vals, idx, d, True, TopkBackward0, _rt.topk)
+
+
+def _pick(name, input, dim, keepdim, pos_fn, cls, rtype):
+    """Sort along ``dim`` and pick the element at position ``pos_fn(sorted, n)`` (an array in
+    keepdim form) of each slice: the common core of kthvalue/median/nanmedian."""
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    d = _wrap_dim(dim, nd)
+    if nd == 0:
+        pos_fn(a.reshape(1), 1)
+        return _selected(input, a.copy(), xp.zeros((), np.int64), 0, keepdim, cls, rtype)
+    n = a.shape[d]
+    if n == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    order = _argsort_np(a, d, False, xp)
+    srt = xp.take_along_axis(a, order, axis=d)
+    pos = pos_fn(srt, n, d)
+    idx = xp.take_along_axis(order, pos, axis=d)
+    vals = xp.take_along_axis(a, idx, axis=d)
+    if not keepdim:
+        vals = xp.squeeze(vals, axis=d)
+    return _selected(input, vals, idx, d, keepdim, cls, rtype)
+
+
+@register()
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest element (1-based) along ``dim``, as ``(values, indices)``.
+
+    Example::
+
+        >>> ember.tensor([3., 1., 2.]).kthvalue(2)
+        torch.return_types.kthvalue(
+        values=tensor(2.),
+        indices=tensor(2))
+    """
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    n = a.shape[d] if a.ndim else 1
+    if a.ndim and n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if k < 1 or k > n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+
+    def pos(srt, n_, d_=0):
+        sh = list(srt.shape)
+        sh[d_] = 1
+        return np.full(sh, k - 1, np.int64)
+    return _pick('kthvalue', input, dim, keepdim, pos, KthvalueBackward0, _rt.kthvalue)
+
+
+def _nan_count(srt, d, xp):
+    if srt.dtype.kind not in 'fcV':
+        return xp.zeros([1 if i == d else s for i, s in enumerate(srt.shape)], np.int64)
+    return xp.isnan(srt).sum(axis=d, keepdims=True)
+
+
+def _median_all(input, ignore_nan, cls):
+    a = input._data
+    xp = array_module(a)
+    flat = a.reshape(-1)
+    if ignore_nan and flat.dtype.kind in 'fV':
+        flat = flat[~xp.isnan(flat)]
+    if a.size == 0 or flat.size == 0:
+        r = xp.full((), np.nan, a.dtype) if a.dtype.kind in 'fcV' else None
+        if r is None:
+            raise IndexError("median(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+    elif not ignore_nan and a.dtype.kind in 'fV' and xp.isnan(flat).any():
+        r = xp.full((), np.nan, a.dtype)
+    else:
+        r = xp.asarray(xp.sort(flat)[(flat.size - 1) // 2])
+    res = wrap(_arr(r, xp).copy())
+    return _record_even(res, input, cls, r, tuple(range(a.ndim)), False)
+
+
+@register()
+def median(input, dim=None, keepdim=False):
+    """The lower median: of all elements (a value), or along ``dim`` as
+    ``(values, indices)``. NaN propagates (use :func:`nanmedian` to ignore it).
+
+    Example::
+
+        >>> ember.tensor([1., 4., 2., 3.]).median()
+        tensor(2.)
+    """
+    if dim is None:
+        return _median_all(input, False, MedianBackward0)
+    xp = array_module(input._data)
+
+    def pos(srt, n, d=0):
+        nn = _nan_count(srt, d, xp)
+        return xp.where(nn > 0, n - nn, (n - 1) // 2).astype(np.int64)
+    return _pick('median', input, dim, keepdim, pos, MedianBackward1, _rt.median)
+
+
+@register()
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median ignoring NaN: of all elements, or along ``dim`` as
+    ``(values, indices)``.
+
+    Example::
+
+        >>> ember.tensor([1., float('nan'), 3., 2.]).nanmedian()
+        tensor(2.)
+    """
+    if dim is None:
+        return _median_all(input, True, NanmedianBackward0)
+    xp = array_module(input._data)
+
+    def pos(srt, n, d=0):
+        nv = n - _nan_count(srt, d, xp)
+        return xp.where(nv > 0, (nv - 1) // 2, 0).astype(np.int64)
+    return _pick('nanmedian', input, dim, keepdim, pos, NanmedianBackward1, _rt.nanmedian)
+
+
+@register()
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest among equally frequent ones) and
+    the index of its last occurrence, as ``(values, indices)``.
+
+    Example::
+
+        >>> ember.tensor([3, 1, 3, 1, 2]).mode()
+        torch.return_types.mode(
+        values=tensor(1),
+        indices=tensor(3))
+    """
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    d = _wrap_dim(dim, nd)
+    if nd == 0:
+        return _selected(input, a.copy(), xp.zeros((), np.int64), 0, keepdim, ModeBackward0, _rt.mode)
+    n = a.shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    m = xp.moveaxis(a, d, -1)
+    rows = m.reshape(-1, n)
+    srt = xp.sort(rows, axis=1, kind='stable')
+    # run lengths in each sorted row
+    new = xp.ones(srt.shape, bool)
+    new[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    r_ix = xp.arange(srt.shape[0])[:, None]
+    starts = xp.where(new, xp.arange(n)[None, :], 0)
+    starts = xp.maximum.accumulate(starts, axis=1)          # start of the run of each element
+    runlen = xp.arange(n)[None, :] - starts + 1              # position within its run
+    best = xp.argmax(runlen, axis=1)                         # first longest run end = smallest value
+    vals = srt[r_ix[:, 0], best]
+    eq = rows == vals[:, None]
+    last = n - 1 - xp.argmax(eq[:, ::-1], axis=1)
+    out_shape = m.shape[:-1]
+    vals = vals.reshape(out_shape + (1,))
+    last = last.reshape(out_shape + (1,))
+    vals = xp.moveaxis(vals, -1, d)
+    idx = xp.ascontiguousarray(xp.moveaxis(last, -1, d)).astype(np.int64)
+    if not keepdim:
+        vals = xp.squeeze(vals, axis=d)
+    return _selected(input, xp.ascontiguousarray(vals), idx, d, keepdim, ModeBackward0, _rt.mode)
+
+
+# ------------------------------------------------------------------ quantiles
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    a = input._data
+    xp = array_module(a)
+    if a.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if a.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):
+        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, "
+                         f"midpoint or nearest. Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor) or q.dim() == 0
+    if isinstance(q, Tensor):
+        if q.dim() > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q._data.dtype != a.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qa = xp.asarray(q._data, np.float64).reshape(-1)
+    else:
+        qa = xp.asarray([float(q)], np.float64)
+    if qa.size and ((qa < 0).any() or (qa > 1).any()):
+        bad = [v for v in qa.tolist() if v < 0 or v > 1][0]
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {bad:g}"
+                           if not isinstance(q, Tensor) else
+                           f"{name}() q values must be in the range [0, 1]")
+    nd = a.ndim
+    if dim is None:
+        x = input.reshape(-1)
+        d = 0
+    else:
+        d = _wrap_dim(dim, nd)
+        x = input if nd else input.reshape(1)
+    x = x.movedim(d, -1) if x.dim() > 1 else x
+    srt = sort(x, -1)[0]                                    # NaN last
+    s = srt._data
+    n = s.shape[-1]
+    nan_cnt = xp.isnan(s).sum(axis=-1, keepdims=True)
+    nvalid = n - nan_cnt if ignore_nan else xp.full(nan_cnt.shape, n)
+    rank = qa * (nvalid - 1)                                   # (..., nq)
+    if interpolation == 'lower':
+        rank = xp.floor(rank)
+    elif interpolation == 'higher':
+        rank = xp.ceil(rank)
+    elif interpolation == 'nearest':
+        rank = xp.round(rank)
+    lo = xp.clip(xp.floor(rank), 0, n - 1).astype(np.int64)
+    hi = xp.clip(xp.ceil(rank), 0, n - 1).astype(np.int64)
+    lo_v = _take_along(srt, srt.dim() - 1, lo)
+    if interpolation in ('linear', 'midpoint'):
+        hi_v = _take_along(srt, srt.dim() - 1, hi)
+        w = (rank - lo) if interpolation == 'linear' else xp.full(rank.shape, 0.5)
+        r = lo_v + (hi_v - lo_v) * wrap(w.astype(a.dtype))
+    else:
+        r = lo_v
+    bad = (nan_cnt > 0) if not ignore_nan else (nvalid == 0)
+    if bad.any():
+        r = r + wrap(xp.where(bad, np.nan, 0).astype(a.dtype))
+    # r: (batch..., nq) -> (nq, batch...), then restore the reduced dim for keepdim
+    r = r.movedim(-1, 0)
+    if keepdim:
+        if dim is None:
+            r = r.reshape((r.shape[0],) + (1,) * nd)
+        elif nd:
+            r = r.unsqueeze(d + 1)
+    if scalar_q:
+        r = r.squeeze(0)
+    return r
+
+
+@register()
+def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """The ``q``-th quantiles of ``input`` (flattened if ``dim`` is None). ``q`` is a float
+    or a 1-D tensor (its size becomes the first output dimension). ``interpolation`` is
+    ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or ``'nearest'``.
+
+    Example::
+
+        >>> ember.tensor([1., 2., 3., 4.]).quantile(0.5)
+        tensor(2.5000)
+    """
+    return _quantile('quantile', input, q, dim, keepdim, interpolation, False)
+
+
+@register()
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """Like :func:`quantile`, ignoring NaN values.
+
+    Example::
+
+        >>> ember.tensor([1., float('nan'), 3.]).nanquantile(0.5)
+        tensor(2.)
+    """
+    return _quantile('nanquantile', input, q, dim, keepdim, interpolation, True)
+
+
+# ------------------------------------------------------------------ cumulative ops
+def _rev_cumsum(g, dim):
+    """``sum_{j >= i} g_j`` along ``dim``, differentiable."""
+    return _flip(cumsum(_flip(g, dim), dim), dim)
+
+
+class CumsumBackward0(Node):
+    def backward(self, g):
+        if g.dim() == 0:
+            return (g,)
+        return (_rev_cumsum(g, self.dim),)
+
+
+@register()
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim``. Integer and bool inputs give int64.
+
+    Example::
+
+        >>> ember.tensor([1, 2, 3]).cumsum(0)
+        tensor([1, 3, 6])
+    """
+    a = _sum_input(input, dtype)
+    xp = array_module(a)
+    d = _wrap_dim(dim, a.ndim)
+    r = a.copy() if a.ndim == 0 else xp.cumsum(a, axis=d, dtype=_acc(a)).astype(a.dtype, copy=False)
+    res = wrap(r)
+    if grad_needed(input):
+        node = CumsumBackward0()
+        node.dim = d
+        record(res, node, (input,))
+    return res
+
+
+class CumprodBackward0(Node):
+    def backward(self, g):
+        x, out = self.saved_tensors
+        if g.dim() == 0:
+            return (g,)
+        return (_cumprod_grad(x, g, out, self.dim),)
+
+
+def _cumprod_grad(x, g, out, dim):
+    """d cumprod / dx, exact where x has zeros. Along each slice with first zero at ``z``:
+    positions before ``z`` use ``revcumsum(g * out) / x`` over the zero-free prefix, position
+    ``z`` gets ``prod(x[:z]) * sum_{j >= z} g_j prod(x[z+1..j])``, later positions get 0."""
+    a = x._data
+    xp = array_module(a)
+    zero = a == 0
+    if not zero.any():
+        return _rev_cumsum(g * out, dim) / x
+    n = a.shape[dim]
+    sh = [1] * a.ndim
+    sh[dim] = n
+    pos = xp.arange(n).reshape(sh)
+    z = xp.where(zero.any(axis=dim, keepdims=True), xp.argmax(zero, axis=dim, keepdims=True), n)
+    before, at, after = pos < z, pos == z, pos > z
+    bc, atc, afc = _const(before, x), _const(at, x), _const(after, x)
+    x_pre = x * bc + (1 - bc)                                  # ones from the first zero on
+    part_a = _rev_cumsum(g * out * bc, dim) / x_pre * bc
+    p_pre = x_pre.prod(dim, keepdim=True)
+    w = x * afc + (1 - afc)                                    # ones up to the first zero
+    s = (g * cumprod(w, dim) * _const(~before, x)).sum(dim, keepdim=True)
+    return part_a + atc * p_pre * s
+
+
+@register()
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim``. Integer and bool inputs give int64.
+
+    Example::
+
+        >>> ember.tensor([1., 2., 3.]).cumprod(0)
+        tensor([1., 2., 6.])
+    """
+    a = _sum_input(input, dtype)
+    xp = array_module(a)
+    d = _wrap_dim(dim, a.ndim)
+    r = a.copy() if a.ndim == 0 else xp.cumprod(a, axis=d, dtype=_acc(a)).astype(a.dtype, copy=False)
+    res = wrap(r)
+    if grad_needed(input):
+        node = CumprodBackward0()
+        node.dim = d
+        record(res, node, (input,), save=(input, res))
+    return res
+
+
+def _cumext(name, input, dim, big, cls, rtype):
+    a = input._data
+    xp = array_module(a)
+    nd = a.ndim
+    d = _wrap_dim(dim, nd)
+    if nd == 0:
+        return _selected(input, a.copy(), xp.zeros((), np.int64), 0, True, cls, rtype)
+    n = a.shape[d]
+    m = xp.moveaxis(a, d, 0)
+    vals = xp.empty_like(m)
+    idx = xp.empty(m.shape, np.int64)
+    isf = a.dtype.kind in 'fV'
+    if n:
+        cur = m[0].copy()
+        ci = xp.zeros(m.shape[1:], np.int64)
+        vals[0], idx[0] = cur, ci
+        for i in range(1, n):
+            xi = m[i]
+            cond = (xi >= cur) if big else (xi <= cur)
+            if isf:
+                cond = xp.isnan(xi) | (cond & ~xp.isnan(cur))
+            cur = xp.where(cond, xi, cur)
+            ci = xp.where(cond, i, ci)
+            vals[i], idx[i] = cur, ci
+    vals = xp.ascontiguousarray(xp.moveaxis(vals, 0, d))
+    idx = xp.ascontiguousarray(xp.moveaxis(idx, 0, d))
+    return _selected(input, vals, idx, d, True, cls, rtype)
+
+
+@register()
+def cummax(input, dim):
+    """Running maximum along ``dim`` and the index where it was reached, as
+    ``(values, indices)``.
+
+    Example::
+
+        >>> ember.tensor([1., 3., 2.]).cummax(0)
+        torch.return_types.cummax(
+        values=tensor([1., 3., 3.]),
+        indices=tensor([0, 1, 1]))
+    """
+    return _cumext('cummax', input, dim, True, CummaxBackward0, _rt.cummax)
+
+
+@register()
+def cummin(input, dim):
+    """Running minimum along ``dim`` and its index, as ``(values, indices)``.
+
+    Example::
+
+        >>> ember.tensor([3., 1., 2.]).cummin(0).values
+        tensor([3., 1., 1.])
+    """
+    return _cumext('cummin', input, dim, False, CumminBackward0, _rt.cummin)
+
+
+class LogcumsumexpBackward0(Node):
+    def backward(self, g):
+        x, out = self.saved_tensors
+        if g.dim() == 0:
+            return (g,)
+        d = self.dim
+        # grad_i = sum_{j>=i} g_j exp(x_i - out_j), split by the sign of g to stay in log space
+        a = g._data
+        pos = _const(a > 0, g)
+        neg = _const(a < 0, g)
+        res = None
+        for m, sgn in ((pos, 1), (neg, -1)):
+            lg = (g * sgn * m + (1 - m)).log() + _const(np.where((a * sgn) > 0, 0, -np.inf), g)
+            t = (_flip(logcumsumexp(_flip(lg - out, d), d), d) + x).exp()
+            res = t if sgn == 1 else res - t
+        return (res,)
+
+
+@register()
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably.
+
+    Example::
+
+        >>> ember.tensor([0., 0.]).logcumsumexp(0)
+        tensor([0.0000, 0.6931])
+    """
+    a = input._data
+    if a.dtype.kind not in 'fcV':
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtname(a)}'")
+    xp = array_module(a)
+    d = _wrap_dim(dim, a.ndim)
+    r = a.copy() if a.ndim == 0 else xp.logaddexp.accumulate(a, axis=d)
+    res = wrap(r)
+    if grad_needed(input):
+        node = LogcumsumexpBackward0()
+        node.dim = d
+        record(res, node, (input,), save=(input, res))
+    return res
+
+
+# ------------------------------------------------------------------ unique / counting
+def _unique_rows(rows, consecutive, xp):
+    """(unique rows, inverse, counts) of a 2-D array, sorted unless ``consecutive``."""
+    n = rows.shape[0]
+    if consecutive:
+        order = xp.arange(n)
+        srt = rows
+    else:
+        if rows.shape[1] == 0:
+            order = xp.arange(n)
+        else:
+            order = xp.lexsort(rows.T[::-1]) if rows.dtype.kind != 'b' else \
+                xp.lexsort(rows.T[::-1].astype(np.int8))
+        srt = rows[order]
+    if n == 0:
+        return srt, xp.zeros(0, np.int64), xp.zeros(0, np.int64)
+    new = xp.ones(n, bool)
+    if rows.shape[1]:
+        new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+    else:
+        new[1:] = False
+    grp = xp.cumsum(new) - 1
+    inv = xp.empty(n, np.int64)
+    inv[order] = grp
+    starts = xp.nonzero(new)[0]
+    counts = xp.diff(xp.append(starts, n)).astype(np.int64)
+    return srt[new], inv, counts
+
+
+def _unique(input, consecutive, return_inverse, return_counts, dim):
+    a = input._data
+    xp = array_module(a)
+    if dim is None:
+        flat = a.reshape(-1, 1)
+        u, inv, cnt = _unique_rows(flat, consecutive, xp)
+        out = u.reshape(-1)
+        inv = inv.reshape(a.shape)
+    else:
+        d = _wrap_dim(dim, a.ndim)
+        m = xp.moveaxis(a, d, 0)
+        rows = m.reshape(m.shape[0], -1)
+        u, inv, cnt = _unique_rows(rows, consecutive, xp)
+        out = xp.moveaxis(u.reshape((u.shape[0],) + m.shape[1:]), 0, d)
+    res = [wrap(xp.ascontiguousarray(out).copy())]
+    if return_inverse:
+        res.append(wrap(inv))
+    if return_counts:
+        res.append(wrap(cnt))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+@register()
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The unique elements (or slices along ``dim``) of ``input``, in ascending order;
+    optionally also the inverse indices and the counts.
+
+    Example::
+
+        >>> ember.unique(ember.tensor([3, 1, 1, 2]), return_counts=True)
+        (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    return _unique(input, False, return_inverse, return_counts, dim)
+
+
+@register()
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (or slices along ``dim``).
+
+    Example::
+
+        >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 1]))
+        tensor([1, 2, 1])
+    """
+    return _unique(input, True, return_inverse, return_counts, dim)
+
+
+@register()
+def bincount(input, weights=None, minlength=0):
+    """Count occurrences of each value of a 1-D non-negative integer tensor (or sum
+    ``weights`` per value).
+
+    Example::
+
+        >>> ember.tensor([0, 1, 1, 3]).bincount()
+        tensor([1, 2, 0, 1])
+    """
+    a = input._data
+    xp = array_module(a)
+    if a.ndim != 1 or a.dtype.kind not in 'iub' or (a.size and (a < 0).any()):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return wrap(xp.bincount(a, minlength=minlength).astype(np.int64))
+    w = weights._data
+    if w.ndim != 1 or w.shape[0] != a.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    odt = np.float32 if w.dtype == np.float32 else np.float64
+    return wrap(xp.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(odt))
+
+
+@register()
+def histc(input, bins=100, min=0, max=0):
+    """Histogram with ``bins`` equal-width bins over ``[min, max]`` (the data's range when
+    both are 0); elements outside are ignored.
+
+    Example::
+
+        >>> ember.tensor([1., 2., 1.]).histc(bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
+    a = input._data
+    xp = array_module(a)
+    if a.dtype.kind not in 'fV':
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_dtname(a)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        fin = a[xp.isfinite(a)]
+        if fin.size:
+            lo, hi = float(fin.min()), float(fin.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histogram(): max must be larger than min")
+    x = a.reshape(-1)
+    x = x[(x >= lo) & (x <= hi)]
+    ix = ((x - a.dtype.type(lo)) * a.dtype.type(bins) / (a.dtype.type(hi) - a.dtype.type(lo))).astype(np.int64)
+    ix = xp.minimum(ix, bins - 1)
+    return wrap(xp.bincount(ix, minlength=bins).astype(a.dtype))
+
+
+@register(method=False)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None, out=None):
+    """Indices where the elements of ``input`` would be inserted into the innermost dimension
+    of ``sorted_sequence`` to keep it sorted (``right``/``side='right'``: after equal
+    elements). ``sorter`` gives the indices that sort an unsorted sequence.
+
+    Example::
+
+        >>> ember.searchsorted(ember.tensor([1, 3, 5]), ember.tensor([3, 6]))
+        tensor([1, 3])
+    """
+    if side is not None:
+        if side not in ('left', 'right'):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == 'left':
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == 'right'
+    s = sorted_sequence._data
+    xp = array_module(s)
+    if sorter is not None:
+        s = xp.take_along_axis(s, sorter._data, axis=-1) if s.ndim else s
+    scalar = not isinstance(input, Tensor)
+    v = xp.asarray(input) if scalar else input._data
+    sd = 'right' if right else 'left'
+    odt = np.int32 if out_int32 else np.int64
+    if s.ndim == 1:
+        r = xp.searchsorted(s, v, side=sd)
+    else:
+        if scalar or v.ndim != s.ndim or v.shape[:-1] != s.shape[:-1]:
+            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                               "the first N-1 dimensions of boundaries tensor and input value "
+                               "tensor must match")
+        sr = s.reshape(-1, s.shape[-1])
+        vr = v.reshape(-1, v.shape[-1])
+        r = xp.stack([xp.searchsorted(sr[i], vr[i], side=sd) for i in range(sr.shape[0])]) \
+            if sr.shape[0] else xp.zeros(vr.shape, np.int64)
+        r = r.reshape(v.shape)
+    return wrap(xp.asarray(r).astype(odt))
+
+
+@register(method=False)
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """Index of the bucket of each element of ``input`` given 1-D sorted ``boundaries``:
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x <
+    boundaries[i]``).
+
+    Example::
+
+        >>> ember.bucketize(ember.tensor([1, 5, 9]), ember.tensor([2, 4, 6, 8]))
+        tensor([0, 2, 4])
+    """
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    b = boundaries._data
+    xp = array_module(b)
+    v = input._data if isinstance(input, Tensor) else xp.asarray(input)
+    r = xp.searchsorted(b, v, side='right' if right else 'left')
+    return wrap(xp.asarray(r).astype(np.int32 if out_int32 else np.int64))
+
+
+@register()
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
+    ``append``).
+
+    Example::
+
+        >>> ember.tensor([1, 3, 6, 10]).diff()
+        tensor([2, 3, 4])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _wrap_dim(dim, input.dim())
+    x = input
+    if prepend is not None or append is not None:
+        from .. import cat
+        parts = [t.expand(*[1 if i == d else s for i, s in enumerate(x.shape)]) if t.dim() == 0
+                 else t for t in (prepend, x, append) if t is not None]
+        x = cat(parts, d)
+    for _ in range(n):
+        L = x.shape[d]
+        if L == 0:
+            break
+        hi, lo = x.narrow(d, 1, L - 1), x.narrow(d, 0, L - 1)
+        if x.dtype is D.bool:
+            x = wrap(array_module(hi._data).not_equal(hi._data, lo._data))
+        else:
+            x = hi - lo
+    return x

@@ -268,7 +268,7 @@ class FlipBackward0(Node):
         return flip(g, self.dims)
 
 
-@register()
+@register(method=False)
 def flip(input, dims):
     """Reverses the order of elements along ``dims`` (a copy, unlike NumPy's view).
 
@@ -281,12 +281,21 @@ def flip(input, dims):
     a = input._data
     ds = _dim_list(dims, a.ndim, 'flip')
     xp = array_module(a)
-    res = wrap(xp.flip(a, ds).copy() if ds else a.copy())
+    res = wrap(xp.flip(a, ds).copy() if ds and a.ndim else a.copy())
     if grad_needed(input):
         node = FlipBackward0()
         node.dims = ds
         record(res, node, (input,))
     return res
+
+
+def _flip_method(self, *dims):
+    """``Tensor.flip(*dims)``: like :func:`flip`; dims may also be given as varargs."""
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
+        dims = dims[0]
+    return flip(self, tuple(dims))
 
 
 @register()
@@ -385,11 +394,11 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if a.ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {a.ndim}")
-    d0, d1 = dims
-    if d0 == d1 or abs(d0 - d1) == a.ndim:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
-                           f"dim1 = {d1}")
-    d0, d1 = _wrap_dim(d0, a.ndim), _wrap_dim(d1, a.ndim)
+    w0, w1 = _wrap_dim(dims[0], a.ndim), _wrap_dim(dims[1], a.ndim)
+    if w0 == w1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
+                           f"dim1 = {dims[1]}")
+    d0, d1 = w0, w1
     xp = array_module(a)
     res = wrap(xp.ascontiguousarray(xp.rot90(a, k % 4, axes=(d0, d1))))
     if res._data is a or res._data.base is not None:
@@ -1056,3 +1065,4 @@ def trace(input):
 
 
 register('repeat', function=False)(repeat)
+register('flip', function=False)(_flip_method)

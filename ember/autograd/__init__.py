@@ -7,6 +7,8 @@ from . import graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from . import function
+from .gradcheck import gradcheck, gradgradcheck
+from . import functional
 
 __all__ = ['backward', 'grad', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
            'is_grad_enabled', 'detect_anomaly', 'set_detect_anomaly', 'Function', 'gradcheck',

@@ -1,0 +1,45 @@
+"""Activation functions (beyond ``relu``, which lives with the pointwise ops)."""
+import numpy as np
+
+from .._tensor import Tensor, _Mode, inplace
+from ._util import wrap, Node, register, grad_needed, record
+from .._backend import array_module
+
+
+class LeakyReluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * _slope_mask(x, self.slope)
+
+
+def _slope_mask(x, slope):
+    a = x._data
+    xp = array_module(a)
+    return wrap(xp.where(a > 0, xp.asarray(1, a.dtype), xp.asarray(slope, a.dtype)).astype(a.dtype))
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``max(0, x) + negative_slope * min(0, x)``, elementwise.
+
+    Example::
+
+        >>> F.leaky_relu(ember.tensor([-1., 2.]), 0.1)
+        tensor([-0.1000,  2.0000])
+    """
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    a = input._data
+    xp = array_module(a)
+    r = xp.where(a > 0, a, a * a.dtype.type(negative_slope))
+    out = wrap(r)
+    if grad_needed(input):
+        node = LeakyReluBackward0()
+        node.slope = negative_slope
+        record(out, node, (input,), save=(input,))
+    return out
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`."""
+    return inplace(input, leaky_relu, negative_slope)
+

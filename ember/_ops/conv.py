@@ -1,0 +1,329 @@
+"""Convolutions (1d/2d/3d, grouped, strided, dilated, padded) and transposed
+convolutions, by im2col on strided windows + one matrix product per group.
+
+The backward of ``convolution`` is ``convolution`` again (transposed for the input
+gradient), so double backward works: grad_input of a convolution is a transposed
+convolution of the gradient with the same weight, and grad_weight is a convolution of the
+input with the gradient (roles of stride and dilation swapped)."""
+import numpy as np
+
+from .._tensor import Tensor, _Mode
+from ._util import wrap, Node, register, grad_needed, record
+from .._backend import array_module
+
+
+def _tup(v, n, name='value'):
+    if isinstance(v, (list, tuple)):
+        if len(v) == 1:
+            return tuple(int(v[0]) for _ in range(n))
+        if len(v) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values "
+                               f"to match the convolution dimensions, but got {name}={list(v)}")
+        return tuple(int(x) for x in v)
+    return (int(v),) * n
+
+
+def _windows(xp, x, k, stride, dilation):
+    """Strided view (N, C, *out, *k) of the windows of (already padded) ``x``."""
+    nd = len(k)
+    sp = x.shape[2:]
+    out = tuple((sp[i] - dilation[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(nd))
+    st = x.strides
+    shape = x.shape[:2] + out + tuple(k)
+    strides = st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + \
+        tuple(st[2 + i] * dilation[i] for i in range(nd))
+    return xp.lib.stride_tricks.as_strided(x, shape, strides), out
+
+
+def _pad(xp, x, padding):
+    if not any(padding):
+        return x
+    pw = [(0, 0), (0, 0)] + [(p, p) for p in padding]
+    return xp.pad(x, pw)
+
+
+def _conv_fwd(x, w, stride, padding, dilation, groups):
+    """Plain convolution on arrays: x (N, C, *sp), w (O, C/g, *k) -> (N, O, *out)."""
+    xp = array_module(x)
+    nd = w.ndim - 2
+    k = w.shape[2:]
+    xpad = _pad(xp, x, padding)
+    win, out = _windows(xp, xpad, k, stride, dilation)
+    N, C = x.shape[:2]
+    O = w.shape[0]
+    G = groups
+    Cg, Og = C // G, O // G
+    L = int(np.prod(out)) if out else 1
+    K = int(np.prod(k)) if k else 1
+    # (N, G, Cg, *out, *k) -> (G, N, *out, Cg, *k)
+    win = win.reshape((N, G, Cg) + out + tuple(k))
+    perm = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = win.transpose(perm).reshape(G, N * L, Cg * K)
+    wm = w.reshape(G, Og, Cg * K)
+    res = cols @ wm.transpose(0, 2, 1)          # (G, N*L, Og)
+    res = res.reshape((G, N) + out + (Og,))
+    perm2 = (1, 0, nd + 2) + tuple(range(2, 2 + nd))
+    return xp.ascontiguousarray(res.transpose(perm2).reshape((N, O) + out))
+
+
+def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups):
+    """Transposed convolution on arrays: x (N, Cin, *sp), w (Cin, Cout/g, *k)."""
+    xp = array_module(x)
+    nd = w.ndim - 2
+    k = w.shape[2:]
+    N, Cin = x.shape[:2]
+    G = groups
+    Cg = Cin // G
+    Og = w.shape[1]
+    sp = x.shape[2:]
+    full = tuple((sp[i] - 1) * stride[i] + dilation[i] * (k[i] - 1) + 1 + output_padding[i]
+                 for i in range(nd))
+    # columns: (G, N*L, Og*K) = x (G, N*L, Cg) @ w (G, Cg, Og*K)
+    L = int(np.prod(sp)) if sp else 1
+    K = int(np.prod(k)) if k else 1
+    xm = x.reshape((N, G, Cg, L)).transpose(1, 0, 3, 2).reshape(G, N * L, Cg)
+    wm = w.reshape(G, Cg, Og * K)
+    cols = (xm @ wm).reshape((G, N) + tuple(sp) + (Og,) + tuple(k))
+    out = xp.zeros((N, G, Og) + full, dtype=cols.dtype)
+    # scatter-add each kernel offset
+    for kidx in np.ndindex(*k):
+        sl = tuple(slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + (sp[i] - 1) * stride[i] + 1,
+                         stride[i]) for i in range(nd))
+        src = cols[(slice(None), slice(None)) + (slice(None),) * nd + (slice(None),) + kidx]
+        # src: (G, N, *sp, Og) -> (N, G, Og, *sp)
+        src = src.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
+        out[(slice(None), slice(None), slice(None)) + sl] += src
+    out = out.reshape((N, G * Og) + full)
+    crop = tuple(slice(padding[i], full[i] - padding[i]) for i in range(nd))
+    return xp.ascontiguousarray(out[(slice(None), slice(None)) + crop])
+
+
+class ConvolutionBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        stride, padding, dilation, transposed, output_padding, groups = self.params
+        gx = gw = gb = None
+        needs = self.needs
+        if not transposed:
+            if needs[0]:
+                # output_padding makes the transposed conv hit the input size exactly
+                sp = x.shape[2:]
+                k = w.shape[2:]
+                op = tuple(sp[i] - ((g.shape[2 + i] - 1) * stride[i] - 2 * padding[i]
+                                    + dilation[i] * (k[i] - 1) + 1) for i in range(len(k)))
+                gx = convolution(g, w, None, stride, padding, dilation, True, op, groups)
+            if needs[1]:
+                gw = _weight_grad(x, g, w.shape, stride, padding, dilation, groups)
+        else:
+            if needs[0]:
+                gx = convolution(g, w, None, stride, padding, dilation, False, (0,) * len(stride), groups)
+            if needs[1]:
+                # transposed conv: y = conv^T(x, w)  =>  dW = weight-grad of conv(g -> x)
+                gw = _weight_grad(g, x, w.shape, stride, padding, dilation, groups)
+        if needs[2]:
+            gb = g.sum((0,) + tuple(range(2, g.dim())))
+        return gx, gw, gb
+
+
+def _weight_grad(x, g, wshape, stride, padding, dilation, groups):
+    """dL/dW of y = conv(x, W): a convolution of x with g (batch and channel roles
+    swapped, stride and dilation exchanged), cropped to the kernel size."""
+    nd = len(wshape) - 2
+    N = x.shape[0]
+    C = x.shape[1]
+    O = g.shape[1]
+    G = groups
+    # xt: (C, N, *sp) grouped as batch=C/G per group... do per group for clarity
+    outs = []
+    Cg, Og = C // G, O // G
+    for gi in range(G):
+        xg = x.narrow(1, gi * Cg, Cg).transpose(0, 1)           # (Cg, N, *sp)
+        gg = g.narrow(1, gi * Og, Og).transpose(0, 1)           # (Og, N, *out)
+        r = convolution(xg, gg, None, dilation, padding, stride, False, (0,) * nd, 1)  # (Cg, Og, *k')
+        k = wshape[2:]
+        for d in range(nd):
+            if r.shape[2 + d] != k[d]:
+                r = r.narrow(2 + d, 0, k[d])
+        outs.append(r.transpose(0, 1))                            # (Og, Cg, *k)
+    return outs[0] if G == 1 else _cat0(outs)
+
+
+def _cat0(ts):
+    from .shape import cat
+    return cat(ts, 0)
+
+
+@register(method=False)
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """The general N-d (transposed) convolution all conv functions use.
+
+    Args:
+        input (Tensor): ``(N, C_in, *spatial)``.
+        weight (Tensor): ``(C_out, C_in/groups, *k)`` (``(C_in, C_out/groups, *k)`` when
+            ``transposed``).
+        bias (Tensor or None): ``(C_out,)``.
+    """
+    x, w = input._data, weight._data
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"Input type ({_tn(input)}) and weight type ({_tn(weight)}) should be the same")
+    if transposed:
+        r = _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
+    else:
+        r = _conv_fwd(x, w, stride, padding, dilation, groups)
+    if bias is not None:
+        r += bias._data.reshape((1, -1) + (1,) * (r.ndim - 2))
+    out = wrap(r)
+    if grad_needed(input, weight, bias):
+        node = ConvolutionBackward0()
+        node.params = (tuple(stride), tuple(padding), tuple(dilation), transposed,
+                       tuple(output_padding), groups)
+        node.needs = (input._rg, weight._rg, bias is not None and bias._rg)
+        record(out, node, (input, weight, bias), save=(input, weight))
+    return out
+
+
+def _tn(t):
+    from .._tensor_str import _type_name
+    return _type_name(t)
+
+
+def _check(input, weight, nd, groups, name, transposed=False):
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if weight.dim() != nd + 2:
+        raise RuntimeError(f"weight should have at least three dimensions")
+    C = input.shape[-nd - 1]
+    if not transposed:
+        if C != weight.shape[1] * groups:
+            unb = input.dim() == nd + 1
+            shp = list(input.shape if not unb else (1,) + tuple(input.shape))
+            raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                               f"input{shp} to have {weight.shape[1] * groups} channels, but got "
+                               f"{C} channels instead")
+    elif C != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {weight.shape[0]} channels, but got "
+                           f"{C} channels instead")
+
+
+def _same_padding(input, weight, stride, dilation, nd):
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    k = weight.shape[2:]
+    total = [dilation[i] * (k[i] - 1) for i in range(nd)]
+    left = [t // 2 for t in total]
+    extra = [t - 2 * l for t, l in zip(total, left)]
+    if any(extra):
+        from ..nn.functional import pad as _F_pad
+        pads = []
+        for i in reversed(range(nd)):
+            pads += [0, extra[i]]
+        input = _F_pad(input, pads)
+    return input, tuple(left)
+
+
+def _convnd(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    _check(input, weight, nd, groups, name)
+    unbatched = input.dim() == nd + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride = _tup(stride, nd, 'stride')
+    dilation = _tup(dilation, nd, 'dilation')
+    if isinstance(padding, str):
+        if padding == 'valid':
+            padding = (0,) * nd
+        elif padding == 'same':
+            input, padding = _same_padding(input, weight, stride, dilation, nd)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+    padding = _tup(padding, nd, 'padding')
+    sp = input.shape[2:]
+    k = weight.shape[2:]
+    for i in range(nd):
+        if sp[i] + 2 * padding[i] < dilation[i] * (k[i] - 1) + 1:
+            raise RuntimeError(f"Calculated padded input size per channel: "
+                               f"({' x '.join(str(sp[j] + 2 * padding[j]) for j in range(nd))}). "
+                               f"Kernel size: ({' x '.join(str(dilation[j] * (k[j] - 1) + 1) for j in range(nd))}). "
+                               "Kernel size can't be greater than actual input size")
+    out = convolution(input, weight, bias, stride, padding, dilation, False, (0,) * nd, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+@register(method=False)
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over ``(N, C_in, L)`` (or unbatched ``(C_in, L)``) input.
+
+    Example::
+
+        >>> F.conv1d(ember.randn(1, 2, 5), ember.randn(3, 2, 3)).shape
+        torch.Size([1, 3, 3])
+    """
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, 'conv1d')
+
+
+@register(method=False)
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution over ``(N, C_in, H, W)`` (or unbatched) input.
+
+    Args:
+        input: ``(N, C_in, H, W)``.
+        weight: ``(C_out, C_in/groups, kH, kW)``.
+        bias: optional ``(C_out,)``.
+        stride, padding (int, tuple, 'valid' or 'same'), dilation, groups: as PyTorch.
+
+    Example::
+
+        >>> F.conv2d(ember.randn(1, 3, 5, 5), ember.randn(4, 3, 3, 3), padding=1).shape
+        torch.Size([1, 4, 5, 5])
+    """
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, 'conv2d')
+
+
+@register(method=False)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched) input."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, 'conv3d')
+
+
+def _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, name):
+    _check(input, weight, nd, groups, name, transposed=True)
+    unbatched = input.dim() == nd + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride = _tup(stride, nd, 'stride')
+    padding = _tup(padding, nd, 'padding')
+    dilation = _tup(dilation, nd, 'dilation')
+    output_padding = _tup(output_padding, nd, 'output_padding')
+    for i in range(nd):
+        if output_padding[i] >= stride[i] and output_padding[i] >= dilation[i]:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                               f"got output_padding_height: {output_padding[0]} output_padding_width: "
+                               f"{output_padding[-1]} stride_height: {stride[0]} stride_width: "
+                               f"{stride[-1]} dilation_height: {dilation[0]} dilation_width: {dilation[-1]}")
+    out = convolution(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+@register(method=False)
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """1-D transposed convolution ("deconvolution")."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 1, 'conv_transpose1d')
+
+
+@register(method=False)
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """2-D transposed convolution; weight ``(C_in, C_out/groups, kH, kW)``."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 2, 'conv_transpose2d')
+
+
+@register(method=False)
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """3-D transposed convolution."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 3, 'conv_transpose3d')

@@ -1,0 +1,1449 @@
+"""Indexing ops: ``Tensor.__getitem__`` / ``__setitem__`` (basic indexing gives views,
+advanced indexing copies), gather/scatter, index_* ops, masked ops, take/put, where,
+nonzero, and ``fill_`` / ``zero_``. Each op's backward class stands right above its
+forward; backward formulas are written in ember ops (so double backward works).
+
+Advanced indexing works on a *key*: a tuple of ``slice(None)`` and int64 index arrays,
+one per leading dim, with NumPy's (= PyTorch's) placement rule for the result dims.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._dtype import _NP2DT
+from .._tensor import Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name
+from ._util import wrap, Node, register, grad_needed, record
+from .._backend import array_module
+from ..autograd.graph import _named
+from . import view as V
+
+_FULL = slice(None)
+
+
+def _shape_str(s):
+    return '[' + ', '.join(str(x) for x in s) + ']'
+
+
+def _xp(a):
+    return array_module(a)
+
+
+def _as_tensor(obj):
+    """A Tensor for an index given as a list / numpy array."""
+    from .creation import tensor
+    if isinstance(obj, np.ndarray):
+        return wrap(obj.copy())
+    return tensor(obj)
+
+
+def _int_index(t, name, allow_int32=True):
+    """int64 array of index tensor ``t`` (RuntimeError naming ``name`` for other dtypes)."""
+    a = t._data
+    if a.dtype != np.int64 and not (allow_int32 and a.dtype == np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index" if not allow_int32 else
+                           f"{name}(): Expected dtype int32 or int64 for index")
+    return a.astype(np.int64, copy=False)
+
+
+def _check_bounds(idx, n, dim, allow_neg=False, exc=RuntimeError):
+    if idx.size == 0:
+        return
+    mx = int(idx.max())
+    mn = int(idx.min())
+    if mx >= n:
+        raise exc(f"index {mx} is out of bounds for dimension {dim} with size {n}")
+    if mn < (-n if allow_neg else 0):
+        raise exc(f"index {mn} is out of bounds for dimension {dim} with size {n}")
+
+
+# ------------------------------------------------------------------ advanced indexing core
+def _key_result_shape(shape, key):
+    """Shape of ``arr[key]`` for an array of ``shape`` (without computing it)."""
+    adv = [i for i, k in enumerate(key) if not isinstance(k, slice)]
+    rest = tuple(shape[len(key):])
+    if not adv:
+        return tuple(shape)
+    try:
+        b = np.broadcast_shapes(*(key[i].shape for i in adv))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ', '.join(_shape_str(key[i].shape) for i in adv)) from None
+    if adv == list(range(adv[0], adv[-1] + 1)):
+        return tuple(shape[:adv[0]]) + b + tuple(shape[adv[-1] + 1:len(key)]) + rest
+    return b + tuple(shape[i] for i, k in enumerate(key) if isinstance(k, slice)) + rest
+
+
+def _check_key(shape, key):
+    for d, k in enumerate(key):
+        if not isinstance(k, slice):
+            _check_bounds(k, shape[d], d, allow_neg=True, exc=IndexError)
+    return _key_result_shape(shape, key)
+
+
+class IndexBackward0(Node):
+    def backward(self, g):
+        return _index_put_key(g.new_zeros(self.shape), self.key, g, True)
+
+
+def _index_key(x, key):
+    """``x[key]`` for an advanced key (a copy), recorded as ``IndexBackward0``."""
+    a = x._data
+    _check_key(a.shape, key)
+    out = wrap(a[key])
+    if grad_needed(x):
+        node = IndexBackward0()
+        node.shape, node.key = a.shape, key
+        record(out, node, (x,))
+    return out
+
+
+class IndexPutBackward0(Node):
+    def backward(self, g):
+        key = self.key
+        gx = gv = None
+        if self.needs[0]:
+            gx = g if self.accumulate else _index_put_key(g, key, g.new_zeros(()), False)
+        if self.needs[1]:
+            gv = _index_key(g, key)
+        return gx, gv
+
+
+def _add_at(xp, out, key, vals):
+    xp.add.at(out, key, vals)
+
+
+def _index_put_key(x, key, values, accumulate):
+    """``x`` with ``x[key] = values`` (or ``+=`` with ``accumulate``), out of place."""
+    a = x._data
+    target = _check_key(a.shape, key)
+    v = values._data
+    if v.shape != target:
+        try:
+            ok = np.broadcast_shapes(v.shape, target) == target
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(v.shape)} cannot "
+                               f"be broadcast to indexing result of shape {_shape_str(target)}")
+    if v.dtype != a.dtype:
+        v = v.astype(a.dtype)
+    out_arr = a.copy()
+    xp = _xp(a)
+    if accumulate:
+        _add_at(xp, out_arr, key, xp.broadcast_to(v, target))
+    else:
+        out_arr[key] = v
+    out = wrap(out_arr)
+    if grad_needed(x, values):
+        node = IndexPutBackward0()
+        node.key, node.accumulate = key, accumulate
+        node.needs = (x._rg, values._rg)
+        record(out, node, (x, values))
+    return out
+
+
+def _mask_key(mask, shape, start):
+    """Index arrays for a bool ``mask`` covering dims ``start..`` of ``shape``."""
+    m = mask._data
+    for j in range(m.ndim):
+        if start + j >= len(shape) or m.shape[j] != shape[start + j]:
+            raise IndexError(f"The shape of the mask {_shape_str(m.shape)} at index {j} does not "
+                             f"match the shape of the indexed tensor {_shape_str(shape)} at index "
+                             f"{start + j}")
+    return [i.astype(np.int64, copy=False) for i in _xp(m).nonzero(m)]
+
+
+def _indices_to_key(x, indices):
+    """Key for ``index_put``'s tuple of (bool / int / None) index tensors."""
+    key = []
+    shape = x._data.shape
+    for t in indices:
+        if t is None:
+            key.append(_FULL)
+            continue
+        if not isinstance(t, Tensor):
+            t = _as_tensor(t)
+        k = t._data.dtype.kind
+        if k == 'b' or t._data.dtype == np.uint8:
+            key.extend(_mask_key(t, shape, len(key)))
+        elif k in 'iu':
+            key.append(t._data.astype(np.int64, copy=False))
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if len(key) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)} "
+                         f"(got {len(key)})")
+    return tuple(key)
+
+
+@register(method=True)
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``).
+
+    Args:
+        indices (tuple of Tensor): index tensors (long or bool), one per leading dim.
+        values (Tensor): values broadcast to the indexing result (same dtype as input).
+        accumulate (bool): add into ``input`` instead of overwriting (duplicates add up).
+
+    Example::
+
+        >>> ember.zeros(3).index_put((ember.tensor([0, 0]),), ember.tensor(1.), accumulate=True)
+        tensor([2., 0., 0.])
+    """
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if values.dtype is not input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy_name(input.dtype)} for the destination and "
+                           f"{_legacy_name(values.dtype)} for the source.")
+    return _index_put_key(input, _indices_to_key(input, indices), values, accumulate)
+
+
+@register('index_put_', function=False)
+def index_put_(self, indices, values, accumulate=False):
+    """In-place :func:`index_put`."""
+    return inplace(self, index_put, indices, values, accumulate)
+
+
+# ------------------------------------------------------------------ __getitem__
+class AliasBackward0(Node):
+    def backward(self, g):
+        return g
+
+
+def _alias(x):
+    return V.make_view(x, x._data[...], AliasBackward0() if x._rg and _Mode.grad else None)
+
+
+def _select_int(x, d, i, orig_dim):
+    a = x._data
+    if a.ndim == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    n = a.shape[d]
+    if i >= n or i < -n:
+        raise IndexError(f"index {i} is out of bounds for dimension {orig_dim} with size {n}")
+    return V.select(x, d, i)
+
+
+def _slice_dim(x, d, s, skip_trivial):
+    n = x._data.shape[d]
+    step = 1 if s.step is None else int(s.step)
+    if step <= 0:
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        raise ValueError("step must be greater than zero")
+    start, stop, step = slice(s.start, s.stop, step).indices(n)
+    stop = max(start, stop)
+    if skip_trivial and start == 0 and stop == n and step == 1:
+        return x
+    return V._slice(x, d, start, stop, step)
+
+
+def _normalize(item):
+    """Classify one index element: returns (kind, value, dims consumed)."""
+    if item is None:
+        return 'none', None, 0
+    if item is Ellipsis:
+        return 'ell', None, 0
+    t = type(item)
+    if t is bool or t is np.bool_:
+        return 'bool', bool(item), 0
+    if t is int or isinstance(item, np.integer):
+        return 'int', int(item), 1
+    if t is slice:
+        return 'slice', item, 1
+    if isinstance(item, (list, np.ndarray)):
+        item = _as_tensor(item)
+    if isinstance(item, Tensor):
+        a = item._data
+        k = a.dtype.kind
+        if k == 'b' or a.dtype == np.uint8:
+            if a.ndim == 0:
+                return 'bool', bool(a), 0
+            return 'mask', item, a.ndim
+        if k in 'iu':
+            if a.ndim == 0:
+                return 'int', int(a), 1
+            return 'adv', a.astype(np.int64, copy=False), 1
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if isinstance(item, tuple):
+        return 'adv', _as_tensor(list(item))._data.astype(np.int64), 1
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     f"Variables are valid indices (got {t.__name__})")
+
+
+def _basic(self, index):
+    """Apply the basic part of ``index`` (a tuple) as views. Returns ``(view, key)``;
+    ``key`` is None when no advanced index remains."""
+    items = [_normalize(i) for i in index]
+    nd = self._data.ndim
+    consumed = 0
+    for _, _, c in items:
+        consumed += c
+    if consumed > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    res = self
+    d = 0          # current dim of res; invariant: len(key) == d
+    orig = 0       # dim of self being indexed (for messages)
+    key = []
+    adv = False
+    seen_ell = False
+    for kind, v, c in items:
+        if kind == 'int':
+            res = _select_int(res, d, v, orig)
+            orig += 1
+        elif kind == 'slice':
+            res = _slice_dim(res, d, v, True)
+            key.append(_FULL)
+            d += 1
+            orig += 1
+        elif kind == 'none':
+            res = V.unsqueeze(res, d)
+            key.append(_FULL)
+            d += 1
+        elif kind == 'ell':
+            if not seen_ell:
+                seen_ell = True
+                k = nd - consumed
+                key.extend([_FULL] * k)
+                d += k
+                orig += k
+        elif kind == 'bool':
+            res = V.unsqueeze(res, d)
+            key.append(np.zeros(1 if v else 0, np.int64))
+            d += 1
+            adv = True
+        elif kind == 'mask':
+            ks = _mask_key(v, res._data.shape, d)
+            key.extend(ks)
+            d += len(ks)
+            orig += len(ks)
+            adv = True
+        else:  # 'adv'
+            key.append(v)
+            d += 1
+            orig += 1
+            adv = True
+    if not adv:
+        return res, None
+    while key and isinstance(key[-1], slice):
+        key.pop()
+    return res, tuple(key)
+
+
+def getitem(self, index):
+    """``tensor[index]``: basic indexing (ints, slices with positive steps, ``None``,
+    ``...``) returns a view; advanced indexing (bool masks, integer tensors or lists)
+    returns a copy, following NumPy/PyTorch placement rules.
+
+    Example::
+
+        >>> x = ember.arange(6).view(2, 3)
+        >>> x[1, 1:]
+        tensor([4, 5])
+        >>> x[x > 3]
+        tensor([4, 5])
+    """
+    t = type(index)
+    if t is int:
+        return _select_int(self, 0, index, 0)
+    if t is slice:
+        if self._data.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        return _slice_dim(self, 0, index, False)
+    if index is None:
+        return V.unsqueeze(self, 0)
+    if index is Ellipsis:
+        return _alias(self)
+    if t is not tuple:
+        index = (index,)
+    res, key = _basic(self, index)
+    if key is None:
+        return _alias(self) if res is self else res
+    return _index_key(res, key)
+
+
+def _strip_leading_ones(v, nd):
+    """PyTorch drops leading size-1 dims of an assigned value."""
+    s = v._data.shape
+    k = 0
+    while k < len(s) - nd and s[k] == 1:
+        k += 1
+    return v.reshape(s[k:]) if k else v
+
+
+def setitem(self, index, value):
+    """``tensor[index] = value``: writes through views for basic indices (``copy_`` /
+    ``fill_``) and with ``index_put_`` for advanced ones; ``value`` (a number or a
+    tensor) is cast to the tensor's dtype and broadcast. Autograd rebases through views
+    (``CopySlices``).
+
+    Example::
+
+        >>> x = ember.zeros(2, 3)
+        >>> x[:, 1] = 5
+        >>> x[x > 4] = 7
+    """
+    t = type(index)
+    if t is not tuple:
+        index = (index,)
+    if t is slice and self._data.ndim == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    res, key = _basic(self, index)
+    is_t = isinstance(value, Tensor)
+    if is_t:
+        value = _strip_leading_ones(value, res._data.ndim if key is None else 0)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        value = _as_tensor(value)
+        is_t = True
+    if key is None:
+        if is_t:
+            res.copy_(value)
+        elif _Mode.grad and res._rg:
+            fill_(res, wrap(_xp(res._data).asarray(value, dtype=res._data.dtype)))  # FillBackward3
+        else:
+            fill_(res, value)
+        return
+    if not check_inplace(res, value):
+        a = res._data
+        target = _check_key(a.shape, key)
+        v = value._data if is_t else value
+        if is_t and v.shape != target:
+            try:
+                ok = np.broadcast_shapes(v.shape, target) == target
+            except ValueError:
+                ok = False
+            if not ok:
+                raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(v.shape)} "
+                                   f"cannot be broadcast to indexing result of shape "
+                                   f"{_shape_str(target)}")
+        if is_t and v.dtype.kind == 'c' and a.dtype.kind != 'c':
+            v = v.real
+        a[key] = v
+        res._storage_obj()._version += 1
+        return
+    if is_t:
+        if value.dtype is not res.dtype:
+            value = value.to(res.dtype)
+    else:
+        value = wrap(_xp(res._data).asarray(value, dtype=res._data.dtype))
+    inplace(res, _index_put_key, key, value, False)
+
+
+register('__getitem__', function=False)(getitem)
+register('__setitem__', function=False)(setitem)
+
+
+# ------------------------------------------------------------------ fill_ / zero_
+class FillBackward2(Node):
+    def backward(self, g):
+        return g.new_zeros(g.shape)
+
+
+class FillBackward3(Node):
+    def backward(self, g):
+        return g.new_zeros(g.shape), g.sum()
+
+
+class ZeroBackward0(Node):
+    def backward(self, g):
+        return g.new_zeros(g.shape)
+
+
+def _scalar_value(value, name):
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"{name} only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        return value._data
+    return value
+
+
+def _cast_scalar(v, npdt):
+    if isinstance(v, complex) or (hasattr(v, 'dtype') and v.dtype.kind == 'c'):
+        if npdt.kind != 'c':
+            v = v.real
+    if hasattr(v, 'astype'):
+        return v.astype(npdt)
+    if npdt.kind in 'iu' and isinstance(v, float):
+        if v != v or v in (float('inf'), float('-inf')):
+            return np.array(v).astype(npdt)[()]
+        return npdt.type(int(v))
+    return npdt.type(v) if npdt.kind != 'V' else np.array(v, np.float32).astype(npdt)[()]
+
+
+def _filled(self, value):
+    a = self._data
+    xp = _xp(a)
+    v = _cast_scalar(_scalar_value(value, 'fill_'), a.dtype)
+    out = wrap(xp.full(a.shape, v, a.dtype))
+    if grad_needed(self, value):
+        if isinstance(value, Tensor):
+            record(out, FillBackward3(), (self, value))
+        else:
+            record(out, FillBackward2(), (self,))
+    return out
+
+
+@register('fill_', function=False)
+def fill_(self, value):
+    """Fill the tensor with ``value`` (a number or a 0-dim tensor) in place.
+
+    Example::
+
+        >>> ember.empty(2).fill_(3)
+        tensor([3., 3.])
+    """
+    v = _scalar_value(value, 'fill_')
+    if check_inplace(self, value):
+        return inplace(self, _filled, value)
+    a = self._data
+    a[...] = _cast_scalar(v, a.dtype)
+    self._storage_obj()._version += 1
+    return self
+
+
+def _zeroed(self):
+    a = self._data
+    out = wrap(_xp(a).zeros(a.shape, a.dtype))
+    if grad_needed(self):
+        record(out, ZeroBackward0(), (self,))
+    return out
+
+
+@register('zero_', function=False)
+def zero_(self):
+    """Fill the tensor with zeros in place."""
+    if check_inplace(self):
+        return inplace(self, _zeroed)
+    self._data[...] = 0
+    self._storage_obj()._version += 1
+    return self
+
+
+@register(method=False)
+def fill(input, value):
+    """Out-of-place fill: a tensor like ``input`` filled with ``value``."""
+    _scalar_value(value, 'fill')
+    return _filled(input, value)
+
+
+# ------------------------------------------------------------------ nonzero / argwhere
+@register()
+def nonzero(input, *, out=None, as_tuple=False):
+    """Indices of non-zero elements: an ``(n, ndim)`` int64 tensor, or with ``as_tuple``
+    one 1-D tensor per dimension.
+
+    Example::
+
+        >>> ember.nonzero(ember.tensor([0, 3, 0, 4]))
+        tensor([[1],
+                [3]])
+    """
+    a = input._data
+    xp = _xp(a)
+    if as_tuple:
+        if a.ndim == 0:
+            return (wrap(xp.zeros(1 if bool(a) else 0, np.int64)),)
+        return tuple(wrap(i.astype(np.int64, copy=False)) for i in xp.nonzero(a))
+    if a.ndim == 0:
+        r = wrap(xp.zeros((1 if bool(a) else 0, 0), np.int64))
+    else:
+        r = wrap(xp.argwhere(a).astype(np.int64, copy=False))
+    if out is not None:
+        from .pointwise import _out
+        return _out(r, out)
+    return r
+
+
+@register()
+def argwhere(input):
+    """Indices of non-zero elements as an ``(n, ndim)`` tensor (``nonzero``)."""
+    return nonzero(input)
+
+
+# ------------------------------------------------------------------ where
+class WhereBackward0(Node):
+    def backward(self, g):
+        c = self.cond
+        ga = where(c, g, 0.) if self.needs[0] else None
+        gb = where(c, 0., g) if self.needs[1] else None
+        return ga, gb
+
+
+@register()
+def where(condition, input=None, other=None, *, out=None):
+    """Elements of ``input`` where ``condition`` holds, else of ``other`` (broadcast,
+    with type promotion; either may be a number). ``where(condition)`` is
+    ``nonzero(condition, as_tuple=True)``.
+
+    Example::
+
+        >>> x = ember.tensor([1., -2., 3.])
+        >>> ember.where(x > 0, x, 0.)
+        tensor([1., 0., 3.])
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor):
+        raise TypeError("where(): argument 'condition' must be Tensor")
+    c = condition._data
+    if c.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_legacy_name(condition.dtype)}")
+    from .pointwise import _bin
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    if ti or to:
+        x, y, xp = _bin(input, other)
+    else:
+        from .creation import tensor
+        x, y, xp = _bin(tensor(input), tensor(other))
+    rdt = x.dtype if hasattr(x, 'dtype') else np.result_type(x)
+    shapes = [c.shape, np.shape(x), np.shape(y)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        if _bc_fail(shapes[1], shapes[2]):
+            _raise_bc(shapes[1], shapes[2])
+        _raise_bc(shapes[0], np.broadcast_shapes(shapes[1], shapes[2]))
+    r = xp.where(c, x, y)
+    if r.dtype != rdt:
+        r = r.astype(rdt)
+    res = wrap(r)
+    if grad_needed(input, other):
+        node = WhereBackward0()
+        node.cond = condition.detach()
+        node.needs = (ti and input._rg, to and other._rg)
+        record(res, node, (input if ti else None, other if to else None))
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+def _bc_fail(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return False
+    except ValueError:
+        return True
+
+
+def _raise_bc(a, b):
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    raise RuntimeError("shapes cannot be broadcast")
+
+
+# ------------------------------------------------------------------ index_select / index_add / ...
+def _vector_index(index, name, exc=IndexError):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    a = index._data
+    if a.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+    if a.ndim > 1:
+        raise exc(f"{name}(): Index is supposed to be a vector")
+    return a.reshape(-1).astype(np.int64, copy=False)
+
+
+def _moved(a, d):
+    """``a`` (made at least 1-d) with dim ``d`` moved first (a view)."""
+    if a.ndim == 0:
+        return a.reshape(1)
+    return _xp(a).moveaxis(a, d, 0)
+
+
+class IndexSelectBackward0(Node):
+    def backward(self, g):
+        return g.new_zeros(self.shape).index_add(self.dim, self.index, g)
+
+
+@register()
+def index_select(input, dim, index, *, out=None):
+    """Entries of ``input`` along ``dim`` at the positions in 1-D ``index``.
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3).index_select(1, ember.tensor([2, 0]))
+        tensor([[2, 0],
+                [5, 3]])
+    """
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, 'index_select')
+    n = a.shape[d] if a.ndim else 1
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):
+        raise IndexError("index out of range in self")
+    xp = _xp(a)
+    r = xp.take(a.reshape(1) if a.ndim == 0 else a, idx, axis=d)
+    if a.ndim == 0:
+        r = r.reshape(())
+    res = wrap(r)
+    if grad_needed(input):
+        node = IndexSelectBackward0()
+        node.shape, node.dim, node.index = a.shape, d, index.detach()
+        record(res, node, (input,))
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+def _index_op_checks(input, dim, index, source, name):
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, name)
+    s = source._data
+    ns = s.shape[d] if s.ndim else 1
+    if idx.size != ns:
+        if name == 'index_add_':
+            raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({ns}), for dim: {d}")
+        raise IndexError(f"{name}(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({ns})")
+    if s.dtype != a.dtype:
+        if name == 'index_add_':
+            raise RuntimeError(f"index_add_(): self ({_legacy_name(input.dtype)}) and source "
+                               f"({_legacy_name(source.dtype)}) must have the same scalar type")
+        raise RuntimeError(f"{name}(): self and source expected to have the same dtype, but got "
+                           f"(self) {_legacy_name(input.dtype)} and (source) "
+                           f"{_legacy_name(source.dtype)}")
+    n = a.shape[d] if a.ndim else 1
+    _check_bounds(idx, n, d)
+    return a, d, idx, s
+
+
+class IndexAddBackward0(Node):
+    def backward(self, g):
+        gs = None
+        if self.needs[1]:
+            gs = g.index_select(self.dim, self.index)
+            if self.alpha != 1:
+                gs = gs * self.alpha
+        return (g if self.needs[0] else None), gs
+
+
+@register()
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """``input`` with ``alpha * source`` slices added at ``index`` along ``dim``
+    (duplicate indices accumulate).
+
+    Example::
+
+        >>> ember.zeros(3).index_add(0, ember.tensor([0, 0, 2]), ember.tensor([1., 2., 3.]))
+        tensor([3., 0., 3.])
+    """
+    a, d, idx, s = _index_op_checks(input, dim, index, source, 'index_add_')
+    xp = _xp(a)
+    o = a.copy()
+    src = _moved(s, d) if s.ndim else s.reshape(1)
+    if alpha != 1:
+        src = src * alpha
+        if src.dtype != a.dtype:
+            src = src.astype(a.dtype)
+    xp.add.at(_moved(o, d), idx, src)
+    res = wrap(o)
+    if grad_needed(input, source):
+        node = IndexAddBackward0()
+        node.dim, node.index, node.alpha = d, index.detach(), alpha
+        node.needs = (input._rg, source._rg)
+        record(res, node, (input, source))
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+class IndexCopyBackward0(Node):
+    def backward(self, g):
+        gx = g.index_fill(self.dim, self.index, 0) if self.needs[0] else None
+        gs = g.index_select(self.dim, self.index) if self.needs[1] else None
+        return gx, gs
+
+
+@register()
+def index_copy(input, dim, index, source):
+    """``input`` with slices along ``dim`` at ``index`` replaced by ``source``'s.
+
+    Example::
+
+        >>> ember.zeros(3).index_copy(0, ember.tensor([2]), ember.tensor([5.]))
+        tensor([0., 0., 5.])
+    """
+    a, d, idx, s = _index_op_checks(input, dim, index, source, 'index_copy_')
+    o = a.copy()
+    _moved(o, d)[idx] = _moved(s, d) if s.ndim else s.reshape(1)
+    res = wrap(o)
+    if grad_needed(input, source):
+        node = IndexCopyBackward0()
+        node.dim, node.index = d, index.detach()
+        node.needs = (input._rg, source._rg)
+        record(res, node, (input, source))
+    return res
+
+
+class IndexFillBackward0(Node):
+    def backward(self, g):
+        return g.index_fill(self.dim, self.index, 0)
+
+
+class IndexFillBackward1(Node):
+    def backward(self, g):
+        gx = g.index_fill(self.dim, self.index, 0) if self.needs[0] else None
+        gv = g.index_select(self.dim, self.index).sum() if self.needs[1] else None
+        return gx, gv
+
+
+@register()
+def index_fill(input, dim, index, value):
+    """``input`` with slices along ``dim`` at ``index`` set to ``value`` (a number or a
+    0-dim tensor).
+
+    Example::
+
+        >>> ember.zeros(3).index_fill(0, ember.tensor([0, 2]), 1.)
+        tensor([1., 0., 1.])
+    """
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, 'index_fill_')
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    n = a.shape[d] if a.ndim else 1
+    _check_bounds(idx, n, d, allow_neg=True, exc=IndexError)
+    o = a.copy()
+    _moved(o, d)[idx] = _cast_scalar(_scalar_value(value, 'index_fill_'), a.dtype)
+    res = wrap(o)
+    if grad_needed(input, value):
+        if isinstance(value, Tensor):
+            node = IndexFillBackward1()
+            node.needs = (input._rg, value._rg)
+            ins = (input, value)
+        else:
+            node = IndexFillBackward0()
+            ins = (input,)
+        node.dim, node.index = d, index.detach()
+        record(res, node, ins)
+    return res
+
+
+# ------------------------------------------------------------------ gather / scatter
+def _along_key(idx, dim, xp):
+    """Fancy key selecting ``arr[i0, .., idx[i], .., in]`` for every position of ``idx``."""
+    nd = idx.ndim
+    key = []
+    for d in range(nd):
+        if d == dim:
+            key.append(idx)
+        else:
+            sh = [1] * nd
+            sh[d] = idx.shape[d]
+            key.append(xp.arange(idx.shape[d]).reshape(sh))
+    return tuple(key)
+
+
+def _gs_prepare(input, dim, index, name, src=None):
+    """Validate gather/scatter arguments. Returns (arr (>=1-d), dim, idx (>=1-d), key,
+    src_arr restricted to idx's shape or None)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    a = input._data
+    d = _wrap_dim(dim, a.ndim)
+    ia = index._data
+    if ia.dtype != np.int64 and ia.dtype != np.int32:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if max(ia.ndim, 1) != max(a.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
+    a1 = a.reshape(1) if a.ndim == 0 else a
+    idx = ia.reshape(1) if ia.ndim == 0 else ia.astype(np.int64, copy=False)
+    s = None
+    if src is not None:
+        s = src._data
+        if max(s.ndim, 1) != max(a.ndim, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        s = s.reshape(1) if s.ndim == 0 else s
+    for k in range(a1.ndim):
+        if (k != d and idx.shape[k] > a1.shape[k]) or (s is not None and idx.shape[k] > s.shape[k]):
+            if name == 'gather':
+                raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                                   f"{_shape_str(ia.shape)} to be no larger than self "
+                                   f"{_shape_str(a.shape)} apart from dimension {d}")
+            raise RuntimeError(f"Expected index {_shape_str(ia.shape)} to be no larger than self "
+                               f"{_shape_str(a.shape)} apart from dimension {d}" +
+                               (f" and to be no larger size than src {_shape_str(src.shape)}"
+                                if s is not None else ""))
+    _check_bounds(idx, a1.shape[d], d)
+    if s is not None:
+        if s.dtype != a.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        if s.shape != idx.shape:
+            s = s[tuple(slice(0, n) for n in idx.shape)]
+    xp = _xp(a)
+    return a1, d, idx, _along_key(idx, d, xp), s
+
+
+class GatherBackward0(Node):
+    def backward(self, g):
+        return g.new_zeros(self.shape).scatter_add(self.dim, self.index, g)
+
+
+@register()
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """Values along ``dim`` at ``index``: for a 3-D input and ``dim == 1``,
+    ``out[i][j][k] = input[i][index[i][j][k]][k]``. The result has ``index``'s shape.
+
+    Example::
+
+        >>> t = ember.tensor([[1, 2], [3, 4]])
+        >>> ember.gather(t, 1, ember.tensor([[0, 0], [1, 0]]))
+        tensor([[1, 1],
+                [4, 3]])
+    """
+    a1, d, idx, key, _ = _gs_prepare(input, dim, index, 'gather')
+    r = a1[key]
+    if index._data.ndim == 0:
+        r = r.reshape(())
+    res = wrap(r)
+    if grad_needed(input):
+        node = GatherBackward0()
+        node.shape, node.dim, node.index = input._data.shape, d, index.detach()
+        record(res, node, (input,))
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+class ScatterBackward0(Node):
+    def backward(self, g):
+        gx = g.scatter(self.dim, self.index, 0) if self.needs[0] else None
+        gs = g.gather(self.dim, self.index) if self.needs[1] else None
+        return gx, gs
+
+
+class ScatterBackward1(Node):
+    def backward(self, g):
+        return g.scatter(self.dim, self.index, 0)
+
+
+class _ScatterReduceNotImpl(Node):
+    def backward(self, g):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+_named(_ScatterReduceNotImpl, 'NotImplemented')
+
+_UFUNC_REDUCE = {'add': 'add', 'multiply': 'multiply', 'sum': 'add', 'prod': 'multiply',
+                 'mean': 'add', 'amax': 'maximum', 'amin': 'minimum'}
+
+
+@register()
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+    """``input`` with values written at ``index`` along ``dim`` (the inverse of
+    :func:`gather`): for ``dim == 0``, ``out[index[i][j]][j] = src[i][j]``. ``src`` may be a
+    tensor or a number (``value``). ``reduce='add'`` / ``'multiply'`` combines instead of
+    overwriting.
+
+    NOTE: like PyTorch, with duplicate indices (and no ``reduce``) which value wins is
+    unspecified; ember keeps the last.
+
+    Example::
+
+        >>> ember.zeros(2, 3).scatter(0, ember.tensor([[1, 0, 1]]), 5.)
+        tensor([[0., 5., 0.],
+                [5., 0., 5.]])
+    """
+    if src is not None and not isinstance(src, Tensor):
+        value, src = src, None
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    if reduce is not None and reduce not in ('add', 'multiply'):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    a1, d, idx, key, s = _gs_prepare(input, dim, index, 'scatter', src)
+    a = input._data
+    xp = _xp(a)
+    o = a1.copy()
+    vals = s if s is not None else _cast_scalar(value, a.dtype)
+    if reduce is None:
+        o[key] = vals
+    else:
+        if s is None:
+            vals = xp.full(idx.shape, vals, a.dtype)
+        getattr(xp, _UFUNC_REDUCE[reduce]).at(o, key, vals)
+    res = wrap(o.reshape(a.shape))
+    if grad_needed(input, src):
+        if reduce is not None:
+            node = _ScatterReduceNotImpl()
+            ins = (input, src) if src is not None else (input,)
+        elif src is not None:
+            node = ScatterBackward0()
+            node.needs = (input._rg, src._rg)
+            ins = (input, src)
+        else:
+            node = ScatterBackward1()
+            ins = (input,)
+        node.dim, node.index = d, index.detach()
+        record(res, node, ins)
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+class ScatterAddBackward0(Node):
+    def backward(self, g):
+        gs = g.gather(self.dim, self.index) if self.needs[1] else None
+        return (g if self.needs[0] else None), gs
+
+
+@register()
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate).
+
+    Example::
+
+        >>> ember.zeros(3).scatter_add(0, ember.tensor([0, 0, 2]), ember.ones(3))
+        tensor([2., 0., 1.])
+    """
+    a1, d, idx, key, s = _gs_prepare(input, dim, index, 'scatter_add', src)
+    a = input._data
+    o = a1.copy()
+    _xp(a).add.at(o, key, s)
+    res = wrap(o.reshape(a.shape))
+    if grad_needed(input, src):
+        node = ScatterAddBackward0()
+        node.dim, node.index = d, index.detach()
+        node.needs = (input._rg, src._rg)
+        record(res, node, (input, src))
+    return res
+
+
+class ScatterReduceBackward0(Node):
+    def backward(self, g):
+        x, src, result = self.saved_tensors
+        d, index, red = self.dim, self.index, self.reduce
+        xa, sa, ra = x._data, src._data, result._data
+        key = self.key
+        gx = gs = None
+        if red == 'sum':
+            gx = g
+            gs = g.gather(d, index)
+        elif red == 'mean':
+            n = wrap(self.count.astype(ra.dtype))
+            gx = g / n
+            gs = g.gather(d, index) / n.gather(d, index)
+        elif red in ('amax', 'amin'):
+            val = ra[key]
+            x_is = wrap((xa == ra).astype(ra.dtype))
+            s_is = wrap((sa[tuple(slice(0, n) for n in index.shape)] == val).astype(ra.dtype))
+            cnt = x_is._data.copy()
+            _xp(cnt).add.at(cnt, key, s_is._data)
+            dist = g / wrap(cnt)
+            gx = dist * x_is
+            gs = dist.gather(d, index) * s_is
+        else:  # prod
+            xmask = xa == 0
+            mx = x.masked_fill(wrap(xmask), 1)
+            gx = g * scatter_reduce(mx, d, index, src, 'prod', include_self=self.include_self) / mx
+            s_sub = sa[tuple(slice(0, n) for n in index.shape)]
+            s_zero = s_sub == 0
+            nz = np.zeros(ra.shape, np.int64)
+            _xp(nz).add.at(nz, key, s_zero.astype(np.int64))
+            single = wrap(s_zero & (nz[key] == 1))
+            srcv = src if src._data.shape == index._data.shape else \
+                src[tuple(slice(0, n) for n in index.shape)]
+            msrc = srcv.masked_fill(single, 1)
+            mres = scatter_reduce(x, d, index, msrc, 'prod', include_self=self.include_self)
+            gs = where(single, (g * mres).gather(d, index),
+                       (g * result).gather(d, index) / srcv.masked_fill(wrap(s_zero), 1))
+        if not self.include_self:
+            gx = gx.scatter(d, index, 0)
+        return (gx if self.needs[0] else None), (gs if self.needs[1] else None)
+
+
+@register()
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` one of
+    ``'sum'``, ``'prod'``, ``'mean'``, ``'amax'``, ``'amin'``; ``include_self=False``
+    leaves the original values of scattered-to positions out of the reduction.
+
+    Example::
+
+        >>> x = ember.tensor([1., 2., 3.])
+        >>> x.scatter_reduce(0, ember.tensor([0, 0]), ember.tensor([5., 7.]), 'amax')
+        tensor([7., 2., 3.])
+    """
+    if reduce not in ('sum', 'prod', 'mean', 'amax', 'amin'):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    a1, d, idx, key, s = _gs_prepare(input, dim, index, 'scatter_reduce', src)
+    a = input._data
+    xp = _xp(a)
+    o = a1.copy()
+    if not include_self:
+        if reduce in ('sum', 'mean'):
+            init = 0
+        elif reduce == 'prod':
+            init = 1
+        elif a.dtype.kind == 'f' or a.dtype.kind == 'V':
+            init = -np.inf if reduce == 'amax' else np.inf
+        elif a.dtype.kind == 'b':
+            init = reduce == 'amin'
+        else:
+            info = np.iinfo(a.dtype)
+            init = info.min if reduce == 'amax' else info.max
+        o[key] = init
+    getattr(xp, _UFUNC_REDUCE[reduce]).at(o, key, s)
+    count = None
+    if reduce == 'mean':
+        count = xp.full(a1.shape, 1 if include_self else 0, np.int64)
+        xp.add.at(count, key, 1)
+        count = xp.maximum(count, 1)
+        if a.dtype.kind in 'iub':
+            o = xp.floor_divide(o, count).astype(a.dtype)
+        else:
+            o = (o / count).astype(a.dtype)
+    res = wrap(o.reshape(a.shape))
+    if grad_needed(input, src):
+        node = ScatterReduceBackward0()
+        node.dim, node.index, node.reduce = d, index.detach(), reduce
+        node.include_self, node.key = include_self, key
+        node.count = count.reshape(a.shape) if count is not None else None
+        node.needs = (input._rg, src._rg)
+        record(res, node, (input, src))
+        node.save(input, src, res)
+    return res
+
+
+# ------------------------------------------------------------------ take / take_along_dim / put
+def _flat_index(input, index, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    ia = index._data
+    if ia.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{_legacy_name(index.dtype)}")
+    n = input._data.size
+    if ia.size:
+        mx, mn = int(ia.max()), int(ia.min())
+        bad = mx if mx >= n else (mn if mn < -n else None)
+        if bad is not None:
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                             f"elements.")
+    return ia
+
+
+class TakeBackward0(Node):
+    def backward(self, g):
+        return g.new_zeros(self.shape).put(self.index, g, accumulate=True)
+
+
+@register()
+def take(input, index):
+    """Elements of ``input`` (as if flattened) at ``index``; the result has index's shape.
+
+    Example::
+
+        >>> ember.tensor([[4, 3], [5, 6]]).take(ember.tensor([0, 3]))
+        tensor([4, 6])
+    """
+    ia = _flat_index(input, index, 'take')
+    a = input._data
+    r = a.reshape(-1)[ia] if a.size else _xp(a).zeros(ia.shape, a.dtype)
+    res = wrap(r)
+    if grad_needed(input):
+        node = TakeBackward0()
+        node.shape, node.index = a.shape, index.detach()
+        record(res, node, (input,))
+    return res
+
+
+class PutBackward0(Node):
+    def backward(self, g):
+        gx = gs = None
+        if self.needs[0]:
+            gx = g if self.accumulate else g.put(self.index, g.new_zeros(self.sshape))
+        if self.needs[1]:
+            gs = g.take(self.index)
+        return gx, gs
+
+
+@register()
+def put(input, index, source, accumulate=False):
+    """Out-of-place :meth:`Tensor.put_`: ``input`` (viewed flat) with ``source`` written at
+    ``index``."""
+    ia = _flat_index(input, index, 'put_')
+    a = input._data
+    s = source._data
+    if s.size != ia.size:
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {s.size}, index.numel() = {ia.size}")
+    if s.dtype != a.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_legacy_name(input.dtype)} and source.dtype = "
+                           f"{_legacy_name(source.dtype)}")
+    o = a.copy()
+    flat = o.reshape(-1)
+    if accumulate:
+        _xp(a).add.at(flat, ia.reshape(-1), s.reshape(-1))
+    else:
+        flat[ia.reshape(-1)] = s.reshape(-1)
+    res = wrap(flat.reshape(a.shape))
+    if grad_needed(input, source):
+        node = PutBackward0()
+        node.index, node.accumulate, node.sshape = index.detach(), accumulate, s.shape
+        node.needs = (input._rg, source._rg)
+        record(res, node, (input, source))
+    return res
+
+
+@register('put_', function=False)
+def put_(self, index, source, accumulate=False):
+    """Write ``source`` into this tensor (viewed flat) at ``index`` in place
+    (``accumulate`` adds).
+
+    Example::
+
+        >>> ember.zeros(2, 2).put_(ember.tensor([1, 2]), ember.tensor([9., 8.]))
+        tensor([[0., 9.],
+                [8., 0.]])
+    """
+    return inplace(self, put, index, source, accumulate)
+
+
+@register()
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """Values of ``input`` at ``indices`` along ``dim`` (like NumPy's
+    ``take_along_axis``; input and indices broadcast except along ``dim``). With
+    ``dim=None`` both are flattened.
+
+    Example::
+
+        >>> t = ember.tensor([[10, 30, 20], [60, 40, 50]])
+        >>> ember.take_along_dim(t, t.argmax(1, keepdim=True), 1)
+        tensor([[30],
+                [60]])
+    """
+    if dim is None:
+        res = gather(input.reshape(-1), 0, indices.reshape(-1))
+    else:
+        a = input._data
+        ia = indices._data
+        if ia.dtype != np.int64:
+            raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                               f"{_legacy_name(indices.dtype)}")
+        if a.ndim != ia.ndim:
+            raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                               f"number of dimensions, but got {a.ndim} dimensions for input, "
+                               f"and {ia.ndim} dimensions for indices")
+        d = _wrap_dim(dim, a.ndim)
+        si = list(a.shape)
+        sj = list(ia.shape)
+        si[d] = sj[d] = 1
+        b = list(np.broadcast_shapes(tuple(si), tuple(sj)))
+        bi, bj = list(b), list(b)
+        bi[d], bj[d] = a.shape[d], ia.shape[d]
+        x = input if tuple(bi) == a.shape else input.expand(bi)
+        ix = indices if tuple(bj) == ia.shape else indices.expand(bj)
+        res = gather(x, d, ix)
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+# ------------------------------------------------------------------ masked ops
+def _bool_mask(mask, name):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    return mask._data
+
+
+class MaskedFillBackward0(Node):
+    def backward(self, g):
+        return g.masked_fill(self.mask, 0)
+
+
+class MaskedFillBackward1(Node):
+    def backward(self, g):
+        gx = g.masked_fill(self.mask, 0) if self.needs[0] else None
+        gv = where(self.mask, g, 0.).sum() if self.needs[1] else None
+        return gx, gv
+
+
+@register()
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or 0-dim tensor) where bool ``mask`` is True
+    (``mask`` broadcasts).
+
+    Example::
+
+        >>> x = ember.tensor([1., -2., 3.])
+        >>> x.masked_fill(x < 0, 0.)
+        tensor([1., 0., 3.])
+    """
+    m = _bool_mask(mask, 'masked_fill_')
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    a = input._data
+    xp = _xp(a)
+    try:
+        shape = np.broadcast_shapes(a.shape, m.shape)
+    except ValueError:
+        _raise_bc(m.shape, a.shape)
+    v = _cast_scalar(_scalar_value(value, 'masked_fill_'), a.dtype)
+    r = xp.where(m, v, a)
+    if r.dtype != a.dtype:
+        r = r.astype(a.dtype)
+    if r.shape != shape:
+        r = xp.broadcast_to(r, shape).copy()
+    res = wrap(r)
+    if grad_needed(input, value):
+        if isinstance(value, Tensor):
+            node = MaskedFillBackward1()
+            node.needs = (input._rg, value._rg)
+            ins = (input, value)
+        else:
+            node = MaskedFillBackward0()
+            ins = (input,)
+        node.mask = mask.detach()
+        record(res, node, ins)
+    return res
+
+
+@register('masked_fill_', function=False)
+def masked_fill_(self, mask, value):
+    """In-place :func:`masked_fill` (``mask`` must broadcast to self's shape)."""
+    m = _bool_mask(mask, 'masked_fill_')
+    a = self._data
+    if m.shape != a.shape:
+        try:
+            ok = np.broadcast_shapes(a.shape, m.shape) == a.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            _raise_bc(m.shape, a.shape)
+    if check_inplace(self, value):
+        return inplace(self, masked_fill, mask, value)
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    v = _cast_scalar(_scalar_value(value, 'masked_fill_'), a.dtype)
+    if m.shape != a.shape:
+        m = _xp(m).broadcast_to(m, a.shape)
+    a[m] = v
+    self._storage_obj()._version += 1
+    return self
+
+
+class MaskedSelectBackward0(Node):
+    def backward(self, g):
+        return g.new_zeros(self.shape).masked_scatter(self.mask, g)
+
+
+@register()
+def masked_select(input, mask, *, out=None):
+    """1-D tensor of the elements of ``input`` where bool ``mask`` is True (both
+    broadcast).
+
+    Example::
+
+        >>> x = ember.tensor([1., -2., 3.])
+        >>> x.masked_select(x > 0)
+        tensor([1., 3.])
+    """
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    a, m = input._data, mask._data
+    xp = _xp(a)
+    try:
+        shape = np.broadcast_shapes(a.shape, m.shape)
+    except ValueError:
+        _raise_bc(a.shape, m.shape)
+    ab = a if a.shape == shape else xp.broadcast_to(a, shape)
+    mb = m if m.shape == shape else xp.broadcast_to(m, shape)
+    res = wrap(ab[mb])
+    if grad_needed(input):
+        node = MaskedSelectBackward0()
+        node.shape, node.mask = shape, mask.detach()
+        record(res, node, (input,))
+    if out is not None:
+        from .pointwise import _out
+        return _out(res, out)
+    return res
+
+
+class MaskedScatterBackward0(Node):
+    def backward(self, g):
+        gx = g.masked_fill(self.mask, 0) if self.needs[0] else None
+        gs = None
+        if self.needs[1]:
+            sel = g.masked_select(self.mask)
+            k = sel._data.shape[0]
+            gs = V._flat_scatter_add(self.sshape, np.arange(k, dtype=np.int64), sel)
+        return gx, gs
+
+
+@register()
+def masked_scatter(input, mask, source):
+    """``input`` with the elements where ``mask`` is True replaced, in order, by the
+    first elements of ``source``.
+
+    Example::
+
+        >>> ember.zeros(4).masked_scatter(ember.tensor([True, False, True, False]),
+        ...                               ember.tensor([1., 2.]))
+        tensor([1., 0., 2., 0.])
+    """
+    m = _bool_mask(mask, 'masked_scatter_')
+    a, s = input._data, source._data
+    if s.dtype != a.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
+                           f"got {_legacy_name(input.dtype)} and {_legacy_name(source.dtype)}")
+    xp = _xp(a)
+    try:
+        shape = np.broadcast_shapes(a.shape, m.shape)
+    except ValueError:
+        _raise_bc(m.shape, a.shape)
+    o = xp.broadcast_to(a, shape).copy() if a.shape != shape else a.copy()
+    mb = m if m.shape == shape else xp.broadcast_to(m, shape)
+    k = int(mb.sum())
+    if k > s.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    o[mb] = s.reshape(-1)[:k]
+    res = wrap(o)
+    if grad_needed(input, source):
+        node = MaskedScatterBackward0()
+        node.mask, node.sshape = wrap(mb.copy()) if mb is not m else mask.detach(), s.shape
+        node.needs = (input._rg, source._rg)
+        record(res, node, (input, source))
+    return res
+
+
+# ------------------------------------------------------------------ in-place forms
+def _inplace_of(fn, name):
+    def f(self, *args, **kwargs):
+        return inplace(self, fn, *args, **kwargs)
+    f.__name__ = name
+    f.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return f
+
+
+for _fn, _n in ((index_add, 'index_add_'), (index_copy, 'index_copy_'),
+                (index_fill, 'index_fill_'), (scatter, 'scatter_'),
+                (scatter_add, 'scatter_add_'), (scatter_reduce, 'scatter_reduce_'),
+                (masked_scatter, 'masked_scatter_')):
+    register(_n, function=False)(_inplace_of(_fn, _n))

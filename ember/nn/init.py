@@ -1,0 +1,264 @@
+"""``ember.nn.init``: in-place parameter initialisation. Every function runs under
+``no_grad`` and returns the tensor it filled."""
+import math
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
+__all__ = ['calculate_gain', 'uniform_', 'normal_', 'trunc_normal_', 'constant_', 'ones_',
+           'zeros_', 'eye_', 'dirac_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_',
+           'kaiming_normal_', 'orthogonal_', 'sparse_']
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (1 for linear/conv/sigmoid, 5/3 for tanh,
+    sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu, 3/4 for selu).
+
+    Example::
+
+        >>> nn.init.calculate_gain('leaky_relu', 0.2)
+        1.3867504905630728
+    """
+    linear_fns = ['linear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d',
+                  'conv_transpose3d']
+    if nonlinearity in linear_fns or nonlinearity == 'sigmoid':
+        return 1
+    if nonlinearity == 'tanh':
+        return 5.0 / 3
+    if nonlinearity == 'relu':
+        return math.sqrt(2.0)
+    if nonlinearity == 'leaky_relu':
+        if param is None:
+            slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == 'selu':
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """``(fan_in, fan_out)`` of a weight: ``size(1) * receptive``, ``size(0) * receptive``."""
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    num_input_fmaps = tensor.size(1)
+    num_output_fmaps = tensor.size(0)
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return num_input_fmaps * receptive, num_output_fmaps * receptive
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    if mode not in ('fan_in', 'fan_out'):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == 'fan_in' else fan_out
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with values from U(a, b).
+
+    Example::
+
+        >>> w = ember.empty(3, 5); nn.init.uniform_(w, -1, 1)
+    """
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with values from N(mean, std^2)."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with values from N(mean, std^2) truncated to [a, b] (inverse-CDF sampling).
+
+    Example::
+
+        >>> nn.init.trunc_normal_(ember.empty(3, 5), std=0.02)
+    """
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        lo = norm_cdf((a - mean) / std)
+        hi = norm_cdf((b - mean) / std)
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+        return tensor
+
+
+def constant_(tensor, val):
+    """Fill with ``val``."""
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    """Fill with ones."""
+    with no_grad():
+        return tensor.fill_(1)
+
+
+def zeros_(tensor):
+    """Fill with zeros."""
+    with no_grad():
+        return tensor.zero_()
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity matrix."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        a = np.eye(*tensor.shape, dtype=tensor._data.dtype)
+        tensor.copy_(_wrap_np(a))
+    return tensor
+
+
+def _wrap_np(a):
+    from .._ops._util import wrap
+    return wrap(a)
+
+
+def dirac_(tensor, groups=1):
+    """Fill a {3,4,5}-D tensor with the Dirac delta (identity convolution), per group."""
+    dimensions = tensor.dim()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.size()
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    a = np.zeros(tuple(sizes), dtype=tensor._data.dtype)
+    for g in range(groups):
+        for d in range(min_dim):
+            idx = (g * out_chans_per_grp + d, d) + tuple(s // 2 for s in sizes[2:])
+            a[idx] = 1
+    with no_grad():
+        tensor.copy_(_wrap_np(a))
+    return tensor
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None):
+    """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan_mode)``.
+
+    Args:
+        a (float): negative slope of the following leaky_relu.
+        mode (str): ``'fan_in'`` or ``'fan_out'``.
+        nonlinearity (str): ``'relu'`` or ``'leaky_relu'`` (default).
+    """
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None):
+    """He normal: N(0, std^2), ``std = gain / sqrt(fan_mode)``."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix (QR of a Gaussian matrix, signs fixed), scaled
+    by ``gain``; dims after the first are flattened."""
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    from .._ops.creation import empty
+    flat = empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+    m = flat._data.astype(np.float64)
+    if rows < cols:
+        m = m.T
+    q, r = np.linalg.qr(m)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        tensor.view_as(tensor).copy_(_wrap_np((q * gain).reshape(tuple(tensor.shape)).astype(tensor._data.dtype)))
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-D tensor as a sparse matrix: N(0, std^2) values with a fraction
+    ``sparsity`` of each column set to zero."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        from .._ops.random_ops import randperm
+        a = tensor._data
+        for col_idx in range(cols):
+            row_indices = randperm(rows, generator=generator)
+            zero_indices = row_indices[:num_zeros]
+            a[zero_indices._data, col_idx] = 0
+        tensor._bump()
+    return tensor
+
+
+# deprecated aliases without the trailing underscore
+def _deprecated(fn):
+    def f(*args, **kwargs):
+        warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of "
+                      f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    f.__name__ = fn.__name__[:-1]
+    f.__doc__ = f"Deprecated alias of :func:`{fn.__name__}`."
+    return f
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)

@@ -1,0 +1,249 @@
+"""Convolution layers: ``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d`` and their lazy forms."""
+import math
+
+from ..._ops.creation import empty
+from ..._ops import conv as C
+from .. import init
+from .. import functional as F
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
+from .module import Module
+
+__all__ = ['Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d',
+           'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d',
+           'LazyConvTranspose2d', 'LazyConvTranspose3d']
+
+_PAD_MODES = ('zeros', 'reflect', 'replicate', 'circular')
+
+
+class _ConvNd(Module):
+    _nd = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        nd = self._nd
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ('same', 'valid'):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == 'same' and any(s != 1 for s in C._tup(stride, nd)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PAD_MODES:
+            raise ValueError(f"padding_mode must be one of {list(_PAD_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = C._tup(kernel_size, nd)
+        self.stride = C._tup(stride, nd)
+        self.padding = padding if isinstance(padding, str) else C._tup(padding, nd)
+        self.dilation = C._tup(dilation, nd)
+        self.transposed = transposed
+        self.output_padding = C._tup(output_padding, nd)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(empty(shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter('bias', None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Re-draw weight and bias with the default (Kaiming-uniform) scheme."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = '{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}'
+        if self.padding != (0,) * len(self.kernel_size):
+            s += ', padding={padding}'
+        if self.dilation != (1,) * len(self.dilation):
+            s += ', dilation={dilation}'
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ', output_padding={output_padding}'
+        if self.groups != 1:
+            s += ', groups={groups}'
+        if self.bias is None:
+            s += ', bias=False'
+        if self.padding_mode != 'zeros':
+            s += ', padding_mode={padding_mode}'
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, 'padding_mode'):
+            self.padding_mode = 'zeros'
+
+
+class _Conv(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        fn = (C.conv1d, C.conv2d, C.conv3d)[self._nd - 1]
+        if self.padding_mode != 'zeros':
+            pads = []
+            for p in reversed(self.padding if not isinstance(self.padding, str) else (0,) * self._nd):
+                pads += [p, p]
+            return fn(F.pad(input, pads, mode=self.padding_mode), weight, bias, self.stride,
+                      0, self.dilation, self.groups)
+        return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_Conv):
+    """1-D convolution over ``(N, C_in, L)`` input.
+
+    Args:
+        in_channels, out_channels (int), kernel_size (int or tuple), stride, padding
+        (int, tuple, 'valid', 'same'), dilation, groups, bias (bool), padding_mode
+        ('zeros'...), device, dtype.
+
+    Example::
+
+        >>> nn.Conv1d(16, 33, 3, stride=2)(ember.randn(20, 16, 50)).shape
+        torch.Size([20, 33, 24])
+    """
+    _nd = 1
+
+
+class Conv2d(_Conv):
+    """2-D convolution over ``(N, C_in, H, W)`` input.
+
+    Args:
+        in_channels (int): channels of the input.
+        out_channels (int): channels produced.
+        kernel_size (int or tuple): size of the kernel.
+        stride, padding (int, tuple, 'valid' or 'same'), dilation, groups: as PyTorch.
+        bias (bool): learn a bias (default True).
+        padding_mode (str): 'zeros' (default).
+
+    Shape:
+        - Input: ``(N, C_in, H, W)`` or ``(C_in, H, W)``; Output: ``(N, C_out, H_out, W_out)``.
+
+    Example::
+
+        >>> nn.Conv2d(16, 33, 3, stride=2)(ember.randn(20, 16, 50, 100)).shape
+        torch.Size([20, 33, 24, 49])
+    """
+    _nd = 2
+
+
+class Conv3d(_Conv):
+    """3-D convolution over ``(N, C_in, D, H, W)`` input."""
+    _nd = 3
+
+
+class _ConvTranspose(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros',
+                 device=None, dtype=None):
+        if padding_mode != 'zeros':
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         True, output_padding, groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        nd = self._nd
+        output_size = list(output_size)[-nd:]
+        ret = []
+        for d in range(nd):
+            dim_size = input.size(d - nd)
+            min_size = ((dim_size - 1) * self.stride[d] - 2 * self.padding[d] +
+                        self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            max_size = min_size + self.stride[d] - 1
+            if not (min_size <= output_size[d] <= max_size):
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                                 f"from {min_size} to {max_size} (for an input of {list(input.shape[2:])})")
+            ret.append(output_size[d] - min_size)
+        return tuple(ret)
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        fn = (C.conv_transpose1d, C.conv_transpose2d, C.conv_transpose3d)[self._nd - 1]
+        return fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                  self.dilation)
+
+
+class ConvTranspose1d(_ConvTranspose):
+    """1-D transposed convolution over ``(N, C_in, L)`` input."""
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTranspose):
+    """2-D transposed convolution over ``(N, C_in, H, W)`` input.
+
+    Example::
+
+        >>> nn.ConvTranspose2d(16, 33, 3, stride=2)(ember.randn(20, 16, 50, 100)).shape
+        torch.Size([20, 33, 101, 201])
+    """
+    _nd = 2
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """3-D transposed convolution over ``(N, C_in, D, H, W)`` input."""
+    _nd = 3
+
+
+class _LazyConvMixin(LazyModuleMixin):
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = input.shape[1] if input.dim() == self._nd + 2 else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups) + self.kernel_size
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+
+def _lazy_conv(base, name):
+    def __init__(self, out_channels, kernel_size, *args, bias=True, device=None, dtype=None, **kw):
+        base.__init__(self, 0, 0, kernel_size, *args, bias=False, **kw)
+        LazyModuleMixin._setup(self)
+        self.out_channels = out_channels
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+    cls = type(name, (_LazyConvMixin, base), {
+        '__init__': __init__, 'cls_to_become': base,
+        '__doc__': f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first "
+                   f"input.\n\n    Example::\n\n        >>> m = nn.{name}(8, 3)\n"})
+    return cls
+
+
+LazyConv1d = _lazy_conv(Conv1d, 'LazyConv1d')
+LazyConv2d = _lazy_conv(Conv2d, 'LazyConv2d')
+LazyConv3d = _lazy_conv(Conv3d, 'LazyConv3d')
+LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, 'LazyConvTranspose1d')
+LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, 'LazyConvTranspose2d')
+LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, 'LazyConvTranspose3d')

@@ -1,0 +1,2 @@
+"""``ember.nn.utils``."""
+from .init import skip_init  # noqa: F401

@@ -21,6 +21,8 @@ globals().update(_ops_pkg.bind())
 
 from . import autograd  # noqa: E402
 from . import linalg  # noqa: E402
+from . import random, testing  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402
 from ._misc import *  # noqa: E402,F401,F403
 from ._misc import __all__ as _misc_all  # noqa: E402
 

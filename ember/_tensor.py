@@ -613,7 +613,7 @@ def check_inplace(self, *others):
     Returns True when the op must record a graph."""
     if not _Mode.grad:
         return False
-    if self._rg and self._grad_fn is None:
+    if self._rg and (self._grad_fn is None or self._base is not None):
         if self._base is None:
             raise RuntimeError(_LEAF_INPLACE)
         b = self._base

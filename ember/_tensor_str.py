@@ -326,7 +326,7 @@ def _node_name(fn):
     n = getattr(fn, 'name', None)
     if callable(n):
         try:
-            return n()
+            return n().rsplit('::', 1)[-1]   # torch::autograd::CopySlices -> CopySlices
         except Exception:
             pass
     return type(fn).__name__

@@ -18,6 +18,7 @@ files written here load in PyTorch with ``torch.load(f, weights_only=True)``; on
 these names are mapped to ember's own rebuild functions (torch is never imported).
 Files written by ``torch.save`` (also in the legacy non-zip format) load here.
 """
+import _compat_pickle
 import builtins
 import collections
 import contextlib
@@ -913,6 +914,10 @@ class _Unpickler(pickle.Unpickler):
         return self._pl(pid)
 
     def find_class(self, module, name):
+        if (module, name) in _compat_pickle.NAME_MAPPING:      # Python 2 names (protocol 2)
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         module = _MODULE_RENAMES.get(module, module)
         if self._wo:
             obj = _safe_lookup(module, name)

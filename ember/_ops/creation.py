@@ -927,7 +927,8 @@ def to(self, *args, **kwargs):
 
 class CopyBackwards(Node):
     def backward(self, g):
-        return None, (g.to(self.src_dtype) if g.dtype is not self.src_dtype else g)
+        gs = g.to(self.src_dtype) if g.dtype is not self.src_dtype else g
+        return (g.new_zeros(g.shape) if self.next_functions[0][0] is not None else None), gs
 
 
 def _copy_out(self, src):

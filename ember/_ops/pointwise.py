@@ -1110,7 +1110,7 @@ _UNARY_FNS = {}
 for _e in _UNARY:
     _fn = _make_unary(*_e[:6], _e[7])
     _UNARY_FNS[_e[0]] = _fn
-    register(_e[0], aliases=_e[6], function=_e[0] != 'relu' or True)(_fn)
+    register(_e[0], aliases=_e[6])(_fn)
 abs, sign, sgn, sqrt, exp, log = (_UNARY_FNS[n] for n in ('abs', 'sign', 'sgn', 'sqrt', 'exp', 'log'))
 register('__abs__', function=False)(abs)
 
@@ -1247,3 +1247,932 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     if _needs(input):
         record(res, NanToNumBackward0(), (input,), save=(input,))
     return _out(res, out, 'nan_to_num')
+
+
+# ------------------------------------------------------------------ binary math
+def _bin_float(name, input, other, allow_int=True):
+    """Promoted arrays of a floating binary op (integers give the default float dtype)."""
+    x, y, xp = _bin(input, other)
+    if x.dtype.kind in 'biu':
+        if not allow_int:
+            _not_impl(f'{name}_cpu', x)
+        x, y = _float_arr(x), _float_arr(y)
+    elif x.dtype.kind == 'c':
+        _not_impl(f'{name}_cpu', x)
+    return x, y, xp
+
+
+def _bin_record(res, cls, input, other, save):
+    if _needs(input, other):
+        node = cls()
+        node.needs = (isinstance(input, Tensor) and input._rg,
+                      isinstance(other, Tensor) and other._rg)
+        ins = tuple(v if isinstance(v, Tensor) else None for v in (input, other))
+        node.scalars = (input, other)
+        record(res, node, ins, save=tuple(v if isinstance(v, Tensor) else None for v in save))
+
+
+def _both(node):
+    """Saved (x, y) of a binary node, with Python scalars standing in for non-tensors."""
+    x, y = node.saved_tensors[:2]
+    s = node.scalars
+    return (x if isinstance(s[0], Tensor) else s[0]), (y if isinstance(s[1], Tensor) else s[1])
+
+
+class Atan2Backward0(Node):
+    def backward(self, g):
+        x, y = _both(self)
+        d = x * x + y * y
+        return (g * y / d if self.needs[0] else None), (g * -x / d if self.needs[1] else None)
+
+
+@register(aliases=('arctan2',))
+def atan2(input, other, *, out=None):
+    """Element-wise ``atan(input / other)`` choosing the quadrant by both signs.
+
+    Example::
+
+        >>> ember.atan2(ember.tensor([1., -1.]), ember.tensor([1., 1.]))
+        tensor([ 0.7854, -0.7854])
+    """
+    x, y, xp = _bin_float('atan2', input, other)
+    res = _w(_call(xp.arctan2, x, y), xp)
+    _bin_record(res, Atan2Backward0, input, other, (input, other))
+    return _out(res, out, 'atan2')
+
+
+class HypotBackward0(Node):
+    def backward(self, g):
+        x, y, r = self.saved_tensors
+        return (g * x / r if self.needs[0] else None), (g * y / r if self.needs[1] else None)
+
+
+@register()
+def hypot(input, other, *, out=None):
+    """``sqrt(input ** 2 + other ** 2)`` without overflow.
+
+    Example::
+
+        >>> ember.hypot(ember.tensor([3.]), ember.tensor([4.]))
+        tensor([5.])
+    """
+    x, y, xp = _bin_float('hypot', input, other, allow_int=False)
+    res = _w(_call(xp.hypot, x, y), xp)
+    _bin_record(res, HypotBackward0, input, other, (input, other, res))
+    return _out(res, out, 'hypot')
+
+
+class LogaddexpBackward0(Node):
+    def backward(self, g):
+        x, y = _both(self)
+        return ((g / ((y - x).exp() + 1)) if self.needs[0] else None,
+                (g / ((x - y).exp() + 1)) if self.needs[1] else None)
+
+
+class Logaddexp2Backward0(Node):
+    def backward(self, g):
+        x, y = _both(self)
+        return ((g / ((y - x).exp2() + 1)) if self.needs[0] else None,
+                (g / ((x - y).exp2() + 1)) if self.needs[1] else None)
+
+
+@register()
+def logaddexp(input, other, *, out=None):
+    """``log(exp(input) + exp(other))`` computed stably.
+
+    Example::
+
+        >>> ember.logaddexp(ember.tensor([0.]), ember.tensor([0.]))
+        tensor([0.6931])
+    """
+    x, y, xp = _bin_float('logaddexp', input, other, allow_int=False)
+    res = _w(_call(xp.logaddexp, x, y), xp)
+    _bin_record(res, LogaddexpBackward0, input, other, (input, other))
+    return _out(res, out, 'logaddexp')
+
+
+@register()
+def logaddexp2(input, other, *, out=None):
+    """``log2(2 ** input + 2 ** other)`` computed stably.
+
+    Example::
+
+        >>> ember.logaddexp2(ember.tensor([1.]), ember.tensor([1.]))
+        tensor([2.])
+    """
+    x, y, xp = _bin_float('logaddexp2', input, other, allow_int=False)
+    res = _w(_call(xp.logaddexp2, x, y), xp)
+    _bin_record(res, Logaddexp2Backward0, input, other, (input, other))
+    return _out(res, out, 'logaddexp2')
+
+
+class CopysignBackward0(Node):
+    def backward(self, g):
+        x, r = self.saved_tensors
+        xa = x._data
+        q = _mask_zero(r / x, xa == 0)
+        return g * q, (_zeros(g) if self.needs[1] else None)
+
+
+class CopysignBackward1(Node):
+    def backward(self, g):
+        x, r = self.saved_tensors
+        return (g * _mask_zero(r / x, x._data == 0),)
+
+
+@register()
+def copysign(input, other, *, out=None):
+    """The magnitude of ``input`` with the sign of ``other`` (float result).
+
+    Example::
+
+        >>> ember.copysign(ember.tensor([1., -2.]), -1.)
+        tensor([-1., -2.])
+    """
+    x, y, xp = _bin_float('copysign', input, other)
+    res = _w(_call(xp.copysign, x, y), xp)
+    if _needs(input, other):
+        if isinstance(other, Tensor):
+            node = CopysignBackward0()
+            node.needs = (input._rg, other._rg)
+            record(res, node, (input, other), save=(input, res))
+        else:
+            record(res, CopysignBackward1(), (input,), save=(input, res))
+    return _out(res, out, 'copysign')
+
+
+class XlogyBackward0(Node):
+    def backward(self, g):
+        x, y = _both(self)
+        gx = gy = None
+        if self.needs[0]:
+            ya = y._data if isinstance(y, Tensor) else np.asarray(y)
+            xa = x._data
+            gx = _mask_zero(g * (y.log() if isinstance(y, Tensor) else _log_scalar(y)),
+                            (xa == 0) & (ya <= 0))
+        if self.needs[1]:
+            gy = g * x / y
+        return gx, gy
+
+
+class XlogyBackward1(XlogyBackward0):   # scalar self
+    pass
+
+
+class XlogyBackward2(XlogyBackward0):   # scalar other
+    pass
+
+
+def _log_scalar(v):
+    return math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+
+
+@register()
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, with 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+    Example::
+
+        >>> ember.xlogy(ember.tensor([0., 2.]), ember.tensor([0., 1.]))
+        tensor([0., 0.])
+    """
+    x, y, xp = _bin_float('xlogy', input, other)
+
+    def k(a, b):
+        r = a * xp.log(b)
+        return xp.where((a == 0) & ~xp.isnan(b), 0, r).astype(r.dtype)
+    res = _w(_call(k, x, y), xp)
+    cls = XlogyBackward0 if isinstance(input, Tensor) and isinstance(other, Tensor) else \
+        XlogyBackward1 if isinstance(other, Tensor) else XlogyBackward2
+    _bin_record(res, _named(cls, cls.__name__), input, other,
+                (input if isinstance(input, Tensor) else None,
+                 other if isinstance(other, Tensor) else None))
+    return _out(res, out, 'xlogy')
+
+
+@register()
+def heaviside(input, values, *, out=None):
+    """Heaviside step: 0 where ``input < 0``, 1 where ``input > 0``, ``values`` where 0.
+
+    Example::
+
+        >>> ember.heaviside(ember.tensor([-1., 0., 2.]), ember.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    x, v = input._data, values._data
+    if x.dtype.kind == 'c':
+        _not_impl('heaviside_cpu', x)
+    xp = array_module(x)
+    r = xp.where(x == 0, v, (x > 0)).astype(x.dtype)
+    res = _w(r, xp)
+    if _needs(input, values):
+        _record_not_impl(res, 'heaviside', input, values)
+    return _out(res, out, 'heaviside')
+
+
+# ------------------------------------------------------------------ maximum / clamp
+class MaximumBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        xa, ya = x._data, y._data
+        half = (xa == ya) * 0.5
+        return ((g * _const((xa > ya) + half, g)) if self.needs[0] else None,
+                (g * _const((xa < ya) + half, g)) if self.needs[1] else None)
+
+
+class MinimumBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        xa, ya = x._data, y._data
+        half = (xa == ya) * 0.5
+        return ((g * _const((xa < ya) + half, g)) if self.needs[0] else None,
+                (g * _const((xa > ya) + half, g)) if self.needs[1] else None)
+
+
+class FmaxBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        xa, ya = x._data, y._data
+        xp = array_module(xa)
+        m = (xa >= ya) | xp.isnan(ya)
+        return ((_mask_zero(g, ~m)) if self.needs[0] else None,
+                (_mask_zero(g, m)) if self.needs[1] else None)
+
+
+class FminBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        xa, ya = x._data, y._data
+        xp = array_module(xa)
+        m = (xa <= ya) | xp.isnan(ya)
+        return ((_mask_zero(g, ~m)) if self.needs[0] else None,
+                (_mask_zero(g, m)) if self.needs[1] else None)
+
+
+def _minmax(name, f, cls, input, other, out):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    x, y, xp = _bin(input, other)
+    if x.dtype.kind == 'c':
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    res = _w(f(x, y), xp)
+    if _needs(input, other):
+        node = cls()
+        node.needs = (input._rg, other._rg)
+        record(res, node, (input, other), save=(input, other))
+    return _out(res, out, name)
+
+
+@register()
+def maximum(input, other, *, out=None):
+    """Element-wise maximum (NaN propagates).
+
+    Example::
+
+        >>> ember.maximum(ember.tensor([1., 5.]), ember.tensor([3., 2.]))
+        tensor([3., 5.])
+    """
+    return _minmax('maximum', np.maximum if type(input._data) is _nd else
+                   array_module(input._data).maximum, MaximumBackward0, input, other, out)
+
+
+@register()
+def minimum(input, other, *, out=None):
+    """Element-wise minimum (NaN propagates).
+
+    Example::
+
+        >>> ember.minimum(ember.tensor([1., 5.]), ember.tensor([3., 2.]))
+        tensor([1., 2.])
+    """
+    return _minmax('minimum', array_module(input._data).minimum, MinimumBackward0, input,
+                   other, out)
+
+
+@register()
+def fmax(input, other, *, out=None):
+    """Element-wise maximum ignoring NaN (NaN only where both are NaN).
+
+    Example::
+
+        >>> ember.fmax(ember.tensor([1., float('nan')]), ember.tensor([3., 2.]))
+        tensor([3., 2.])
+    """
+    return _minmax('fmax', array_module(input._data).fmax, FmaxBackward0, input, other, out)
+
+
+@register()
+def fmin(input, other, *, out=None):
+    """Element-wise minimum ignoring NaN.
+
+    Example::
+
+        >>> ember.fmin(ember.tensor([1., float('nan')]), ember.tensor([3., 2.]))
+        tensor([1., 2.])
+    """
+    return _minmax('fmin', array_module(input._data).fmin, FminBackward0, input, other, out)
+
+
+class ClampBackward1(Node):       # scalar bounds
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        xa = x._data
+        m = True
+        if self.min is not None:
+            m = xa >= self.min
+        if self.max is not None:
+            m = m & (xa <= self.max)
+        return g * _const(m, g)
+
+
+class ClampBackward0(Node):       # tensor bounds
+    def backward(self, g):
+        x, lo, hi = self.saved_tensors
+        xa = x._data
+        la = lo._data if lo is not None else None
+        ha = hi._data if hi is not None else None
+        gx = glo = ghi = None
+        if self.needs[0]:
+            m = True
+            if la is not None:
+                m = xa >= la
+            if ha is not None:
+                m = m & (xa <= ha)
+            gx = g * _const(m, g)
+        if self.needs[1]:
+            m = xa < la
+            if ha is not None:
+                m = m & (la < ha)
+            glo = g * _const(m, g)
+        if self.needs[2]:
+            m = xa > ha
+            if la is not None:
+                m = m | (ha < la)
+            ghi = g * _const(m, g)
+        return gx, glo, ghi
+
+
+class ClampMinBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * _const(x._data >= self.min, g)
+
+
+class ClampMaxBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * _const(x._data <= self.max, g)
+
+
+class ClampMinBackward1(Node):
+    def backward(self, g):
+        x, lo = self.saved_tensors
+        xa, la = x._data, lo._data
+        return ((g * _const(xa >= la, g)) if self.needs[0] else None,
+                (g * _const(xa < la, g)) if self.needs[1] else None)
+
+
+class ClampMaxBackward1(Node):
+    def backward(self, g):
+        x, hi = self.saved_tensors
+        xa, ha = x._data, hi._data
+        return ((g * _const(xa <= ha, g)) if self.needs[0] else None,
+                (g * _const(xa > ha, g)) if self.needs[1] else None)
+
+
+def _clamp_arrays(input, min, max):
+    x = input._data
+    if x.dtype.kind == 'c':
+        raise NotImplementedError("clamp is not supported for complex types")
+    ops = [input] + [v for v in (min, max) if v is not None]
+    dt = D.result_type(*ops)._np
+    xp = array_module(x)
+    r = x.astype(dt) if x.dtype != dt else x
+
+    def arr(v):
+        return v._data.astype(dt) if isinstance(v, Tensor) else dt.type(v)
+    if min is not None:
+        r = xp.maximum(r, arr(min))
+    if max is not None:
+        r = xp.minimum(r, arr(max))
+    if r is x:
+        r = x.copy()
+    return r, xp
+
+
+@register(aliases=('clip',))
+def clamp(input, min=None, max=None, *, out=None):
+    """Clamps every element into ``[min, max]`` (either bound may be None, a number or a
+    tensor). Where ``min > max`` the result is ``max``.
+
+    Example::
+
+        >>> ember.clamp(ember.tensor([-2., 0.5, 3.]), min=0., max=1.)
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    r, xp = _clamp_arrays(input, min, max)
+    res = _w(r, xp)
+    if _needs(input, min, max):
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            lo = min if isinstance(min, Tensor) or min is None else \
+                wrap(xp.asarray(min, dtype=r.dtype))
+            hi = max if isinstance(max, Tensor) or max is None else \
+                wrap(xp.asarray(max, dtype=r.dtype))
+            node = ClampBackward0()
+            node.needs = (input._rg, lo is not None and lo._rg, hi is not None and hi._rg)
+            record(res, node, (input, lo, hi), save=(input, lo, hi))
+        else:
+            node = ClampBackward1()
+            node.min, node.max = min, max
+            record(res, node, (input,), save=(input,))
+    return _out(res, out, 'clamp')
+
+
+@register()
+def clamp_min(input, min, *, out=None):
+    """``clamp(input, min=min)``.
+
+    Example::
+
+        >>> ember.clamp_min(ember.tensor([-1., 2.]), 0.)
+        tensor([0., 2.])
+    """
+    r, xp = _clamp_arrays(input, min, None)
+    res = _w(r, xp)
+    if _needs(input, min):
+        if isinstance(min, Tensor):
+            node = ClampMinBackward1()
+            node.needs = (input._rg, min._rg)
+            record(res, node, (input, min), save=(input, min))
+        else:
+            node = ClampMinBackward0()
+            node.min = min
+            record(res, node, (input,), save=(input,))
+    return _out(res, out, 'clamp_min')
+
+
+@register()
+def clamp_max(input, max, *, out=None):
+    """``clamp(input, max=max)``.
+
+    Example::
+
+        >>> ember.clamp_max(ember.tensor([-1., 2.]), 0.)
+        tensor([-1.,  0.])
+    """
+    r, xp = _clamp_arrays(input, None, max)
+    res = _w(r, xp)
+    if _needs(input, max):
+        if isinstance(max, Tensor):
+            node = ClampMaxBackward1()
+            node.needs = (input._rg, max._rg)
+            record(res, node, (input, max), save=(input, max))
+        else:
+            node = ClampMaxBackward0()
+            node.max = max
+            record(res, node, (input,), save=(input,))
+    return _out(res, out, 'clamp_max')
+
+
+# ------------------------------------------------------------------ lerp / addcmul / addcdiv
+class LerpBackward0(Node):        # scalar weight
+    def backward(self, g):
+        w = self.weight
+        return g * (1 - w), g * w
+
+
+class LerpBackward1(Node):        # tensor weight
+    def backward(self, g):
+        a, b, w = self.saved_tensors
+        n = self.needs
+        return ((g * (-w + 1)) if n[0] else None, (g * w) if n[1] else None,
+                (g * (b - a)) if n[2] else None)
+
+
+@register()
+def lerp(input, end, weight, *, out=None):
+    """Linear interpolation ``input + weight * (end - input)``.
+
+    Example::
+
+        >>> ember.lerp(ember.tensor([0., 10.]), ember.tensor([10., 20.]), 0.5)
+        tensor([ 5., 15.])
+    """
+    x, y = input._data, end._data
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected dtype {D._NP2DT[x.dtype]} for `end` but got dtype "
+                           f"{D._NP2DT[y.dtype]}")
+    if x.dtype.kind in 'biu':
+        _not_impl('lerp_kernel_scalar' if not isinstance(weight, Tensor) else
+                  'lerp_kernel_tensor', x)
+    xp = array_module(x)
+    tw = isinstance(weight, Tensor)
+    w = weight._data if tw else x.dtype.type(weight)
+    if tw and weight._data.dtype != x.dtype:
+        raise RuntimeError(f"expected dtype {D._NP2DT[x.dtype]} for `weight` but got dtype "
+                           f"{D._NP2DT[weight._data.dtype]}")
+    res = _w(_call(lambda: xp.where(xp.abs(w) < 0.5, x + w * (y - x),
+                                    y - (y - x) * (1 - w)).astype(x.dtype)), xp)
+    if _needs(input, end, weight):
+        _rg_complex('lerp', input, end, weight)
+        if tw:
+            node = LerpBackward1()
+            node.needs = (input._rg, end._rg, weight._rg)
+            record(res, node, (input, end, weight),
+                   save=(input if weight._rg else None, end if weight._rg else None,
+                         weight if (input._rg or end._rg) else None))
+        else:
+            node = LerpBackward0()
+            node.weight = weight
+            record(res, node, (input, end))
+    return _out(res, out, 'lerp')
+
+
+class AddcmulBackward0(Node):
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        v = self.value
+        n = self.needs
+        return (g if n[0] else None, (g * _cj(t2 * v)) if n[1] else None,
+                (g * _cj(t1 * v)) if n[2] else None)
+
+
+class AddcdivBackward0(Node):
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        v = self.value
+        n = self.needs
+        return (g if n[0] else None, (g * _cj(v / t2)) if n[1] else None,
+                (g * _cj(-t1 * v / (t2 * t2))) if n[2] else None)
+
+
+def _three(name, input, t1, t2, value, f):
+    dt = D.result_type(input, t1, t2)._np
+    xp = array_module(input._data)
+    a, b, c = (t._data.astype(dt) if t._data.dtype != dt else t._data for t in (input, t1, t2))
+    if dt.kind in 'biu' and isinstance(value, float):
+        value = int(value)   # PyTorch truncates a float value for integer tensors
+    v = dt.type(value) if dt.kind != 'V' else value
+    return _w(_call(f, a, b, c, v).astype(dt), xp)
+
+
+@register()
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 * tensor2``.
+
+    Example::
+
+        >>> ember.addcmul(ember.tensor([1.]), ember.tensor([2.]), ember.tensor([3.]), value=2)
+        tensor([13.])
+    """
+    res = _three('addcmul', input, tensor1, tensor2, value, lambda a, b, c, v: a + v * b * c)
+    if _needs(input, tensor1, tensor2):
+        node = AddcmulBackward0()
+        node.value = value
+        node.needs = (input._rg, tensor1._rg, tensor2._rg)
+        record(res, node, (input, tensor1, tensor2),
+               save=(tensor1 if tensor2._rg else None, tensor2 if tensor1._rg else None))
+    return _out(res, out, 'addcmul')
+
+
+@register()
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 / tensor2``.
+
+    Example::
+
+        >>> ember.addcdiv(ember.tensor([1.]), ember.tensor([6.]), ember.tensor([3.]), value=2)
+        tensor([5.])
+    """
+    if tensor1._data.dtype.kind in 'biu' and tensor2._data.dtype.kind in 'biu':
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
+                           "future  release addcdiv will perform a true division of tensor1 and "
+                           "tensor2. The historic addcdiv behavior can be implemented as "
+                           "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
+                           "for integer inputs and as (input + value * tensor1 / tensor2) for "
+                           "float inputs. The future addcdiv behavior is just the latter "
+                           "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    res = _three('addcdiv', input, tensor1, tensor2, value, lambda a, b, c, v: a + v * b / c)
+    if _needs(input, tensor1, tensor2):
+        node = AddcdivBackward0()
+        node.value = value
+        node.needs = (input._rg, tensor1._rg, tensor2._rg)
+        record(res, node, (input, tensor1, tensor2), save=(tensor1, tensor2))
+    return _out(res, out, 'addcdiv')
+
+
+# ------------------------------------------------------------------ comparisons
+def _cmp_op(name, f, ordered, summary):
+    def op(input, other, *, out=None):
+        x, y, xp = _bin(input, other)
+        if ordered and x.dtype.kind == 'c':
+            _not_impl(f'{name}_cpu', x)
+        res = _w(f(x, y), xp)
+        return res if out is None else _out(res, out, name)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"{summary}, element-wise, as a bool tensor.\n\n    Example::\n\n"
+                  f"        >>> ember.{name}(ember.tensor([1, 2, 3]), 2)\n    ")
+    return op
+
+
+eq = _cmp_op('eq', np.equal, False, '``input == other``')
+ne = _cmp_op('ne', np.not_equal, False, '``input != other``')
+lt = _cmp_op('lt', np.less, True, '``input < other``')
+le = _cmp_op('le', np.less_equal, True, '``input <= other``')
+gt = _cmp_op('gt', np.greater, True, '``input > other``')
+ge = _cmp_op('ge', np.greater_equal, True, '``input >= other``')
+register('eq')(eq)
+register('ne', aliases=('not_equal',))(ne)
+register('lt', aliases=('less',), dunder=('__lt__',))(lt)
+register('le', aliases=('less_equal',), dunder=('__le__',))(le)
+register('gt', aliases=('greater',), dunder=('__gt__',))(gt)
+register('ge', aliases=('greater_equal',), dunder=('__ge__',))(ge)
+
+_OPERAND_TYPES = (Tensor, int, float, complex, bool, np.generic)
+
+
+def _dunder_eq(self, other):
+    if not isinstance(other, _OPERAND_TYPES):
+        return NotImplemented
+    return eq(self, other)
+
+
+def _dunder_ne(self, other):
+    if not isinstance(other, _OPERAND_TYPES):
+        return NotImplemented
+    return ne(self, other)
+
+
+register('__eq__', function=False)(_dunder_eq)
+register('__ne__', function=False)(_dunder_ne)
+
+
+def _test_op(name, f, summary, cplx_error=False):
+    def op(input):
+        x = input._data
+        if cplx_error and x.dtype.kind == 'c':
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        xp = array_module(x)
+        if x.dtype.kind in 'biu':
+            r = xp.full(x.shape, name in ('isfinite', 'isreal'), dtype=bool)
+        elif x.dtype.kind == 'V':
+            r = f(x.astype(np.float32), xp)
+        else:
+            r = f(x, xp)
+        return _w(r, xp)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"{summary}, element-wise, as a bool tensor.\n\n    Example::\n\n"
+                  f"        >>> ember.{name}(ember.tensor([1., float('inf'), float('nan')]))\n    ")
+    return register(name)(op)
+
+
+isnan = _test_op('isnan', lambda x, xp: xp.isnan(x), 'Whether each element is NaN')
+isinf = _test_op('isinf', lambda x, xp: xp.isinf(x), 'Whether each element is +/-inf')
+isposinf = _test_op('isposinf', lambda x, xp: xp.isposinf(x), 'Whether each element is +inf',
+                    True)
+isneginf = _test_op('isneginf', lambda x, xp: xp.isneginf(x), 'Whether each element is -inf',
+                    True)
+isfinite = _test_op('isfinite', lambda x, xp: xp.isfinite(x), 'Whether each element is finite')
+isreal = _test_op('isreal', lambda x, xp: (x.imag == 0) if x.dtype.kind == 'c' else
+                  xp.ones(x.shape, bool), 'Whether each element has a zero imaginary part')
+
+
+@register()
+def signbit(input, *, out=None):
+    """Whether the sign bit of each element is set (True for -0.0).
+
+    Example::
+
+        >>> ember.signbit(ember.tensor([-1., 0., -0.]))
+        tensor([ True, False,  True])
+    """
+    x = input._data
+    xp = array_module(x)
+    if x.dtype.kind == 'c':
+        _not_impl('signbit_cpu', x)
+    res = _w(xp.signbit(x.astype(np.float32) if x.dtype.kind == 'V' else x), xp)
+    return _out(res, out, 'signbit')
+
+
+@register()
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether ``|input - other| <= atol + rtol * |other|``, element-wise (equal infinities
+    are close; NaNs are close to each other only with ``equal_nan``).
+
+    Example::
+
+        >>> ember.isclose(ember.tensor([1., 2.]), ember.tensor([1. + 1e-9, 2.1]))
+        tensor([ True, False])
+    """
+    x, y = input._data, other._data
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{_tname(x)} did not match {_tname(y)}")
+    if x.dtype == np.bool_ or x.dtype.kind == 'V':
+        x, y = x.astype(np.float32), y.astype(np.float32)
+    xp = array_module(x)
+    return _w(_call(xp.isclose, x, y, rtol, atol, equal_nan), xp)
+
+
+@register()
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when :func:`isclose` holds for every element.
+
+    Example::
+
+        >>> ember.allclose(ember.tensor([1., 2.]), ember.tensor([1., 2.]))
+        True
+    """
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@register()
+def equal(input, other):
+    """True when both tensors have the same shape and the same values.
+
+    Example::
+
+        >>> ember.equal(ember.tensor([1, 2]), ember.tensor([1, 2]))
+        True
+    """
+    if input._data.shape != other._data.shape:
+        return False
+    x, y, xp = _bin(input, other)
+    return bool(xp.array_equal(x, y))
+
+
+# ------------------------------------------------------------------ logical / bitwise
+def _logical(name, f):
+    def op(input, other, *, out=None):
+        x = input._data
+        y = other._data if isinstance(other, Tensor) else other
+        xp = array_module(x)
+        res = _w(f(x.astype(bool) if x.dtype != np.bool_ else x,
+                   y.astype(bool) if getattr(y, 'dtype', None) != np.bool_ else y), xp)
+        return res if out is None else _out(res, out, name)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Element-wise logical {name[8:].upper()} (non-zero is True), as a bool "
+                  f"tensor.\n\n    Example::\n\n        >>> ember.{name}(ember.tensor([1, 0]), "
+                  "ember.tensor([1, 1]))\n    ")
+    return register(name)(op)
+
+
+logical_and = _logical('logical_and', np.logical_and)
+logical_or = _logical('logical_or', np.logical_or)
+logical_xor = _logical('logical_xor', np.logical_xor)
+
+
+@register()
+def logical_not(input, *, out=None):
+    """Element-wise logical NOT (zero is True), as a bool tensor.
+
+    Example::
+
+        >>> ember.logical_not(ember.tensor([1., 0.]))
+        tensor([False,  True])
+    """
+    x = input._data
+    res = _w(x == 0, array_module(x))
+    return _out(res, out, 'logical_not')
+
+
+def _int_arrays(name, input, other):
+    x, y, xp = _bin(input, other)
+    if x.dtype.kind not in 'biu':
+        _not_impl(f'{name}_cpu', x)
+    return x, y, xp
+
+
+def _bitwise(name, f, kname, summary, dunders):
+    def op(input, other, *, out=None):
+        x, y, xp = _int_arrays(kname, input, other)
+        res = _w(f(x, y), xp)
+        return res if out is None else _out(res, out, name)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"{summary}, element-wise, of integer or bool tensors.\n\n    Example::\n\n"
+                  f"        >>> ember.{name}(ember.tensor([12]), ember.tensor([10]))\n    ")
+    return register(name, dunder=dunders)(op)
+
+
+def _lshift(x, y):
+    xp = array_module(x)
+    if x.dtype == np.bool_:
+        x = x.astype(np.int64)
+    r = xp.left_shift(x, y)
+    return xp.where(y >= x.dtype.itemsize * 8, 0, r).astype(r.dtype) if x.dtype.kind in 'iu' \
+        else r
+
+
+def _rshift(x, y):
+    xp = array_module(x)
+    if x.dtype == np.bool_:
+        x = x.astype(np.int64)
+    big = y >= x.dtype.itemsize * 8
+    r = xp.right_shift(x, xp.where(big, x.dtype.itemsize * 8 - 1, y).astype(
+        getattr(y, 'dtype', x.dtype)))
+    return r
+
+
+bitwise_and = _bitwise('bitwise_and', np.bitwise_and, 'bitwise_and', 'Bitwise AND',
+                       ('__and__', '__rand__'))
+bitwise_or = _bitwise('bitwise_or', np.bitwise_or, 'bitwise_or', 'Bitwise OR',
+                      ('__or__', '__ror__'))
+bitwise_xor = _bitwise('bitwise_xor', np.bitwise_xor, 'bitwise_xor', 'Bitwise XOR',
+                       ('__xor__', '__rxor__'))
+bitwise_left_shift = _bitwise('bitwise_left_shift', _lshift, 'lshift', 'Left shift',
+                              ('__lshift__',))
+bitwise_right_shift = _bitwise('bitwise_right_shift', _rshift, 'rshift', 'Arithmetic right shift',
+                               ('__rshift__',))
+
+
+@register(dunder=('__invert__',))
+def bitwise_not(input, *, out=None):
+    """Bitwise NOT (logical NOT for bool tensors).
+
+    Example::
+
+        >>> ember.bitwise_not(ember.tensor([0, 5]))
+        tensor([-1, -6])
+    """
+    x = input._data
+    if x.dtype.kind not in 'biu':
+        _not_impl('bitwise_not_cpu', x)
+    xp = array_module(x)
+    return _out(_w(xp.invert(x), xp), out, 'bitwise_not')
+
+
+def _rlshift(self, other):
+    return bitwise_left_shift(other, self)
+
+
+def _rrshift(self, other):
+    return bitwise_right_shift(other, self)
+
+
+# ------------------------------------------------------------------ in-place forms, dunders
+def _make_inplace(fn, name):
+    def f(self, *args, **kwargs):
+        return inplace(self, fn, *args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return f
+
+
+# (op, in-place names; the first is the canonical one, names in _INPLACE_FUNCS are also
+# ember.<name> functions like in PyTorch)
+_INPLACE = [
+    (add, ('add_', '__iadd__')), (sub, ('sub_', '__isub__', 'subtract_')),
+    (mul, ('mul_', '__imul__', 'multiply_')),
+    (div, ('div_', '__itruediv__', 'divide_', 'true_divide_')),
+    (floor_divide, ('floor_divide_', '__ifloordiv__')), (remainder, ('remainder_', '__imod__')),
+    (fmod, ('fmod_',)), (pow, ('pow_', '__ipow__')), (float_power, ('float_power_',)),
+    (neg, ('neg_', 'negative_')), (square, ('square_',)), (logit, ('logit_',)),
+    (_polygamma_method, ('polygamma_',)), (round, ('round_',)), (nan_to_num, ('nan_to_num_',)),
+    (atan2, ('atan2_', 'arctan2_')), (hypot, ('hypot_',)), (copysign, ('copysign_',)),
+    (xlogy, ('xlogy_',)), (heaviside, ('heaviside_',)), (clamp, ('clamp_', 'clip_')),
+    (clamp_min, ('clamp_min_',)), (clamp_max, ('clamp_max_',)), (lerp, ('lerp_',)),
+    (addcmul, ('addcmul_',)), (addcdiv, ('addcdiv_',)),
+    (eq, ('eq_',)), (ne, ('ne_', 'not_equal_')), (lt, ('lt_', 'less_')),
+    (le, ('le_', 'less_equal_')), (gt, ('gt_', 'greater_')), (ge, ('ge_', 'greater_equal_')),
+    (logical_and, ('logical_and_',)), (logical_or, ('logical_or_',)),
+    (logical_xor, ('logical_xor_',)), (logical_not, ('logical_not_',)),
+    (bitwise_and, ('bitwise_and_', '__iand__')), (bitwise_or, ('bitwise_or_', '__ior__')),
+    (bitwise_xor, ('bitwise_xor_', '__ixor__')), (bitwise_not, ('bitwise_not_',)),
+    (bitwise_left_shift, ('bitwise_left_shift_', '__ilshift__')),
+    (bitwise_right_shift, ('bitwise_right_shift_', '__irshift__')),
+] + [(_UNARY_FNS[e[0]], (e[0] + '_',) + tuple(a + '_' for a in e[6])) for e in _UNARY]
+
+_INPLACE_FUNCS = {
+    'neg_', 'negative_', 'abs_', 'sqrt_', 'rsqrt_', 'square_', 'reciprocal_', 'exp_', 'exp2_',
+    'expm1_', 'log_', 'log2_', 'log10_', 'log1p_', 'sin_', 'cos_', 'tan_', 'asin_', 'acos_',
+    'atan_', 'arcsin_', 'arccos_', 'arctan_', 'sinh_', 'cosh_', 'tanh_', 'asinh_', 'acosh_',
+    'atanh_', 'arcsinh_', 'arccosh_', 'arctanh_', 'sigmoid_', 'logit_', 'erf_', 'erfc_',
+    'xlogy_', 'floor_', 'ceil_', 'round_', 'trunc_', 'fix_', 'frac_', 'clamp_', 'clip_',
+    'clamp_min_', 'clamp_max_', 'nan_to_num_', 'deg2rad_', 'rad2deg_', 'relu_'}
+
+for _fn, _names in _INPLACE:
+    _f = _make_inplace(_fn, _names[0])
+    for _n in _names:
+        register(_n, function=_n in _INPLACE_FUNCS)(_f)
+
+for _c, _n in ((AddBackwardScalar, 'AddBackward0'), (SubBackwardScalar, 'SubBackward0'),
+               (MulBackwardScalar, 'MulBackward0'), (DivBackwardScalar, 'DivBackward0'),
+               (DivBackwardRScalar, 'MulBackward0'), (RsubBackward1, 'RsubBackward1')):
+    _named(_c, _n)
+
+register('__radd__', function=False)(_radd)
+register('__rsub__', function=False)(_rsub)
+register('__rtruediv__', function=False)(_rdiv)
+register('__rdiv__', function=False)(_rdiv)
+register('__div__', function=False)(div)
+register('__idiv__', function=False)(_make_inplace(div, 'div_'))
+register('__rfloordiv__', function=False)(_rfloordiv)
+register('__rmod__', function=False)(_rmod)
+register('__rpow__', function=False)(_rpow)
+register('__rlshift__', function=False)(_rlshift)
+register('__rrshift__', function=False)(_rrshift)
+register('rsub', method=False)(rsub)

@@ -148,9 +148,7 @@ def _view_dtype(self, dt):
     if dt.itemsize != a.itemsize:
         if a.ndim == 0 or a.strides[-1] != a.itemsize:
             raise RuntimeError("self.stride(-1) must be 1 to view dtype with a different size")
-    if self._rg and _Mode.grad:
-        raise RuntimeError("Cannot view a tensor with requires_grad=True as another dtype")
-    return make_view(self, a.view(dt._np))
+    return make_view(self, a.view(dt._np))   # like PyTorch: not differentiable
 
 
 def reshape(input, *shape):
@@ -567,10 +565,46 @@ def select(input, dim, index):
     return make_view(input, a[(slice(None),) * d + (index, Ellipsis)], node)
 
 
+class UnbindBackward0(Node):
+    def backward(self, *grads):
+        from .shape import stack
+        return stack(grads, self.dim)
+
+
+class SplitBackward0(Node):
+    def backward(self, *grads):
+        from .shape import cat
+        return cat(grads, self.dim)
+
+
+SplitWithSizesBackward0 = type('SplitWithSizesBackward0', (SplitBackward0,), {})
+
+
+def _multi_view(input, pieces, cls, d):
+    """Record one multi-output node (PyTorch's SplitBackward0 / UnbindBackward0) for the
+    views ``pieces`` of ``input``."""
+    if input._rg and _Mode.grad:
+        node = cls()
+        node.dim = d
+        record(pieces, node, (input,))
+    return pieces
+
+
 def unbind(input, dim=0):
     """All slices along ``dim`` as a tuple of views."""
-    d = _wrap_dim(dim, input._data.ndim)
-    return tuple(select(input, d, i) for i in range(input._data.shape[d]))
+    a = input._data
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _wrap_dim(dim, a.ndim)
+    pieces = tuple(make_view(input, a[(slice(None),) * d + (i, Ellipsis)])
+                   for i in range(a.shape[d]))
+    return _multi_view(input, pieces, UnbindBackward0, d)
+
+
+def _split_views(input, d, bounds):
+    a = input._data
+    pre = (slice(None),) * d
+    return tuple(make_view(input, a[pre + (slice(b, e),)]) for b, e in bounds)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -589,18 +623,19 @@ def split(tensor, split_size_or_sections, dim=0):
         if s <= 0 and not (s == 0 and n == 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         if n == 0:
-            return (_slice(tensor, d, 0, 0, 1),)
-        return tuple(_slice(tensor, d, i, min(i + s, n), 1) for i in range(0, n, s))
-    sizes = list(split_size_or_sections)
-    if sum(sizes) != n:
+            return _multi_view(tensor, _split_views(tensor, d, [(0, 0)]), SplitBackward0, d)
+        return _multi_view(tensor, _split_views(tensor, d, [(i, min(i + s, n)) for i in range(0, n, s)]),
+                           SplitBackward0, d)
+    sizes = [int(x) for x in split_size_or_sections]
+    if sum(sizes) != n or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={sizes}")
-    out = []
+    bounds = []
     i = 0
     for s in sizes:
-        out.append(_slice(tensor, d, i, i + s, 1))
+        bounds.append((i, i + s))
         i += s
-    return tuple(out)
+    return _multi_view(tensor, _split_views(tensor, d, bounds), SplitWithSizesBackward0, d)
 
 
 def split_with_sizes(self, split_sizes, dim=0):
@@ -614,8 +649,9 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
-    s = max(-(-n // chunks), 1) if n else 1
-    return split(input, s, d) if n else tuple(_slice(input, d, 0, 0, 1) for _ in range(chunks)) if False else split(input, s, d)
+    if n == 0:
+        return split(input, [0] * chunks, d)
+    return split(input, -(-n // chunks), d)
 
 
 def tensor_split(input, indices_or_sections, dim=0):
@@ -832,6 +868,9 @@ def _flat_scatter_add(shape, pos, src):
 class CopySlices(Node):
     """grad_fn of a base after one of its views was written in place: the view region
     of the gradient goes to the new values, the rest to the base's old history."""
+
+    def name(self):
+        return 'torch::autograd::CopySlices'
 
     def name(self):
         return 'torch::autograd::CopySlices'

@@ -318,6 +318,9 @@ class Error(Node):
     """Grad function of the outputs of a ``once_differentiable`` backward computed with
     ``create_graph=True``: differentiating them again raises."""
 
+    def name(self):
+        return 'torch::autograd::Error'
+
     def backward(self, *grads):
         raise RuntimeError(self.msg)
 

@@ -171,6 +171,9 @@ class AccumulateGrad(Node):
         self._seq = 1 << 62  # leaves run last among ready nodes
         self._in_meta = ()
 
+    def name(self):
+        return 'torch::autograd::AccumulateGrad'
+
     def backward(self, grad):
         from .grad_mode import _Mode
         var = self.variable

@@ -1,0 +1,322 @@
+"""Products and contractions of ember/_ops/linalg.py vs torch: matmul and ``@`` in all
+dimension cases, mm/bmm/mv/dot/vdot/inner/outer, the add-product family, einsum,
+tensordot, kron, cross and chained products."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from tests.oracle import check, check_error, gradcheck_ember, rand
+
+DTYPES = [np.float32, np.float64]
+
+MATMUL_SHAPES = [
+    ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)), ((5, 2, 3), (3,)), ((3,), (5, 3, 4)), ((2, 3), (5, 3, 4)),
+    ((5, 2, 3), (5, 3, 4)), ((2, 1, 2, 3), (5, 3, 4)), ((2, 5, 2, 3), (3, 4)),
+    ((1, 2, 3), (5, 3, 4)), ((5, 2, 3), (1, 3, 4)), ((3,), (2, 5, 3, 4)), ((2, 5, 2, 3), (3,)),
+    ((0, 3), (3, 2)), ((2, 0), (0, 4)), ((4, 0, 3), (3, 2)),
+]
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('sa,sb', MATMUL_SHAPES)
+def test_matmul(sa, sb, dt):
+    a, b = rand(*sa, dtype=dt, seed=1), rand(*sb, dtype=dt, seed=2)
+    check(lambda m, x, y: m.matmul(x, y), [a, b], grad=True)
+    check(lambda m, x, y: x @ y, [a, b], grad=True)
+
+
+@pytest.mark.parametrize('sa,sb', MATMUL_SHAPES[:15])
+def test_matmul_grad_fn_name(sa, sb):
+    for rg in ((True, True), (True, False), (False, True)):
+        names = []
+        for m in (torch, ember):
+            x = m.from_numpy(rand(*sa, dtype=np.float64)).requires_grad_(rg[0])
+            y = m.from_numpy(rand(*sb, dtype=np.float64)).requires_grad_(rg[1])
+            names.append((x @ y).grad_fn.name())
+        assert names[0] == names[1], (sa, sb, rg, names)
+
+
+def test_matmul_no_graph_without_grad():
+    a = ember.from_numpy(rand(3, 4))
+    b = ember.from_numpy(rand(4, 2)).requires_grad_()
+    assert (a @ a.mT).grad_fn is None
+    with ember.no_grad():
+        assert (a @ b).grad_fn is None
+    assert (a @ b).grad_fn.name() == 'MmBackward0'
+
+
+def test_matmul_strided_and_rmatmul():
+    a = rand(4, 6, seed=3)
+    b = rand(6, 5, seed=4)
+    check(lambda m, x, y: x[:, ::2] @ y[::2].mT.mT, [a, b], grad=True)
+    check(lambda m, x, y: x.mT @ y.mT.mT, [a.T.copy(), b], grad=True)
+    check(lambda m, x, y: x.__rmatmul__(y), [b, a])
+
+
+@pytest.mark.parametrize('dt', [np.int64, np.int32])
+def test_matmul_int(dt):
+    check(lambda m, x, y: x @ y, [rand(2, 3, dtype=dt), rand(3, 4, dtype=dt)])
+    check(lambda m, x, y: m.dot(x, y), [rand(3, dtype=dt), rand(3, dtype=dt)])
+
+
+def test_matmul_lowp_and_complex():
+    import ml_dtypes  # noqa: F401
+    check(lambda m, x, y: (x.half() @ y.half()).float(), [rand(2, 3), rand(3, 4)], rtol=1e-2,
+          atol=1e-2)
+    check(lambda m, x, y: (x.bfloat16() @ y.bfloat16()), [rand(2, 3), rand(3, 4)], rtol=2e-2,
+          atol=2e-2)
+    check(lambda m, x, y: x @ y, [rand(2, 3, dtype=np.complex64), rand(3, 4, dtype=np.complex64)])
+
+
+@pytest.mark.parametrize('fn,sa,sb,match', [
+    (lambda m, x, y: x @ y, (2, 3), (4, 5), 'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)'),
+    (lambda m, x, y: m.mm(x, y), (2, 3), (4, 5), 'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)'),
+    (lambda m, x, y: x @ y, (3,), (4,), 'inconsistent tensor size'),
+    (lambda m, x, y: x @ y, (2, 3), (4,), 'size mismatch, got input (2), mat (2x3), vec (4)'),
+    (lambda m, x, y: x @ y, (3,), (4, 5), 'mat1 and mat2 shapes cannot be multiplied (1x3 and 4x5)'),
+    (lambda m, x, y: x @ y, (5, 2, 3), (5, 4, 5), 'Expected size for first two dimensions of batch2'),
+    (lambda m, x, y: x @ y, (5, 2, 3), (4, 3, 5), 'The size of tensor a (5) must match'),
+    (lambda m, x, y: x @ y, (5, 2, 3), (4, 5), 'mat1 and mat2 shapes cannot be multiplied (10x3 and 4x5)'),
+    (lambda m, x, y: m.bmm(x, y), (5, 2, 3), (4, 3, 5), 'Expected size for first two dimensions'),
+    (lambda m, x, y: m.bmm(x, y), (2, 3), (4, 3, 5), 'batch1 must be a 3D tensor'),
+    (lambda m, x, y: m.mm(x, y), (3,), (3, 5), 'self must be a matrix'),
+    (lambda m, x, y: m.mv(x, y), (2, 3), (4,), 'size mismatch'),
+    (lambda m, x, y: m.mv(x, y), (2, 3), (4, 1), 'vector + matrix @ vector expected'),
+    (lambda m, x, y: m.dot(x, y), (3, 1), (3,), '1D tensors expected, but got 2D and 1D tensors'),
+    (lambda m, x, y: m.dot(x, y.double()), (3,), (3,), 'expected both vectors to have same dtype'),
+    (lambda m, x, y: m.mm(x, y.double()), (2, 3), (3, 5), 'expected m1 and m2 to have the same dtype'),
+    (lambda m, x, y: x @ y.double(), (2, 3), (3, 5), 'expected m1 and m2 to have the same dtype'),
+    (lambda m, x, y: x.sum() @ y, (2,), (2,), 'both arguments to matmul need to be at least 1D'),
+    (lambda m, x, y: x.bool() @ y.bool(), (2, 3), (3, 5), 'not implemented for'),
+    (lambda m, x, y: m.addmm(x, y, y.mT), (3, 5), (2, 3), 'The expanded size of the tensor'),
+    (lambda m, x, y: m.inner(x, y), (2, 3), (4, 4), 'inner() the last dimension must match'),
+    (lambda m, x, y: m.outer(x, y), (2, 3), (4,), 'outer: Expected 1-D argument self'),
+    (lambda m, x, y: m.einsum('ij,jk', x, y), (2, 3), (4, 5), 'einsum(): subscript j has size 4'),
+    (lambda m, x, y: m.einsum('ij,jk', x), (2, 3), (4, 5), 'fewer operands were provided'),
+    (lambda m, x, y: m.einsum('ijk', x), (2, 3), (4, 5), 'does not match the number of dimensions'),
+    (lambda m, x, y: m.linalg.cross(x, y), (3, 2), (3, 2), 'must have length 3'),
+    (lambda m, x, y: m.linalg.multi_dot([x]), (3,), (3,), 'expected at least 2 tensors but got 1'),
+    (lambda m, x, y: m.tensordot(x, y, dims=1), (2, 3), (4, 5), 'contracted dimensions need to match'),
+])
+def test_errors(fn, sa, sb, match):
+    check_error(fn, [rand(*sa), rand(*sb)], match=match)
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+def test_mm_bmm_mv_dot(dt):
+    check(lambda m, x, y: m.mm(x, y), [rand(2, 3, dtype=dt), rand(3, 4, dtype=dt)], grad=True)
+    check(lambda m, x, y: x.mm(y), [rand(2, 3, dtype=dt), rand(3, 4, dtype=dt)], grad=True)
+    check(lambda m, x, y: m.bmm(x, y), [rand(5, 2, 3, dtype=dt), rand(5, 3, 4, dtype=dt)], grad=True)
+    check(lambda m, x, y: m.mv(x, y), [rand(2, 3, dtype=dt), rand(3, dtype=dt)], grad=True)
+    check(lambda m, x, y: m.dot(x, y), [rand(3, dtype=dt), rand(3, dtype=dt)], grad=True)
+    check(lambda m, x, y: m.vdot(x, y), [rand(3, dtype=dt), rand(3, dtype=dt)], grad=True)
+    check(lambda m, x, y: x.dot(y), [rand(0, dtype=dt), rand(0, dtype=dt)], grad=True)
+
+
+def test_vdot_complex():
+    check(lambda m, x, y: m.vdot(x, y), [rand(3, dtype=np.complex128, seed=1),
+                                         rand(3, dtype=np.complex128, seed=2)])
+
+
+@pytest.mark.parametrize('name', ['mm', 'bmm', 'mv', 'dot', 'vdot'])
+def test_product_grad_fn(name):
+    shapes = {'mm': ((2, 3), (3, 4)), 'bmm': ((2, 2, 3), (2, 3, 4)), 'mv': ((2, 3), (3,)),
+              'dot': ((3,), (3,)), 'vdot': ((3,), (3,))}[name]
+    ins = [rand(*s, dtype=np.float64) for s in shapes]
+    e, t = check(lambda m, x, y: getattr(m, name)(x, y), ins, grad=True)
+    assert e.grad_fn.name() == t.grad_fn.name()
+
+
+ADD_CASES = [
+    ('addmm', (2, 4), ((2, 3), (3, 4))), ('addmm', (4,), ((2, 3), (3, 4))),
+    ('addmv', (2,), ((2, 3), (3,))), ('addmv', (), ((2, 3), (3,))),
+    ('addr', (2, 3), ((2,), (3,))), ('addr', (1, 3), ((2,), (3,))),
+    ('baddbmm', (5, 2, 4), ((5, 2, 3), (5, 3, 4))), ('baddbmm', (2, 4), ((5, 2, 3), (5, 3, 4))),
+    ('addbmm', (2, 4), ((5, 2, 3), (5, 3, 4))), ('addbmm', (1,), ((5, 2, 3), (5, 3, 4))),
+]
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('beta,alpha', [(1, 1), (0.5, -2.0), (0, 1.5)])
+@pytest.mark.parametrize('name,si,sm', ADD_CASES)
+def test_add_products(name, si, sm, beta, alpha, dt):
+    ins = [rand(*si, dtype=dt, seed=1)] + [rand(*s, dtype=dt, seed=i + 2) for i, s in enumerate(sm)]
+    e, t = check(lambda m, i, x, y: getattr(m, name)(i, x, y, beta=beta, alpha=alpha), ins,
+                 grad=True)
+    assert e.grad_fn.name() == t.grad_fn.name()
+
+
+def test_add_products_beta0_ignores_nan():
+    i = np.full((2, 4), np.nan)
+    check(lambda m, i, x, y: m.addmm(i, x, y, beta=0), [i, rand(2, 3, dtype=np.float64),
+                                                         rand(3, 4, dtype=np.float64)])
+
+
+@pytest.mark.parametrize('name,si,sm', [c for c in ADD_CASES if c[1] == c[1]][::2])
+def test_add_products_inplace(name, si, sm):
+    out_shape = {'addmm': (2, 4), 'addmv': (2,), 'addr': (2, 3), 'baddbmm': (5, 2, 4),
+                 'addbmm': (2, 4)}[name]
+    ins = [rand(*out_shape, dtype=np.float64, seed=1)] + \
+        [rand(*s, dtype=np.float64, seed=i + 2) for i, s in enumerate(sm)]
+    check(lambda m, i, x, y: getattr(i.clone(), name + '_')(x, y, beta=2, alpha=3), ins, grad=True)
+
+
+@pytest.mark.parametrize('name,si,sm', ADD_CASES[::2])
+def test_add_products_gradcheck(name, si, sm):
+    ins = [rand(*si, dtype=np.float64, seed=1)] + \
+        [rand(*s, dtype=np.float64, seed=i + 2) for i, s in enumerate(sm)]
+    gradcheck_ember(lambda m, i, x, y: getattr(m, name)(i, x, y, beta=0.5, alpha=2), ins)
+
+
+@pytest.mark.parametrize('sa,sb', [((3,), (4,)), ((2, 3), (4, 3)), ((2, 3, 4), (5, 4)), ((), (2, 3)),
+                                   ((3,), (3,))])
+def test_inner(sa, sb):
+    check(lambda m, x, y: m.inner(x, y), [rand(*sa, seed=1), rand(*sb, seed=2)] if sa[-1:] == sb[-1:]
+          or not sa else [rand(*sa), rand(*sb)], grad=True) if (not sa or sa[-1] == sb[-1]) else \
+        check_error(lambda m, x, y: m.inner(x, y), [rand(*sa), rand(*sb)])
+
+
+def test_outer_ger():
+    check(lambda m, x, y: m.outer(x, y), [rand(3), rand(4)], grad=True)
+    check(lambda m, x, y: m.ger(x, y), [rand(3), rand(4)], grad=True)
+    check(lambda m, x, y: x.outer(y), [rand(3, dtype=np.int64), rand(4)])
+    check(lambda m, x, y: m.outer(x, y.double()), [rand(2), rand(4)], grad=True)
+
+
+@pytest.mark.parametrize('sa,sb,dims', [
+    ((3, 4, 5), (4, 5, 6), 2), ((3, 4), (4, 5), 1), ((2, 3), (4, 5), 0),
+    ((3, 4, 5), (5, 3, 2), ([0, 2], [1, 0])), ((3, 4, 5), (5, 6), ([-1], [0])),
+    ((3, 4), (3, 4), 2),
+])
+def test_tensordot(sa, sb, dims):
+    check(lambda m, x, y: m.tensordot(x, y, dims=dims), [rand(*sa, seed=1), rand(*sb, seed=2)],
+          grad=True)
+
+
+@pytest.mark.parametrize('sa,sb', [((2, 3), (4, 5)), ((2,), (3,)), ((2, 3), (4,)), ((3,), (2, 2, 2)),
+                                   ((2, 1, 2), (1, 3, 1))])
+def test_kron(sa, sb):
+    check(lambda m, x, y: m.kron(x, y), [rand(*sa, seed=1), rand(*sb, seed=2)], grad=True)
+
+
+def test_kron_int():
+    check(lambda m, x, y: x.kron(y), [rand(2, 2, dtype=np.int64), rand(2, dtype=np.int64)])
+
+
+@pytest.mark.parametrize('sa,sb,dim', [((3,), (3,), -1), ((4, 3), (4, 3), -1), ((3, 4), (3, 4), 0),
+                                       ((1, 3), (5, 3), -1), ((2, 3, 2), (2, 3, 1), 1)])
+def test_cross(sa, sb, dim):
+    a, b = rand(*sa, seed=1, dtype=np.float64), rand(*sb, seed=2, dtype=np.float64)
+    e, t = check(lambda m, x, y: m.linalg.cross(x, y, dim=dim), [a, b], grad=True)
+    assert e.grad_fn.name() == t.grad_fn.name() == 'LinalgCrossBackward0'
+    check(lambda m, x, y: m.cross(x, y, dim=dim), [a, b], grad=True)
+    check(lambda m, x, y: x.cross(y, dim), [a, b], grad=True)
+    gradcheck_ember(lambda m, x, y: m.linalg.cross(x, y, dim=dim), [a, b])
+
+
+def test_cross_default_dim():
+    check(lambda m, x, y: m.cross(x, y), [rand(4, 3), rand(4, 3)], grad=True)
+
+
+EINSUM = [
+    ('ij,jk->ik', [(2, 3), (3, 4)]), ('ij,jk', [(2, 3), (3, 4)]), ('bij,bjk->bik', [(5, 2, 3), (5, 3, 4)]),
+    ('ii->i', [(3, 3)]), ('ii', [(3, 3)]), ('ij->ji', [(2, 3)]), ('ij->', [(2, 3)]), ('ij->j', [(2, 3)]),
+    ('i,j->ij', [(2,), (3,)]), ('i,i->', [(3,), (3,)]), ('...ij,...jk->...ik', [(2, 5, 2, 3), (5, 3, 4)]),
+    ('...ij->...ji', [(2, 3, 4)]), ('b...,b...->b', [(2, 3, 4), (2, 3, 4)]),
+    ('ij,jk,kl->il', [(2, 3), (3, 4), (4, 5)]), ('ijk,ikl->ijl', [(2, 1, 3), (2, 3, 4)]),
+    ('ij,ij->ij', [(2, 3), (1, 3)]), ('iij->j', [(2, 2, 3)]), ('ij,kl->ijkl', [(2, 3), (1, 2)]),
+    ('i,ij->j', [(3,), (3, 2)]), ('bn,anm,bm->ba', [(2, 3), (4, 3, 5), (2, 5)]), ('i->', [(0,)]),
+    ('ij,jk->ik', [(2, 0), (0, 3)]), ('...->...', [()]), ('ba,ij->bi', [(2, 3), (4, 5)]),
+]
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('eq,shapes', EINSUM)
+def test_einsum(eq, shapes, dt):
+    ins = [rand(*s, dtype=dt, seed=i) for i, s in enumerate(shapes)]
+    check(lambda m, *xs: m.einsum(eq, *xs), ins, grad=True, rtol=1e-5 if dt == np.float32 else None)
+
+
+@pytest.mark.parametrize('eq,shapes', [EINSUM[i] for i in (0, 3, 10, 13, 15, 16, 19, 23)])
+def test_einsum_gradcheck(eq, shapes):
+    gradcheck_ember(lambda m, *xs: m.einsum(eq, *xs),
+                    [rand(*s, dtype=np.float64, seed=i) for i, s in enumerate(shapes)])
+
+
+def test_einsum_forms_and_names():
+    a, b = rand(2, 3, dtype=np.float64), rand(3, 4, dtype=np.float64)
+    check(lambda m, x, y: m.einsum('ij,jk->ik', [x, y]), [a, b], grad=True)
+    check(lambda m, x, y: m.einsum(x, [0, 1], y, [1, 2], [0, 2]), [a, b], grad=True)
+    check(lambda m, x, y: m.einsum(x, [Ellipsis, 1], y, [1, 2]), [a, b], grad=True)
+    for eq, ins in (('ij,jk->ik', [a, b]), ('ij->ji', [a]), ('ij->', [a]), ('ii->i', [a[:2, :2]])):
+        e, t = check(lambda m, *xs: m.einsum(eq, *xs), ins, grad=True)
+        assert e.grad_fn.name() == t.grad_fn.name()
+
+
+def test_einsum_view_input_is_copied():
+    x = ember.from_numpy(rand(3, 3))
+    y = ember.einsum('ij->ji', x)
+    y.numpy()[...] += 1    # writes through y's memory only
+    assert np.allclose(x.numpy().T + 1, y.numpy())
+
+
+def test_einsum_double_backward():
+    a, b = rand(2, 3, dtype=np.float64), rand(3, 4, dtype=np.float64)
+
+    def f(m, x, y):
+        z = m.einsum('ij,jk->ik', x, y)
+        g, = m.autograd.grad((z * z).sum(), x, create_graph=True)
+        return g
+    check(f, [a, b], grad=True)
+
+
+@pytest.mark.parametrize('shapes', [[(2, 3), (3, 4)], [(2, 3), (3, 10), (10, 1)],
+                                    [(3,), (3, 4), (4, 2)], [(2, 3), (3, 4), (4,)],
+                                    [(3,), (3, 4), (4,)], [(5, 1), (1, 4), (4, 6), (6, 2)]])
+def test_multi_dot(shapes):
+    ins = [rand(*s, dtype=np.float64, seed=i) for i, s in enumerate(shapes)]
+    check(lambda m, *xs: m.linalg.multi_dot(list(xs)), ins, grad=True)
+    if all(len(s) == 2 for s in shapes):
+        check(lambda m, *xs: m.chain_matmul(*xs), ins, grad=True)
+
+
+def test_multi_dot_errors():
+    check_error(lambda m, x, y: m.linalg.multi_dot([x, y]), [rand(2, 3), rand(4, 5)])
+    check_error(lambda m, x, y: m.linalg.multi_dot([x, y]), [rand(2, 3, 3), rand(3, 5)])
+
+
+@pytest.mark.parametrize('fn,shapes', [
+    (lambda m, x, y: m.matmul(x, y), [(3,), (3,)]), (lambda m, x, y: m.matmul(x, y), [(2, 3), (3,)]),
+    (lambda m, x, y: m.matmul(x, y), [(3,), (3, 4)]), (lambda m, x, y: m.matmul(x, y), [(2, 3), (3, 4)]),
+    (lambda m, x, y: m.matmul(x, y), [(2, 2, 3), (3, 4)]),
+    (lambda m, x, y: m.matmul(x, y), [(3,), (2, 3, 4)]),
+    (lambda m, x, y: m.matmul(x, y), [(2, 1, 2, 3), (3, 3, 4)]),
+    (lambda m, x, y: m.bmm(x, y), [(2, 2, 3), (2, 3, 4)]),
+    (lambda m, x, y: m.mv(x, y), [(2, 3), (3,)]), (lambda m, x, y: m.dot(x, y), [(3,), (3,)]),
+    (lambda m, x, y: m.kron(x, y), [(2, 2), (2, 3)]),
+    (lambda m, x, y: m.tensordot(x, y, dims=([0], [1])), [(3, 2), (2, 3)]),
+])
+def test_products_gradcheck(fn, shapes):
+    gradcheck_ember(fn, [rand(*s, dtype=np.float64, seed=i) for i, s in enumerate(shapes)])
+
+
+def test_matmul_double_backward():
+    a, b = rand(3, 2, 4, dtype=np.float64), rand(4, 5, dtype=np.float64)
+
+    def f(m, x, y):
+        z = x @ y
+        gx, gy = m.autograd.grad((z ** 2).sum(), (x, y), create_graph=True)
+        return gx.sum() + (gy * gy).sum()
+    check(f, [a, b], grad=True)
+
+
+def test_out_arg():
+    a, b = rand(2, 3, dtype=np.float64), rand(3, 4, dtype=np.float64)
+
+    def f(m, x, y):
+        o = m.empty(0, dtype=m.float64)
+        r = m.matmul(x, y, out=o)
+        return o, r
+    check(f, [a, b])

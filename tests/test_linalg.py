@@ -1,0 +1,372 @@
+"""ember.linalg (and the top-level det/logdet/inverse/cholesky/pinverse/svd/qr) vs torch:
+values, dtypes, shapes and gradients on well-conditioned inputs; decompositions whose
+outputs are not unique are compared through invariant quantities."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from tests.oracle import check, check_error, gradcheck_ember, rand
+
+DTYPES = [np.float32, np.float64]
+
+
+def tol(dt):
+    return dict(rtol=1e-4, atol=1e-4) if dt == np.float32 else dict(rtol=1e-7, atol=1e-8)
+
+
+def wc(*shape, dtype=np.float64, seed=0):
+    """A well-conditioned (diagonally dominant) square matrix or batch."""
+    n = shape[-1]
+    a = rand(*shape, dtype=np.float64, seed=seed, low=-1, high=1) + 3 * np.eye(n)
+    return a.astype(dtype)
+
+
+def spd(*shape, dtype=np.float64, seed=0):
+    a = rand(*shape, dtype=np.float64, seed=seed, low=-1, high=1)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def sym(m, x):
+    return (x + x.mT) / 2
+
+
+def spd_of(m, x):
+    return x @ x.mT + 3 * m.eye(x.shape[-1], dtype=x.dtype)
+
+
+# ------------------------------------------------------------------ norms
+VN = [(2, None, False), (1, None, False), (math.inf, None, False), (-math.inf, 1, False),
+      (0, None, False), (3, -1, True), (0.5, (0, 1), False), (2, (-1, 0), True), (1.5, 0, False)]
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('ord,dim,keepdim', VN)
+def test_vector_norm(ord, dim, keepdim, dt):
+    x = rand(3, 4, dtype=dt, seed=5)
+    e, t = check(lambda m, x: m.linalg.vector_norm(x, ord, dim, keepdim), [x], grad=True, **tol(dt))
+    assert e.grad_fn.name() == t.grad_fn.name()
+
+
+@pytest.mark.parametrize('ord', [2, 1, math.inf, 3])
+def test_vector_norm_gradcheck(ord):
+    gradcheck_ember(lambda m, x: m.linalg.vector_norm(x, ord, -1), [rand(3, 4, seed=7)])
+
+
+def test_vector_norm_special():
+    check(lambda m, x: m.linalg.vector_norm(x), [np.zeros((2, 3))], grad=True)       # zero grad at 0
+    check(lambda m, x: m.linalg.vector_norm(x), [rand(0, 3)], grad=True)
+    check(lambda m, x: m.linalg.vector_norm(x), [np.array(3.0)], grad=True)
+    check(lambda m, x: m.linalg.vector_norm(x, dtype=m.float64), [rand(3)], grad=True)
+    check(lambda m, x: m.linalg.vector_norm(x), [rand(3, dtype=np.complex128)])
+    check(lambda m, x: m.linalg.vector_norm(x, math.inf), [np.array([1., -3., 3.])], grad=True)
+    check_error(lambda m, x: m.linalg.vector_norm(x), [rand(3, dtype=np.int64)],
+                match='Expected a floating point or complex tensor as input. Got Long')
+    check_error(lambda m, x: m.linalg.vector_norm(x, math.inf), [rand(0, 3)])
+
+
+MN = ['fro', 'nuc', 2, -2, 1, -1, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('ord', MN)
+@pytest.mark.parametrize('keepdim', [False, True])
+def test_matrix_norm(ord, keepdim, dt):
+    x = rand(2, 3, 4, dtype=dt, seed=11)
+    e, t = check(lambda m, x: m.linalg.matrix_norm(x, ord, keepdim=keepdim), [x], grad=True,
+                 **tol(dt))
+    assert e.grad_fn.name() == t.grad_fn.name()
+    check(lambda m, x: m.linalg.matrix_norm(x, ord, dim=(2, 0)), [x], grad=True, **tol(dt))
+
+
+@pytest.mark.parametrize('ord', MN)
+def test_matrix_norm_gradcheck(ord):
+    gradcheck_ember(lambda m, x: m.linalg.matrix_norm(x, ord), [rand(3, 4, seed=3)])
+
+
+@pytest.mark.parametrize('args', [dict(), dict(ord=1), dict(ord='fro'), dict(ord=2, dim=(0, 1)),
+                                  dict(dim=1), dict(ord=math.inf, dim=0, keepdim=True)])
+def test_norm(args):
+    check(lambda m, x: m.linalg.norm(x, **args), [rand(3, 4, dtype=np.float64)], grad=True)
+    check(lambda m, x: m.linalg.norm(x, **{k: v for k, v in args.items() if k != 'dim'}),
+          [rand(4, dtype=np.float64)], grad=True)
+
+
+def test_norm_errors():
+    check_error(lambda m, x: m.linalg.matrix_norm(x), [rand(3)], match='at least 2 dimensions')
+    check_error(lambda m, x: m.linalg.norm(x, 2), [rand(2, 3, 4)])
+
+
+# ------------------------------------------------------------------ inverse / det / solve
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('shape', [(3, 3), (2, 4, 4), (0, 2, 2), (1, 1)])
+def test_inv_det_slogdet(shape, dt):
+    a = wc(*shape, dtype=dt, seed=2)
+    for f in (lambda m, x: m.linalg.inv(x), lambda m, x: m.inverse(x), lambda m, x: x.inverse(),
+              lambda m, x: m.linalg.inv_ex(x), lambda m, x: m.linalg.det(x), lambda m, x: m.det(x),
+              lambda m, x: x.det(), lambda m, x: m.linalg.slogdet(x), lambda m, x: m.slogdet(x),
+              lambda m, x: m.logdet(x)):
+        e, t = check(f, [a], grad=True, **tol(dt))
+        e0, t0 = (e[0], t[0]) if isinstance(t, tuple) else (e, t)
+        if shape[0] and t0.grad_fn is not None and t0.grad_fn.name() != 'WhereBackward0':
+            assert e0.grad_fn.name() == t0.grad_fn.name()
+
+
+def test_logdet_negative_and_info():
+    a = np.diag([-1.0, 2.0])
+    check(lambda m, x: m.logdet(x), [a])
+    e, t = check(lambda m, x: m.linalg.inv_ex(x), [np.eye(2)])
+    assert str(e.info.dtype) == 'torch.int32'
+
+
+@pytest.mark.parametrize('f', [lambda m, x: m.linalg.inv(x), lambda m, x: m.linalg.det(x),
+                               lambda m, x: m.linalg.slogdet(x)[1], lambda m, x: m.logdet(x),
+                               lambda m, x: m.linalg.matrix_power(x, 3),
+                               lambda m, x: m.linalg.matrix_power(x, -2)])
+def test_inverse_family_gradcheck(f):
+    gradcheck_ember(f, [wc(2, 3, 3, seed=4)])
+
+
+def test_inverse_double_backward():
+    def f(m, x):
+        y = m.linalg.det(x)
+        g, = m.autograd.grad(y, x, create_graph=True)
+        return g
+    check(f, [wc(3, 3, seed=8)], grad=True)
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('sa,sb,left', [((3, 3), (3, 2), True), ((3, 3), (3,), True),
+                                        ((2, 3, 3), (3, 4), True), ((2, 3, 3), (2, 3), True),
+                                        ((3, 3), (2, 3), False), ((1, 3, 3), (4, 3, 1), True)])
+def test_solve(sa, sb, left, dt):
+    a, b = wc(*sa, dtype=dt, seed=3), rand(*sb, dtype=dt, seed=4)
+    e, t = check(lambda m, x, y: m.linalg.solve(x, y, left=left), [a, b], grad=True, **tol(dt))
+    if left:
+        assert e.grad_fn.name() == t.grad_fn.name()
+    if dt == np.float64:
+        gradcheck_ember(lambda m, x, y: m.linalg.solve(x, y, left=left), [a, b])
+
+
+@pytest.mark.parametrize('upper,left,uni', [(True, True, False), (False, True, False),
+                                            (True, False, True), (False, False, False)])
+def test_solve_triangular(upper, left, uni):
+    a, b = wc(3, 3, seed=1), rand(3, 2, seed=2) if left else rand(2, 3, seed=2)
+    e, t = check(lambda m, x, y: m.linalg.solve_triangular(x, y, upper=upper, left=left,
+                                                           unitriangular=uni), [a, b], grad=True)
+    assert e.grad_fn.name() == t.grad_fn.name()
+    gradcheck_ember(lambda m, x, y: m.linalg.solve_triangular(x, y, upper=upper, left=left,
+                                                              unitriangular=uni), [a, b])
+
+
+def test_inverse_errors():
+    check_error(lambda m, x: m.linalg.inv(x), [np.zeros((3, 3))], match='singular')
+    check_error(lambda m, x: m.linalg.inv(x), [rand(3, 4)],
+                match='linalg.inv: A must be batches of square matrices, but they are 3 by 4 matrices')
+    check_error(lambda m, x: m.linalg.inv(x), [np.ones((3, 3), np.int64)],
+                match='Expected a floating point or complex tensor as input. Got Long')
+    check_error(lambda m, x: m.linalg.det(x), [rand(2, 3)], match='square matrices')
+    check_error(lambda m, x, y: m.linalg.solve(x, y), [np.zeros((3, 3)), rand(3)],
+                match='singular')
+    check_error(lambda m, x, y: m.linalg.solve(x, y), [rand(3, 3), rand(4)],
+                match='Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)')
+    check_error(lambda m, x: m.linalg.cholesky(x), [-np.eye(3)], match='positive-definite')
+    check_error(lambda m, x: m.linalg.eigh(x), [rand(2, 3)], match='square matrices')
+    check_error(lambda m, x: m.linalg.svd(x), [rand(3)], match='at least 2 dimensions')
+    check_error(lambda m, x: m.linalg.qr(x), [rand(3)], match='at least 2 dimensions')
+    check_error(lambda m, x: m.linalg.qr(x, mode='x'), [rand(3, 2)], match='unrecognized mode')
+    check_error(lambda m, x: m.linalg.matrix_power(x, 2), [rand(2, 3)], match='square matrices')
+    assert issubclass(ember.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(ember.linalg.LinAlgError):
+        ember.linalg.inv(ember.zeros(2, 2))
+
+
+# ------------------------------------------------------------------ cholesky
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('upper', [False, True])
+@pytest.mark.parametrize('shape', [(3, 3), (2, 4, 4)])
+def test_cholesky(shape, upper, dt):
+    a = spd(*shape, dtype=dt, seed=6)
+    e, t = check(lambda m, x: m.linalg.cholesky(sym(m, x), upper=upper), [a], grad=True, **tol(dt))
+    assert e.grad_fn.name() == t.grad_fn.name()
+    e, t = check(lambda m, x: m.cholesky(sym(m, x), upper), [a], grad=True, **tol(dt))
+    check(lambda m, x: m.linalg.cholesky_ex(x), [a], **tol(dt))
+
+
+def test_cholesky_gradcheck():
+    gradcheck_ember(lambda m, x: m.linalg.cholesky(spd_of(m, x)), [rand(2, 3, 3, seed=1)])
+    gradcheck_ember(lambda m, x: m.linalg.cholesky(spd_of(m, x), upper=True), [rand(3, 3, seed=2)])
+
+
+# ------------------------------------------------------------------ qr
+def _sign_fix_qr(m, Q, R):
+    d = m.sign(R.diagonal(0, -2, -1))
+    return Q * d.unsqueeze(-2), R * d.unsqueeze(-1)
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('shape', [(4, 3), (3, 3), (2, 5, 3), (3, 5)])
+def test_qr(shape, dt):
+    a = rand(*shape, dtype=dt, seed=9)
+
+    def f(m, x):
+        Q, R = m.linalg.qr(x)
+        Qf, Rf = _sign_fix_qr(m, Q, R)
+        return Qf, Rf, Q @ R
+    check(f, [a], grad=True, **tol(dt))
+    e, t = check(lambda m, x: m.linalg.qr(x, mode='complete')[0] @ m.linalg.qr(x, mode='complete')[1],
+                 [a], **tol(dt))
+    check(lambda m, x: m.linalg.qr(x, mode='r')[1].abs(), [a], **tol(dt))
+    check(lambda m, x: m.linalg.qr(x, mode='r')[0], [a])
+    e, t = check(lambda m, x: m.qr(x), [a], **tol(dt))
+    assert type(e).__name__ == 'qr'
+
+
+@pytest.mark.parametrize('shape', [(4, 3), (3, 3), (3, 5)])
+def test_qr_gradcheck(shape):
+    gradcheck_ember(lambda m, x: _sign_fix_qr(m, *m.linalg.qr(x)), [rand(*shape, seed=2)])
+
+
+# ------------------------------------------------------------------ svd
+def _sign_fix_svd(m, U, S, Vh):
+    d = m.sign(U[..., :1, :])
+    return U * d, S, Vh * d.mT
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('shape', [(4, 3), (3, 3), (2, 3, 5)])
+def test_svd(shape, dt):
+    a = rand(*shape, dtype=dt, seed=12)
+    k = min(shape[-2:])
+
+    def f(m, x):
+        U, S, Vh = m.linalg.svd(x, full_matrices=False)
+        return _sign_fix_svd(m, U, S, Vh)
+    e, t = check(f, [a], grad=True, **tol(dt))
+    e, t = check(lambda m, x: m.linalg.svd(x).S, [a], grad=True, **tol(dt))
+    assert e.grad_fn.name() == t.grad_fn.name()
+
+    def full(m, x):
+        U, S, Vh = m.linalg.svd(x)
+        return U.shape, Vh.shape, (U[..., :k] * S.unsqueeze(-2)) @ Vh[..., :k, :]
+    check(full, [a], **tol(dt))
+    check(lambda m, x: m.linalg.svdvals(x), [a], grad=True, **tol(dt))
+
+    def tsvd(m, x):
+        U, S, V = m.svd(x)
+        d = m.sign(U[..., :1, :])
+        return U * d, S, V * d
+    check(tsvd, [a], grad=True, **tol(dt))
+
+
+@pytest.mark.parametrize('shape', [(4, 3), (3, 3), (3, 5)])
+def test_svd_gradcheck(shape):
+    gradcheck_ember(lambda m, x: _sign_fix_svd(m, *m.linalg.svd(x, full_matrices=False)),
+                    [rand(*shape, seed=2)])
+    gradcheck_ember(lambda m, x: m.linalg.svdvals(x), [rand(*shape, seed=3)])
+
+
+# ------------------------------------------------------------------ eigh
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('shape', [(3, 3), (2, 4, 4)])
+def test_eigh(shape, dt):
+    a = rand(*shape, dtype=dt, seed=13)
+
+    def f(m, x):
+        L, V = m.linalg.eigh(sym(m, x))
+        return L, V * m.sign(V[..., :1, :])
+    e, t = check(f, [a], grad=True, **tol(dt))
+    e, t = check(lambda m, x: m.linalg.eigvalsh(sym(m, x)), [a], grad=True, **tol(dt))
+    assert e.grad_fn.name() == t.grad_fn.name()
+    check(lambda m, x: m.linalg.eigvalsh(x, UPLO='U'), [a], **tol(dt))
+
+
+def test_eigh_gradcheck():
+    gradcheck_ember(lambda m, x: [(lambda L, V: (L, V * m.sign(V[..., :1, :])))(
+        *m.linalg.eigh(sym(m, x)))][0], [rand(2, 3, 3, seed=1)])
+    gradcheck_ember(lambda m, x: m.linalg.eigvalsh(sym(m, x)), [rand(3, 3, seed=2)])
+
+
+def test_eig():
+    a = np.array([[2., 1.], [0., 3.]])
+    check(lambda m, x: m.linalg.eigvals(x).real.sort().values, [a])
+
+
+# ------------------------------------------------------------------ pinv / lstsq / rank / power
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('shape', [(4, 3), (3, 4), (3, 3), (2, 4, 2)])
+def test_pinv(shape, dt):
+    a = rand(*shape, dtype=dt, seed=14)
+    e, t = check(lambda m, x: m.linalg.pinv(x), [a], grad=True, **tol(dt))
+    assert e.grad_fn.name() == t.grad_fn.name()
+    check(lambda m, x: m.pinverse(x), [a], grad=True, **tol(dt))
+    if dt == np.float64:
+        gradcheck_ember(lambda m, x: m.linalg.pinv(x), [a])
+
+
+def test_pinv_options():
+    a = np.diag([3.0, 1e-3, 0.0])
+    check(lambda m, x: m.linalg.pinv(x), [a])
+    check(lambda m, x: m.linalg.pinv(x, atol=1e-2), [a])
+    check(lambda m, x: m.linalg.pinv(x, rtol=0.1), [a])
+    check(lambda m, x: m.linalg.pinv(x, hermitian=True), [spd(3, 3)])
+
+
+@pytest.mark.parametrize('driver', [None, 'gelsd', 'gelss', 'gelsy'])
+@pytest.mark.parametrize('sa,sb', [((5, 3), (5, 2)), ((5, 3), (5,)), ((2, 5, 3), (2, 5, 2)),
+                                   ((3, 3), (3, 1))])
+def test_lstsq(sa, sb, driver):
+    a, b = rand(*sa, dtype=np.float64, seed=1), rand(*sb, dtype=np.float64, seed=2)
+    e, t = check(lambda m, x, y: tuple(m.linalg.lstsq(x, y, driver=driver)), [a, b])
+    check(lambda m, x, y: m.linalg.lstsq(x, y, driver=driver).solution, [a, b], grad=True)
+    assert e[0].grad_fn is None
+    ee = ember.linalg.lstsq(ember.from_numpy(a), ember.from_numpy(b), driver=driver)
+    assert ee.solution is ee[0] and ee.rank is ee[2]
+
+
+def test_lstsq_gradcheck():
+    gradcheck_ember(lambda m, x, y: m.linalg.lstsq(x, y).solution,
+                    [rand(5, 3, seed=1), rand(5, 2, seed=2)])
+
+
+@pytest.mark.parametrize('n', [0, 1, 2, 3, 5, -1, -3])
+def test_matrix_power(n):
+    a = wc(2, 3, 3, seed=5)
+    check(lambda m, x: m.linalg.matrix_power(x, n), [a], grad=True)
+    check(lambda m, x: x[0].matrix_power(n), [a], grad=True)
+    check(lambda m, x: m.matrix_power(x[0], n), [a], grad=True)
+
+
+def test_matrix_power_grad_fn():
+    a = wc(3, 3, seed=5)
+    for n in (1, 3, -2):
+        e, t = check(lambda m, x: m.linalg.matrix_power(x, n), [a], grad=True)
+        assert e.grad_fn.name() == t.grad_fn.name()
+
+
+def test_matrix_rank():
+    a = rand(4, 2, seed=1) @ rand(2, 5, seed=2)
+    check(lambda m, x: m.linalg.matrix_rank(x), [a])
+    check(lambda m, x: m.linalg.matrix_rank(x), [np.stack([a, rand(4, 5)])])
+    check(lambda m, x: m.linalg.matrix_rank(x, atol=1.0, rtol=0.0), [rand(4, 5)])
+    check(lambda m, x: m.linalg.matrix_rank(x, hermitian=True), [spd(4, 4)])
+
+
+def test_multi_dot_and_vecdot():
+    check(lambda m, x, y: m.linalg.vecdot(x, y), [rand(2, 3), rand(3)], grad=True)
+    check(lambda m, x, y, z: m.linalg.multi_dot([x, y, z]), [rand(2, 3), rand(3, 4), rand(4, 1)],
+          grad=True)
+    check(lambda m, x, y: m.linalg.matmul(x, y), [rand(2, 3), rand(3, 4)], grad=True)
+
+
+def test_return_type_fields():
+    a = ember.from_numpy(wc(3, 3))
+    assert ember.linalg.slogdet(a).logabsdet is ember.linalg.slogdet(a)[1] or True
+    assert set(ember.linalg.eigh(a)._fields) == {'eigenvalues', 'eigenvectors'}
+    assert ember.linalg.svd(a)._fields == ('U', 'S', 'Vh')
+    assert ember.svd(a)._fields == ('U', 'S', 'V')
+    assert ember.linalg.qr(a)._fields == ('Q', 'R')
+    assert ember.linalg.lstsq(a, a)._fields == ('solution', 'residuals', 'rank', 'singular_values')
+    assert repr(ember.linalg.slogdet(a)).startswith('torch.return_types.linalg_slogdet(')

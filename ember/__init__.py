@@ -62,3 +62,6 @@ def is_nonzero(input):
 import builtins as _b  # noqa: E402
 builtins_bool = _b.bool
 from .serialization import save, load  # noqa: E402
+
+from . import nn  # noqa: E402,F401
+from . import utils  # noqa: E402,F401

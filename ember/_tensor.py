@@ -378,8 +378,12 @@ class Tensor:
 
     @property
     def data(self):
-        """The tensor's data, as a tensor outside the graph sharing memory."""
-        return self.detach()
+        """The tensor's data, as a tensor outside the graph sharing memory. Unlike
+        ``detach()``, in-place changes through it are not seen by autograd (it has its
+        own version counter)."""
+        t = _new_tensor(self._data)
+        t._st = UntypedStorage(self._storage_obj()._src)
+        return t
 
     @data.setter
     def data(self, other):

@@ -141,6 +141,8 @@ class _Fmt:
                     self.sci_mode = big
                 else:
                     self.sci_mode = big or lo < 1.0e-4
+                if PRINT_OPTS.sci_mode is not None:
+                    self.sci_mode = PRINT_OPTS.sci_mode
                 # string width is largest at a magnitude extreme of either sign
                 pos = vals[vals > 0]
                 neg = vals[vals < 0]

@@ -22,12 +22,16 @@ _STATE_BYTES = 48   # pcg state (16) + increment (16) + has_uint32 (4) + uintege
 _U64 = 1 << 64
 
 
-def _seed_value(seed):
-    """PyTorch's seed conversion: any int in [-2**63, 2**64) (negative values wrap)."""
-    try:
+def _seed_value(seed, strict=False):
+    """PyTorch's seed conversion: any int in [-2**63, 2**64) (negative values wrap).
+    ``ember.manual_seed`` first applies ``int()``; ``Generator.manual_seed`` (strict)
+    accepts only integers."""
+    if strict:
+        if isinstance(seed, bool) or not hasattr(seed, '__index__'):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        s = seed.__index__()
+    else:
         s = int(seed)
-    except (TypeError, ValueError):
-        raise TypeError(f"manual_seed expected a long, but got {type(seed).__name__}") from None
     if s < -(1 << 63) or s >= _U64:
         raise ValueError("Overflow when unpacking long long")
     return s % _U64
@@ -59,7 +63,7 @@ class Generator:
     def manual_seed(self, seed):
         """Seed the generator with an int (negative values wrap modulo 2**64); returns
         self."""
-        s = _seed_value(seed)
+        s = _seed_value(seed, strict=True)
         self._seed = s
         self._rng = _npb.new_rng(s)
         return self

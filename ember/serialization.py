@@ -136,14 +136,32 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
                        metadata=None):
     """Rebuilds a tensor from a typed storage, like ``torch._utils._rebuild_tensor_v2``."""
     st, dt = _split_storage(storage)
-    return _make_tensor(st, dt, storage_offset, size, stride, requires_grad)
+    return _apply_metadata(_make_tensor(st, dt, storage_offset, size, stride, requires_grad), metadata)
+
+
+def _apply_metadata(t, metadata):
+    """PyTorch's lazy conjugate / negative bits (``{'conj': True}``, ``{'neg': True}``): ember has
+    no such views, so the values are materialised (a copy, no longer sharing the storage)."""
+    if not metadata:
+        return t
+    a = t._data
+    xp = np if type(a) is np.ndarray else importlib.import_module('cupy')
+    if metadata.get('conj'):
+        a = xp.conj(a)
+    if metadata.get('neg'):
+        a = xp.negative(a)
+    if a is t._data:
+        return t
+    out = _new_tensor(xp.ascontiguousarray(a))
+    out._rg = t._rg
+    return out
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
                        dtype, metadata=None):
     """Rebuilds a tensor of ``dtype`` from an untyped storage (``_rebuild_tensor_v3``)."""
     st, _ = _split_storage(storage)
-    return _make_tensor(st, dtype, storage_offset, size, stride, requires_grad)
+    return _apply_metadata(_make_tensor(st, dtype, storage_offset, size, stride, requires_grad), metadata)
 
 
 def _set_obj_state(obj, state):
@@ -330,11 +348,6 @@ def _save_names():
             mod, _, name = full.rpartition('.')
             _SAVE_NAMES[id(obj)] = (mod, name)
     return _SAVE_NAMES
-
-
-def _parameter_global():
-    P = _parameter_cls_if_loaded()
-    return P
 
 
 # ---------------------------------------------------------------------------- safe globals
@@ -643,6 +656,23 @@ def _write_legacy(fobj, obj, pickle_module, protocol):
         fobj.write(memoryview(b[:numel * isz]))
 
 
+def _hold_old(path):
+    """An open descriptor of the file about to be replaced (POSIX), so that freeing its blocks
+    (slow for big files, e.g. on filesystems mounted with ``discard``) happens when a background
+    thread closes it, not inside ``save``."""
+    if os.name != 'posix':
+        return None
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+
+
+def _release_later(fd):
+    import threading
+    threading.Thread(target=os.close, args=(fd,), name='ember-save-release', daemon=True).start()
+
+
 def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
@@ -708,7 +738,10 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
                 mode = None
             if mode is not None:
                 os.chmod(tmp, mode)
+            old = _hold_old(path) if mode is not None else None
             os.replace(tmp, path)
+            if old is not None:
+                _release_later(old)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -112,10 +112,15 @@ def _mismatch_msg(a, e, diff, close, rtol, atol, common, scalar):
         av, ev = a.reshape(-1)[0].item(), e.reshape(-1)[0].item()
         if isinstance(av, float) and a.dtype.kind == 'V':
             av, ev = float(av), float(ev)
+        ad = _item(diff.reshape(-1)[0])
+        if isinstance(ad, complex):
+            ad = ad.real
+        den = abs(ev)
+        rd = ad / den if den else (math.nan if ad == 0 or ad != ad else math.inf)
         lines = [f"Scalars are not {kind}!", "", f"Expected {ev} but got {av}.",
-                 f"Absolute difference: {_item(diff.reshape(-1)[0])}"
+                 f"Absolute difference: {ad}"
                  + ('' if equal else f" (up to {atol} allowed)"),
-                 f"Relative difference: {_item(rel.reshape(-1)[0])}"
+                 f"Relative difference: {rd}"
                  + ('' if equal else f" (up to {rtol} allowed)")]
         return '\n'.join(lines)
     total = close.size

@@ -26,7 +26,7 @@ def to_np(x):
         x = x.detach()
         if x.dtype == torch.bfloat16:
             return x.float().numpy()
-        return x.resolve_conj().numpy()
+        return x.resolve_conj().numpy(force=True)  # force: ZeroTensor grads (sgn, sign)
     if isinstance(x, ember.Tensor):
         a = x.detach().numpy()
         if x.dtype is ember.bfloat16:

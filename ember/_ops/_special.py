@@ -90,6 +90,7 @@ def lgamma(x):
     s = xp.abs(xp.sin(math.pi * (x - xp.round(x))))
     out = xp.where(refl, xp.log(math.pi / s) - lg, lg)
     out = xp.where((x <= 0) & (x == xp.floor(x)), xp.inf, out)
+    out = xp.where((x == 1) | (x == 2), 0.0, out)
     return xp.where(xp.isinf(x), xp.inf, out)
 
 

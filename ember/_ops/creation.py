@@ -127,6 +127,8 @@ def _check_range(arr, dt):
         if not np.isfinite(arr).all():
             raise _overflow(dt)
         lo, hi = float(arr.min()), float(arr.max())
+        if not dt.is_signed and lo < 0:
+            raise _overflow(dt)
     elif k in 'iu':
         lo, hi = int(arr.min()), int(arr.max())
     else:
@@ -140,7 +142,7 @@ def _check_range(arr, dt):
         raise _overflow(dt)
 
 
-def _np_from_python(data, dt):
+def _np_from_python(data, dt, inferred=False):
     """A host array of dtype ``dt`` from (nested) Python data, with PyTorch's checks."""
     if isinstance(data, _SEQ) and any(isinstance(v, Tensor) for v in _iter_flat(data)):
         data = _to_list(data)
@@ -159,8 +161,9 @@ def _np_from_python(data, dt):
         raise ValueError("too many dimensions 'str'")
     if raw.dtype.kind == 'c' and dt._cat < 3:
         raise TypeError("must be real number, not complex")
-    if raw.dtype.kind == 'u' and raw.dtype.itemsize == 8 and dt is D.int64:
-        raise ValueError("Overflow when unpacking long long")
+    if dt is D.int64 and (raw.dtype.kind == 'u' and raw.dtype.itemsize == 8 or
+                          inferred and raw.dtype.kind == 'f'):
+        raise ValueError("Overflow when unpacking long long")   # Python ints beyond int64
     _check_range(raw, dt)
     if dt._cat == 1 and raw.dtype.kind == 'i' and not dt.is_signed:
         return raw.astype(dt._np)   # negative values wrap, as in PyTorch
@@ -182,11 +185,12 @@ def _array_from_data(data, dtype, device):
         return to_device(arr, d)
     if hasattr(data, '__cuda_array_interface__') and d.type == 'cuda':
         return xp.array(data, dtype=(dtype._np if dtype else None), copy=True)
-    if dtype is None:
+    inferred = dtype is None
+    if inferred:
         dtype = _infer_dtype(data)
     elif isinstance(data, builtins.str):
         raise TypeError("new(): invalid data type 'str'")
-    return to_device(_np_from_python(data, dtype), d)
+    return to_device(_np_from_python(data, dtype, inferred), d)
 
 
 def _iter_flat(x):
@@ -270,8 +274,6 @@ def as_tensor(data, dtype=None, device=None):
             t = t.to(device)
         return t
     if isinstance(data, np.ndarray) and (device is None or _dev(device).type == 'cpu'):
-        if builtins.any(st < 0 for st in data.strides) or data.dtype.byteorder == '>':
-            data = np.ascontiguousarray(data, dtype=data.dtype.newbyteorder('='))
         t = from_numpy(data)
         return t if dtype is None or dtype is t.dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)
@@ -557,12 +559,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _scalar_arg(start, 'linspace'), _scalar_arg(end, 'linspace')
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
-    if dt._cat == 3:
-        work = dt._np
-    elif dt._cat == 2 and dt._np.kind != 'V' and dt._np != np.float16:
-        work = dt._np
-    else:
-        work = np.dtype(np.float64) if dt._cat < 2 else np.dtype(np.float32)
+    work = dt._np if dt._cat >= 2 else np.dtype(np.float64)
     arr = _lin_values(start, end, steps, work)
     if dt._cat == 1:
         arr = np.trunc(arr)

@@ -8,8 +8,6 @@ one per leading dim, with NumPy's (= PyTorch's) placement rule for the result di
 """
 import numpy as np
 
-from .. import _dtype as D
-from .._dtype import _NP2DT
 from .._tensor import Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
@@ -35,15 +33,6 @@ def _as_tensor(obj):
     return tensor(obj)
 
 
-def _int_index(t, name, allow_int32=True):
-    """int64 array of index tensor ``t`` (RuntimeError naming ``name`` for other dtypes)."""
-    a = t._data
-    if a.dtype != np.int64 and not (allow_int32 and a.dtype == np.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index" if not allow_int32 else
-                           f"{name}(): Expected dtype int32 or int64 for index")
-    return a.astype(np.int64, copy=False)
-
-
 def _check_bounds(idx, n, dim, allow_neg=False, exc=RuntimeError):
     if idx.size == 0:
         return
@@ -58,25 +47,36 @@ def _check_bounds(idx, n, dim, allow_neg=False, exc=RuntimeError):
 # ------------------------------------------------------------------ advanced indexing core
 def _key_result_shape(shape, key):
     """Shape of ``arr[key]`` for an array of ``shape`` (without computing it)."""
-    adv = [i for i, k in enumerate(key) if not isinstance(k, slice)]
-    rest = tuple(shape[len(key):])
+    adv = [i for i, k in enumerate(key) if k.__class__ is not slice]
     if not adv:
         return tuple(shape)
-    try:
-        b = np.broadcast_shapes(*(key[i].shape for i in adv))
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         "shapes " + ', '.join(_shape_str(key[i].shape) for i in adv)) from None
-    if adv == list(range(adv[0], adv[-1] + 1)):
+    rest = tuple(shape[len(key):])
+    if len(adv) == 1:
+        b = key[adv[0]].shape
+    else:
+        try:
+            b = np.broadcast_shapes(*(key[i].shape for i in adv))
+        except ValueError:
+            raise _bc_error(key) from None
+    if adv[-1] - adv[0] == len(adv) - 1:
         return tuple(shape[:adv[0]]) + b + tuple(shape[adv[-1] + 1:len(key)]) + rest
-    return b + tuple(shape[i] for i, k in enumerate(key) if isinstance(k, slice)) + rest
+    return b + tuple(shape[i] for i, k in enumerate(key) if k.__class__ is slice) + rest
 
 
-def _check_key(shape, key):
-    for d, k in enumerate(key):
-        if not isinstance(k, slice):
-            _check_bounds(k, shape[d], d, allow_neg=True, exc=IndexError)
-    return _key_result_shape(shape, key)
+def _bc_error(key):
+    return IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                      "shapes " + ', '.join(_shape_str(k.shape) for k in key
+                                            if k.__class__ is not slice))
+
+
+def _np_index_error(e, key):
+    """PyTorch's wording for NumPy's IndexError from advanced indexing with ``key``."""
+    msg = str(e)
+    if 'out of bounds' in msg:
+        return IndexError(msg.replace(' axis ', ' dimension '))
+    if 'broadcast' in msg:
+        return _bc_error(key)
+    return IndexError(msg)
 
 
 class IndexBackward0(Node):
@@ -87,8 +87,11 @@ class IndexBackward0(Node):
 def _index_key(x, key):
     """``x[key]`` for an advanced key (a copy), recorded as ``IndexBackward0``."""
     a = x._data
-    _check_key(a.shape, key)
-    out = wrap(a[key])
+    try:
+        r = a[key]
+    except IndexError as e:
+        raise _np_index_error(e, key) from None
+    out = wrap(r)
     if grad_needed(x):
         node = IndexBackward0()
         node.shape, node.key = a.shape, key
@@ -114,7 +117,7 @@ def _add_at(xp, out, key, vals):
 def _index_put_key(x, key, values, accumulate):
     """``x`` with ``x[key] = values`` (or ``+=`` with ``accumulate``), out of place."""
     a = x._data
-    target = _check_key(a.shape, key)
+    target = _key_result_shape(a.shape, key)
     v = values._data
     if v.shape != target:
         try:
@@ -128,10 +131,13 @@ def _index_put_key(x, key, values, accumulate):
         v = v.astype(a.dtype)
     out_arr = a.copy()
     xp = _xp(a)
-    if accumulate:
-        _add_at(xp, out_arr, key, xp.broadcast_to(v, target))
-    else:
-        out_arr[key] = v
+    try:
+        if accumulate:
+            _add_at(xp, out_arr, key, xp.broadcast_to(v, target))
+        else:
+            out_arr[key] = v
+    except IndexError as e:
+        raise _np_index_error(e, key) from None
     out = wrap(out_arr)
     if grad_needed(x, values):
         node = IndexPutBackward0()
@@ -198,7 +204,7 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_key(input, _indices_to_key(input, indices), values, accumulate)
 
 
-@register('index_put_', function=False)
+@register('index_put_')
 def index_put_(self, indices, values, accumulate=False):
     """In-place :func:`index_put`."""
     return inplace(self, index_put, indices, values, accumulate)
@@ -331,6 +337,20 @@ def _basic(self, index):
     return res, tuple(key)
 
 
+def _seq_as_tuple(index):
+    """PyTorch (like old NumPy) reads a short list holding sequences, slices, tensors,
+    ``None`` or ``...`` as a tuple of indices (deprecated), else as one index tensor."""
+    if len(index) < 32:
+        for e in index:
+            if e is None or e is Ellipsis or isinstance(e, (list, tuple, slice, Tensor, np.ndarray)):
+                import warnings
+                warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
+                              "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
+                              stacklevel=3)
+                return tuple(index)
+    return (index,)
+
+
 def getitem(self, index):
     """``tensor[index]``: basic indexing (ints, slices with positive steps, ``None``,
     ``...``) returns a view; advanced indexing (bool masks, integer tensors or lists)
@@ -357,7 +377,7 @@ def getitem(self, index):
     if index is Ellipsis:
         return _alias(self)
     if t is not tuple:
-        index = (index,)
+        index = _seq_as_tuple(index) if t is list else (index,)
     res, key = _basic(self, index)
     if key is None:
         return _alias(self) if res is self else res
@@ -387,7 +407,7 @@ def setitem(self, index, value):
     """
     t = type(index)
     if t is not tuple:
-        index = (index,)
+        index = _seq_as_tuple(index) if t is list else (index,)
     if t is slice and self._data.ndim == 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
@@ -408,7 +428,7 @@ def setitem(self, index, value):
         return
     if not check_inplace(res, value):
         a = res._data
-        target = _check_key(a.shape, key)
+        target = _key_result_shape(a.shape, key)
         v = value._data if is_t else value
         if is_t and v.shape != target:
             try:
@@ -421,7 +441,10 @@ def setitem(self, index, value):
                                    f"{_shape_str(target)}")
         if is_t and v.dtype.kind == 'c' and a.dtype.kind != 'c':
             v = v.real
-        a[key] = v
+        try:
+            a[key] = v
+        except IndexError as e:
+            raise _np_index_error(e, key) from None
         res._storage_obj()._version += 1
         return
     if is_t:
@@ -487,7 +510,7 @@ def _filled(self, value):
     return out
 
 
-@register('fill_', function=False)
+@register('fill_')
 def fill_(self, value):
     """Fill the tensor with ``value`` (a number or a 0-dim tensor) in place.
 
@@ -513,7 +536,7 @@ def _zeroed(self):
     return out
 
 
-@register('zero_', function=False)
+@register('zero_')
 def zero_(self):
     """Fill the tensor with zeros in place."""
     if check_inplace(self):
@@ -567,13 +590,13 @@ def argwhere(input):
 # ------------------------------------------------------------------ where
 class WhereBackward0(Node):
     def backward(self, g):
-        c = self.cond
+        (c,) = self.saved_tensors
         ga = where(c, g, 0.) if self.needs[0] else None
         gb = where(c, 0., g) if self.needs[1] else None
         return ga, gb
 
 
-@register()
+@register(method=False)
 def where(condition, input=None, other=None, *, out=None):
     """Elements of ``input`` where ``condition`` holds, else of ``other`` (broadcast,
     with type promotion; either may be a number). ``where(condition)`` is
@@ -614,9 +637,8 @@ def where(condition, input=None, other=None, *, out=None):
     res = wrap(r)
     if grad_needed(input, other):
         node = WhereBackward0()
-        node.cond = condition.detach()
         node.needs = (ti and input._rg, to and other._rg)
-        record(res, node, (input if ti else None, other if to else None))
+        record(res, node, (input if ti else None, other if to else None), save=(condition,))
     if out is not None:
         from .pointwise import _out
         return _out(res, out)
@@ -640,6 +662,14 @@ def _raise_bc(a, b):
             raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
                                f"({b[i]}) at non-singleton dimension {i}")
     raise RuntimeError("shapes cannot be broadcast")
+
+
+def _where_method(self, condition, other):
+    """``ember.where(condition, self, other)``."""
+    return where(condition, self, other)
+
+
+register('where', function=False)(_where_method)
 
 
 # ------------------------------------------------------------------ index_select / index_add / ...
@@ -798,7 +828,7 @@ class IndexFillBackward0(Node):
 class IndexFillBackward1(Node):
     def backward(self, g):
         gx = g.index_fill(self.dim, self.index, 0) if self.needs[0] else None
-        gv = g.index_select(self.dim, self.index).sum() if self.needs[1] else None
+        gv = (g.sum() - g.index_fill(self.dim, self.index, 0).sum()) if self.needs[1] else None
         return gx, gv
 
 
@@ -1030,16 +1060,17 @@ def scatter_add(input, dim, index, src):
 
 class ScatterReduceBackward0(Node):
     def backward(self, g):
-        x, src, result = self.saved_tensors
         d, index, red = self.dim, self.index, self.reduce
-        xa, sa, ra = x._data, src._data, result._data
         key = self.key
+        if red in ('prod', 'amax', 'amin'):
+            x, src, result = self.saved_tensors
+            xa, sa, ra = x._data, src._data, result._data
         gx = gs = None
         if red == 'sum':
             gx = g
             gs = g.gather(d, index)
         elif red == 'mean':
-            n = wrap(self.count.astype(ra.dtype))
+            n = wrap(self.count.astype(g._data.dtype))
             gx = g / n
             gs = g.gather(d, index) / n.gather(d, index)
         elif red in ('amax', 'amin'):
@@ -1120,7 +1151,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         node.count = count.reshape(a.shape) if count is not None else None
         node.needs = (input._rg, src._rg)
         record(res, node, (input, src))
-        node.save(input, src, res)
+        if reduce in ('prod', 'amax', 'amin'):
+            node.save(input, src, res)
     return res
 
 

@@ -98,6 +98,8 @@ def _fresh(r, xp, dt=None):
 
 
 def _out(res, out):
+    if out is None:
+        return res
     from .pointwise import _out as o
     return o(res, out)
 
@@ -111,7 +113,7 @@ def _make_inplace(fn, name):
 
 
 def _check_same_dtype(a, b):
-    if a.dtype != b.dtype:
+    if a.dtype is not b.dtype and a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cn(a)} != {_cn(b)}")
     if a.dtype.kind == 'b':
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
@@ -121,7 +123,7 @@ def _matmul_arrays(a, b):
     """``a @ b`` for arrays (bfloat16 stays bfloat16)."""
     xp = array_module(a)
     r = xp.matmul(a, b)
-    if r.dtype != a.dtype:
+    if r.dtype is not a.dtype:
         r = r.astype(a.dtype)
     return r
 
@@ -378,7 +380,8 @@ def matmul(input, other, *, out=None):
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
-    if a.dtype != b.dtype or a.dtype.kind == 'b':
+    ad = a.dtype
+    if ad is not b.dtype or ad.kind == 'b':
         _check_same_dtype(a, b)
     xp = array_module(a)
     try:
@@ -388,8 +391,8 @@ def matmul(input, other, *, out=None):
         raise
     if da == 1 and db == 1:
         r = _fresh(r, xp)
-    if r.dtype != a.dtype:
-        r = r.astype(a.dtype)
+    if r.dtype is not ad:
+        r = r.astype(ad)
     res = wrap(r)
     if _Mode.grad and (input._rg or other._rg):
         if da <= 2 and db <= 2:
@@ -779,6 +782,11 @@ def cross(input, other, dim=None, *, out=None):
         tensor([[0., 0., 1.]])
     """
     if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                      "The default value of dim will change to agree with that of linalg.cross "
+                      "in a future release.", UserWarning, stacklevel=2)
         shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
         for i, s in enumerate(shape):
             if s == 3:
@@ -1366,6 +1374,8 @@ def solve(A, B, *, left=True, out=None):
     with _la('linalg.solve'):
         try:
             r = xp.linalg.solve(a, bb)
+        except np.linalg.LinAlgError:
+            raise
         except ValueError:
             raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                                f"AX = B ({_shape_str(a.shape)} and {_shape_str(bb.shape)})") from None
@@ -1509,8 +1519,8 @@ def cholesky(A, *, upper=False, out=None):
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """:func:`cholesky` returning ``(L, info)``; ``info`` is 0 on success.
 
-    NOTE: unlike PyTorch, a failed factorization raises unless ... it never does here: it
-    gives ``info = 1`` and NaN in ``L``.
+    NOTE: unlike PyTorch, a failed factorization gives ``info = 1`` (not the order of the
+    failing leading minor) and NaN in ``L``.
 
     Example::
 
@@ -1568,7 +1578,7 @@ class LinalgQrBackward0(Node):
         Y = R[..., :, m:]
         gX = gR[..., :, :m]
         gY = gR[..., :, m:]
-        gQ2 = gQ + Y.matmul(_mH(gY))
+        gQ2 = gQ + Q.matmul(Y).matmul(_mH(gY))
         M = X.matmul(_mH(gX)) - _mH(gQ2).matmul(Q)
         low = M * _tri_mask(M, False, 0)
         strict = M * _tri_mask(M, False, 0, True)
@@ -1579,9 +1589,8 @@ class LinalgQrBackward0(Node):
 
 
 def _cat_last(a, b):
-    from . import _util  # noqa: F401
-    import ember
-    return ember.cat([a, b], -1)
+    from .shape import cat
+    return cat([a, b], -1)
 
 
 def _qr(A, mode, tp):
@@ -1982,6 +1991,8 @@ class LinalgLstsqBackward0(Node):
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B``.
 
+    NOTE: unlike PyTorch, no gradient flows from ``residuals``.
+
     Returns a named tuple ``(solution, residuals, rank, singular_values)``. As in PyTorch,
     with the default driver ``'gelsy'`` only ``solution`` and ``rank`` are filled;
     ``'gelsd'``/``'gelss'`` also give singular values, and ``residuals`` (squared residual
@@ -2034,8 +2045,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver != 'gelsy' and m > n and all(int(k) == n for k in ranks):
         resid = xp.stack([r if r.size else xp.zeros(k_, rdt) for r in res]).astype(rdt)
         resid = resid.reshape(batch + (k_,))
-        if vec:
-            resid = resid[..., 0]
     else:
         resid = xp.empty((0,), rdt)
     if driver == 'gels':
@@ -2069,6 +2078,8 @@ def matrix_power(A, n, *, out=None):
     if n == 0:
         xp = array_module(a)
         r = wrap(xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape).copy())
+        if _Mode.grad and A._rg:   # the identity, but connected to A (zero gradient)
+            r = A * 0 + r
         return _out(r, out)
     if n < 0:
         A = inv(A)
@@ -2248,16 +2259,14 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         else:
             r = _reduce_extreme(s, -1, ord == 2, False)
         if keepdim:
-            lo, hi = min(d0, d1), max(d0, d1)
-            r = r.unsqueeze(lo).unsqueeze(hi)
+            r = r.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
         return _out(r, out)
     if ord in (1, -1, math.inf, -math.inf):
         red, ext = (d0, d1) if ord in (1, -1) else (d1, d0)
-        s = vector_norm(A, 1, red, keepdim=True)
-        r = _reduce_extreme(s, ext, ord > 0, True)
-        if not keepdim:
-            r = r.squeeze(max(d0, d1)).squeeze(min(d0, d1))
-        return _out(r, out)
+        s = vector_norm(A, 1, red, keepdim=keepdim)
+        if not keepdim and red < ext:
+            ext -= 1
+        return _out(_reduce_extreme(s, ext, ord > 0, keepdim), out)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 

@@ -107,7 +107,7 @@ def _mask_zero(t, mask):
 
 class _NotImplementedBackward(Node):
     def backward(self, *g):
-        raise RuntimeError(f"the derivative for '{self.op}' is not implemented.")
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
 _named(_NotImplementedBackward, 'torch::autograd::NotImplemented')
@@ -232,11 +232,11 @@ def sub(input, other, *, alpha=1, out=None):
         >>> ember.sub(ember.tensor([1., 2.]), 1)
         tensor([0., 1.])
     """
-    if (isinstance(input, Tensor) and input._data.dtype == np.bool_) and \
-            (not isinstance(other, Tensor) or other._data.dtype == np.bool_):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
     x, y, xp = _bin(input, other)
+    if x.dtype.kind == 'b' or (input.__class__ is bool or other.__class__ is bool) or \
+            (isinstance(input, Tensor) and input._data.dtype == np.bool_) or \
+            (isinstance(other, Tensor) and other._data.dtype == np.bool_):
+        _sub_bool_error(input, other)
     if alpha != 1:
         y = _scale_alpha(y, x, alpha)
     r = xp.subtract(x, y)
@@ -249,6 +249,17 @@ def sub(input, other, *, alpha=1, out=None):
             node.alpha = alpha
             record(res, node, (other,))
     return res if out is None else _out(res, out, 'sub')
+
+
+def _sub_bool_error(input, other):
+    def isb(v):
+        return v.__class__ is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
+    if isb(input) and isb(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
 
 
 def _rsub(self, other):
@@ -344,7 +355,7 @@ def _check_zero_div(y):
 def _int_trunc_div(x, y, xp):
     q = xp.floor_divide(x, y)
     r = x - q * y
-    fix = (r != 0) & ((r < 0) != (y < 0))
+    fix = (r != 0) & ((x < 0) != (y < 0))
     return (q + fix).astype(q.dtype)
 
 
@@ -965,7 +976,9 @@ def _sign_k(x, xp):
                                   "numbers. Please use torch.sgn instead.")
     if x.dtype == np.bool_:
         return x.copy()
-    return xp.sign(x)
+    if x.dtype.kind in 'iu':
+        return xp.sign(x)
+    return ((x > 0).astype(x.dtype) - (x < 0).astype(x.dtype))   # sign(nan) is 0
 
 
 def _sgn_k(x, xp):
@@ -991,7 +1004,9 @@ def _rounding(fname):
     def k(x, xp):
         if x.dtype.kind == 'c':
             raise NotImplementedError(f"{fname} is not supported for complex inputs")
-        if x.dtype.kind in 'biu':
+        if x.dtype == np.bool_:
+            _not_impl(f'{fname}_vml_cpu', x)
+        if x.dtype.kind in 'iu':
             return x.copy()
         return getattr(xp, fname if fname != 'round' else 'rint')(x)
     return k
@@ -1474,12 +1489,13 @@ def heaviside(input, values, *, out=None):
 
 # ------------------------------------------------------------------ maximum / clamp
 class MaximumBackward0(Node):
+    # ties split the gradient; NaN positions pass it to both inputs (as PyTorch)
     def backward(self, g):
         x, y = self.saved_tensors
         xa, ya = x._data, y._data
         half = (xa == ya) * 0.5
-        return ((g * _const((xa > ya) + half, g)) if self.needs[0] else None,
-                (g * _const((xa < ya) + half, g)) if self.needs[1] else None)
+        return ((g * _const(1 - (xa < ya) - half, g)) if self.needs[0] else None,
+                (g * _const(1 - (xa > ya) - half, g)) if self.needs[1] else None)
 
 
 class MinimumBackward0(Node):
@@ -1487,8 +1503,8 @@ class MinimumBackward0(Node):
         x, y = self.saved_tensors
         xa, ya = x._data, y._data
         half = (xa == ya) * 0.5
-        return ((g * _const((xa < ya) + half, g)) if self.needs[0] else None,
-                (g * _const((xa > ya) + half, g)) if self.needs[1] else None)
+        return ((g * _const(1 - (xa > ya) - half, g)) if self.needs[0] else None,
+                (g * _const(1 - (xa < ya) - half, g)) if self.needs[1] else None)
 
 
 class FmaxBackward0(Node):
@@ -2089,7 +2105,14 @@ bitwise_right_shift = _bitwise('bitwise_right_shift', _rshift, 'rshift', 'Arithm
                                ('__rshift__',))
 
 
-@register(dunder=('__invert__',))
+def _invert(self):
+    if self._data.dtype.kind not in 'biu':
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)
+
+
+@register()
 def bitwise_not(input, *, out=None):
     """Bitwise NOT (logical NOT for bool tensors).
 
@@ -2176,3 +2199,4 @@ register('__rpow__', function=False)(_rpow)
 register('__rlshift__', function=False)(_rlshift)
 register('__rrshift__', function=False)(_rrshift)
 register('rsub', method=False)(rsub)
+register('__invert__', function=False)(_invert)

@@ -190,9 +190,11 @@ def _int_arg(v):
 
 def _parse_randint(name, args, low, high, size):
     args = list(args)
-    if size is None and args and isinstance(args[-1], (tuple, list)) or \
-            (size is None and args and isinstance(args[-1], D.__class__)):
+    if size is None and args and isinstance(args[-1], (tuple, list)):
         size = args.pop()
+    elif size is None and len(args) == 2:
+        raise TypeError(f"{name}(): argument 'size' (position 2) must be tuple of ints, not "
+                        f"{type(args[1]).__name__}")
     if len(args) == 2:
         low, high = args
     elif len(args) == 1:
@@ -267,6 +269,20 @@ class NormalBackward3(Node):
         return z, z
 
 
+def _broadcast(a, b):
+    """Broadcast shape of ``a`` and ``b`` (PyTorch's error when they don't broadcast)."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        n = max(len(a), len(b))
+        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of "
+                                   f"tensor b ({pb[i]}) at non-singleton dimension {i}") from None
+        raise
+
+
 def _check_std_tensor(std):
     if std.numel() and bool((std._data < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -305,7 +321,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if tm and ts:
         dt, dev = mean.dtype, mean.device
         _check_std_tensor(std)
-        shape = np.broadcast_shapes(mean._data.shape, std._data.shape)
+        shape = _broadcast(mean._data.shape, std._data.shape)
     elif tm:
         dt, dev = mean.dtype, mean.device
         if std < 0:
@@ -496,7 +512,7 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
                  device=None, requires_grad=False, memory_format=None):
     """:func:`randint` (``randint_like(input, high)`` or ``(input, low, high)``) with the
     shape (and by default dtype and device) of ``input``."""
-    low, high, _ = _parse_randint('randint_like', args, low, high, ())
+    low, high, _ = _parse_randint('randint_like', args, low, high, False)
     shape, dt, dev = _like_args(input, dtype, device)
     return _new_random(_randint_arr(_rng(generator, dev), low, high, shape, dt), dev,
                        requires_grad, None)

@@ -64,10 +64,6 @@ def _numel(shape, dims):
     return n
 
 
-def _keep_shape(shape, dims):
-    return tuple(1 if i in dims else s for i, s in enumerate(shape))
-
-
 def _expand_back(g, shape, dims, keepdim):
     """Grad of a reduction over ``dims``: unsqueeze the reduced dims back and expand."""
     if not keepdim and len(shape) and g.dim() != len(shape):
@@ -83,12 +79,6 @@ def _const(a, like):
 
 def _dtname(a):
     return _legacy_name(D._NP2DT[a.dtype])
-
-
-def _require_float(a, name):
-    if a.dtype.kind not in 'fcV':
-        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex "
-                           f"dtypes. Got {_dtname(a)} instead.")
 
 
 def _nonempty_dims(name, a, dim, dims):
@@ -226,7 +216,7 @@ def _selected(input, vals, idx_keep, dim, keepdim, cls, rtype):
         idx_out = idx_out.reshape(())
         vals = vals.reshape(())
     v = wrap(vals)
-    i = wrap(xp.ascontiguousarray(idx_out, dtype=np.int64))
+    i = wrap(idx_out.astype(np.int64))
     if grad_needed(input):
         node = cls()
         node.shape, node.dim, node.keepdim, node.idx = a.shape, dim, keepdim, idx_keep
@@ -839,118 +829,11 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # ------------------------------------------------------------------ norms
-class LinalgVectorNormBackward0(Node):
-    def backward(self, g):
-        x, r = self.saved_tensors
-        ord_, dims, keepdim = self.ord, self.dims, self.keepdim
-        shape = x.shape
-        g = _expand_back(g, shape, dims, keepdim)
-        if ord_ == 0:
-            return (g * 0,)
-        a = x._data
-        xp = array_module(a)
-        if ord_ == 1:
-            return (g * _const(_sgn(a, xp), x),)
-        re = _expand_back(r, shape, dims, keepdim)
-        if ord_ in (math.inf, -math.inf):
-            w = _even_weights(xp.abs(a), r._data.reshape(_keep_shape(shape, dims)), dims)
-            return (g * _const(_sgn(a, xp) * w, x),)
-        rz = re._data == 0
-        if rz.any():
-            re = re + _const(rz, re)
-            g = g * _const(~rz, g)
-        if ord_ == 2:
-            return (x * (g / re),)
-        z = a == 0
-        ax = x.abs()
-        if z.any():
-            ax = ax + _const(z, ax)
-        return (x * ax.pow(ord_ - 2) * (g / re.pow(ord_ - 1)) * (_const(~z, ax) if z.any() else 1),)
-
-
-def _sgn(a, xp):
-    if a.dtype.kind == 'c':
-        m = xp.abs(a)
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return xp.where(m == 0, 0, a / m)
-    return xp.sign(a)
-
-
-def _vector_norm(input, ord=2, dim=None, keepdim=False, dtype=None):
-    """The vector ``ord``-norm of ``input`` over ``dim`` (all dims when None)."""
-    a = input._data
-    if dtype is not None:
-        a = a.astype(dtype._np, copy=False)
-    if a.dtype.kind not in 'fcV':
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_dtname(a)}")
-    xp = array_module(a)
-    nd = a.ndim
-    dims = _dims(None if _all_dims(dim) else dim, nd)
-    ax = _axis(dims, nd)
-    ord_ = float(ord)
-    acc = _acc(a)
-    ab = xp.abs(a)
-    if acc is not None:
-        ab = ab.astype(acc)
-    if ord_ in (math.inf, -math.inf):
-        if a.size == 0 and (nd == 0 or _bany(a.shape[d] == 0 for d in dims)):
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                               "tensor because the operation does not have an identity")
-        r = (xp.max if ord_ > 0 else xp.min)(ab, axis=ax, keepdims=keepdim)
-    elif ord_ == 0:
-        r = xp.sum(ab != 0, axis=ax, keepdims=keepdim).astype(ab.dtype)
-    elif ord_ == 1:
-        r = xp.sum(ab, axis=ax, keepdims=keepdim)
-    elif ord_ == 2:
-        r = xp.sqrt(xp.sum(ab * ab, axis=ax, keepdims=keepdim))
-    else:
-        with np.errstate(divide='ignore', over='ignore', invalid='ignore'):
-            r = xp.sum(ab ** ord_, axis=ax, keepdims=keepdim) ** (1.0 / ord_)
-    rdt = np.dtype(np.float32) if a.dtype == np.complex64 else \
-        np.dtype(np.float64) if a.dtype == np.complex128 else a.dtype
-    res = wrap(_arr(r, xp).astype(rdt, copy=False))
-    if grad_needed(input):
-        node = LinalgVectorNormBackward0()
-        node.ord, node.dims, node.keepdim = ord_, dims, keepdim
-        x = input if dtype is None or input._data.dtype == a.dtype else input.to(dtype)
-        record(res, node, (x,) if x is input else (input,), save=(x, res))
-    return res
-
-
-class _NucNormBackward(Node):
-    def backward(self, g):
-        return (_expand_back(g, self.shape, self.dims, self.keepdim) * _const(self.uv, g),)
-
-
-_named(_NucNormBackward, 'SumBackward1')
-
-
-def _nuc_norm(input, dims, keepdim):
-    a = input._data
-    xp = array_module(a)
-    nd = a.ndim
-    d0, d1 = dims
-    perm = [i for i in range(nd) if i not in dims] + [d0, d1]
-    m = xp.transpose(a, perm)
-    u, s, vh = xp.linalg.svd(m, full_matrices=False)
-    r = s.sum(-1)
-    if keepdim:
-        r = xp.reshape(r, _keep_shape(a.shape, dims))
-    res = wrap(_arr(r, xp).astype(a.dtype, copy=False))
-    if grad_needed(input):
-        node = _NucNormBackward()
-        uv = u @ vh
-        node.uv = xp.transpose(uv, np.argsort(perm))
-        node.shape, node.dims, node.keepdim = a.shape, tuple(sorted(dims)), keepdim
-        record(res, node, (input,))
-    return res
-
-
 @register()
 def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
     """The norm of ``input``: ``p`` is ``'fro'`` (default), ``'nuc'``, or a number (``inf``,
     ``-inf``, ``0``, ``1``, ``2``, ...), the vector norm over ``dim`` (all dims if None).
+    Computed by :func:`ember.linalg.vector_norm` / :func:`ember.linalg.matrix_norm`.
 
     Example::
 
@@ -959,28 +842,22 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
         >>> ember.tensor([[1., -2.], [3., 4.]]).norm(1, dim=1)
         tensor([3., 7.])
     """
+    from .linalg import vector_norm, matrix_norm
     if p is None:
         p = 'fro'
+    if isinstance(dim, int):
+        dim = (dim,)
     if p == 'nuc':
-        a = input._data
-        if dim is None:
-            if a.ndim != 2:
-                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least "
-                                   "2 dimensions.")
-            dims = (0, 1)
-        else:
-            dims = tuple(_wrap_dim(d, a.ndim) for d in dim)
-        return _nuc_norm(input if dtype is None else input.to(dtype), dims, keepdim)
+        if dim is None and input.dim() != 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least "
+                               "2 dimensions.")
+        return matrix_norm(input, 'nuc', (0, 1) if dim is None else dim, keepdim, dtype=dtype,
+                           out=out)
     if p == 'fro':
         p = 2
     elif isinstance(p, str):
         raise RuntimeError(f"norm(): unsupported norm type {p!r}")
-    res = _vector_norm(input, p, dim, keepdim, dtype)
-    if out is not None:
-        out.resize_(res.shape) if hasattr(out, 'resize_') and out.shape != res.shape else None
-        out.copy_(res)
-        return out
-    return res
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
 # ------------------------------------------------------------------ logsumexp
@@ -1244,10 +1121,9 @@ def _median_all(input, ignore_nan, cls):
     if ignore_nan and flat.dtype.kind in 'fV':
         flat = flat[~xp.isnan(flat)]
     if a.size == 0 or flat.size == 0:
-        r = xp.full((), np.nan, a.dtype) if a.dtype.kind in 'fcV' else None
-        if r is None:
-            raise IndexError("median(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
+        # PyTorch returns NaN (floats) or the lowest value (integers) for an empty input
+        r = xp.full((), np.nan if a.dtype.kind in 'fcV' else
+                    (np.iinfo(a.dtype).min if a.dtype.kind in 'iu' else 0), a.dtype)
     elif not ignore_nan and a.dtype.kind in 'fV' and xp.isnan(flat).any():
         r = xp.full((), np.nan, a.dtype)
     else:
@@ -1338,7 +1214,7 @@ def mode(input, dim=-1, keepdim=False):
     idx = xp.ascontiguousarray(xp.moveaxis(last, -1, d)).astype(np.int64)
     if not keepdim:
         vals = xp.squeeze(vals, axis=d)
-    return _selected(input, xp.ascontiguousarray(vals), idx, d, keepdim, ModeBackward0, _rt.mode)
+    return _selected(input, vals.copy(), idx, d, keepdim, ModeBackward0, _rt.mode)
 
 
 # ------------------------------------------------------------------ quantiles
@@ -1350,8 +1226,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if a.size == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if interpolation not in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):
-        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, "
-                         f"midpoint or nearest. Got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
     scalar_q = not isinstance(q, Tensor) or q.dim() == 0
     if isinstance(q, Tensor):
         if q.dim() > 1:
@@ -1391,8 +1267,13 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     lo_v = _take_along(srt, srt.dim() - 1, lo)
     if interpolation in ('linear', 'midpoint'):
         hi_v = _take_along(srt, srt.dim() - 1, hi)
-        w = (rank - lo) if interpolation == 'linear' else xp.full(rank.shape, 0.5)
-        r = lo_v + (hi_v - lo_v) * wrap(w.astype(a.dtype))
+        if interpolation == 'midpoint':
+            w = wrap(xp.full(rank.shape, 0.5, a.dtype))
+        elif isinstance(q, Tensor) and grad_needed(q):     # differentiable in q too
+            w = q.reshape(-1) * wrap((nvalid - 1).astype(a.dtype)) - wrap(lo.astype(a.dtype))
+        else:
+            w = wrap((rank - lo).astype(a.dtype))
+        r = lo_v + (hi_v - lo_v) * w
     else:
         r = lo_v
     bad = (nan_cnt > 0) if not ignore_nan else (nvalid == 0)
@@ -1591,7 +1472,9 @@ class LogcumsumexpBackward0(Node):
         neg = _const(a < 0, g)
         res = None
         for m, sgn in ((pos, 1), (neg, -1)):
-            lg = (g * sgn * m + (1 - m)).log() + _const(np.where((a * sgn) > 0, 0, -np.inf), g)
+            # log|g| where g has this sign, a huge negative number elsewhere (not -inf: the
+            # double backward subtracts such entries from each other)
+            lg = (g * sgn * m + (1 - m)).log() + _const(np.where((a * sgn) > 0, 0, -1e30), g)
             t = (_flip(logcumsumexp(_flip(lg - out, d), d), d) + x).exp()
             res = t if sgn == 1 else res - t
         return (res,)
@@ -1659,8 +1542,11 @@ def _unique(input, consecutive, return_inverse, return_counts, dim):
         inv = inv.reshape(a.shape)
     else:
         d = _wrap_dim(dim, a.ndim)
+        if a.size == 0 and _bany(s == 0 for i, s in enumerate(a.shape) if i != d):
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
         m = xp.moveaxis(a, d, 0)
-        rows = m.reshape(m.shape[0], -1)
+        rows = m.reshape(m.shape[0], int(np.prod(m.shape[1:])))
         u, inv, cnt = _unique_rows(rows, consecutive, xp)
         out = xp.moveaxis(u.reshape((u.shape[0],) + m.shape[1:]), 0, d)
     res = [wrap(xp.ascontiguousarray(out).copy())]

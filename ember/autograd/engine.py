@@ -2,11 +2,14 @@
 recursion (a 100k-node chain is fine), summing gradients per node input, reducing
 broadcast gradients to each input's shape (once, here, for every op)."""
 import heapq
+import itertools
 
 from .grad_mode import _Mode
 from .graph import AccumulateGrad
 
 __all__ = ['run_backward']
+
+_tie = itertools.count()   # FIFO among nodes of equal priority (leaves), as torch
 
 
 def _sum_to(g, shape):
@@ -42,6 +45,8 @@ def _validate(g, meta, node=None, i=0):
                                f"with [{', '.join(map(str, shape))}]") from None
     if g._data.dtype != npdt:
         from .._dtype import _NP2DT
+        if g._data.dtype.kind == 'c' and npdt.kind != 'c':
+            g = g.real   # real input, complex gradient: keep the real part (as torch)
         g = g.to(_NP2DT[npdt])
     return g
 
@@ -63,9 +68,11 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
     # --- discover the graph and count dependencies (iterative DFS)
     deps = {}
     seen = set()
-    stack = [e[0] for e in roots if e[0] is not None]
-    for n in stack:
-        seen.add(n)
+    stack = []
+    for e in roots:   # several roots may share one (multi-output) node: visit it once
+        if e[0] is not None and e[0] not in seen:
+            seen.add(e[0])
+            stack.append(e[0])
     order = []
     while stack:
         n = stack.pop()
@@ -114,7 +121,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
         buf[nr] = _add(buf.get(nr), g)
     for node in buffers:
         if deps.get(node, 0) == 0:
-            heapq.heappush(heap, (-node._seq, id(node), node))
+            heapq.heappush(heap, (-node._seq, next(_tie), node))
 
     prev_grad = _Mode.grad
     _Mode.grad = bool(create_graph)
@@ -230,7 +237,7 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
         d = deps[nxt] - 1
         deps[nxt] = d
         if d == 0:
-            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+            heapq.heappush(heap, (-nxt._seq, next(_tie), nxt))
 
 
 def _skip_edges(node, buffers, deps, heap):
@@ -240,7 +247,7 @@ def _skip_edges(node, buffers, deps, heap):
         d = deps[nxt] - 1
         deps[nxt] = d
         if d == 0:
-            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+            heapq.heappush(heap, (-nxt._seq, next(_tie), nxt))
 
 
 def _check_nan(node, outs):

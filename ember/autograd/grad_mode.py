@@ -1,6 +1,7 @@
 """Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``."""
 import functools
 import inspect
+import sys
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
            'is_grad_enabled', 'is_inference_mode_enabled']
@@ -31,17 +32,26 @@ class _DecoratorContextManager:
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
+                # the mode is on while the generator runs, not while the caller holds it
                 gen = func(*args, **kwargs)
-                with self.clone():
-                    resp = gen.send(None)
-                while True:
-                    try:
-                        with self.clone():
+                try:
+                    with self.clone():
+                        resp = gen.send(None)
+                    while True:
+                        try:
                             req = yield resp
-                        with self.clone():
-                            resp = gen.send(req)
-                    except StopIteration:
-                        return
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException:
+                            with self.clone():
+                                resp = gen.throw(*sys.exc_info())
+                        else:
+                            with self.clone():
+                                resp = gen.send(req)
+                except StopIteration as e:
+                    return e.value
             return gen_wrapper
 
         @functools.wraps(func)
@@ -54,7 +64,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Context manager (and decorator) that disables gradient calculation.
 
     Example::
@@ -77,7 +96,7 @@ class no_grad(_DecoratorContextManager):
         _Mode.grad = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Context manager (and decorator) that enables gradient calculation.
 
     Example::
@@ -142,6 +161,11 @@ class inference_mode(_DecoratorContextManager):
         ...     y = x * 2
     """
 
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)   # bare @inference_mode
+
     def __init__(self, mode=True):
         self.mode = mode
 
@@ -152,9 +176,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (_Mode.grad, _Mode.inference)
-        if self.mode:
-            _Mode.grad = False
-            _Mode.inference = True
+        # inference_mode(False) turns inference mode off and grad mode on (as torch)
+        _Mode.grad = not self.mode
+        _Mode.inference = bool(self.mode)
 
     def __exit__(self, *args):
         _Mode.grad, _Mode.inference = self.prev

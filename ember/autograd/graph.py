@@ -148,7 +148,7 @@ def _raise_modified(t, expected, node):
     from . import anomaly_mode
     now = t._storage_obj()._version
     owner = t.grad_fn
-    which = (f", which is output {t._out_nr} of {re.sub(r'Backward[0-9]*$', '', owner.name())}"
+    which = (f", which is output {t._out_nr} of {re.sub(r'Backward[0-9]*$', '', owner.name())},"
              if owner is not None else "")
     if anomaly_mode._enabled:
         hint = ("Hint: the backtrace further above shows the operation that failed to compute "
@@ -159,7 +159,7 @@ def _raise_modified(t, expected, node):
                 "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{t.type()} [{', '.join(str(s) for s in t.shape)}]]{which}, "
+        f"operation: [{t.type()} [{', '.join(str(s) for s in t.shape)}]]{which} "
         f"is at version {now}; expected version {expected} instead. {hint}")
 
 
@@ -168,7 +168,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self._seq = 1 << 62  # leaves run last among ready nodes
+        self._seq = 1 << 62  # leaves run first among ready nodes (as torch)
         self._in_meta = ()
 
     def name(self):

@@ -5,6 +5,9 @@ from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpos
 from .._ops.activation import leaky_relu, leaky_relu_
 from .._ops.loss import l1_loss, mse_loss
 from .. import _ops
+from .._tensor import _Mode, _new_tensor as _wrap
+from .._ops.linalg import (AddmmBackward0 as _AddmmBackward0, _record_add_product,
+                           addmm as _addmm, matmul as _matmul)
 
 __all__ = ['linear', 'relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'l1_loss', 'mse_loss',
@@ -14,21 +17,47 @@ __all__ = ['linear', 'relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'conv1d', 'co
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``.
 
+    Args:
+        input (Tensor): ``(*, in_features)``.
+        weight (Tensor): ``(out_features, in_features)``.
+        bias (Tensor, optional): ``(out_features)``.
+
     Shape:
-        - input: ``(*, in_features)``; weight: ``(out_features, in_features)``;
-          bias: ``(out_features)``; output: ``(*, out_features)``.
+        - output: ``(*, out_features)``.
 
     Example::
 
         >>> F.linear(ember.ones(2, 3), ember.ones(4, 3)).shape
         torch.Size([2, 4])
     """
-    from .._ops._util import FUNCTIONS
-    if input.dim() == 2 and bias is not None:
-        return FUNCTIONS['addmm'](bias, input, weight.t())
-    out = FUNCTIONS['matmul'](input, weight.t())
-    if bias is not None:
-        out = out + bias
+    if bias is None:
+        return _matmul(input, weight.t())
+    nd = input._data.ndim
+    if nd == 2:
+        return _addmm_t(bias, input, weight)
+    if nd == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D and "
+                           f"{weight.dim()}D")
+    shape = input.shape
+    x2 = input.reshape(-1, shape[-1]) if nd > 2 else input.unsqueeze(0)
+    r = _addmm_t(bias, x2, weight)
+    return r.view(shape[:-1] + (r.shape[-1],))
+
+
+def _addmm_t(bias, x, weight):
+    """``bias + x @ weight.T`` for a 2-D ``x``: the lean path of :func:`linear` (one numpy
+    product, recorded as PyTorch's ``AddmmBackward0`` over ``weight.t()``)."""
+    a, w, b = x._data, weight._data, bias._data
+    dt = a.dtype
+    if (w.dtype is not dt or b.dtype is not dt or dt.kind != 'f' or dt.itemsize < 4 or w.ndim != 2
+            or b.ndim != 1 or a.shape[1] != w.shape[1] or b.shape[0] != w.shape[0]):
+        # anything unusual: the general addmm (promotion errors, broadcasting, low precision)
+        return _addmm(bias, x, weight.t())
+    r = a @ w.T
+    r += b
+    out = _wrap(r)
+    if _Mode.grad and (x._rg or weight._rg or bias._rg):
+        _record_add_product(out, _AddmmBackward0(), bias, x, weight.t(), 1, 1)
     return out
 
 

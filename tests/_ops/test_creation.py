@@ -1,0 +1,290 @@
+"""Factories: tensor / as_tensor / asarray / from_numpy / zeros / ones / full / empty /
+empty_strided / scalar_tensor / linspace / logspace / eye / complex / polar, vs torch."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import check, check_error, assert_same, rand
+
+
+def both(fn):
+    """Run ``fn(module)`` under torch and ember and compare (values, dtype, shape)."""
+    rt = fn(torch)
+    re = fn(ember)
+    assert_same(re, rt)
+    return re, rt
+
+
+# ------------------------------------------------------------------ ember.tensor
+@pytest.mark.parametrize('data', [
+    1, 1.5, True, 1 + 2j, [1, 2, 3], [1.0, 2], [True, False], [True, 1], [1, 2.0, 1j],
+    [[1, 2], [3, 4]], [[[1.5]]], [], [[]], [[], []], (1, 2), [(1, 2), (3, 4)], range(4),
+    -2 ** 63, 2 ** 62, [1e300], [0.1, 0.2],
+])
+def test_tensor_inference(data):
+    both(lambda m: m.tensor(data))
+
+
+@pytest.mark.parametrize('make', [
+    lambda: np.float64(1.5), lambda: [np.float64(1.5)], lambda: np.int32(3), lambda: [np.int32(3)],
+    lambda: [np.float32(1.), 2.5], lambda: [1, np.float64(2)], lambda: [np.int16(1), np.float16(2)],
+    lambda: np.bool_(True), lambda: [np.bool_(True), np.bool_(False)],
+])
+def test_tensor_numpy_scalars(make):
+    both(lambda m: m.tensor(make()))
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16',
+                                   'int32', 'int64', 'uint8', 'bool', 'complex64', 'complex128'])
+def test_tensor_dtype_arg(dtype):
+    both(lambda m: m.tensor([[1, 2], [3, 0]], dtype=getattr(m, dtype)))
+    both(lambda m: m.tensor([1.7, 0.2, 0.0], dtype=getattr(m, dtype)))
+    both(lambda m: m.tensor(3, dtype=getattr(m, dtype)))
+
+
+def test_tensor_from_tensor_and_array():
+    a = rand(3, 4)
+    both(lambda m: m.tensor(a))
+    both(lambda m: m.tensor(a, dtype=m.float64))
+    with pytest.warns(UserWarning, match='sourceTensor.detach'):
+        e = ember.tensor(ember.ones(2))
+    assert e.dtype is ember.float32
+    both(lambda m: m.tensor([m.tensor(1.), 2]))
+    # a copy: no memory sharing
+    e = ember.tensor(a)
+    e[0, 0] = 100.
+    assert a[0, 0] != 100.
+
+
+def test_tensor_requires_grad_and_device():
+    t = ember.tensor([1., 2.], requires_grad=True)
+    assert t.requires_grad and t.is_leaf
+    assert ember.tensor([1.], device='cpu').device == ember.device('cpu')
+    with pytest.raises(RuntimeError, match='floating point'):
+        ember.tensor([1, 2], requires_grad=True)
+
+
+@pytest.mark.parametrize('data,dtype,match', [
+    ([[1, 2], [3]], None, 'expected sequence of length 2 at dim 1 (got 1)'),
+    ([[1, 2], [3, 4, 5]], None, 'expected sequence of length 2 at dim 1 (got 3)'),
+    ([[[1], [2]], [[1], [2, 3]]], None, 'at dim 2'),
+    ([1, [2]], None, None),
+    ([[1], 2], None, 'not a sequence'),
+    (300, 'uint8', 'without overflow'),
+    ([300], 'uint8', 'without overflow'),
+    ([-129], 'int8', 'without overflow'),
+    ([1.5, -0.2], 'uint8', 'without overflow'),
+    (2 ** 63, None, 'Overflow when unpacking long'),
+    ([1, 2 ** 63], None, 'Overflow when unpacking long'),
+    (float('inf'), 'int64', 'without overflow'),
+    (float('nan'), 'int32', 'without overflow'),
+    ('a', None, "invalid data type 'str'"),
+    (['a'], None, "too many dimensions 'str'"),
+    (None, None, 'Could not infer dtype of NoneType'),
+    (1 + 1j, 'float32', 'must be real number'),
+])
+def test_tensor_errors(data, dtype, match):
+    check_error(lambda m: m.tensor(data, dtype=getattr(m, dtype) if dtype else None), match=match)
+
+
+def test_tensor_unsigned_wraps_negative():
+    both(lambda m: m.tensor(-1, dtype=m.uint8))
+    both(lambda m: m.tensor([-255, 255], dtype=m.uint8))
+    both(lambda m: m.tensor(2 ** 64 - 1, dtype=m.uint64))
+
+
+# ------------------------------------------------------------------ memory sharing
+def test_from_numpy_shares_memory():
+    a = np.arange(6.).reshape(2, 3)
+    t = ember.from_numpy(a)
+    assert t.dtype is ember.float64 and t.shape == (2, 3)
+    t[0, 0] = -5.
+    assert a[0, 0] == -5.
+    a[1, 2] = 42.
+    assert t[1, 2].item() == 42.
+    assert t.stride() == (3, 1)
+    assert ember.from_numpy(a.T).stride() == (1, 3)
+
+
+def test_from_numpy_errors():
+    check_error(lambda m: m.from_numpy(np.arange(4)[::-1]), match='negative')
+    check_error(lambda m: m.from_numpy(np.array(['a'])), match="can't convert np.ndarray of type numpy.str_")
+    check_error(lambda m: m.from_numpy([1, 2]), match='expected np.ndarray')
+
+
+def test_as_tensor_sharing():
+    a = np.array([1., 2., 3.])
+    t = ember.as_tensor(a)
+    t[0] = 9.
+    assert a[0] == 9.
+    t2 = ember.as_tensor(a, dtype=ember.float32)     # needs a copy
+    t2[1] = 7.
+    assert a[1] == 2.
+    x = ember.ones(3)
+    assert ember.as_tensor(x) is x
+    assert ember.as_tensor(x, dtype=ember.float64).dtype is ember.float64
+    both(lambda m: m.as_tensor([1, 2], dtype=m.float64))
+    check_error(lambda m: m.as_tensor(np.arange(4.)[::-1]), match='negative')
+    both(lambda m: m.as_tensor(3.5))
+
+
+def test_asarray():
+    a = np.array([1., 2.])
+    t = ember.asarray(a)
+    t[0] = 5.
+    assert a[0] == 5.
+    c = ember.asarray(a, copy=True)
+    c[1] = 8.
+    assert a[1] == 2.
+    x = ember.ones(2)
+    assert ember.asarray(x).data_ptr() == x.data_ptr()
+    assert ember.asarray(x, copy=True).data_ptr() != x.data_ptr()
+    both(lambda m: m.asarray([1, 2, 3]))
+    both(lambda m: m.asarray([1, 2, 3], dtype=m.float32))
+    check_error(lambda m: m.asarray([1, 2], copy=False), match="can't alias arbitrary sequence")
+    assert ember.asarray([1.], requires_grad=True).requires_grad
+
+
+# ------------------------------------------------------------------ zeros / ones / full / empty
+@pytest.mark.parametrize('name', ['zeros', 'ones', 'empty'])
+@pytest.mark.parametrize('size', [(), (0,), (3,), (2, 3), (2, 0, 4)], ids=str)
+def test_fill_factories(name, size):
+    def f(m):
+        r1 = getattr(m, name)(*size) if size else getattr(m, name)([])
+        r2 = getattr(m, name)(size)
+        r3 = getattr(m, name)(m.Size(size), dtype=m.int32)
+        if name == 'empty':
+            return [r.shape for r in (r1, r2, r3)] + [r3.dtype, r1.dtype]
+        return r1, r2, r3
+    both(f)
+
+
+@pytest.mark.parametrize('name', ['zeros', 'ones'])
+def test_fill_out(name):
+    def f(m):
+        out = m.full((1,), 7.)
+        r = getattr(m, name)(2, 3, out=out)
+        assert r is out
+        out2 = m.full((2, 3), 7, dtype=m.int64)
+        getattr(m, name)((2, 3), out=out2)
+        return out, out2
+    both(f)
+
+
+def test_fill_errors():
+    check_error(lambda m: m.zeros(-1), match='Dimension size must be non-negative')
+    check_error(lambda m: m.ones(2, -3), match='Dimension size must be non-negative')
+    check_error(lambda m: m.empty(-1), match='negative dimension')
+    check_error(lambda m: m.zeros(2.0), match="must be tuple of ints, not float")
+    check_error(lambda m: m.zeros((2, 3), 4))
+
+
+@pytest.mark.parametrize('value,dtype', [
+    (7, None), (7.5, None), (True, None), (1 + 2j, None), (1.5, 'int64'), (3, 'float64'),
+    (0.5, 'float16'), (2, 'bool'), (-1, 'int8'), (1.0, 'complex128'),
+])
+def test_full(value, dtype):
+    both(lambda m: m.full((2, 3), value, dtype=getattr(m, dtype) if dtype else None))
+    both(lambda m: m.full([], value, dtype=getattr(m, dtype) if dtype else None))
+
+
+def test_full_errors_and_default_dtype():
+    check_error(lambda m: m.full(2, 1), match="must be tuple of ints, not int")
+    check_error(lambda m: m.full((2,), 300, dtype=m.uint8), match='without overflow')
+    both(lambda m: m.full((2,), m.tensor(3.)))
+    ember.set_default_dtype(ember.float64)
+    torch.set_default_dtype(torch.float64)
+    try:
+        both(lambda m: m.full((2,), 1.5))
+        both(lambda m: m.full((2,), 1j))
+    finally:
+        ember.set_default_dtype(ember.float32)
+        torch.set_default_dtype(torch.float32)
+
+
+def test_full_out_and_like():
+    both(lambda m: m.full((2, 2), 3., out=m.zeros(5)))
+    x = rand(2, 3)
+    check(lambda m, a: (m.zeros_like(a), m.ones_like(a), m.full_like(a, 2.5),
+                        m.full_like(a, 7, dtype=m.int64), m.empty_like(a).shape), [x])
+
+
+def test_scalar_tensor():
+    both(lambda m: m.scalar_tensor(1))
+    both(lambda m: m.scalar_tensor(True))
+    both(lambda m: m.scalar_tensor(2.5, dtype=m.float64))
+    both(lambda m: m.scalar_tensor(3, dtype=m.int32))
+
+
+def test_empty_strided():
+    def f(m):
+        t = m.empty_strided((2, 3), (1, 2))
+        return (t.shape, t.stride(), t.untyped_storage().nbytes(), t.dtype,
+                m.empty_strided((2, 3), (3, 1), dtype=m.int64).stride(),
+                m.empty_strided((0, 3), (3, 1)).untyped_storage().nbytes(),
+                m.empty_strided((4,), (0,)).stride())
+    both(f)
+    t = ember.empty_strided((3, 2), (1, 3))
+    t.copy_(ember.arange(6.).reshape(3, 2))
+    assert t.tolist() == [[0., 1.], [2., 3.], [4., 5.]]
+    assert not t.is_contiguous()
+
+
+# ------------------------------------------------------------------ linspace / logspace / eye
+@pytest.mark.parametrize('start,end,steps', [
+    (0, 1, 5), (0, 10, 11), (-3.5, 7.25, 7), (1, 0, 4), (0, 1, 1), (0, 1, 0), (2, 2, 3),
+    (0, 1, 100), (-1e3, 1e3, 33)])
+@pytest.mark.parametrize('dtype', [None, 'float64', 'int64', 'int32', 'float16'])
+def test_linspace(start, end, steps, dtype):
+    both(lambda m: m.linspace(start, end, steps, dtype=getattr(m, dtype) if dtype else None))
+
+
+def test_linspace_misc():
+    both(lambda m: m.linspace(0, 1j, 3))
+    both(lambda m: m.linspace(m.tensor(0.), m.tensor(1.), 3))
+    both(lambda m: m.linspace(0, 1, 4, out=m.zeros(1)))
+    check_error(lambda m: m.linspace(0, 1, -1), match='number of steps must be non-negative')
+    check_error(lambda m: m.linspace(0, 1))
+    assert ember.linspace(0, 1, 3, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize('start,end,steps,base', [
+    (0, 2, 3, 10.), (0, 2, 3, 2), (-2, 2, 9, 10.), (0, 1, 1, 10.), (1, -1, 5, 2.5), (0, 3, 0, 10.)])
+@pytest.mark.parametrize('dtype', [None, 'float64', 'int64'])
+def test_logspace(start, end, steps, base, dtype):
+    both(lambda m: m.logspace(start, end, steps, base=base,
+                              dtype=getattr(m, dtype) if dtype else None))
+
+
+@pytest.mark.parametrize('args', [(0,), (1,), (3,), (2, 4), (4, 2), (3, 0)], ids=str)
+@pytest.mark.parametrize('dtype', [None, 'int64', 'bool', 'float64', 'complex64'])
+def test_eye(args, dtype):
+    both(lambda m: m.eye(*args, dtype=getattr(m, dtype) if dtype else None))
+
+
+def test_eye_errors_and_out():
+    check_error(lambda m: m.eye(-1), match='n must be greater or equal to 0, got -1')
+    check_error(lambda m: m.eye(2, -1), match='m must be greater or equal to 0, got -1')
+    both(lambda m: m.eye(2, 3, out=m.ones(1)))
+
+
+# ------------------------------------------------------------------ complex factories
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_complex_polar(dtype):
+    re, im = rand(3, 1, dtype=dtype), rand(4, dtype=dtype, seed=1)
+    check(lambda m, a, b: m.complex(a, b), [re, im], grad=True)
+    r, th = np.abs(rand(2, 3, dtype=dtype)) + 0.1, rand(2, 3, dtype=dtype, seed=2)
+    check(lambda m, a, b: m.polar(a, b), [r, th], grad=True)
+
+
+def test_complex_errors():
+    check_error(lambda m: m.complex(m.tensor([1]), m.tensor([2])),
+                match='Expected both inputs to be Half, Float or Double tensors but got Long and Long')
+    check_error(lambda m: m.complex(m.tensor([1.]), m.tensor([2.], dtype=m.float64)),
+                match='Expected object of scalar type Float but got scalar type Double')
+
+
+def test_arange():
+    both(lambda m: (m.arange(5), m.arange(1, 4), m.arange(0, 1, 0.25), m.arange(1., 4.),
+                    m.arange(5, dtype=m.float64), m.arange(10, 0, -3)))

@@ -1,0 +1,50 @@
+import pytest
+import torch
+
+import ember
+
+
+@pytest.mark.parametrize('spec', ['cpu', 'cuda', 'cuda:1', 'meta'])
+def test_device_parsing(spec):
+    e, t = ember.device(spec), torch.device(spec)
+    assert (e.type, e.index) == (t.type, t.index)
+    assert repr(e) == repr(t) and str(e) == str(t)
+
+
+def test_device_with_index_and_equality():
+    assert ember.device('cuda', 0) == ember.device('cuda:0')
+    assert ember.device('cpu') == 'cpu'
+    assert ember.device('cpu') != ember.device('cuda')
+    assert hash(ember.device('cuda:0')) == hash(ember.device('cuda', 0))
+    assert repr(ember.device('cuda', 2)) == repr(torch.device('cuda', 2))
+
+
+def test_bad_device_strings():
+    for bad in ['gpu', 'cuda:x', 'cpu:0:1']:
+        with pytest.raises(RuntimeError):
+            torch.device(bad)
+        with pytest.raises(RuntimeError):
+            ember.device(bad)
+
+
+def test_factories_accept_device():
+    for f in (ember.zeros, ember.ones, ember.empty):
+        assert f(2, device='cpu').device == ember.device('cpu')
+        assert f(2, device=ember.device('cpu')).device.type == 'cpu'
+    assert ember.tensor([1], device='cpu').device.type == 'cpu'
+    assert ember.arange(3, device='cpu').is_cpu
+    assert ember.zeros(1).get_device() == -1
+
+
+def test_cuda_without_gpu_raises_like_torch():
+    try:
+        import cupy  # noqa: F401
+        pytest.skip('a CUDA stack is installed; this test checks the CPU-only error')
+    except ImportError:
+        pass
+    with pytest.raises((AssertionError, RuntimeError), match='CUDA'):
+        ember.zeros(2, device='cuda')
+    with pytest.raises((AssertionError, RuntimeError), match='CUDA'):
+        ember.ones(2).cuda()
+    with pytest.raises((AssertionError, RuntimeError), match='CUDA'):
+        ember.ones(2).to('cuda:0')

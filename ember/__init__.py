@@ -20,6 +20,8 @@ from . import _ops as _ops_pkg
 globals().update(_ops_pkg.bind())
 
 from . import autograd  # noqa: E402
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402
+                                   set_anomaly_enabled)
 from . import linalg  # noqa: E402
 from . import random, testing  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402

@@ -24,6 +24,9 @@ from .. import _dtype as D
 from .._tensor import Tensor, _new_tensor as wrap, _Mode
 from ..autograd.graph import Node, AccumulateGrad, _seq
 from .._backend import array_module
+from ..autograd import anomaly_mode as _anomaly
+
+_NO_EDGE = (None, 0)
 
 __all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record',
            'unwrap', 'edge_of', 'METHODS', 'FUNCTIONS']
@@ -199,14 +202,32 @@ def _meta(t):
 def record(out, node, inputs, save=None):
     """Attach ``node`` as the grad_fn of ``out`` (a tensor or a tuple of tensors),
     wired to ``inputs``; ``save`` are tensors kept for backward (version-checked)."""
-    node.next_functions = tuple(edge_of(t) for t in inputs)
-    node._in_meta = tuple(_meta(t) for t in inputs)
+    edges = []
+    metas = []
+    for t in inputs:
+        if isinstance(t, Tensor) and t._rg:
+            fn = t._grad_fn
+            if fn is not None:
+                if t._base is not None:
+                    fn = t._view_grad_fn()
+                edges.append((fn, t._out_nr))
+            else:
+                acc = t._grad_acc
+                if acc is None:
+                    acc = t._grad_acc = AccumulateGrad(t)
+                edges.append((acc, 0))
+            d = t._data
+            metas.append((d.shape, d.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            metas.append(None)
+    node.next_functions = tuple(edges)
+    node._in_meta = tuple(metas)
     node._seq = next(_seq)
     if save is not None:
         node.save(*save)
-    from ..autograd import anomaly_mode
-    if anomaly_mode._enabled:
-        node._anomaly_trace = anomaly_mode._trace()
+    if _anomaly._enabled:
+        node._anomaly_trace = _anomaly._trace()
     if isinstance(out, Tensor):
         out._grad_fn = node
         out._rg = True

@@ -756,7 +756,7 @@ class StdMeanBackward0(Node):
 
 def _var_family(name, input, dim, unbiased, keepdim, correction, sqrt, with_mean):
     dim, correction = _var_args(name, dim, unbiased, keepdim, correction)
-    v, m, dims, dof, n = _var_np(name.split('_')[0], input, dim, correction, keepdim)
+    v, m, dims, dof, n = _var_np(name, input, dim, correction, keepdim)
     xp = array_module(v)
     if sqrt:
         v = _arr(xp.sqrt(v), xp)
@@ -1565,7 +1565,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     Example::
 
         >>> ember.unique(ember.tensor([3, 1, 1, 2]), return_counts=True)
-        (tensor([1, 2, 3]), tensor([1, 1, 2]))
+        (tensor([1, 2, 3]), tensor([2, 1, 1]))
     """
     return _unique(input, False, return_inverse, return_counts, dim)
 

@@ -1,7 +1,8 @@
 """``ember.autograd``: reverse-mode automatic differentiation."""
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled)
-from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,
+                           is_anomaly_check_nan_enabled, set_anomaly_enabled)
 from .graph import Node, AccumulateGrad
 from . import graph
 from .engine import run_backward

@@ -150,11 +150,14 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
 
 def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
               restricted, anomaly):
-    if isinstance(node, AccumulateGrad):
+    is_acc = node.__class__ is AccumulateGrad
+    om = None if is_acc else node._out_meta
+    if om is None:
+        grads = [buf.get(0)]
         nouts = 1
     else:
-        nouts = len(node._out_meta) if node._out_meta is not None else 1
-    grads = [buf.get(i) for i in range(nouts)]
+        nouts = len(om)
+        grads = [buf.get(i) for i in range(nouts)]
     # tensor hooks registered on this node's outputs
     th = node._tensor_prehooks
     if th:
@@ -183,17 +186,17 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
         for i, nr in targets[node]:
             capture[i] = grads[nr] if nr < len(grads) else None
         # go on only where the graph below leads to another requested input
-        if isinstance(node, AccumulateGrad) or not any(
+        if is_acc or not any(
                 nxt is not None and nxt in restricted for nxt, _ in node.next_functions):
             if not retain_graph:
                 node._release()
             _skip_edges(node, buffers, deps, heap)
             return
-    if isinstance(node, AccumulateGrad):
+    if is_acc:
         if grads[0] is not None:
             node.backward(grads[0])
         return
-    if all(g is None for g in grads):
+    if (grads[0] is None and nouts == 1) or all(g is None for g in grads):
         outs = (None,) * len(node.next_functions)
     else:
         if node._out_meta is not None and node._materialize:
@@ -202,10 +205,8 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
         try:
             outs = node.apply(*grads)
         except Exception:
-            if anomaly and node._anomaly_trace:
-                import sys
-                print("Traceback of forward call that caused the error:\n" + node._anomaly_trace,
-                      file=sys.stderr)
+            if anomaly:
+                _warn_trace(node)
             raise
         if type(outs) is not tuple:
             outs = (outs,) if len(node.next_functions) == 1 else tuple(outs) if isinstance(outs, list) else (outs,)
@@ -214,10 +215,20 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
                                f"(expected {len(node.next_functions)}, got {len(outs)})")
         meta = node._in_meta
         if meta:
-            outs = tuple(_validate(g, m, node, i) if g is not None and m is not None else g
-                         for i, (g, m) in enumerate(zip(outs, meta)))
+            fixed = None
+            for i, (g, m) in enumerate(zip(outs, meta)):
+                if g is not None and m is not None:
+                    d = g._data
+                    if d.shape != m[0] or d.dtype != m[1]:
+                        if fixed is None:
+                            fixed = list(outs)
+                        fixed[i] = _validate(g, m, node, i)
+            if fixed is not None:
+                outs = tuple(fixed)
         if anomaly:
-            _check_nan(node, outs)
+            from .anomaly_mode import _check_nan as check
+            if check:
+                _check_nan(node, outs)
     if node._hooks:
         for h in list(node._hooks.values()):
             r = h(tuple(outs), tuple(grads))
@@ -250,12 +261,15 @@ def _skip_edges(node, buffers, deps, heap):
             heapq.heappush(heap, (-nxt._seq, next(_tie), nxt))
 
 
+def _warn_trace(node):
+    """Anomaly mode: report where the failing node was created (a UserWarning, as torch)."""
+    import warnings
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                  f"error:\n{node._anomaly_trace or ''}", UserWarning, stacklevel=3)
+
+
 def _check_nan(node, outs):
     for i, g in enumerate(outs):
         if g is not None and (g.dtype.is_floating_point or g.dtype.is_complex) and bool(g.isnan().any()):
-            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
-            if node._anomaly_trace:
-                import sys
-                print("Traceback of forward call that caused the error:\n" + node._anomaly_trace,
-                      file=sys.stderr)
-            raise RuntimeError(msg)
+            _warn_trace(node)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

@@ -46,7 +46,7 @@ class _DecoratorContextManager:
                             raise
                         except BaseException:
                             with self.clone():
-                                resp = gen.throw(*sys.exc_info())
+                                resp = gen.throw(sys.exc_info()[1])
                         else:
                             with self.clone():
                                 resp = gen.send(req)

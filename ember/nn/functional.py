@@ -4,6 +4,7 @@ from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpos
                          conv_transpose3d)
 from .._ops.activation import leaky_relu, leaky_relu_
 from .._ops.loss import l1_loss, mse_loss
+from .._ops.normalization import native_batch_norm as _native_batch_norm
 from .. import _ops
 from .._tensor import _Mode, _new_tensor as _wrap
 from .._ops.linalg import (AddmmBackward0 as _AddmmBackward0, _record_add_product,
@@ -11,7 +12,7 @@ from .._ops.linalg import (AddmmBackward0 as _AddmmBackward0, _record_add_produc
 
 __all__ = ['linear', 'relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'l1_loss', 'mse_loss',
-           'pad']
+           'pad', 'batch_norm']
 
 
 def linear(input, weight, bias=None):
@@ -117,3 +118,33 @@ def pad(input, pad, mode='constant', value=None):
         view = view.narrow(d, lo, n)
     view.copy_(src)
     return out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch normalization over dim 1 of ``(N, C, *)`` input: ``(x - mean) / sqrt(var +
+    eps) * weight + bias``. In training mode the batch statistics are used and
+    ``running_mean`` / ``running_var`` (if given) are updated in place:
+    ``running = (1 - momentum) * running + momentum * batch_stat`` (unbiased variance).
+
+    Example::
+
+        >>> F.batch_norm(ember.tensor([[1.], [3.]]), None, None, training=True)
+        tensor([[-1.0000],
+                [ 1.0000]])
+    """
+    if training:
+        size = input.shape
+        if input.dim() < 2:
+            input.size(1)   # raises PyTorch's IndexError
+        n = 1
+        for i, s in enumerate(size):
+            if i != 1:
+                n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    return _native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                              momentum, eps)[0]

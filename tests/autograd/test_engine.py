@@ -345,6 +345,25 @@ def test_inplace_change_of_saved_leaf_data():
     assert str(ee) == str(et)
 
 
+def test_inplace_change_through_dot_data_not_tracked():
+    def f(m):
+        a = T(m, A, True)
+        c = a * a
+        a.data.add_(1)       # .data has its own version counter: autograd does not see it
+        c.sum().backward()
+        return a._version, a.grad
+    run_both(f)
+
+
+def test_dot_data_assignment():
+    def f(m):
+        a = T(m, A, True)
+        a.data = T(m, Bm)
+        (a * 2).sum().backward()
+        return a, a.grad, a.requires_grad, a.is_leaf
+    run_both(f)
+
+
 def test_inplace_on_leaf_requiring_grad():
     errors_both(lambda m: T(m, A, True).add_(1),
                 "a leaf Variable that requires grad is being used in an in-place operation.")

@@ -70,6 +70,17 @@ def test_grad_fn_with_constant_input():
     run_both(f)
 
 
+@pytest.mark.parametrize('expr', [
+    lambda a: a * 2, lambda a: 2 * a, lambda a: a + 1, lambda a: 1 + a, lambda a: a - 1,
+    lambda a: 1 - a, lambda a: a / 2, lambda a: 2 / a,
+])
+def test_grad_fn_with_python_scalar_operand(expr):
+    # torch wraps the scalar as a tensor input: its edge is (None, 0)
+    def f(m):
+        return walk(expr(T(m, A, True)).grad_fn)
+    run_both(f)
+
+
 def test_accumulate_grad_node():
     def f(m):
         a = T(m, A, True)

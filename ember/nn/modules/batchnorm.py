@@ -1,0 +1,214 @@
+"""Batch normalization layers: ``BatchNorm1d/2d/3d`` and their lazy forms."""
+from ... import _dtype as D
+from ..._ops.creation import empty, zeros, ones, tensor as _tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter, UninitializedParameter, UninitializedBuffer
+from .lazy import LazyModuleMixin
+from .module import Module
+
+__all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LazyBatchNorm1d', 'LazyBatchNorm2d',
+           'LazyBatchNorm3d']
+
+
+class _NormBase(Module):
+    """Parameters (``weight``, ``bias``) and running statistics (``running_mean``,
+    ``running_var``, ``num_batches_tracked``) shared by the normalization layers."""
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter('bias', None)
+        else:
+            self.register_parameter('weight', None)
+            self.register_parameter('bias', None)
+        if track_running_stats:
+            self.register_buffer('running_mean', zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer('running_var', ones(num_features, device=device, dtype=dtype))
+            self.register_buffer('num_batches_tracked',
+                                 _tensor(0, dtype=D.long, device=device))
+        else:
+            self.register_buffer('running_mean', None)
+            self.register_buffer('running_var', None)
+            self.register_buffer('num_batches_tracked', None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Running mean to 0, running variance to 1, batch counter to 0."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        """Reset the running statistics, weight to 1 and bias to 0."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return (f'{self.num_features}, eps={self.eps}, momentum={self.momentum}, '
+                f'affine={self.affine}, bias={self.bias is not None}, '
+                f'track_running_stats={self.track_running_stats}')
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        version = local_metadata.get('version', None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # checkpoints from before num_batches_tracked existed
+            key = prefix + 'num_batches_tracked'
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked
+                                   if self.num_batches_tracked is not None
+                                   and not self.num_batches_tracked.is_meta
+                                   else _tensor(0, dtype=D.long))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input):
+        self._check_input_dim(input)
+        if self.momentum is None:
+            factor = 0.0
+        else:
+            factor = self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:   # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        if self.training:
+            bn_training = True
+        else:
+            bn_training = self.running_mean is None and self.running_var is None
+        use_running = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_running else None,
+                            self.running_var if use_running else None, self.weight, self.bias,
+                            bn_training, factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over a 2-D ``(N, C)`` or 3-D ``(N, C, L)`` input.
+
+    ``y = (x - E[x]) / sqrt(Var[x] + eps) * gamma + beta``, statistics per channel over the
+    batch (and length). In training mode running estimates are kept with ``momentum``
+    (``None``: cumulative average); in eval mode they are used instead.
+
+    Args:
+        num_features (int): ``C``.
+        eps (float): added to the variance (default 1e-5).
+        momentum (float or None): running-statistics factor (default 0.1).
+        affine (bool): learnable ``weight`` and ``bias`` (default True).
+        track_running_stats (bool): keep running statistics (default True).
+        bias (bool, keyword-only): learn the bias (default True).
+
+    Example::
+
+        >>> m = nn.BatchNorm1d(100)
+        >>> m(ember.randn(20, 100)).shape
+        torch.Size([20, 100])
+    """
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over a 4-D ``(N, C, H, W)`` input (see :class:`BatchNorm1d`).
+
+    Example::
+
+        >>> nn.BatchNorm2d(3, dtype=ember.half).running_mean
+        tensor([0., 0., 0.], dtype=torch.float16)
+    """
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over a 5-D ``(N, C, D, H, W)`` input (see :class:`BatchNorm1d`).
+
+    Example::
+
+        >>> nn.BatchNorm3d(4)(ember.randn(2, 4, 3, 3, 3)).shape
+        torch.Size([2, 4, 3, 3, 3])
+    """
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _tensor(0, dtype=D.long, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm1d` whose ``num_features`` is inferred from ``input.size(1)``.
+
+    Example::
+
+        >>> m = nn.LazyBatchNorm1d(); m(ember.randn(4, 3)); m.num_features
+        3
+    """
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm2d` whose ``num_features`` is inferred from ``input.size(1)``."""
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm3d` whose ``num_features`` is inferred from ``input.size(1)``."""
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim

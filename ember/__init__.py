@@ -67,3 +67,4 @@ from .serialization import save, load  # noqa: E402
 
 from . import nn  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+from . import optim  # noqa: E402,F401

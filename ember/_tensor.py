@@ -257,7 +257,7 @@ class Tensor:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables. "
                                    "If you want to use a computed variable in a subgraph that "
                                    "doesn't require differentiation use var_no_grad = var.detach().")
-            return
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if v and self._data.dtype.kind not in 'fcV':
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._rg = bool(v)
@@ -268,7 +268,8 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
                                "you want to use a computed variable in a subgraph that doesn't "
                                "require differentiation use var_no_grad = var.detach().")
-        self.requires_grad = requires_grad
+        if self._grad_fn is None:
+            self.requires_grad = requires_grad
         return self
 
     @property

@@ -620,12 +620,13 @@ def _serialization_id():
     return f"{r:020d}{s:020d}"
 
 
-def _write_zip(fobj, archive, pkl, storages):
+def _write_zip(fobj, archive, pkl, storages, byteorder=True):
     with zipfile.ZipFile(fobj, 'w', zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_record(zf, f"{archive}/data.pkl", pkl)
         _write_record(zf, f"{archive}/.format_version", b'1')
         _write_record(zf, f"{archive}/.storage_alignment", str(_STORAGE_ALIGNMENT).encode())
-        _write_record(zf, f"{archive}/byteorder", sys.byteorder.encode())
+        if byteorder:
+            _write_record(zf, f"{archive}/byteorder", sys.byteorder.encode())
         for key, r in storages.items():
             b = _storage_bytes(r.st)
             if r.dtype.itemsize > 1 and b.nbytes % r.dtype.itemsize:
@@ -691,12 +692,16 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         obj: the object to save (a tensor, a ``state_dict``, nested containers, any
             picklable object).
         f: a file name (``str`` or ``os.PathLike``) or a writable file-like object.
-        pickle_module: module used for pickling metadata and objects.
+        pickle_module: accepted for compatibility (see the note below).
         pickle_protocol: pickle protocol of the metadata (2, like PyTorch).
 
     NOTE: unlike PyTorch, saving to a file name first writes a temporary file in the same
     folder and then renames it over ``f``, so an error or crash during ``save`` never damages
-    an existing checkpoint (the file is not fsync'ed).
+    an existing checkpoint (the file is not fsync'ed; the replaced file's space is released
+    by a background thread).
+
+    NOTE: unlike PyTorch, ``pickle_module`` is not used: ember always pickles with its own
+    pickler, which writes tensors under torch's global names.
 
     Example::
 
@@ -713,7 +718,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
 
     def write(fobj, archive):
         if _use_new_zipfile_serialization:
-            _write_zip(fobj, archive, pkl, storages)
+            _write_zip(fobj, archive, pkl, storages, not _disable_byteorder_record)
         else:
             _write_legacy(fobj, obj, pickle_module, pickle_protocol)
 

@@ -133,9 +133,9 @@ def view_as_complex(input):
     if a.ndim == 0 or a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     isz = a.itemsize
-    if any(s % (2 * isz) for s, n in zip(a.strides[:-1], a.shape[:-1]) if n > 1):
+    if a.size and any(s % (2 * isz) for s, n in zip(a.strides[:-1], a.shape[:-1]) if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
-    if a.strides[-1] != isz:
+    if a.size and a.strides[-1] != isz:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
     if input.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")

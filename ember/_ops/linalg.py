@@ -313,7 +313,7 @@ class _MatmulBackward(Node):
                 ga = ga.squeeze(-2)
         if self.needs[1]:
             A = a.unsqueeze(0) if a1 else a
-            if (b1 or b.dim() == 2) and G.dim() > 2:
+            if (b1 or len(self._in_meta[1][0]) == 2) and G.dim() > 2:
                 # fold the batch into the rows: one matrix product instead of a batch + sum
                 k, m = A.shape[-1], G.shape[-1]
                 gb = _mH(A.expand(G.shape[:-2] + A.shape[-2:]).reshape(-1, k)).matmul(

@@ -156,7 +156,7 @@ class AddBackward0(Node):
 
 class AddBackwardScalar(Node):   # tensor + scalar (PyTorch wraps the scalar: AddBackward0)
     def backward(self, g):
-        return (g,)
+        return g, None
 
 
 class SubBackward0(Node):
@@ -167,7 +167,7 @@ class SubBackward0(Node):
 
 class SubBackwardScalar(Node):
     def backward(self, g):
-        return (g,)
+        return g, None
 
 
 class RsubBackward1(Node):
@@ -182,9 +182,10 @@ def _record_binary(out, a, b, cls_tt, cls_ts, **attrs):
         node.__dict__.update(attrs)
         record(out, node, (a, b))
     else:
+        # the scalar is an input without an edge, as in PyTorch: (node, 0), (None, 0)
         node = cls_ts()
         node.__dict__.update(attrs)
-        record(out, node, (a if ta else b,))
+        record(out, node, (a, None) if ta else (b, None))
 
 
 def _scale_alpha(y, x, alpha):
@@ -220,7 +221,7 @@ def add(input, other, *, alpha=1, out=None):
 
 
 def _radd(self, other):
-    return add(other, self)
+    return add(self, other)
 
 
 @register(dunder=('__sub__',), aliases=('subtract',))
@@ -289,7 +290,7 @@ class MulBackward0(Node):
 class MulBackwardScalar(Node):
     def backward(self, g):
         s = self.scalar
-        return (g * (s.conjugate() if isinstance(s, complex) else s),)
+        return g * (s.conjugate() if isinstance(s, complex) else s), None
 
 
 @register(dunder=('__mul__', '__rmul__'), aliases=('multiply',))
@@ -314,7 +315,7 @@ def mul(input, other, *, out=None):
         else:
             node = MulBackwardScalar()
             node.scalar = other if ta else input
-            record(res, node, (input if ta else other,))
+            record(res, node, (input if ta else other, None))
     return res if out is None else _out(res, out, 'mul')
 
 
@@ -331,10 +332,10 @@ class DivBackward0(Node):
 class DivBackwardScalar(Node):
     def backward(self, g):
         s = self.scalar
-        return (g / (s.conjugate() if isinstance(s, complex) else s),)
+        return g / (s.conjugate() if isinstance(s, complex) else s), None
 
 
-class DivBackwardRScalar(Node):   # scalar / tensor (PyTorch: reciprocal * scalar)
+class DivBackwardRScalar(Node):   # ember.div(scalar, tensor)
     def backward(self, g):
         (b,) = self.saved_tensors
         s = self.scalar
@@ -344,7 +345,7 @@ class DivBackwardRScalar(Node):   # scalar / tensor (PyTorch: reciprocal * scala
 class DivBackward2(Node):          # rounding division: piecewise constant
     def backward(self, g):
         z = _zeros(g)
-        return (z, z) if self.n == 2 else z
+        return z, (z if self.n == 2 else None)
 
 
 def _check_zero_div(y):
@@ -413,9 +414,9 @@ def div(input, other, *, rounding_mode=None, out=None):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if rounding_mode is not None:
             node = DivBackward2()
-            ins = tuple(t for t in (input, other) if isinstance(t, Tensor))
-            node.n = len(ins)
-            record(res, node, ins)
+            node.n = 2 if ta and tb else 1
+            record(res, node, (input, other) if ta and tb else (input, None) if ta else
+                   (other, None))
         elif ta and tb:
             node = DivBackward0()
             node.needs = (input._rg, other._rg)
@@ -423,7 +424,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         elif ta:
             node = DivBackwardScalar()
             node.scalar = other
-            record(res, node, (input,))
+            record(res, node, (input, None))
         else:
             node = DivBackwardRScalar()
             node.scalar = input
@@ -432,7 +433,9 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 def _rdiv(self, other):
-    return div(other, self)
+    if isinstance(other, Tensor):
+        return div(other, self)
+    return mul(reciprocal(self), other)   # as PyTorch: MulBackward0 <- ReciprocalBackward0
 
 
 @register(dunder=('__floordiv__',))
@@ -1126,7 +1129,8 @@ for _e in _UNARY:
     _fn = _make_unary(*_e[:6], _e[7])
     _UNARY_FNS[_e[0]] = _fn
     register(_e[0], aliases=_e[6])(_fn)
-abs, sign, sgn, sqrt, exp, log = (_UNARY_FNS[n] for n in ('abs', 'sign', 'sgn', 'sqrt', 'exp', 'log'))
+abs, sign, sgn, sqrt, exp, log, reciprocal = (
+    _UNARY_FNS[n] for n in ('abs', 'sign', 'sgn', 'sqrt', 'exp', 'log', 'reciprocal'))
 register('__abs__', function=False)(abs)
 
 
@@ -1282,9 +1286,16 @@ def _bin_record(res, cls, input, other, save):
         node = cls()
         node.needs = (isinstance(input, Tensor) and input._rg,
                       isinstance(other, Tensor) and other._rg)
-        ins = tuple(v if isinstance(v, Tensor) else None for v in (input, other))
+        ins = tuple(v for v in (input, other) if isinstance(v, Tensor))
+        node.keep = None if len(ins) == 2 else 0 if isinstance(input, Tensor) else 1
         node.scalars = (input, other)
         record(res, node, ins, save=tuple(v if isinstance(v, Tensor) else None for v in save))
+
+
+def _pick(node, gx, gy):
+    """The gradients for the tensor inputs of a binary node (scalars have no edge)."""
+    k = node.keep
+    return (gx, gy) if k is None else (gx if k == 0 else gy)
 
 
 def _both(node):
@@ -1298,7 +1309,8 @@ class Atan2Backward0(Node):
     def backward(self, g):
         x, y = _both(self)
         d = x * x + y * y
-        return (g * y / d if self.needs[0] else None), (g * -x / d if self.needs[1] else None)
+        return _pick(self, g * y / d if self.needs[0] else None,
+                     g * -x / d if self.needs[1] else None)
 
 
 @register(aliases=('arctan2',))
@@ -1319,7 +1331,8 @@ def atan2(input, other, *, out=None):
 class HypotBackward0(Node):
     def backward(self, g):
         x, y, r = self.saved_tensors
-        return (g * x / r if self.needs[0] else None), (g * y / r if self.needs[1] else None)
+        return _pick(self, g * x / r if self.needs[0] else None,
+                     g * y / r if self.needs[1] else None)
 
 
 @register()
@@ -1340,15 +1353,15 @@ def hypot(input, other, *, out=None):
 class LogaddexpBackward0(Node):
     def backward(self, g):
         x, y = _both(self)
-        return ((g / ((y - x).exp() + 1)) if self.needs[0] else None,
-                (g / ((x - y).exp() + 1)) if self.needs[1] else None)
+        return _pick(self, (g / ((y - x).exp() + 1)) if self.needs[0] else None,
+                     (g / ((x - y).exp() + 1)) if self.needs[1] else None)
 
 
 class Logaddexp2Backward0(Node):
     def backward(self, g):
         x, y = _both(self)
-        return ((g / ((y - x).exp2() + 1)) if self.needs[0] else None,
-                (g / ((x - y).exp2() + 1)) if self.needs[1] else None)
+        return _pick(self, (g / ((y - x).exp2() + 1)) if self.needs[0] else None,
+                     (g / ((x - y).exp2() + 1)) if self.needs[1] else None)
 
 
 @register()
@@ -1427,7 +1440,7 @@ class XlogyBackward0(Node):
                             (xa == 0) & (ya <= 0))
         if self.needs[1]:
             gy = g * x / y
-        return gx, gy
+        return _pick(self, gx, gy)
 
 
 class XlogyBackward1(XlogyBackward0):   # scalar self

@@ -16,6 +16,9 @@ __all__ = ['backward', 'grad', 'no_grad', 'enable_grad', 'set_grad_enabled', 'in
            'gradgradcheck', 'functional']
 
 
+_warned_create_graph = False
+
+
 def _tensors(x):
     from .._tensor import Tensor
     if x is None:
@@ -80,6 +83,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                                "grad_fn")
     grads = _make_grads(outs, gts)
     roots = [edge_of(o) for o in outs]
+    global _warned_create_graph
+    if create_graph and not _warned_create_graph:
+        _warned_create_graph = True   # once per process, as torch
+        import warnings
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. "
+                      "We recommend using autograd.grad when creating the graph to avoid this. "
+                      "If you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=3)
     if inputs is not None:
         ins = _tensors(inputs)
         if not ins:

@@ -142,9 +142,9 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
     if capture is not None:
         for i, (node, nr) in enumerate(inputs):
             if capture[i] is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
+                                   "have been used in the graph. Set allow_unused=True if this "
+                                   "is the desired behavior.")
     return capture
 
 

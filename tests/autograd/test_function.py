@@ -350,7 +350,7 @@ def test_mark_dirty_through_view_rebases_base():
         a = T(m, np.arange(6.).reshape(2, 3), True)
         b = a * 1
         o = dirty_function(m).apply(b.select(0, 1))
-        r = (b, o, o.grad_fn.name(), b.grad_fn.name().split('::')[-1])
+        r = (b, o, o.grad_fn.name(), b.grad_fn.name())
         (b * T(m, np.arange(6.).reshape(2, 3) + 1)).sum().backward()
         return r + (a.grad,)
     run_both(f)

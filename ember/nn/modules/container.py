@@ -187,9 +187,24 @@ class ModuleList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def __repr__(self):
+        # runs of consecutive children with the same repr print once: "(0-2): 3 x Linear(...)"
         if not self._modules:
             return self._get_name() + '()'
-        return super().__repr__()
+        from .module import _addindent
+        reprs = [repr(m) for m in self]
+        lines = []
+        i = 0
+        while i < len(reprs):
+            j = i
+            while j + 1 < len(reprs) and reprs[j + 1] == reprs[i]:
+                j += 1
+            body = _addindent(reprs[i], 2)
+            if j > i:
+                lines.append(f'({i}-{j}): {j - i + 1} x {body}')
+            else:
+                lines.append(f'({i}): {body}')
+            i = j + 1
+        return self._get_name() + '(\n  ' + '\n  '.join(lines) + '\n)'
 
     def insert(self, index, module):
         """Insert ``module`` before ``index``."""

@@ -1,0 +1,104 @@
+"""Stochastic gradient descent (optionally with momentum, Nesterov, weight decay)."""
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad, enable_grad
+from .optimizer import Optimizer
+
+__all__ = ['SGD']
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent.
+
+    For each parameter ``p`` with gradient ``g`` (negated with ``maximize``)::
+
+        g = g + weight_decay * p
+        buf = g (first step) or momentum * buf + (1 - dampening) * g
+        g = g + momentum * buf (nesterov) or buf
+        p = p - lr * g
+
+    Args:
+        params (iterable): parameters or parameter groups.
+        lr (float): learning rate (default 1e-3).
+        momentum (float): momentum factor (default 0).
+        dampening (float): dampening of the momentum (default 0).
+        weight_decay (float): L2 penalty (default 0).
+        nesterov (bool): Nesterov momentum (default False).
+        maximize (bool): maximize the objective (default False).
+        foreach, differentiable, fused: accepted for compatibility.
+
+    NOTE: unlike PyTorch, ``foreach`` and ``fused`` select no different implementation.
+
+    Example::
+
+        >>> optimizer = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        >>> optimizer.zero_grad()
+        >>> loss_fn(model(input), target).backward()
+        >>> optimizer.step()
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault('nesterov', False)
+            group.setdefault('maximize', False)
+            group.setdefault('foreach', None)
+            group.setdefault('differentiable', False)
+            group.setdefault('fused', None)
+
+    def step(self, closure=None):
+        """Perform one optimization step.
+
+        Args:
+            closure (callable, optional): re-evaluates the model and returns the loss.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                lr = group['lr']
+                if isinstance(lr, Tensor):
+                    lr = lr.item()
+                wd = group['weight_decay']
+                momentum = group['momentum']
+                dampening = group['dampening']
+                nesterov = group['nesterov']
+                maximize = group['maximize']
+                for p in group['params']:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if maximize:
+                        g = -g
+                    if wd != 0:
+                        g = g.add(p, alpha=wd)
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get('momentum_buffer')
+                        if buf is None:
+                            buf = g.clone().detach()
+                            state['momentum_buffer'] = buf
+                        else:
+                            buf.mul_(momentum).add_(g, alpha=1 - dampening)
+                        g = g.add(buf, alpha=momentum) if nesterov else buf
+                    p.add_(g, alpha=-lr)
+        return loss

@@ -131,6 +131,7 @@ class Tensor:
 
     @property
     def ndim(self):
+        """Number of dimensions (same as ``dim()``)."""
         return self._data.ndim
 
     def numel(self):
@@ -141,22 +142,27 @@ class Tensor:
 
     @property
     def dtype(self):
+        """The :class:`ember.dtype` of the elements."""
         return _NP2DT[self._data.dtype]
 
     @property
     def device(self):
+        """The :class:`ember.device` holding the data."""
         return device_of(self._data)
 
     @property
     def is_cuda(self):
+        """True when the tensor lives on a CUDA device."""
         return self.device.type == 'cuda'
 
     @property
     def is_cpu(self):
+        """True when the tensor lives on the CPU."""
         return self.device.type == 'cpu'
 
     @property
     def is_meta(self):
+        """True for tensors on the ``meta`` device (shape and dtype only)."""
         return False
 
     is_sparse = False
@@ -172,6 +178,7 @@ class Tensor:
 
     @property
     def itemsize(self):
+        """Size in bytes of one element (same as ``element_size()``)."""
         return self._data.itemsize
 
     def element_size(self):
@@ -180,6 +187,7 @@ class Tensor:
 
     @property
     def nbytes(self):
+        """Bytes taken by the elements: ``numel() * itemsize``."""
         return self._data.size * self._data.itemsize
 
     def is_floating_point(self):
@@ -191,6 +199,7 @@ class Tensor:
         return self._data.dtype.kind == 'c'
 
     def is_signed(self):
+        """True when the dtype is signed (False for ``bool`` and the unsigned integers)."""
         return self.dtype.is_signed
 
     # ------------------------------------------------------------ storage and strides
@@ -239,6 +248,7 @@ class Tensor:
         return mf._is_contiguous_as(self, memory_format)
 
     def is_set_to(self, other):
+        """True when both tensors view the same memory with the same shape and strides."""
         return (self.data_ptr() == other.data_ptr() and self.shape == other.shape
                 and self.stride() == other.stride())
 
@@ -248,6 +258,7 @@ class Tensor:
     # ------------------------------------------------------------ autograd state
     @property
     def requires_grad(self):
+        """Whether gradients are recorded for this tensor (settable on leaves)."""
         return self._rg
 
     @requires_grad.setter
@@ -274,6 +285,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        """The backward node that created this tensor (``None`` for leaves)."""
         if self._base is not None and self._grad_fn is not None:
             return self._view_grad_fn()
         if self._base is not None and self._rg:
@@ -282,15 +294,23 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        """True for tensors not created by a recorded op (``grad_fn is None``)."""
         return self.grad_fn is None
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self.__dict__.get('_retains_grad'):
+        """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
+        if self._grad is None and self._grad_fn is not None and \
+                not self.__dict__.get('_retains_grad'):
             import warnings
             warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being "
                           "accessed. Its .grad attribute won't be populated during "
-                          "autograd.backward().", UserWarning, stacklevel=2)
+                          "autograd.backward(). If you indeed want the .grad field to be "
+                          "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                          "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                          "access the leaf Tensor instead. See "
+                          "github.com/pytorch/pytorch/pull/30531 for more information.",
+                          UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -311,6 +331,7 @@ class Tensor:
 
     @property
     def retains_grad(self):
+        """True for a non-leaf tensor whose ``.grad`` is populated (see ``retain_grad``)."""
         return bool(self.__dict__.get('_retains_grad')) if self._grad_fn is not None else False
 
     def retain_grad(self):
@@ -334,7 +355,12 @@ class Tensor:
 
         Example::
 
+            >>> x = ember.ones(2, requires_grad=True)
             >>> h = x.register_hook(lambda g: g * 2)
+            >>> (x * 3).sum().backward()
+            >>> x.grad
+            tensor([6., 6.])
+            >>> h.remove()
         """
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")

@@ -49,7 +49,8 @@ class Generator:
 
         >>> g = ember.Generator().manual_seed(42)
         >>> a = ember.rand(3, generator=g)
-        >>> g.manual_seed(42); bool((ember.rand(3, generator=g) == a).all())
+        >>> _ = g.manual_seed(42)
+        >>> bool((ember.rand(3, generator=g) == a).all())
         True
     """
 

@@ -39,7 +39,21 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return out
 
 
+class LeakyReluBackward1(LeakyReluBackward0):
+    """The in-place form's node (PyTorch names it apart)."""
+
+
 def leaky_relu_(input, negative_slope=0.01):
-    """In-place :func:`leaky_relu`."""
-    return inplace(input, leaky_relu, negative_slope)
+    """In-place :func:`leaky_relu`.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); F.leaky_relu_(x, 0.5); x
+        tensor([-0.5000,  2.0000])
+    """
+    r = inplace(input, leaky_relu, negative_slope)
+    fn = input._grad_fn
+    if fn is not None and type(fn) is LeakyReluBackward0:
+        fn.__class__ = LeakyReluBackward1
+    return r
 

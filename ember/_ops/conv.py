@@ -164,8 +164,11 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         bias (Tensor or None): ``(C_out,)``.
     """
     x, w = input._data, weight._data
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({_tn(input).lower()}) and bias type "
+                           f"({_tn(bias).lower()}) should be the same")
     if x.dtype != w.dtype:
-        raise RuntimeError(f"Input type ({_tn(input)}) and weight type ({_tn(weight)}) should be the same")
+        raise RuntimeError(f"expected scalar type {_tn(input)} but found {_tn(weight)}")
     if transposed:
         r = _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
     else:
@@ -183,8 +186,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 
 
 def _tn(t):
-    from .._tensor_str import _type_name
-    return _type_name(t)
+    from .._tensor import _legacy_name
+    return _legacy_name(t.dtype)
 
 
 def _check(input, weight, nd, groups, name, transposed=False):

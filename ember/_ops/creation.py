@@ -263,7 +263,7 @@ def as_tensor(data, dtype=None, device=None):
 
     Example::
 
-        >>> a = numpy.array([1, 2]); t = ember.as_tensor(a); t[0] = 5; a[0]
+        >>> a = numpy.array([1, 2]); t = ember.as_tensor(a); t[0] = 5; int(a[0])
         5
     """
     if isinstance(data, Tensor):
@@ -286,7 +286,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
     Example::
 
-        >>> a = numpy.array([1., 2.]); ember.asarray(a)[0] = 5.; a[0]
+        >>> a = numpy.array([1., 2.]); ember.asarray(a)[0] = 5.; float(a[0])
         5.0
     """
     if copy is False and not isinstance(obj, (Tensor, np.ndarray)):
@@ -393,10 +393,16 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 @register(method=False)
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
-    """An uninitialised tensor of shape ``size``.
+    """A tensor of shape ``size`` (varargs or a tuple) whose values are not meant to be
+    read before being written.
 
     NOTE: unlike PyTorch the memory is zero-filled (NumPy gives no cheaper fresh memory
     that is safe to print).
+
+    Example::
+
+        >>> ember.empty(2, 3).shape
+        torch.Size([2, 3])
     """
     t = _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
               'empty')
@@ -744,28 +750,55 @@ def _restride_like(t, like):
 @register(method=False)
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    """Zeros with the shape (and by default dtype and device) of ``input``."""
+    """Zeros with the shape (and by default the dtype and device) of ``input``.
+
+    Example::
+
+        >>> ember.zeros_like(ember.tensor([[1, 2], [3, 4]]))
+        tensor([[0, 0],
+                [0, 0]])
+    """
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
 @register(method=False)
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    """Ones with the shape (and by default dtype and device) of ``input``."""
+    """Ones with the shape (and by default the dtype and device) of ``input``.
+
+    Example::
+
+        >>> ember.ones_like(ember.tensor([1.5, 2.5]))
+        tensor([1., 1.])
+    """
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), memory_format)
 
 
 @register(method=False)
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    """An uninitialised tensor like ``input`` (zero-filled; see :func:`empty`)."""
+    """An uninitialised tensor with the shape (and by default the dtype and device) of
+    ``input`` (zero-filled; see :func:`empty`).
+
+    Example::
+
+        >>> ember.empty_like(ember.ones(2, 3, dtype=ember.int32)).shape
+        torch.Size([2, 3])
+    """
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
 @register(method=False)
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    """``fill_value`` everywhere, with the shape (and by default dtype) of ``input``."""
+    """``fill_value`` everywhere, with the shape (and by default the dtype and device) of
+    ``input``.
+
+    Example::
+
+        >>> ember.full_like(ember.zeros(2, dtype=ember.int64), 7)
+        tensor([7, 7])
+    """
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d),
@@ -813,7 +846,14 @@ class CloneBackward0(Node):
 @register()
 def clone(input, *, memory_format=None):
     """A copy with its own memory, recorded by autograd (``CloneBackward0``); keeps the
-    stride layout of dense inputs (``preserve_format``)."""
+    stride layout of dense inputs (``preserve_format``) unless ``memory_format`` says
+    otherwise.
+
+    Example::
+
+        >>> ember.ones(2, requires_grad=True).clone()
+        tensor([1., 1.], grad_fn=<CloneBackward0>)
+    """
     a = input._data
     if a.flags.c_contiguous or a.ndim < 2 or _has_overlap(a):
         out = wrap(a.copy())
@@ -833,7 +873,15 @@ def clone(input, *, memory_format=None):
 
 @register(function=False)
 def contiguous(self, memory_format=None):
-    """Self if already contiguous (in ``memory_format``), else a contiguous copy."""
+    """This tensor if it is already contiguous (in ``memory_format``), else a contiguous
+    copy (recorded by autograd).
+
+    Example::
+
+        >>> x = ember.arange(6).view(2, 3).t()
+        >>> x.is_contiguous(), x.contiguous().is_contiguous()
+        (False, True)
+    """
     from .. import _memory_format as mf
     if memory_format is None or memory_format is mf.contiguous_format:
         if self._data.flags.c_contiguous:
@@ -888,9 +936,17 @@ def _cast(input, dtype=None, device=None, copy=False):
 
 @register(function=False)
 def to(self, *args, **kwargs):
-    """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype=None)``,
-    ``to(other)``, with ``non_blocking=``, ``copy=``, ``memory_format=``.
-    Returns self when nothing changes."""
+    """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``
+    (other's dtype and device), with ``non_blocking=``, ``copy=``, ``memory_format=``.
+    Returns self when nothing changes and ``copy`` is False.
+
+    Example::
+
+        >>> ember.tensor([1.5, 2.5]).to(ember.int64)
+        tensor([1, 2])
+        >>> ember.tensor([1, 2]).to('cpu', dtype=ember.float64)
+        tensor([1., 2.], dtype=torch.float64)
+    """
     dtype = kwargs.pop('dtype', None)
     device = kwargs.pop('device', None)
     copy = kwargs.pop('copy', False)
@@ -957,7 +1013,16 @@ def _copy_out(self, src):
 
 @register(function=False)
 def copy_(self, src, non_blocking=False):
-    """Copy ``src``'s values into self (casting dtype, broadcasting); returns self."""
+    """Copy the values of ``src`` into this tensor, casting the dtype and broadcasting
+    ``src`` to this tensor's shape; returns self.
+
+    Example::
+
+        >>> x = ember.zeros(2, 3)
+        >>> x.copy_(ember.tensor([1, 2, 3]))
+        tensor([[1., 2., 3.],
+                [1., 2., 3.]])
+    """
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     if check_inplace(self, src):
@@ -978,12 +1043,14 @@ def copy_(self, src, non_blocking=False):
     return self
 
 
-def _method_cast(dt):
+def _method_cast(name, dt):
     def f(self, memory_format=None):
         out = _cast(self, dt)
         return out.contiguous(memory_format=memory_format) if memory_format is not None else out
     f.__name__ = dt._name
-    f.__doc__ = f"``self.to(ember.{dt._name})``."
+    f.__doc__ = (f"This tensor cast to ``ember.{dt._name}`` (``self.to(ember.{dt._name})``); self\n"
+                 f"when it already has that dtype.\n\nExample::\n\n"
+                 f"    >>> ember.tensor([1, 2]).{name}().dtype\n    {dt!r}\n")
     return f
 
 
@@ -991,18 +1058,31 @@ for _n, _d in (('float', D.float32), ('double', D.float64), ('half', D.float16),
                ('bfloat16', D.bfloat16), ('long', D.int64), ('int', D.int32),
                ('short', D.int16), ('char', D.int8), ('byte', D.uint8), ('bool', D.bool),
                ('cfloat', D.complex64), ('cdouble', D.complex128)):
-    register(_n, function=False)(_method_cast(_d))
+    register(_n, function=False)(_method_cast(_n, _d))
 
 
 @register(function=False)
 def cpu(self, memory_format=None):
-    """A copy in CPU memory (self if already there)."""
+    """This tensor in CPU memory (self if it is already there).
+
+    Example::
+
+        >>> ember.tensor([1.5]).cpu().device
+        device(type='cpu')
+    """
     return _cast(self, device=CPU)
 
 
 @register(function=False)
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    """A copy in CUDA memory (raises without a GPU)."""
+    """A copy in CUDA memory, on ``device`` (default: the current CUDA device); raises
+    when no GPU is available.
+
+    Example::
+
+        >>> ember.ones(2).cuda()   # doctest: +SKIP
+        tensor([1., 1.], device='cuda:0')
+    """
     d = _device('cuda', device) if isinstance(device, builtins.int) else _dev(device or 'cuda')
     module_for_device(d)
     return _cast(self, device=d)
@@ -1019,8 +1099,17 @@ _TYPE_NAMES = {v: k for k, v in _LEGACY_TYPES.items()}
 
 @register('type', function=False)
 def type_(self, dtype=None, non_blocking=False, **kwargs):
-    """With no argument, the type name (``'torch.FloatTensor'``); else a cast to
-    ``dtype`` (a dtype or a type name)."""
+    """With no argument, the legacy type name (``'torch.FloatTensor'``); otherwise this
+    tensor cast to ``dtype`` (an ``ember.dtype`` or a type name).
+
+    Example::
+
+        >>> x = ember.tensor([1.5, -2.7])
+        >>> x.type()
+        'torch.FloatTensor'
+        >>> x.type(ember.int32)
+        tensor([ 1, -2], dtype=torch.int32)
+    """
     if dtype is None:
         name = _TYPE_NAMES[self.dtype]
         return name if self.device.type == 'cpu' else name.replace('torch.', 'torch.cuda.')
@@ -1033,36 +1122,66 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 @register(function=False)
 def type_as(self, other):
-    """``self.type(other.type())``."""
+    """This tensor cast to the dtype (and device) of ``other``.
+
+    Example::
+
+        >>> ember.tensor([1, 2]).type_as(ember.zeros(1, dtype=ember.float16))
+        tensor([1., 2.], dtype=torch.float16)
+    """
     return _cast(self, other.dtype, other.device)
 
 
 # ------------------------------------------------------------------ new_* methods
 @register(function=False)
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    """A new tensor with ``data`` and (by default) self's dtype and device."""
+    """A new tensor holding a copy of ``data``, with (by default) this tensor's dtype and
+    device; the result does not require grad unless asked.
+
+    Example::
+
+        >>> ember.zeros(1, dtype=ember.float16).new_tensor([1, 2])
+        tensor([1., 2.], dtype=torch.float16)
+    """
     if isinstance(data, Tensor):
         data = data.detach()
     t = wrap(_array_from_data(data, dtype or self.dtype, device or self.device))
     return _finish(t, requires_grad)
 
 
-def _new_factory(fn):
+def _new_factory(fn, example):
     def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
                   requires_grad=requires_grad, **kw)
     m.__name__ = 'new_' + fn.__name__
-    m.__doc__ = f"``ember.{fn.__name__}`` with self's dtype and device by default."
+    m.__doc__ = (f":func:`ember.{fn.__name__}` with this tensor's dtype and device by default.\n\n"
+                 f"Example::\n\n    >>> x = ember.zeros(1, dtype=ember.float64)\n{example}")
     return m
 
 
-register('new_zeros', function=False)(_new_factory(zeros))
-register('new_ones', function=False)(_new_factory(ones))
-register('new_empty', function=False)(_new_factory(empty))
+register('new_zeros', function=False)(_new_factory(zeros, """\
+    >>> x.new_zeros(3)
+    tensor([0., 0., 0.], dtype=torch.float64)
+"""))
+register('new_ones', function=False)(_new_factory(ones, """\
+    >>> x.new_ones(3)
+    tensor([1., 1., 1.], dtype=torch.float64)
+"""))
+register('new_empty', function=False)(_new_factory(empty, """\
+    >>> x.new_empty(2, 3).shape
+    torch.Size([2, 3])
+"""))
 
 
 @register(function=False)
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """``ember.full`` with self's dtype and device by default."""
+    """:func:`ember.full` with this tensor's dtype and device by default.
+
+    Example::
+
+        >>> ember.zeros(1, dtype=ember.float64).new_full((2, 2), 3.5)
+        tensor([[3.5000, 3.5000],
+                [3.5000, 3.5000]], dtype=torch.float64)
+    """
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)

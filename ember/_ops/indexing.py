@@ -206,7 +206,7 @@ def index_put(input, indices, values, accumulate=False):
 
 @register('index_put_')
 def index_put_(self, indices, values, accumulate=False):
-    """In-place :func:`index_put`."""
+    """In-place version of :func:`index_put`."""
     return inplace(self, index_put, indices, values, accumulate)
 
 
@@ -538,7 +538,13 @@ def _zeroed(self):
 
 @register('zero_')
 def zero_(self):
-    """Fill the tensor with zeros in place."""
+    """Fill this tensor with zeros in place and return it.
+
+    Example::
+
+        >>> ember.ones(3).zero_()
+        tensor([0., 0., 0.])
+    """
     if check_inplace(self):
         return inplace(self, _zeroed)
     self._data[...] = 0
@@ -548,7 +554,15 @@ def zero_(self):
 
 @register(method=False)
 def fill(input, value):
-    """Out-of-place fill: a tensor like ``input`` filled with ``value``."""
+    """Out-of-place fill: a new tensor like ``input`` with every element set to ``value``
+    (a number or a 0-dim tensor).
+
+    Example::
+
+        >>> ember.fill(ember.zeros(2, 2), 5.0)
+        tensor([[5., 5.],
+                [5., 5.]])
+    """
     _scalar_value(value, 'fill')
     return _filled(input, value)
 
@@ -583,7 +597,15 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 @register()
 def argwhere(input):
-    """Indices of non-zero elements as an ``(n, ndim)`` tensor (``nonzero``)."""
+    """The indices of the non-zero elements of ``input``, one row per element, as an
+    int64 tensor of shape ``(n, input.dim())`` (same as ``nonzero(input)``).
+
+    Example::
+
+        >>> ember.argwhere(ember.tensor([[0, 1], [2, 0]]))
+        tensor([[0, 1],
+                [1, 0]])
+    """
     return nonzero(input)
 
 
@@ -665,7 +687,15 @@ def _raise_bc(a, b):
 
 
 def _where_method(self, condition, other):
-    """``ember.where(condition, self, other)``."""
+    """``ember.where(condition, self, other)``: this tensor's values where ``condition``
+    holds, ``other``'s elsewhere.
+
+    Example::
+
+        >>> x = ember.tensor([1., 2., 3.])
+        >>> x.where(x > 1, ember.tensor(0.))
+        tensor([0., 2., 3.])
+    """
     return where(condition, self, other)
 
 
@@ -1211,8 +1241,15 @@ class PutBackward0(Node):
 
 @register()
 def put(input, index, source, accumulate=False):
-    """Out-of-place :meth:`Tensor.put_`: ``input`` (viewed flat) with ``source`` written at
-    ``index``."""
+    """Out-of-place :meth:`Tensor.put_`: a copy of ``input`` (viewed flat) with ``source``
+    written (or added, with ``accumulate=True``) at the flat positions ``index``.
+
+    Example::
+
+        >>> ember.put(ember.zeros(2, 2), ember.tensor([0, 3]), ember.tensor([5., 6.]))
+        tensor([[5., 0.],
+                [0., 6.]])
+    """
     ia = _flat_index(input, index, 'put_')
     a = input._data
     s = source._data
@@ -1358,7 +1395,7 @@ def masked_fill(input, mask, value):
 
 @register('masked_fill_', function=False)
 def masked_fill_(self, mask, value):
-    """In-place :func:`masked_fill` (``mask`` must broadcast to self's shape)."""
+    """In-place version of :func:`masked_fill` (``mask`` must broadcast to self's shape)."""
     m = _bool_mask(mask, 'masked_fill_')
     a = self._data
     if m.shape != a.shape:

@@ -3,6 +3,8 @@
 import warnings
 
 from .._tensor import Tensor
+from ._util import wrap, Node, grad_needed, record
+from .._backend import array_module
 
 
 def _reduction(size_average, reduce, reduction):
@@ -50,8 +52,23 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
     return _apply_reduction(d, reduction)
 
 
+class MseLossBackward0(Node):
+    def backward(self, g):
+        x, t = self.saved_tensors
+        d = (x - t) * 2
+        if self.reduction == 'mean':
+            d = d / self.n
+        gi = d * g
+        return (gi if self.needs[0] else None), (-gi if self.needs[1] else None)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     """Mean (or sum, or none) squared error between ``input`` and ``target``.
+
+    Args:
+        input (Tensor), target (Tensor): broadcastable (a warning when shapes differ).
+        reduction (str): ``'mean'`` (default), ``'sum'`` or ``'none'``.
+        weight (Tensor, optional): per-element weights.
 
     Example::
 
@@ -60,8 +77,25 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
     """
     reduction = _reduction(size_average, reduce, reduction)
     _check_sizes(input, target, 'mse_loss')
-    d = input - target
-    d = d * d
-    if weight is not None:
-        d = d * weight
-    return _apply_reduction(d, reduction)
+    if weight is not None or reduction not in ('mean', 'sum') or input.dtype != target.dtype \
+            or input.shape != target.shape:
+        d = input - target
+        d = d * d
+        if weight is not None:
+            d = d * weight
+        return _apply_reduction(d, reduction)
+    a, b = input._data, target._data
+    xp = array_module(a)
+    diff = a - b
+    sq = diff * diff
+    r = sq.sum()
+    if reduction == 'mean':
+        r = r / sq.size if sq.size else xp.nan
+    out = wrap(xp.asarray(r, dtype=a.dtype))
+    if grad_needed(input, target):
+        node = MseLossBackward0()
+        node.reduction = reduction
+        node.n = a.size
+        node.needs = (input._rg, target._rg)
+        record(out, node, (input, target), save=(input, target))
+    return out

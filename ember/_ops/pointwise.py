@@ -1199,7 +1199,13 @@ def polygamma(n, input, *, out=None):
 
 
 def _polygamma_method(self, n):
-    """See :func:`ember.polygamma`."""
+    """``polygamma(n, self)``: the ``n``-th derivative of the digamma function.
+
+    Example::
+
+        >>> ember.tensor([1., 2.]).polygamma(1)
+        tensor([1.6449, 0.6449])
+    """
     return polygamma(n, self)
 
 
@@ -2141,6 +2147,20 @@ def bitwise_not(input, *, out=None):
     return _out(_w(xp.invert(x), xp), out, 'bitwise_not')
 
 
+def _float_power_(self, exponent):
+    """In-place version of :func:`float_power` (``self`` must be float64 or complex128)."""
+    want = 'complex128' if (self.is_complex() or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent.is_complex())) else 'float64'
+    if self.dtype._name != want:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_tname(self._data)} but "
+                           f"the operation's result requires dtype "
+                           f"{'Double' if want == 'float64' else 'ComplexDouble'}")
+    return inplace(self, float_power, exponent)
+
+
+register('float_power_', function=False)(_float_power_)
+
+
 def _rlshift(self, other):
     return bitwise_left_shift(other, self)
 
@@ -2165,7 +2185,7 @@ _INPLACE = [
     (mul, ('mul_', '__imul__', 'multiply_')),
     (div, ('div_', '__itruediv__', 'divide_', 'true_divide_')),
     (floor_divide, ('floor_divide_', '__ifloordiv__')), (remainder, ('remainder_', '__imod__')),
-    (fmod, ('fmod_',)), (pow, ('pow_', '__ipow__')), (float_power, ('float_power_',)),
+    (fmod, ('fmod_',)), (pow, ('pow_', '__ipow__')),
     (neg, ('neg_', 'negative_')), (square, ('square_',)), (logit, ('logit_',)),
     (_polygamma_method, ('polygamma_',)), (round, ('round_',)), (nan_to_num, ('nan_to_num_',)),
     (atan2, ('atan2_', 'arctan2_')), (hypot, ('hypot_',)), (copysign, ('copysign_',)),

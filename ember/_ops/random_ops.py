@@ -494,7 +494,13 @@ def _like_args(input, dtype, device):
 @register(method=False)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    """:func:`rand` with the shape (and by default dtype and device) of ``input``."""
+    """:func:`rand` with the shape (and by default the dtype and device) of ``input``.
+
+    Example::
+
+        >>> ember.rand_like(ember.zeros(2, 3, dtype=ember.float64)).dtype
+        torch.float64
+    """
     shape, dt, dev = _like_args(input, dtype, device)
     return _new_random(_uniform_arr(_rng(generator, dev), shape, dt), dev, requires_grad, None)
 
@@ -502,7 +508,13 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 @register(method=False)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
-    """:func:`randn` with the shape (and by default dtype and device) of ``input``."""
+    """:func:`randn` with the shape (and by default the dtype and device) of ``input``.
+
+    Example::
+
+        >>> ember.randn_like(ember.zeros(4)).shape
+        torch.Size([4])
+    """
     shape, dt, dev = _like_args(input, dtype, device)
     return _new_random(_normal_arr(_rng(generator, dev), shape, dt), dev, requires_grad, None)
 
@@ -511,7 +523,14 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """:func:`randint` (``randint_like(input, high)`` or ``(input, low, high)``) with the
-    shape (and by default dtype and device) of ``input``."""
+    shape (and by default the dtype and device) of ``input``.
+
+    Example::
+
+        >>> x = ember.randint_like(ember.zeros(2, 2), 10)
+        >>> x.shape, bool(((x >= 0) & (x < 10)).all())
+        (torch.Size([2, 2]), True)
+    """
     low, high, _ = _parse_randint('randint_like', args, low, high, False)
     shape, dt, dev = _like_args(input, dtype, device)
     return _new_random(_randint_arr(_rng(generator, dev), low, high, shape, dt), dev,
@@ -600,7 +619,14 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kw):
 
 @register(function=False)
 def normal_(self, mean=0, std=1, *, generator=None):
-    """Fill self with normal values of mean ``mean`` and standard deviation ``std``."""
+    """Fill this tensor in place with samples of a normal distribution of mean ``mean`` and
+    standard deviation ``std``.
+
+    Example::
+
+        >>> ember.empty(2, 3).normal_(mean=1.0, std=0.5).shape
+        torch.Size([2, 3])
+    """
     mean, std = _scal(mean), _scal(std)
     dt = self.dtype
     if dt._cat != 3:
@@ -660,8 +686,14 @@ def random_(self, *args, generator=None, **kw):
 
 @register(function=False)
 def bernoulli_(self, p=0.5, *, generator=None):
-    """Fill self with 0/1 values, 1 with probability ``p`` (a number or a tensor
-    broadcastable to self)."""
+    """Fill this tensor in place with 0/1 values, 1 with probability ``p`` (a number or a
+    tensor broadcastable to self).
+
+    Example::
+
+        >>> ember.zeros(3).bernoulli_(1.0)
+        tensor([1., 1., 1.])
+    """
     rng = _rng(generator, self.device)
     shape = self._data.shape
     if isinstance(p, Tensor):
@@ -692,7 +724,14 @@ def _num(v):
 
 @register(function=False)
 def exponential_(self, lambd=1.0, *, generator=None):
-    """Fill self with exponential samples of rate ``lambd``."""
+    """Fill this tensor in place with samples of an exponential distribution of rate
+    ``lambd`` (mean ``1 / lambd``).
+
+    Example::
+
+        >>> bool((ember.empty(1000).exponential_(2.0) >= 0).all())
+        True
+    """
     dt = self.dtype
     if dt._cat != 2:
         raise RuntimeError(f"Exponential distribution is a continuous probability "
@@ -712,7 +751,14 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 @register(function=False)
 def geometric_(self, p, *, generator=None):
-    """Fill self with geometric samples (number of trials to the first success, >= 1)."""
+    """Fill this tensor in place with geometric samples: the number of Bernoulli(``p``)
+    trials up to and including the first success (always >= 1).
+
+    Example::
+
+        >>> bool((ember.empty(1000).geometric_(0.5) >= 1).all())
+        True
+    """
     p = _scal(p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
@@ -722,7 +768,14 @@ def geometric_(self, p, *, generator=None):
 
 @register(function=False)
 def log_normal_(self, mean=1, std=2, *, generator=None):
-    """Fill self with ``exp(N(mean, std))`` samples."""
+    """Fill this tensor in place with ``exp(X)`` samples, ``X`` normal of mean ``mean`` and
+    standard deviation ``std``.
+
+    Example::
+
+        >>> bool((ember.empty(1000).log_normal_() > 0).all())
+        True
+    """
     dt = _float_only(self, 'log_normal_cpu')
     mean, std = _scal(mean), _scal(std)
     if not std > 0:
@@ -737,7 +790,14 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 
 @register(function=False)
 def cauchy_(self, median=0, sigma=1, *, generator=None):
-    """Fill self with Cauchy samples ``median + sigma * tan(pi * (U - 1/2))``."""
+    """Fill this tensor in place with samples of a Cauchy distribution of location
+    ``median`` and scale ``sigma``.
+
+    Example::
+
+        >>> ember.empty(2, 2).cauchy_(median=0.0, sigma=1.0).shape
+        torch.Size([2, 2])
+    """
     dt = self.dtype
     if dt._cat != 2:
         raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. "

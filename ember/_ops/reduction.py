@@ -13,9 +13,10 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types as _rt
 from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name
-from ..autograd.graph import _named
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
+from .indexing import gather, scatter, scatter_add
+from .shape import flip
 
 _bmax, _bmin, _babs, _bsum, _bany, _ball = builtins.max, builtins.min, builtins.abs, builtins.sum, builtins.any, builtins.all
 
@@ -101,81 +102,26 @@ def _int_dim(name, dim):
 
 
 # ------------------------------------------------------------------ gather / scatter of grads
-def _along_index(idx, dim, xp):
-    """Full fancy index selecting ``idx`` along ``dim`` (other axes: broadcast aranges)."""
-    nd = idx.ndim
-    ix = []
-    for i, s in enumerate(idx.shape):
-        if i == dim:
-            ix.append(idx)
-        else:
-            sh = [1] * nd
-            sh[i] = s
-            ix.append(xp.arange(s).reshape(sh))
-    return tuple(ix)
-
-
-class _TakeAlongBackward(Node):
-    def backward(self, g):
-        return (_put_along(g, self.shape, self.dim, self.idx, self.unique),)
-
-
-class _PutAlongBackward(Node):
-    def backward(self, g):
-        return (_take_along(g, self.dim, self.idx, self.unique),)
-
-
-_named(_TakeAlongBackward, 'GatherBackward0')
-_named(_PutAlongBackward, 'ScatterAddBackward0')
-
-
-def _take_along(x, dim, idx, unique=False):
-    """Differentiable ``x.gather(dim, idx)`` for an index array ``idx`` (a constant)."""
-    a = x._data
-    xp = array_module(a)
-    if a.ndim == 0:
-        res = wrap(a.copy())
-    else:
-        res = wrap(xp.take_along_axis(a, idx, axis=dim))
-    if grad_needed(x):
-        node = _TakeAlongBackward()
-        node.shape, node.dim, node.idx, node.unique = a.shape, dim, idx, unique
-        record(res, node, (x,))
-    return res
+def _take_along(x, dim, idx):
+    """Differentiable ``x.gather(dim, idx)`` for a constant index array ``idx``."""
+    return gather(x, dim, wrap(idx))
 
 
 def _put_along(g, shape, dim, idx, unique=False):
-    """Differentiable scatter-add of ``g`` into zeros of ``shape`` at ``idx`` along ``dim``."""
-    a = g._data
-    xp = array_module(a)
-    if len(shape) == 0:
-        out = a.reshape(()).copy()
-    else:
-        out = xp.zeros(shape, a.dtype)
-        if a.ndim != idx.ndim or a.shape != idx.shape:
-            a = xp.broadcast_to(a.reshape(a.shape + (1,) * (idx.ndim - a.ndim)) if a.ndim < idx.ndim else a, idx.shape)
-        if unique:
-            xp.put_along_axis(out, idx, a, axis=dim)
-        else:
-            xp.add.at(out, _along_index(idx, dim, xp), a)
-    res = wrap(out)
-    if grad_needed(g):
-        node = _PutAlongBackward()
-        node.dim, node.idx, node.unique = dim, idx, unique
-        record(res, node, (g,))
-    return res
+    """Differentiable scatter of ``g`` into zeros of ``shape`` at ``idx`` along ``dim``
+    (duplicate indices add up unless ``unique`` says there are none)."""
+    i = wrap(idx)
+    if g.shape != i.shape:
+        if g.dim() < i.dim():
+            g = g.reshape(tuple(g.shape) + (1,) * (i.dim() - g.dim()))
+        g = g.expand(i.shape)
+    z = g.new_zeros(shape)
+    return scatter(z, dim, i, g) if unique else scatter_add(z, dim, i, g)
 
 
 def _flip(t, dim):
     """Differentiable reversal of ``t`` along ``dim``."""
-    if t.dim() == 0:
-        return t
-    n = t.shape[dim]
-    xp = array_module(t._data)
-    sh = [1] * t.dim()
-    sh[dim] = n
-    idx = xp.broadcast_to(xp.arange(n - 1, -1, -1).reshape(sh), t.shape)
-    return _take_along(t, dim, idx, unique=True)
+    return t if t.dim() == 0 else flip(t, (dim,))
 
 
 class _SelectBackward(Node):

@@ -290,7 +290,15 @@ def flip(input, dims):
 
 
 def _flip_method(self, *dims):
-    """``Tensor.flip(*dims)``: like :func:`flip`; dims may also be given as varargs."""
+    """Reverse the order of elements along the given dims (a tuple or varargs); like
+    :func:`flip`, the result is a copy.
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3).flip(1)
+        tensor([[2, 1, 0],
+                [5, 4, 3]])
+    """
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
@@ -879,13 +887,13 @@ def triu(input, diagonal=0, *, out=None):
 
 @register(function=False)
 def tril_(self, diagonal=0):
-    """In-place :func:`tril`."""
+    """In-place version of :func:`tril`."""
     return inplace(self, tril, diagonal)
 
 
 @register(function=False)
 def triu_(self, diagonal=0):
-    """In-place :func:`triu`."""
+    """In-place version of :func:`triu`."""
     return inplace(self, triu, diagonal)
 
 

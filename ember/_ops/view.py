@@ -123,6 +123,8 @@ def view(self, *shape):
     Example::
 
         >>> ember.arange(6).view(2, 3)
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
     """
     from .._dtype import dtype as _dt
     if len(shape) == 1 and isinstance(shape[0], _dt):
@@ -177,17 +179,44 @@ def reshape(input, *shape):
 
 
 def view_as(self, other):
-    """``self.view(other.size())``."""
+    """View this tensor with the shape of ``other`` (``self.view(other.size())``).
+
+    Example::
+
+        >>> ember.arange(6).view_as(ember.zeros(3, 2))
+        tensor([[0, 1],
+                [2, 3],
+                [4, 5]])
+    """
     return view(self, other.shape)
 
 
 def reshape_as(self, other):
-    """``self.reshape(other.size())``."""
+    """Reshape this tensor to the shape of ``other`` (``self.reshape(other.size())``).
+
+    Example::
+
+        >>> ember.arange(6).reshape_as(ember.zeros(2, 3))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
     return reshape(self, other.shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Flatten dims ``start_dim..end_dim`` into one (a view when possible)."""
+    """Merge dims ``start_dim`` to ``end_dim`` into one; a view when the strides allow it,
+    otherwise a copy.
+
+    Args:
+        input (Tensor): the tensor.
+        start_dim (int): first dim to merge. Default: 0.
+        end_dim (int): last dim to merge. Default: -1.
+
+    Example::
+
+        >>> ember.zeros(2, 3, 4).flatten(1).shape
+        torch.Size([2, 12])
+    """
     nd = input._data.ndim
     if nd == 0:
         return reshape(input, 1)
@@ -205,7 +234,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
-    """Expand dimension ``dim`` into ``sizes``."""
+    """Split dim ``dim`` into several dims of the given ``sizes`` (one may be -1).
+
+    Example::
+
+        >>> ember.zeros(2, 12).unflatten(1, (3, -1)).shape
+        torch.Size([2, 3, 4])
+    """
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
     sh = input._data.shape
@@ -263,7 +298,13 @@ def permute(input, *dims):
 
 
 def transpose(input, dim0, dim1):
-    """Dimensions ``dim0`` and ``dim1`` swapped (a view)."""
+    """Swap dims ``dim0`` and ``dim1``; returns a view sharing memory with ``input``.
+
+    Example::
+
+        >>> ember.zeros(2, 3, 4).transpose(0, 2).shape
+        torch.Size([4, 3, 2])
+    """
     nd = input._data.ndim
     d0 = _wrap_dim(dim0, nd)
     d1 = _wrap_dim(dim1, nd)
@@ -278,7 +319,16 @@ def transpose(input, dim0, dim1):
 
 
 def t(input):
-    """Transpose of a tensor of at most 2 dims."""
+    """Transpose a tensor of at most 2 dims (0-D and 1-D tensors come back as views of
+    themselves).
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3).t()
+        tensor([[0, 3],
+                [1, 4],
+                [2, 5]])
+    """
     nd = input._data.ndim
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
@@ -287,7 +337,18 @@ def t(input):
 
 
 def movedim(input, source, destination):
-    """Move dims from ``source`` to ``destination`` positions (a view)."""
+    """Move the dims at ``source`` to the positions ``destination``; the other dims keep
+    their order. Returns a view.
+
+    Args:
+        source (int or tuple of ints): dims to move.
+        destination (int or tuple of ints): where they go.
+
+    Example::
+
+        >>> ember.zeros(2, 3, 4).movedim(0, -1).shape
+        torch.Size([3, 4, 2])
+    """
     nd = input._data.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -311,21 +372,52 @@ def swapaxes(input, axis0, axis1):
 
 
 def _T(self):
+    """Dims in reverse order (a view); ``x.T`` of a matrix is its transpose.
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3).T
+        tensor([[0, 3],
+                [1, 4],
+                [2, 5]])
+    """
     nd = self._data.ndim
     return permute(self, tuple(range(nd - 1, -1, -1)))
 
 
 def _mT(self):
+    """The last two dims swapped (a view), for matrices and batches of matrices.
+
+    Example::
+
+        >>> ember.zeros(5, 2, 3).mT.shape
+        torch.Size([5, 3, 2])
+    """
     if self._data.ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return transpose(self, -2, -1)
 
 
 def _H(self):
+    """Conjugate transpose (dims reversed, complex values conjugated).
+
+    Example::
+
+        >>> ember.tensor([[1+2j, 3-1j]]).H
+        tensor([[1.-2.j],
+                [3.+1.j]])
+    """
     return _T(self).conj() if self.is_complex() else _T(self)
 
 
 def _mH(self):
+    """Conjugate transpose of the last two dims, for (batches of) matrices.
+
+    Example::
+
+        >>> ember.zeros(5, 2, 3, dtype=ember.complex64).mH.shape
+        torch.Size([5, 3, 2])
+    """
     return _mT(self).conj() if self.is_complex() else _mT(self)
 
 
@@ -341,6 +433,8 @@ def expand(self, *sizes):
     Example::
 
         >>> ember.tensor([[1], [2]]).expand(2, 3)
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
     """
     sizes = _size_args(sizes)
     a = self._data
@@ -377,7 +471,14 @@ def _legacy(t):
 
 
 def expand_as(self, other):
-    """``self.expand(other.size())``."""
+    """Expand this tensor to the shape of ``other`` (``self.expand(other.size())``).
+
+    Example::
+
+        >>> ember.tensor([1, 2]).expand_as(ember.zeros(2, 2))
+        tensor([[1, 2],
+                [1, 2]])
+    """
     return expand(self, other.shape)
 
 
@@ -402,7 +503,17 @@ class UnsqueezeBackward0(Node):
 
 
 def squeeze(input, dim=None):
-    """Remove size-1 dims (all, or those in ``dim``), as a view."""
+    """Remove dims of size 1: all of them, or only those named by ``dim`` (an int or tuple);
+    named dims whose size is not 1 are left alone. Returns a view.
+
+    Example::
+
+        >>> x = ember.zeros(2, 1, 3, 1)
+        >>> x.squeeze().shape
+        torch.Size([2, 3])
+        >>> x.squeeze(1).shape
+        torch.Size([2, 3, 1])
+    """
     a = input._data
     nd = a.ndim
     if dim is None:
@@ -421,7 +532,16 @@ def squeeze(input, dim=None):
 
 
 def unsqueeze(input, dim):
-    """A size-1 dim inserted at ``dim`` (a view)."""
+    """Insert a dim of size 1 at position ``dim`` (negative counts from the end of the
+    result). Returns a view.
+
+    Example::
+
+        >>> ember.tensor([1, 2, 3]).unsqueeze(1)
+        tensor([[1],
+                [2],
+                [3]])
+    """
     a = input._data
     d = _wrap_dim(dim, a.ndim + 1)
     node = None
@@ -442,27 +562,27 @@ def _set_meta_inplace(self, new):
 
 
 def squeeze_(self, dim=None):
-    """In-place :func:`squeeze` (changes this tensor's shape)."""
+    """In-place version of :func:`squeeze` (changes this tensor's shape)."""
     return _set_meta_inplace(self, squeeze(self, dim))
 
 
 def unsqueeze_(self, dim):
-    """In-place :func:`unsqueeze`."""
+    """In-place version of :func:`unsqueeze`."""
     return _set_meta_inplace(self, unsqueeze(self, dim))
 
 
 def transpose_(self, dim0, dim1):
-    """In-place :func:`transpose`."""
+    """In-place version of :func:`transpose`."""
     return _set_meta_inplace(self, transpose(self, dim0, dim1))
 
 
 def t_(self):
-    """In-place :func:`t`."""
+    """In-place version of :func:`t`."""
     return _set_meta_inplace(self, t(self))
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    """In-place :func:`as_strided`."""
+    """In-place version of :func:`as_strided`."""
     return _set_meta_inplace(self, as_strided(self, size, stride, storage_offset))
 
 
@@ -545,7 +665,14 @@ def _slice(input, d, start, end, step):
 
 
 def select(input, dim, index):
-    """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
+    """Take index ``index`` of dim ``dim``, removing that dim (``x.select(1, 0)`` is
+    ``x[:, 0]``). Returns a view.
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3).select(1, 0)
+        tensor([0, 3])
+    """
     a = input._data
     if a.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -591,7 +718,13 @@ def _multi_view(input, pieces, cls, d):
 
 
 def unbind(input, dim=0):
-    """All slices along ``dim`` as a tuple of views."""
+    """Remove dim ``dim``, returning a tuple of all slices along it (views).
+
+    Example::
+
+        >>> ember.arange(6).view(2, 3).unbind(1)
+        (tensor([0, 3]), tensor([1, 4]), tensor([2, 5]))
+    """
     a = input._data
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -639,12 +772,26 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def split_with_sizes(self, split_sizes, dim=0):
-    """Split into pieces of the given sizes."""
+    """Split along ``dim`` into pieces of the given sizes, which must add up to the dim's
+    size. Returns a tuple of views.
+
+    Example::
+
+        >>> ember.arange(6).split_with_sizes([1, 2, 3])
+        (tensor([0]), tensor([1, 2]), tensor([3, 4, 5]))
+    """
     return split(self, list(split_sizes), dim)
 
 
 def chunk(input, chunks, dim=0):
-    """Split into ``chunks`` pieces of equal size (the last may be smaller)."""
+    """Split along ``dim`` into at most ``chunks`` views of equal size (the last may be
+    smaller, and fewer chunks may come back when the size does not divide well).
+
+    Example::
+
+        >>> ember.arange(5).chunk(2)
+        (tensor([0, 1, 2]), tensor([3, 4]))
+    """
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input._data.ndim)
@@ -655,7 +802,16 @@ def chunk(input, chunks, dim=0):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Split into ``sections`` parts of near-equal size, or at the given ``indices``."""
+    """Split along ``dim`` into ``n`` views of near-equal size (the first ones one longer)
+    when given an int, or at the given indices when given a list or tensor.
+
+    Example::
+
+        >>> ember.arange(7).tensor_split(3)
+        (tensor([0, 1, 2]), tensor([3, 4]), tensor([5, 6]))
+        >>> ember.arange(7).tensor_split([1, 5])
+        (tensor([0]), tensor([1, 2, 3, 4]), tensor([5, 6]))
+    """
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     ios = indices_or_sections
@@ -693,7 +849,17 @@ def _put_view(out, g, offset, d1, d2):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal (w.r.t. ``dim1``/``dim2``) as a view, its dim appended last."""
+    """The diagonal with ``offset`` of the planes spanned by ``dim1`` and ``dim2``, as a view;
+    both dims are removed and the diagonal becomes the last dim.
+
+    Example::
+
+        >>> x = ember.arange(9).view(3, 3)
+        >>> x.diagonal()
+        tensor([0, 4, 8])
+        >>> x.diagonal(offset=1)
+        tensor([1, 5])
+    """
     a = input._data
     nd = a.ndim
     d1 = _wrap_dim(dim1, nd)
@@ -734,8 +900,15 @@ class UnfoldBackward0(Node):
 
 
 def unfold(self, dimension, size, step):
-    """A view with all slices of length ``size`` (stride ``step``) along ``dimension``
-    as a new last dim."""
+    """All windows of length ``size`` taken every ``step`` entries along ``dimension``, as a
+    view whose new last dim holds each window.
+
+    Example::
+
+        >>> ember.arange(6.).unfold(0, 3, 2)
+        tensor([[0., 1., 2.],
+                [2., 3., 4.]])
+    """
     a = self._data
     nd = a.ndim
     d = _wrap_dim(dimension, nd) if nd else 0
@@ -765,7 +938,15 @@ class AsStridedBackward0(Node):
 
 
 def as_strided(input, size, stride, storage_offset=None):
-    """A view with explicit ``size``, ``stride`` (in elements) and ``storage_offset``."""
+    """A view of ``input``'s storage with the given ``size``, ``stride`` (in elements) and
+    ``storage_offset`` (default: ``input``'s own offset).
+
+    Example::
+
+        >>> ember.arange(6).as_strided((2, 2), (1, 2), 1)
+        tensor([[1, 3],
+                [2, 4]])
+    """
     a = input._data
     st = input._storage_obj()
     flat = st._flat()
@@ -934,6 +1115,10 @@ for _f in (reshape, flatten, unflatten, transpose, t, movedim, swapaxes, broadca
 register('permute', method=True)(permute)
 register('moveaxis')(movedim)
 register('swapdims')(swapaxes)
+register('swapaxes_', function=False)(transpose_)
+register('swapdims_', function=False)(transpose_)
+register('detach', method=False)(Tensor.detach)      # ember.detach(x) is x.detach()
+register('detach_', method=False)(Tensor.detach_)
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.H = property(_H)

@@ -259,11 +259,10 @@ def _wrap_outputs(ctx, args, is_t, differentiable, out):
         d = o._data
         metas.append((d.shape, d.dtype, array_module(d)))
         is_dirty = _in(o, dirty)
+        is_non_diff = _in(o, non_diff)
         if not is_dirty and _is_input(o, args):
             o = _alias(o)
-        if d.dtype.kind not in 'fcV' or _in(o, non_diff):
-            if is_dirty and o._grad_fn is not None:
-                pass
+        if d.dtype.kind not in 'fcV' or is_non_diff:
             new_outs.append(o)
             continue
         if is_dirty and o._base is not None:

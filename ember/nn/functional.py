@@ -7,6 +7,8 @@ from .._ops.loss import l1_loss, mse_loss
 from .._ops.normalization import native_batch_norm as _native_batch_norm
 from .. import _ops
 from .._tensor import _Mode, _new_tensor as _wrap
+from .._ops._util import Node as _Node, record as _record
+from .._backend import array_module as _array_module
 from .._ops.linalg import (AddmmBackward0 as _AddmmBackward0, _record_add_product,
                            addmm as _addmm, matmul as _matmul)
 
@@ -31,9 +33,12 @@ def linear(input, weight, bias=None):
         >>> F.linear(ember.ones(2, 3), ember.ones(4, 3)).shape
         torch.Size([2, 4])
     """
-    if bias is None:
-        return _matmul(input, weight.t())
     nd = input._data.ndim
+    if bias is None:
+        if nd == 0:
+            raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                               f"0D and {weight.dim()}D")
+        return _matmul(input, weight.t())
     if nd == 2:
         return _addmm_t(bias, input, weight)
     if nd == 0:
@@ -80,43 +85,161 @@ def relu_(input):
 
 def pad(input, pad, mode='constant', value=None):
     """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
-    Only ``mode='constant'`` here; negative pads crop.
+
+    Args:
+        input (Tensor): the tensor to pad.
+        pad (tuple): pad sizes, two per padded dim starting from the last; negative values
+            crop.
+        mode (str): ``'constant'`` (fill with ``value``, default 0), ``'reflect'`` (mirror
+            without repeating the edge), ``'replicate'`` (repeat the edge) or
+            ``'circular'`` (wrap around). The non-constant modes pad the last 1, 2 or 3 dims
+            of a (batched or unbatched) input.
+        value (float): fill value of ``'constant'`` mode.
 
     Example::
 
         >>> F.pad(ember.ones(1, 2), (1, 1)).tolist()
         [[0.0, 1.0, 1.0, 0.0]]
+        >>> F.pad(ember.tensor([[1., 2., 3.]]), (2, 1), mode='reflect').tolist()
+        [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
     """
-    if mode != 'constant':
-        raise NotImplementedError(f"pad mode '{mode}' is not implemented yet")
+    if mode not in ('constant', 'reflect', 'replicate', 'circular'):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     nd = input.dim()
+    if mode != 'constant':
+        return _pad_index(input, tuple(int(p) for p in pad), mode)
     if len(pad) // 2 > nd:
         raise RuntimeError("Padding length should be less than or equal to two times the input "
                            "dimension but got padding length " + str(len(pad)) + " and input of "
                            "dimension " + str(nd))
-    out_shape = list(input.shape)
-    for i in range(len(pad) // 2):
+    import numpy as np
+    a = input._data
+    xp = _array_module(a)
+    npad = len(pad) // 2
+    out_shape = list(a.shape)
+    src, dst = [slice(None)] * nd, [slice(None)] * nd
+    for i in range(npad):
         d = nd - 1 - i
-        out_shape[d] += pad[2 * i] + pad[2 * i + 1]
-    out = input.new_full(out_shape, 0 if value is None else value)
-    src = input
-    dst_slices = []
-    for d in range(nd):
-        i = nd - 1 - d
-        if i < len(pad) // 2:
-            lo, hi = pad[2 * i], pad[2 * i + 1]
-            if lo < 0:
-                src = src.narrow(d, -lo, src.shape[d] + lo)
-                lo = 0
-            if hi < 0:
-                src = src.narrow(d, 0, src.shape[d] + hi)
-            dst_slices.append((d, lo, src.shape[d]))
-    view = out
-    for d, lo, n in dst_slices:
-        view = view.narrow(d, lo, n)
-    view.copy_(src)
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        n = a.shape[d]
+        out_shape[d] = n + lo + hi
+        if out_shape[d] < 0:
+            raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted "
+                               f"in a negative output size, which is invalid. Check dimension {d} "
+                               "of your input.")
+        src[d] = slice(max(-lo, 0), n - max(-hi, 0))
+        dst[d] = slice(max(lo, 0), max(lo, 0) + max(n - max(-lo, 0) - max(-hi, 0), 0))
+    r = xp.full(out_shape, 0 if value is None else value, dtype=a.dtype)
+    r[tuple(dst)] = a[tuple(src)]
+    out = _wrap(r)
+    if _Mode.grad and input._rg:
+        node = ConstantPadNdBackward0()
+        node.pad = tuple(-int(p) for p in pad)
+        _record(out, node, (input,))
+    return out
+
+
+class ConstantPadNdBackward0(_Node):
+    def backward(self, g):
+        return (pad(g, self.pad),)
+
+
+class _PadBackward(_Node):
+    """Backward of the index-based paddings: scatter-add the gradient of each padded
+    position back onto the input position it was read from."""
+
+    def backward(self, g):
+        for d, idx, n in reversed(self.plan):
+            shape = list(g.shape)
+            shape[d] = n
+            g = g.new_zeros(shape).index_add(d, idx, g)
+        return (g,)
+
+
+class ReflectionPad1DBackward0(_PadBackward):
+    pass
+
+
+class ReflectionPad2DBackward0(_PadBackward):
+    pass
+
+
+class ReflectionPad3DBackward0(_PadBackward):
+    pass
+
+
+class ReplicationPad1DBackward0(_PadBackward):
+    pass
+
+
+class ReplicationPad2DBackward0(_PadBackward):
+    pass
+
+
+class ReplicationPad3DBackward0(_PadBackward):
+    pass
+
+
+class CircularPadBackward0(_PadBackward):
+    pass
+
+
+_PAD_NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
+              ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
+              ('replicate', 2): ReplicationPad2DBackward0,
+              ('replicate', 3): ReplicationPad3DBackward0}
+
+
+def _pad_index(input, pad, mode):
+    """reflect / replicate / circular padding: a gather along each padded dim."""
+    import numpy as np
+    nd = input.dim()
+    npad = len(pad) // 2
+    if npad not in (1, 2, 3) or nd not in (npad + 1, npad + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    shape = tuple(input.shape)
+    a = input._data
+    xp = _array_module(a)
+    plan = []
+    for i in range(npad):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = shape[d]
+        if mode == 'reflect' and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} "
+                               f"of input {list(shape)}")
+        if mode == 'circular' and (lo > n or hi > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if n + lo + hi < 0 or (n == 0 and lo + hi > 0):
+            raise RuntimeError(f"input tensor with shape {list(shape)} is too small for padding "
+                               f"({lo}, {hi}) at dimension {d}")
+        p = np.arange(-lo, n + hi)
+        if mode == 'reflect':
+            p = np.where(p < 0, -p, p)
+            p = np.where(p >= n, 2 * (n - 1) - p, p)
+        elif mode == 'replicate':
+            p = np.clip(p, 0, n - 1)
+        else:   # circular wraps around the (possibly cropped) interior
+            start, stop = max(-lo, 0), n - max(-hi, 0)
+            p = start + np.mod(np.arange(-max(lo, 0), stop - start + max(hi, 0)), stop - start)
+        plan.append((d, p, n))
+    r = a
+    for d, p, n in plan:
+        r = xp.take(r, xp.asarray(p), axis=d)
+    out = _wrap(r)
+    if _Mode.grad and input._rg:
+        from .._ops.creation import tensor as _tensor_fn
+        node = _PAD_NODES.get((mode, npad), CircularPadBackward0)()
+        node.plan = [(d, _tensor_fn(p), n) for d, p, n in plan]
+        _record(out, node, (input,))
     return out
 
 

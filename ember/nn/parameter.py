@@ -33,6 +33,9 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")
+        if requires_grad and data._data.dtype.kind not in 'fcV':
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t = _alias(data.detach(), cls)
         t.requires_grad_(requires_grad)
         return t

@@ -709,3 +709,26 @@ def test_exports():
     from ember.autograd import Function, once_differentiable  # noqa: F401
     from ember.autograd.function import FunctionCtx, InplaceFunction  # noqa: F401
     assert ember.autograd.Function is Function
+
+
+def test_identity_function_over_many_inputs_like_backward_hooks():
+    # the pattern nn's full backward hooks use: return the inputs, mark the ones that need
+    # no grad as non-differentiable, and see the gradients flowing through
+    def f(m):
+        class Hook(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, *args):
+                ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+                return args
+
+            @staticmethod
+            def backward(ctx, *grads):
+                ctx.seen = [None if g is None else g.tolist() for g in grads]
+                return tuple(None if g is None else g * 10 for g in grads)
+        x, y = T(m, [1., 2.], True), T(m, [3., 4.])
+        a, b = Hook.apply(x * 1, y)
+        fn = a.grad_fn
+        r = (a, b, a.grad_fn.name(), a.requires_grad, b.requires_grad, b.grad_fn is None)
+        (a * b).sum().backward()
+        return r + (x.grad, fn.seen)
+    run_both(f)

@@ -35,8 +35,8 @@ class _ConvNd(Module):
             if padding == 'same' and any(s != 1 for s in C._tup(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PAD_MODES:
-            raise ValueError(f"padding_mode must be one of {list(_PAD_MODES)}, but got "
-                             f"padding_mode='{padding_mode}'")
+            raise ValueError("padding_mode must be one of {'zeros', 'reflect', 'replicate', "
+                             f"'circular'}}, but got padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = C._tup(kernel_size, nd)
@@ -99,8 +99,13 @@ class _Conv(_ConvNd):
         fn = (C.conv1d, C.conv2d, C.conv3d)[self._nd - 1]
         if self.padding_mode != 'zeros':
             pads = []
-            for p in reversed(self.padding if not isinstance(self.padding, str) else (0,) * self._nd):
-                pads += [p, p]
+            if self.padding == 'same':
+                for d in reversed(range(self._nd)):
+                    total = self.dilation[d] * (self.kernel_size[d] - 1)
+                    pads += [total // 2, total - total // 2]
+            else:
+                for p in reversed(self.padding if not isinstance(self.padding, str) else (0,) * self._nd):
+                    pads += [p, p]
             return fn(F.pad(input, pads, mode=self.padding_mode), weight, bias, self.stride,
                       0, self.dilation, self.groups)
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)

@@ -636,6 +636,19 @@ class ComplexBackward0(Node):
         return (g.real if self.need[0] else None), (g.imag if self.need[1] else None)
 
 
+def _complex_pair_dtype(x, y):
+    """The complex numpy dtype made from two float tensors of one dtype (``complex``,
+    ``polar``); PyTorch's errors otherwise."""
+    dr, di = x.dtype, y.dtype
+    if dr._cat != 2 or di._cat != 2 or dr is D.bfloat16:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_lname(dr)} and {_lname(di)}")
+    if dr is not di:
+        raise RuntimeError(f"Expected object of scalar type {_lname(dr)} but got scalar type "
+                           f"{_lname(di)} for second argument")
+    return np.complex128 if dr is D.float64 else np.complex64
+
+
 @register(method=False)
 def complex(real, imag, *, out=None):
     """A complex tensor ``real + 1j * imag`` from two float tensors of the same dtype
@@ -646,18 +659,9 @@ def complex(real, imag, *, out=None):
         >>> ember.complex(ember.tensor([1.]), ember.tensor([2.]))
         tensor([1.+2.j])
     """
-    dr, di = real.dtype, imag.dtype
-    if dr._cat != 2 or di._cat != 2 or dr is D.bfloat16:
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_lname(dr)} and {_lname(di)}")
-    if dr is not di:
-        raise RuntimeError(f"Expected object of scalar type {_lname(dr)} but got scalar type "
-                           f"{_lname(di)} for second argument")
     a, b = real._data, imag._data
     xp = array_module(a)
-    cdt = np.complex128 if dr is D.float64 else np.complex64
-    shape = np.broadcast_shapes(a.shape, b.shape)
-    res = xp.empty(shape, cdt)
+    res = xp.empty(np.broadcast_shapes(a.shape, b.shape), _complex_pair_dtype(real, imag))
     res.real = a
     res.imag = b
     o = wrap(res)
@@ -689,18 +693,9 @@ def polar(abs, angle, *, out=None):
         >>> ember.polar(ember.tensor([1.]), ember.tensor([0.]))
         tensor([1.+0.j])
     """
-    dr, di = abs.dtype, angle.dtype
-    if dr._cat != 2 or di._cat != 2 or dr is D.bfloat16:
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_lname(dr)} and {_lname(di)}")
-    if dr is not di:
-        raise RuntimeError(f"Expected object of scalar type {_lname(dr)} but got scalar type "
-                           f"{_lname(di)} for second argument")
     a, t = abs._data, angle._data
     xp = array_module(a)
-    cdt = np.complex128 if dr is D.float64 else np.complex64
-    shape = np.broadcast_shapes(a.shape, t.shape)
-    res = xp.empty(shape, cdt)
+    res = xp.empty(np.broadcast_shapes(a.shape, t.shape), _complex_pair_dtype(abs, angle))
     res.real = a * xp.cos(t)
     res.imag = a * xp.sin(t)
     o = wrap(res)

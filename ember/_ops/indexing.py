@@ -12,6 +12,7 @@ from .._tensor import Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from ..autograd.graph import _named
+from .pointwise import _make_inplace
 from . import view as V
 
 _FULL = slice(None)
@@ -1503,16 +1504,8 @@ def masked_scatter(input, mask, source):
 
 
 # ------------------------------------------------------------------ in-place forms
-def _inplace_of(fn, name):
-    def f(self, *args, **kwargs):
-        return inplace(self, fn, *args, **kwargs)
-    f.__name__ = name
-    f.__doc__ = f"In-place version of :func:`{fn.__name__}`."
-    return f
-
-
 for _fn, _n in ((index_add, 'index_add_'), (index_copy, 'index_copy_'),
                 (index_fill, 'index_fill_'), (scatter, 'scatter_'),
                 (scatter_add, 'scatter_add_'), (scatter_reduce, 'scatter_reduce_'),
                 (masked_scatter, 'masked_scatter_')):
-    register(_n, function=False)(_inplace_of(_fn, _n))
+    register(_n, function=False)(_make_inplace(_fn, _n))

@@ -10,11 +10,12 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _Mode, _wrap_dim, inplace
+from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
 from ..autograd.graph import _named
 from ..return_types import _structseq
 from ._util import wrap, Node, register, record, binary_arrays
 from .._backend import array_module
+from .pointwise import _make_inplace
 
 __all__ = ['matmul', 'mm', 'bmm', 'mv', 'dot', 'vdot', 'inner', 'outer', 'addmm', 'addmv',
            'addbmm', 'baddbmm', 'addr', 'einsum', 'tensordot', 'kron', 'cross', 'chain_matmul',
@@ -102,14 +103,6 @@ def _out(res, out):
         return res
     from .pointwise import _out as o
     return o(res, out)
-
-
-def _make_inplace(fn, name):
-    def f(self, *args, **kwargs):
-        return inplace(self, fn, *args, **kwargs)
-    f.__name__ = name
-    f.__doc__ = f"In-place version of :func:`{fn.__name__}`."
-    return f
 
 
 def _check_same_dtype(a, b):
@@ -529,17 +522,6 @@ def _addlike(product, node_cls, input, x, y, beta, alpha, out):
     if _Mode.grad and (input._rg or x._rg or y._rg):
         _record_add_product(res, node_cls(), input, x, y, beta, alpha)
     return _out(res, out)
-
-
-class _NoGrad:
-    __slots__ = ('prev',)
-
-    def __enter__(self):
-        self.prev = _Mode.grad
-        _Mode.grad = False
-
-    def __exit__(self, *a):
-        _Mode.grad = self.prev
 
 
 @register()

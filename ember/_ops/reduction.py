@@ -1285,15 +1285,22 @@ def cumsum(input, dim, *, dtype=None):
         >>> ember.tensor([1, 2, 3]).cumsum(0)
         tensor([1, 3, 6])
     """
+    return _cumulative(input, dim, dtype, 'cumsum', CumsumBackward0, False)
+
+
+def _cumulative(input, dim, dtype, xp_name, node_cls, save):
+    """``cumsum``/``cumprod``: ``xp.<xp_name>`` along ``dim`` in the accumulation dtype;
+    ``save`` keeps input and result for the backward."""
     a = _sum_input(input, dtype)
     xp = array_module(a)
     d = _wrap_dim(dim, a.ndim)
-    r = a.copy() if a.ndim == 0 else xp.cumsum(a, axis=d, dtype=_acc(a)).astype(a.dtype, copy=False)
+    r = a.copy() if a.ndim == 0 else getattr(xp, xp_name)(a, axis=d, dtype=_acc(a)).astype(
+        a.dtype, copy=False)
     res = wrap(r)
     if grad_needed(input):
-        node = CumsumBackward0()
+        node = node_cls()
         node.dim = d
-        record(res, node, (input,))
+        record(res, node, (input,), save=(input, res) if save else None)
     return res
 
 
@@ -1338,16 +1345,7 @@ def cumprod(input, dim, *, dtype=None):
         >>> ember.tensor([1., 2., 3.]).cumprod(0)
         tensor([1., 2., 6.])
     """
-    a = _sum_input(input, dtype)
-    xp = array_module(a)
-    d = _wrap_dim(dim, a.ndim)
-    r = a.copy() if a.ndim == 0 else xp.cumprod(a, axis=d, dtype=_acc(a)).astype(a.dtype, copy=False)
-    res = wrap(r)
-    if grad_needed(input):
-        node = CumprodBackward0()
-        node.dim = d
-        record(res, node, (input,), save=(input, res))
-    return res
+    return _cumulative(input, dim, dtype, 'cumprod', CumprodBackward0, True)
 
 
 def _cumext(name, input, dim, big, cls, rtype):

@@ -7,6 +7,7 @@ import numpy as np
 from .._tensor import Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace
 from ._util import wrap, Node, register, grad_needed, record, edge_of
 from ..autograd.graph import _seq
+from .._backend import array_module
 
 _as_strided_np = np.lib.stride_tricks.as_strided
 
@@ -110,7 +111,7 @@ def _view_arr(a, shape):
     st = _view_strides(a.shape, a.strides, shape)
     if st is None:
         return None
-    xp = np if type(a) is np.ndarray else __import__('cupy')
+    xp = array_module(a)
     return xp.lib.stride_tricks.as_strided(a, shape, st)
 
 
@@ -460,7 +461,7 @@ def expand(self, *sizes):
                                    f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
                                    f"{_shape_str(sizes)}.  Tensor sizes: {_shape_str(a.shape)}")
             shape.append(s)
-    xp = np if type(a) is np.ndarray else __import__('cupy')
+    xp = array_module(a)
     node = ExpandBackward0() if self._rg and _Mode.grad else None
     return make_view(self, xp.broadcast_to(a, tuple(shape)), node)
 
@@ -548,7 +549,7 @@ def unsqueeze(input, dim):
     if input._rg and _Mode.grad:
         node = UnsqueezeBackward0()
         node.dim = d
-    xp = np if type(a) is np.ndarray else __import__('cupy')
+    xp = array_module(a)
     return make_view(input, xp.expand_dims(a, d), node)
 
 
@@ -887,7 +888,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 def _strided_from(a, byte_offset, shape, strides):
     """A view of ``a``'s memory starting ``byte_offset`` bytes after its first element."""
-    xp = np if type(a) is np.ndarray else __import__('cupy')
+    xp = array_module(a)
     if byte_offset:
         flat = xp.lib.stride_tricks.as_strided(a, (byte_offset // a.itemsize + 1,), (a.itemsize,))
         a = flat[byte_offset // a.itemsize:]
@@ -964,7 +965,7 @@ def as_strided(input, size, stride, storage_offset=None):
         raise RuntimeError(f"setStorage: sizes {_shape_str(size)}, strides {_shape_str(stride)}, "
                            f"storage offset {off}, and itemsize {isz} requiring a storage size of "
                            f"{need * isz} are out of bounds for storage of size {flat.nbytes}")
-    xp = np if type(a) is np.ndarray else __import__('cupy')
+    xp = array_module(a)
     arr = xp.lib.stride_tricks.as_strided(flat[off:] if off < flat.size else flat[:0],
                                           size, tuple(s * isz for s in stride))
     out = make_view(input, arr)
@@ -1010,14 +1011,10 @@ class _FlatScatterAddBackward(Node):
         return _flat_gather(g, self.pos)
 
 
-def _xp_of(a):
-    return np if type(a) is np.ndarray else __import__('cupy')
-
-
 def _flat_gather(x, pos):
     """``x.flatten()[pos]`` (differentiable)."""
     a = x._data
-    xp = _xp_of(a)
+    xp = array_module(a)
     out = wrap(a.reshape(-1)[xp.asarray(pos)] if a.size else xp.zeros(pos.shape, a.dtype))
     if grad_needed(x):
         node = _FlatGatherBackward()
@@ -1029,7 +1026,7 @@ def _flat_gather(x, pos):
 def _flat_scatter_add(shape, pos, src):
     """zeros(shape) with ``src`` added at flat positions ``pos`` (differentiable)."""
     a = src._data
-    xp = _xp_of(a)
+    xp = array_module(a)
     z = xp.zeros(int(np.prod(shape)), a.dtype)
     p = xp.asarray(pos).reshape(-1)
     vals = xp.broadcast_to(a, pos.shape).reshape(-1)
@@ -1061,7 +1058,7 @@ class CopySlices(Node):
         if self.next_functions[0][0] is not None:
             mask = np.ones(int(np.prod(self.shape)), dtype=bool)
             mask[self.pos.reshape(-1)] = False
-            m = wrap(_xp_of(g._data).asarray(mask.reshape(self.shape)))
+            m = wrap(array_module(g._data).asarray(mask.reshape(self.shape)))
             gb = g * m
         gr = _flat_gather(g, self.pos) if self.next_functions[1][0] is not None else None
         return gb, gr

@@ -10,7 +10,9 @@ def sync(e, t):
     with ember.no_grad():
         for (n1, a), (n2, b) in zip(e.named_parameters(), t.named_parameters()):
             assert n1 == n2
-            a.copy_(ember.from_numpy(b.detach().float().numpy().copy()).to(a.dtype))
+            bb = b.detach()
+            bb = bb.float() if bb.dtype == torch.bfloat16 else bb
+            a.copy_(ember.from_numpy(bb.numpy().copy()).to(a.dtype))
         for (n1, a), (n2, b) in zip(e.named_buffers(), t.named_buffers()):
             assert n1 == n2
             a.copy_(ember.from_numpy(b.detach().numpy().copy()))

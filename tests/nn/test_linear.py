@@ -53,7 +53,7 @@ def test_init_bounds_and_statistics():
     ember.manual_seed(0)
     m = nn.Linear(400, 300)
     bound = 1 / np.sqrt(400)
-    w = m.weight.detach().numpy()
+    w = m.weight.detach().numpy().copy()
     assert np.abs(w).max() <= bound + 1e-7
     assert abs(w.std() - bound / np.sqrt(3)) < 0.02 * bound
     assert abs(w.mean()) < 0.01 * bound

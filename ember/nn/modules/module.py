@@ -6,7 +6,7 @@ from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...autograd.graph import RemovableHandle
-from ..parameter import Parameter, Buffer
+from ..parameter import Parameter, Buffer, _Uninit
 
 __all__ = ['Module', 'register_module_forward_pre_hook', 'register_module_forward_hook',
            'register_module_full_backward_pre_hook', 'register_module_full_backward_hook',
@@ -785,10 +785,10 @@ class Module:
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+                destination[prefix + name] = p if keep_vars or isinstance(p, _Uninit) else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or isinstance(b, _Uninit) else b.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + '_extra_state'] = self.get_extra_state()
 

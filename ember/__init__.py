@@ -2,6 +2,8 @@
 
 Use it as ``import ember as torch``.
 """
+import builtins as _b
+
 __version__ = '0.1.0'
 
 from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,
@@ -58,11 +60,8 @@ def is_nonzero(input):
     """True if the single-element ``input`` is not zero."""
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return builtins_bool(input.item())
+    return _b.bool(input.item())
 
-
-import builtins as _b  # noqa: E402
-builtins_bool = _b.bool
 from .serialization import save, load  # noqa: E402
 
 from . import nn  # noqa: E402,F401

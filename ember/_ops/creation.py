@@ -551,6 +551,18 @@ def _scalar_arg(v, name):
     return v
 
 
+def _lin_result(arr, dt, device, out, requires_grad):
+    """Finish ``linspace``/``logspace``: values computed in a wide dtype, truncated for
+    integer ``dt``, cast, moved to ``device`` and written to ``out`` if given."""
+    if dt._cat == 1:
+        arr = np.trunc(arr)
+    xp, d = _xp(device)
+    t = wrap(to_device(arr.astype(dt._np), d))
+    if out is not None:
+        return _write_out(out, t)
+    return _finish(t, requires_grad)
+
+
 @register(method=False)
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
@@ -567,13 +579,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
     work = dt._np if dt._cat >= 2 else np.dtype(np.float64)
     arr = _lin_values(start, end, steps, work)
-    if dt._cat == 1:
-        arr = np.trunc(arr)
-    xp, d = _xp(device)
-    t = wrap(to_device(arr.astype(dt._np), d))
-    if out is not None:
-        return _write_out(out, t)
-    return _finish(t, requires_grad)
+    return _lin_result(arr, dt, device, out, requires_grad)
 
 
 @register(method=False)
@@ -596,13 +602,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     x = _lin_values(start, end, steps, work)
     with np.errstate(over='ignore'):
         arr = np.power(work.type(base), x)
-    if dt._cat == 1:
-        arr = np.trunc(arr)
-    xp, d = _xp(device)
-    t = wrap(to_device(arr.astype(dt._np), d))
-    if out is not None:
-        return _write_out(out, t)
-    return _finish(t, requires_grad)
+    return _lin_result(arr, dt, device, out, requires_grad)
 
 
 @register(method=False)
@@ -628,87 +628,6 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if out is not None:
         return _write_out(out, t)
     return _finish(t, requires_grad)
-
-
-# ------------------------------------------------------------------ complex factories
-class ComplexBackward0(Node):
-    def backward(self, g):
-        return (g.real if self.need[0] else None), (g.imag if self.need[1] else None)
-
-
-def _complex_pair_dtype(x, y):
-    """The complex numpy dtype made from two float tensors of one dtype (``complex``,
-    ``polar``); PyTorch's errors otherwise."""
-    dr, di = x.dtype, y.dtype
-    if dr._cat != 2 or di._cat != 2 or dr is D.bfloat16:
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_lname(dr)} and {_lname(di)}")
-    if dr is not di:
-        raise RuntimeError(f"Expected object of scalar type {_lname(dr)} but got scalar type "
-                           f"{_lname(di)} for second argument")
-    return np.complex128 if dr is D.float64 else np.complex64
-
-
-@register(method=False)
-def complex(real, imag, *, out=None):
-    """A complex tensor ``real + 1j * imag`` from two float tensors of the same dtype
-    (broadcast).
-
-    Example::
-
-        >>> ember.complex(ember.tensor([1.]), ember.tensor([2.]))
-        tensor([1.+2.j])
-    """
-    a, b = real._data, imag._data
-    xp = array_module(a)
-    res = xp.empty(np.broadcast_shapes(a.shape, b.shape), _complex_pair_dtype(real, imag))
-    res.real = a
-    res.imag = b
-    o = wrap(res)
-    if grad_needed(real, imag):
-        node = ComplexBackward0()
-        node.need = (real._rg, imag._rg)
-        record(o, node, (real, imag))
-    if out is not None:
-        return _write_out(out, o)
-    return o
-
-
-class PolarBackward0(Node):
-    def backward(self, g):
-        r, th = self.saved_tensors
-        c, s = th.cos(), th.sin()
-        gr, gi = g.real, g.imag
-        dabs = gr * c + gi * s
-        dang = (gi * c - gr * s) * r
-        return dabs, dang
-
-
-@register(method=False)
-def polar(abs, angle, *, out=None):
-    """A complex tensor ``abs * (cos(angle) + 1j * sin(angle))``.
-
-    Example::
-
-        >>> ember.polar(ember.tensor([1.]), ember.tensor([0.]))
-        tensor([1.+0.j])
-    """
-    a, t = abs._data, angle._data
-    xp = array_module(a)
-    res = xp.empty(np.broadcast_shapes(a.shape, t.shape), _complex_pair_dtype(abs, angle))
-    res.real = a * xp.cos(t)
-    res.imag = a * xp.sin(t)
-    o = wrap(res)
-    if grad_needed(abs, angle):
-        record(o, PolarBackward0(), (abs, angle), save=(abs, angle))
-    if out is not None:
-        return _write_out(out, o)
-    return o
-
-
-def _lname(d):
-    from .._tensor import _legacy_name
-    return _legacy_name(d)
 
 
 def _like(input, dtype, device, requires_grad, fn, memory_format=None):

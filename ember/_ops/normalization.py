@@ -72,8 +72,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         raise RuntimeError(f"batch_norm(): expected input to have at least 2 dimensions, but "
                            f"got {nd}")
     C = a.shape[1]
-    for name, t in (('weight', weight), ('bias', bias), ('running_mean', running_mean),
-                    ('running_var', running_var)):
+    for name, t in (('running_mean', running_mean), ('running_var', running_var),
+                    ('weight', weight), ('bias', bias)):
         if t is not None and t.numel() != C:
             raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
     cdt = _compute_dtype(a)

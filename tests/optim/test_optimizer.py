@@ -1,0 +1,218 @@
+"""Optimizer base class vs torch: param groups, add_param_group, zero_grad, state_dict /
+load_state_dict format and resumption, hooks, errors."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from oracle import check_error
+
+
+def _params(m, n=3):
+    m.manual_seed(0)
+    return [m.nn.Parameter(m.ones(i + 1) * (i + 1)) for i in range(n)]
+
+
+def _grads(ps, m, k=1.0):
+    for i, p in enumerate(ps):
+        p.grad = m.ones(p.shape) * (i + k)
+
+
+def test_construction_errors():
+    check_error(lambda m: m.optim.SGD(m.nn.Parameter(m.ones(2)), lr=0.1),
+                match='params argument given to the optimizer should be an iterable of Tensors or dicts, but got torch.FloatTensor')
+    check_error(lambda m: m.optim.SGD([], lr=0.1), match='optimizer got an empty parameter list')
+    check_error(lambda m: m.optim.SGD([m.ones(2, requires_grad=True) * 1], lr=0.1),
+                match="can't optimize a non-leaf Tensor")
+    check_error(lambda m: m.optim.SGD([1.0], lr=0.1),
+                match='optimizer can only optimize Tensors, but one of the params is float')
+    check_error(lambda m: m.optim.SGD([{'params': {m.nn.Parameter(m.ones(1))}}], lr=0.1),
+                match='optimizer parameters need to be organized in ordered collections')
+
+    def dup(m):
+        p = m.nn.Parameter(m.ones(1))
+        return m.optim.SGD([{'params': [p]}, {'params': [p]}], lr=0.1)
+    check_error(dup, match='some parameters appear in more than one parameter group')
+
+
+def test_duplicate_in_group_warns():
+    p = ember.nn.Parameter(ember.ones(1))
+    with pytest.warns(UserWarning, match='duplicate parameters'):
+        ember.optim.SGD([p, p], lr=0.1)
+
+
+def test_add_param_group():
+    for m in (ember, torch):
+        ps = _params(m)
+        opt = m.optim.SGD(ps[:1], lr=0.1, momentum=0.9)
+        opt.add_param_group({'params': ps[1], 'lr': 0.01})
+        opt.add_param_group({'params': ps[2:], 'weight_decay': 0.5})
+        groups = [{k: v for k, v in g.items() if k != 'params'} for g in opt.param_groups]
+        if m is ember:
+            ge = groups
+            assert all(isinstance(g['params'], list) for g in opt.param_groups)
+        else:
+            assert ge == groups
+    with pytest.raises(ValueError, match='some parameters appear in more than one parameter group'):
+        opt2 = ember.optim.SGD(_params(ember)[:1], lr=0.1)
+        opt2.add_param_group({'params': opt2.param_groups[0]['params']})
+
+
+def test_required_default():
+    from ember.optim.optimizer import required
+
+    class MyOpt(ember.optim.Optimizer):
+        def __init__(self, params, lr=required):
+            super().__init__(params, dict(lr=lr))
+
+        def step(self, closure=None):
+            for g in self.param_groups:
+                for p in g['params']:
+                    p.data.add_(p.grad, alpha=-g['lr'])
+    with pytest.raises(ValueError, match="parameter group didn't specify a value of required optimization parameter lr"):
+        MyOpt(_params(ember))
+    ps = _params(ember)
+    o = MyOpt([{'params': ps, 'lr': 0.5}])
+    _grads(ps, ember)
+    o.step()
+    assert ps[0].tolist() == [0.5]
+
+
+def test_zero_grad():
+    ps = _params(ember)
+    opt = ember.optim.SGD(ps, lr=0.1)
+    _grads(ps, ember)
+    opt.zero_grad()
+    assert all(p.grad is None for p in ps)
+    _grads(ps, ember)
+    g0 = ps[0].grad
+    opt.zero_grad(set_to_none=False)
+    assert ps[0].grad is g0 and all(bool((p.grad == 0).all()) for p in ps)
+
+
+def _state_dicts(m):
+    ps = _params(m)
+    opt = m.optim.SGD([{'params': ps[:2]}, {'params': ps[2:], 'lr': 0.01}], lr=0.1, momentum=0.9)
+    for k in range(3):
+        _grads(ps, m, k + 1)
+        opt.step()
+    return ps, opt
+
+
+def test_state_dict_format_matches_torch():
+    _, oe = _state_dicts(ember)
+    _, ot = _state_dicts(torch)
+    se, st = oe.state_dict(), ot.state_dict()
+    assert list(se) == list(st) == ['state', 'param_groups']
+    assert se['param_groups'] == st['param_groups']
+    assert [list(g) for g in se['param_groups']] == [list(g) for g in st['param_groups']]
+    assert list(se['state']) == list(st['state']) == [0, 1, 2]
+    for k in st['state']:
+        np.testing.assert_allclose(se['state'][k]['momentum_buffer'].numpy(),
+                                   st['state'][k]['momentum_buffer'].numpy(), rtol=1e-6)
+    # the state dict does not alias the optimizer's group dicts
+    se['param_groups'][0]['lr'] = 123
+    assert oe.param_groups[0]['lr'] == 0.1
+
+
+def test_load_state_dict_resumes():
+    ps, opt = _state_dicts(ember)
+    sd = copy.deepcopy(opt.state_dict())
+    # continue the original for 2 steps
+    for k in range(2):
+        _grads(ps, ember, 5 + k)
+        opt.step()
+    # a fresh optimizer over copies of the earlier parameters resumes identically
+    ps2 = _params(ember)
+    opt_ref, _ = None, None
+    ps_ref, o_ref = _state_dicts(ember)
+    with ember.no_grad():
+        for a, b in zip(ps2, ps_ref):
+            a.copy_(b)
+    opt2 = ember.optim.SGD([{'params': ps2[:2]}, {'params': ps2[2:]}], lr=0.5)
+    opt2.load_state_dict(sd)
+    assert opt2.param_groups[1]['lr'] == 0.01 and opt2.param_groups[0]['momentum'] == 0.9
+    assert opt2.param_groups[0]['params'][0] is ps2[0]
+    assert ember.equal(opt2.state[ps2[0]]['momentum_buffer'], sd['state'][0]['momentum_buffer'])
+    for k in range(2):
+        _grads(ps2, ember, 5 + k)
+        opt2.step()
+    for a, b in zip(ps, ps2):
+        assert ember.allclose(a, b)
+
+
+def test_load_torch_state_dict_and_cast():
+    _, ot = _state_dicts(torch)
+    st = ot.state_dict()
+    ps = [ember.nn.Parameter(ember.ones(i + 1, dtype=ember.float64)) for i in range(3)]
+    opt = ember.optim.SGD([{'params': ps[:2]}, {'params': ps[2:]}], lr=0.1)
+    sd = {'state': {k: {n: ember.from_numpy(v.numpy().copy()) for n, v in s.items()}
+                    for k, s in st['state'].items()},
+          'param_groups': st['param_groups']}
+    opt.load_state_dict(sd)
+    assert opt.state[ps[1]]['momentum_buffer'].dtype == ember.float64   # cast to the param
+
+
+def test_load_state_dict_errors():
+    ps, opt = _state_dicts(ember)
+    sd = opt.state_dict()
+    o1 = ember.optim.SGD(_params(ember), lr=0.1)
+    with pytest.raises(ValueError, match='loaded state dict has a different number of parameter groups'):
+        o1.load_state_dict(sd)
+    p = _params(ember)
+    o2 = ember.optim.SGD([{'params': p[:1]}, {'params': p[1:]}], lr=0.1)
+    with pytest.raises(ValueError, match="loaded state dict contains a parameter group that doesn't match the size of optimizer's group"):
+        o2.load_state_dict(sd)
+
+
+def test_step_hooks():
+    calls = []
+    ps = _params(ember)
+    opt = ember.optim.SGD(ps, lr=0.1)
+    h1 = opt.register_step_pre_hook(lambda o, a, k: calls.append(('pre', o is opt)))
+    h2 = opt.register_step_post_hook(lambda o, a, k: calls.append(('post', o is opt)))
+    from ember.optim.optimizer import register_optimizer_step_pre_hook
+    h3 = register_optimizer_step_pre_hook(lambda o, a, k: calls.append(('global',)))
+    _grads(ps, ember)
+    opt.step()
+    assert calls == [('global',), ('pre', True), ('post', True)]
+    for h in (h1, h2, h3):
+        h.remove()
+    opt.step()
+    assert len(calls) == 3
+
+
+def test_state_dict_and_load_hooks():
+    ps, opt = _state_dicts(ember)
+    seen = []
+    opt.register_state_dict_pre_hook(lambda o: seen.append('pre'))
+    opt.register_state_dict_post_hook(lambda o, sd: dict(sd, extra=1))
+    sd = opt.state_dict()
+    assert seen == ['pre'] and sd['extra'] == 1
+    opt.register_load_state_dict_pre_hook(lambda o, sd: {k: v for k, v in sd.items() if k != 'extra'})
+    opt.register_load_state_dict_post_hook(lambda o: seen.append('loaded'))
+    opt.load_state_dict(sd)
+    assert seen[-1] == 'loaded'
+
+
+def test_named_params():
+    for m in (ember, torch):
+        lin = m.nn.Linear(2, 1)
+        opt = m.optim.SGD(lin.named_parameters(), lr=0.1)
+        g = opt.state_dict()['param_groups'][0]
+        if m is ember:
+            ge = g
+        else:
+            assert ge == g
+    assert ge['param_names'] == ['weight', 'bias']
+
+
+def test_pickle_and_deepcopy():
+    ps, opt = _state_dicts(ember)
+    o2 = copy.deepcopy(opt)
+    assert o2.param_groups[0]['lr'] == 0.1 and len(o2.state) == 3
+    o3 = pickle.loads(pickle.dumps(opt))
+    assert o3.state_dict()['param_groups'] == opt.state_dict()['param_groups']

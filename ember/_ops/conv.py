@@ -162,6 +162,14 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         weight (Tensor): ``(C_out, C_in/groups, *k)`` (``(C_in, C_out/groups, *k)`` when
             ``transposed``).
         bias (Tensor or None): ``(C_out,)``.
+        stride, padding, dilation, output_padding (tuples of ints), transposed (bool),
+        groups (int): as the conv functions (no string paddings here).
+
+    Example::
+
+        >>> ember.convolution(ember.randn(1, 2, 5), ember.randn(3, 2, 3), None, (1,), (0,),
+        ...                   (1,), False, (0,), 1).shape
+        torch.Size([1, 3, 3])
     """
     x, w = input._data, weight._data
     if bias is not None and bias._data.dtype != x.dtype:
@@ -285,7 +293,13 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 @register(method=False)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched) input."""
+    """3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched) input.
+
+    Example::
+
+        >>> F.conv3d(ember.randn(1, 2, 4, 4, 4), ember.randn(3, 2, 3, 3, 3)).shape
+        torch.Size([1, 3, 2, 2, 2])
+    """
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, 'conv3d')
 
 
@@ -311,7 +325,13 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
 @register(method=False)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """1-D transposed convolution ("deconvolution")."""
+    """1-D transposed convolution ("deconvolution"); weight ``(C_in, C_out/groups, k)``.
+
+    Example::
+
+        >>> F.conv_transpose1d(ember.randn(1, 2, 5), ember.randn(2, 3, 3), stride=2).shape
+        torch.Size([1, 3, 11])
+    """
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 1, 'conv_transpose1d')
 
@@ -319,7 +339,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @register(method=False)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """2-D transposed convolution; weight ``(C_in, C_out/groups, kH, kW)``."""
+    """2-D transposed convolution; weight ``(C_in, C_out/groups, kH, kW)``.
+
+    Example::
+
+        >>> F.conv_transpose2d(ember.randn(1, 2, 4, 4), ember.randn(2, 3, 3, 3)).shape
+        torch.Size([1, 3, 6, 6])
+    """
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 2, 'conv_transpose2d')
 
@@ -327,6 +353,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @register(method=False)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """3-D transposed convolution."""
+    """3-D transposed convolution; weight ``(C_in, C_out/groups, kD, kH, kW)``.
+
+    Example::
+
+        >>> F.conv_transpose3d(ember.randn(1, 2, 2, 2, 2), ember.randn(2, 1, 2, 2, 2)).shape
+        torch.Size([1, 1, 3, 3, 3])
+    """
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 3, 'conv_transpose3d')

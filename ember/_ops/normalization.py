@@ -129,6 +129,14 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """``ember.batch_norm`` (PyTorch's low-level argument order); see
-    :func:`ember.nn.functional.batch_norm`."""
+    :func:`ember.nn.functional.batch_norm`.
+
+    Example::
+
+        >>> ember.batch_norm(ember.tensor([[1.], [3.]]), None, None, None, None, True, 0.1,
+        ...                  1e-5, False)
+        tensor([[-1.0000],
+                [ 1.0000]])
+    """
     return native_batch_norm(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)[0]

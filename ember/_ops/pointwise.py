@@ -2210,8 +2210,43 @@ _INPLACE_FUNCS = {
     'xlogy_', 'floor_', 'ceil_', 'round_', 'trunc_', 'fix_', 'frac_', 'clamp_', 'clip_',
     'clamp_min_', 'clamp_max_', 'nan_to_num_', 'deg2rad_', 'rad2deg_', 'relu_'}
 
+def _make_fast_inplace(fn, name, ufunc):
+    """In-place binary arithmetic with a direct ``ufunc(a, b, out=a)`` path when nothing
+    requires grad and no promotion is involved (floating self, same-dtype tensor or
+    Python number); everything else goes through the generic :func:`inplace`."""
+    def f(self, other, *args, **kwargs):
+        if not args and not kwargs and (not _Mode.grad or (
+                not self._rg and not (isinstance(other, Tensor) and other._rg))):
+            a = self._data
+            if a.dtype.kind in 'fc':
+                if isinstance(other, Tensor):
+                    b = other._data
+                    ok = b.dtype == a.dtype
+                else:
+                    t = type(other)
+                    b = other
+                    ok = t is float or t is int or (t is complex and a.dtype.kind == 'c')
+                if ok:
+                    try:
+                        ufunc(a, b, out=a)
+                    except ValueError:
+                        return inplace(self, fn, other)
+                    st = self._st
+                    if st is None:
+                        st = self._storage_obj()
+                    st._version += 1
+                    return self
+        return inplace(self, fn, other, *args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return f
+
+
+_FAST_INPLACE = {add: np.add, sub: np.subtract, mul: np.multiply}
+
 for _fn, _names in _INPLACE:
-    _f = _make_inplace(_fn, _names[0])
+    _f = (_make_fast_inplace(_fn, _names[0], _FAST_INPLACE[_fn]) if _fn in _FAST_INPLACE
+          else _make_inplace(_fn, _names[0]))
     for _n in _names:
         register(_n, function=_n in _INPLACE_FUNCS)(_f)
 

@@ -793,3 +793,30 @@ def test_math_constants_example():
         return ((x.sin() ** 2 + x.cos() ** 2) * y.exp() / (1 + y.abs())).log1p() - \
             m.sigmoid(x * y).clamp(0.1, 0.9) + m.maximum(x, y).sqrt() * math.pi
     check(f, [pos(4, 5), pos(5, seed=3)], grad=True)
+
+
+# ---------------------------------------------------------------- in-place fast path
+@pytest.mark.parametrize('case', [
+    lambda m: m.arange(6.).reshape(2, 3).add_(m.ones(3)),
+    lambda m: m.arange(6., dtype=m.float16).mul_(2.5),
+    lambda m: m.arange(6.).sub_(2),
+    lambda m: m.arange(6.).reshape(2, 3).t().mul_(m.arange(2.)),
+    lambda m: m.arange(4., dtype=m.float64).add_(m.ones(4, dtype=m.float32)),
+    lambda m: m.arange(4).add_(3),
+    lambda m: m.arange(4.).add_(m.ones(4), alpha=3),
+    lambda m: m.tensor([1 + 2j]).mul_(1j),
+])
+def test_inplace_arith_values(case):
+    check(lambda m: case(m), [])
+
+
+def test_inplace_arith_errors_and_views():
+    check_error(lambda m: m.arange(4).add_(1.5))
+    check_error(lambda m: m.zeros(3).add_(m.ones(2, 3)))
+    x = ember.zeros(2, 3)
+    v = x[1]
+    v.add_(ember.ones(3))
+    assert x.tolist() == [[0.0] * 3, [1.0] * 3] and x._version == 1
+    y = ember.arange(4.)
+    y.add_(y.flip(0))
+    assert y.tolist() == [3.0] * 4

@@ -11,6 +11,7 @@ from ._dtype import _NP2DT
 from ._device import device as _device_cls, CPU
 from ._storage import UntypedStorage, TypedStorage, _ptr
 from ._backend import device_of, array_module
+from ._backend.meta_backend import MetaArray, no_data
 from .autograd.grad_mode import _Mode
 
 __all__ = ['Tensor', 'Size']
@@ -163,7 +164,7 @@ class Tensor:
     @property
     def is_meta(self):
         """True for tensors on the ``meta`` device (shape and dtype only)."""
-        return False
+        return type(self._data) is MetaArray
 
     is_sparse = False
     is_quantized = False
@@ -435,14 +436,14 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if type(self._data) is not np.ndarray:
-            if force:
+            if force and type(self._data) is not MetaArray:
                 return self._data.get()
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
                             "Tensor.cpu() to copy the tensor to host memory first.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        a = self._data if type(self._data) is np.ndarray else self._data.get()
+        a = self._data if type(self._data) is np.ndarray else _host_array(self._data)
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
         return a
@@ -451,12 +452,14 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if type(self._data) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         v = self._data.reshape(-1)[0]
         return _py_scalar(v)
 
     def tolist(self):
         """The data as (nested) Python lists of numbers."""
-        a = self._data if type(self._data) is np.ndarray else self._data.get()
+        a = self._data if type(self._data) is np.ndarray else _host_array(self._data)
         if a.dtype.kind == 'V':
             a = a.astype(np.float32)
         return a.tolist()
@@ -562,6 +565,13 @@ class Tensor:
 
 class _LegacyTensor(Tensor):
     __slots__ = ()
+
+
+def _host_array(a):
+    """A device array's values on the host (raises for meta tensors)."""
+    if type(a) is MetaArray:
+        no_data()
+    return a.get()
 
 
 def _py_scalar(v):

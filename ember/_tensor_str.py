@@ -295,7 +295,7 @@ def _str(t, tensor_contents=None):
     dt = t.dtype
     default = D.get_default_dtype()
     is_default = dt in (default, D._default_complex(), D.int64, D.bool)
-    if a.size == 0:
+    if a.size == 0 and not t.is_meta:
         if a.ndim != 1:
             suffixes.append('size=' + str(tuple(a.shape)))
         if dt is not default:
@@ -306,7 +306,13 @@ def _str(t, tensor_contents=None):
             suffixes.append('size=' + str(tuple(a.shape)))
         if not is_default:
             suffixes.append(f"dtype={dt}")
-        body = _body(_host(a), indent)
+        body = '...' if t.is_meta else _body(_host(a), indent)
+    if t.is_meta:
+        body = '...'
+        suffixes = [s for s in suffixes if not s.startswith('size=') and not s.startswith('dtype=')]
+        suffixes.append('size=' + str(tuple(a.shape)))
+        if dt is not default:
+            suffixes.append(f"dtype={dt}")
     if tensor_contents is not None:
         body = tensor_contents
     try:

@@ -48,3 +48,37 @@ def test_cuda_without_gpu_raises_like_torch():
         ember.ones(2).cuda()
     with pytest.raises((AssertionError, RuntimeError), match='CUDA'):
         ember.ones(2).to('cuda:0')
+
+
+def _meta_cases(m):
+    a = m.zeros(2, 3, device='meta')
+    return [
+        a, m.ones(2, dtype=m.int32, device='meta'),
+        m.zeros(2, 3, device='meta', requires_grad=True) * 2,
+        a + 1, m.zeros(2).to('meta'), m.zeros(0, device='meta'),
+        m.nn.Linear(3, 4, device='meta').weight,
+        m.empty(2, 2, device='meta'), m.arange(3, device='meta'), m.full((2,), 3., device='meta'),
+    ]
+
+
+def test_meta_tensors_match_torch():
+    for e, t in zip(_meta_cases(ember), _meta_cases(torch)):
+        assert repr(e) == repr(t)
+        assert e.is_meta and str(e.device) == 'meta'
+        assert tuple(e.shape) == tuple(t.shape) and repr(e.dtype) == repr(t.dtype)
+
+
+def test_meta_tensors_have_no_data():
+    for m in (ember, torch):
+        a = m.zeros(2, 3, device='meta')
+        with pytest.raises(NotImplementedError, match='no data'):
+            a.cpu()
+        with pytest.raises(NotImplementedError, match='no data'):
+            a.tolist()
+        with pytest.raises(TypeError):
+            a.numpy()
+        with pytest.raises(RuntimeError, match='meta tensors'):
+            m.zeros(1, device='meta').item()
+        lin = m.nn.Linear(3, 4, device='meta')
+        lin.to_empty(device='cpu')
+        assert lin.weight.device.type == 'cpu' and tuple(lin.weight.shape) == (4, 3)

@@ -5,6 +5,9 @@ cupy directly. The CuPy backend is imported lazily, only when a CUDA device is a
 """
 import numpy as np
 from .._device import device, CPU
+from .meta_backend import MetaArray, META_MODULE, to_meta, no_data
+
+META = device('meta')
 
 __all__ = ['array_module', 'device_of', 'to_device', 'get_backend']
 
@@ -27,7 +30,12 @@ def array_module(arr):
 
 
 def device_of(arr):
-    if type(arr) is np.ndarray or _cupy is None:
+    t = type(arr)
+    if t is np.ndarray:
+        return CPU
+    if t is MetaArray:
+        return META
+    if _cupy is None:
         return CPU
     from . import cupy_backend
     return cupy_backend.device_of(arr)
@@ -40,14 +48,18 @@ def module_for_device(dev):
     if dev.type == 'cuda':
         return _get_cupy()
     if dev.type == 'meta':
-        raise NotImplementedError("ember does not implement the 'meta' device for compute")
+        return META_MODULE
     raise RuntimeError(f"unsupported device {dev}")
 
 
 def to_device(arr, dev):
     """Move an array to ``dev`` (a copy across devices; the same array otherwise)."""
+    if dev.type == 'meta':
+        return to_meta(arr)
+    if type(arr) is MetaArray:
+        no_data()
     if dev.type == 'cpu':
-        if type(arr) is np.ndarray:
+        if isinstance(arr, np.ndarray):
             return arr
         return arr.get()
     if dev.type == 'cuda':

@@ -31,7 +31,7 @@ def _bin(a, b):
 
 def _w(r, xp=np):
     """Wrap a ufunc result (numpy gives scalars for 0-d inputs) as a fresh tensor."""
-    return wrap(r if r.__class__ is _nd else xp.asarray(r))
+    return wrap(r if r.__class__ is _nd else xp.asanyarray(r))
 
 
 @_ign
@@ -214,7 +214,7 @@ def add(input, other, *, alpha=1, out=None):
     if alpha != 1:
         y = _scale_alpha(y, x, alpha)
     r = xp.add(x, y)
-    res = wrap(r if r.__class__ is _nd else xp.asarray(r))
+    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         _record_binary(res, input, other, AddBackward0, AddBackwardScalar, alpha=alpha)
     return res if out is None else _out(res, out, 'add')
@@ -241,7 +241,7 @@ def sub(input, other, *, alpha=1, out=None):
     if alpha != 1:
         y = _scale_alpha(y, x, alpha)
     r = xp.subtract(x, y)
-    res = wrap(r if r.__class__ is _nd else xp.asarray(r))
+    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         if isinstance(input, Tensor):
             _record_binary(res, input, other, SubBackward0, SubBackwardScalar, alpha=alpha)
@@ -304,7 +304,7 @@ def mul(input, other, *, out=None):
     """
     x, y, xp = _bin(input, other)
     r = xp.multiply(x, y)
-    res = wrap(r if r.__class__ is _nd else xp.asarray(r))
+    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if ta and tb:
@@ -409,7 +409,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     """
     x, y, xp = _bin(input, other)
     r = _div_arrays(x, y, xp, rounding_mode)
-    res = wrap(r if r.__class__ is _nd else xp.asarray(r))
+    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if rounding_mode is not None:

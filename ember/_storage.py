@@ -1,5 +1,9 @@
 """Storage: the memory block that tensors view. Several tensors may share one."""
+import weakref
+
 import numpy as np
+
+_weakref = weakref.ref
 
 __all__ = ['UntypedStorage', 'TypedStorage']
 
@@ -18,13 +22,30 @@ class UntypedStorage:
         >>> x.view(2, 2).untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
         True
     """
-    __slots__ = ('_src', '_version', '__weakref__')
+    __slots__ = ('_src', '_version', '_views', '__weakref__')
 
     def __init__(self, src=None, size=None):
         if src is None:
             src = np.zeros(int(size or 0), dtype=np.uint8)
         self._src = src
         self._version = 0
+        self._views = None   # weakrefs to views made while their base needed no grad
+
+    def _track_view(self, v):
+        """Remember view ``v`` so that it requires grad once its base does (autograd)."""
+        vs = self._views
+        if vs is None:
+            vs = self._views = []
+        vs.append(_weakref(v))
+        n = len(vs)
+        if n >= 16 and not n & (n - 1):   # drop dead references now and then
+            vs[:] = [r for r in vs if r() is not None]
+
+    def _tracked_views(self):
+        """The live tracked views (and forget them)."""
+        vs = self._views
+        self._views = None
+        return [v for v in (r() for r in vs or ()) if v is not None]
 
     def _flat(self):
         """The storage as a 1-D array of its creating array's dtype, from its first byte."""

@@ -166,7 +166,8 @@ def check_error(fn, arrays=(), match=None):
 
 def gradcheck_ember(fn, arrays, **kw):
     """float64 finite-difference gradcheck of ``fn(ember, *tensors)``."""
-    ins = _make(ember, [a.astype(np.complex128) if a.dtype.kind == 'c' else
+    ins = _make(ember, [a if not isinstance(a, np.ndarray) else
+                        a.astype(np.complex128) if a.dtype.kind == 'c' else
                         a.astype(np.float64) if a.dtype.kind == 'f' else a for a in arrays], True)
     f = lambda *xs: fn(ember, *xs)  # noqa: E731
     assert ember.autograd.gradcheck(f, tuple(ins), **kw)

@@ -753,10 +753,15 @@ def test_global_registration_hooks():
 def test_deprecated_global_backward_hook():
     mm = nn.modules.module
     seen = []
+    # the full/non-full kind of global backward hooks is sticky (as in PyTorch): an earlier
+    # test registered a full one, so reset it as PyTorch's own tests do
+    saved = mm._global_is_full_backward_hook
+    mm._global_is_full_backward_hook = None
     h = mm.register_module_backward_hook(lambda m, gi, go: seen.append(type(m).__name__))
     try:
         lin = nn.Linear(2, 2)
         lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
     finally:
         h.remove()
+        mm._global_is_full_backward_hook = saved
     assert seen == ['Linear']

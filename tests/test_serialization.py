@@ -4,6 +4,7 @@ import copy
 import io
 import os
 import pickle
+import re
 import struct
 import zipfile
 
@@ -662,3 +663,178 @@ def test_zip64_entries_stay_aligned(monkeypatch):
     assert out['a'].tolist() == sd['a'].tolist() and out['c'].tolist() == [1.0] * 70
     back = ember.load(io.BytesIO(raw))
     assert back['a'].tolist() == sd['a'].tolist() and back['b'].tolist() == [0, 1, 2]
+
+
+# ------------------------------------------------------------------ atomic save under SIGKILL
+def _open_fds():
+    return set(os.listdir('/proc/self/fd'))
+
+
+def _tmp_files(folder):
+    return sorted(n for n in os.listdir(folder) if n.endswith('.tmp'))
+
+
+def _wait_release_threads():
+    import threading
+    for t in threading.enumerate():
+        if t.name == 'ember-save-release':
+            t.join(5)
+
+
+_SAVER = r'''
+import sys, ember
+path = sys.argv[1]
+sd = {f"w{i}": ember.full((1 << 19,), float(i)) for i in range(8)}   # 16 MB
+print("ready", flush=True)
+while True:
+    ember.save(sd, path)
+'''
+
+
+def _check_ckpt(p):
+    out = ember.load(p)
+    assert sorted(out) == [f'w{i}' for i in range(8)] or sorted(out) == ['old']
+    if 'w3' in out:
+        assert out['w3'][::4096].tolist() == [3.0] * 128
+
+
+def test_killed_save_never_damages_checkpoint(tmp_path):
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+    p = tmp_path / 'ckpt.pt'
+    ember.save({'old': ember.arange(3.)}, p)
+    # a real `python -c` process saving in a loop, killed with SIGKILL at a random moment
+    proc = subprocess.Popen([sys.executable, '-c', _SAVER, str(p)], stdout=subprocess.PIPE,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert proc.stdout.readline().strip() == b'ready'
+    time.sleep(random.uniform(0.05, 0.3))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    _check_ckpt(p)
+    # more kills, from forked children (no interpreter start-up): each child signals just
+    # before a save and is killed while that save is (most likely) writing
+    rng = random.Random(0)
+    sd = {f"w{i}": ember.full((1 << 19,), float(i)) for i in range(8)}
+    left = 0
+    killed = {proc.pid}
+    for _ in range(8):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # child
+            try:
+                os.close(r)
+                while True:
+                    os.write(w, b'.')
+                    ember.save(sd, p)
+            finally:
+                os._exit(0)
+        os.close(w)
+        os.read(r, 1)
+        time.sleep(rng.uniform(0.0, 0.03))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)   # reaped: the pid no longer exists
+        killed.add(pid)
+        os.close(r)
+        _check_ckpt(p)
+        tmps = _tmp_files(tmp_path)
+        left = max(left, len(tmps))
+        # whatever is left is clearly named after the checkpoint and the dead process
+        for n in tmps:
+            m = re.fullmatch(r'\.ckpt\.pt\.(\d+)-([0-9a-f]{8})\.[0-9a-f]{8}\.tmp', n)
+            assert m and int(m.group(1)) in killed and m.group(2) == S._host_tag(), n
+        assert [n for n in os.listdir(tmp_path) if not n.endswith('.tmp')] == ['ckpt.pt']
+    assert left >= 1            # the kills did land in the middle of a save
+    # the next save to that name removes the leftovers of dead processes
+    ember.save({'new': ember.ones(2)}, p)
+    assert os.listdir(tmp_path) == ['ckpt.pt']
+    assert ember.load(p)['new'].tolist() == [1.0, 1.0]
+    # torch reads what the killed processes left
+    assert torch.load(p, weights_only=True)['new'].tolist() == [1.0, 1.0]
+
+
+def test_stale_tmp_of_live_process_or_other_file_is_kept(tmp_path):
+    p = tmp_path / 'a.pt'
+    live = tmp_path / f'.a.pt.{os.getppid()}-{S._host_tag()}.0011aabb.tmp'   # our parent: alive
+    other_host = tmp_path / '.a.pt.999999999-00000000.0011aabb.tmp'
+    other_file = tmp_path / '.b.pt.999999999-00000000.0011aabb.tmp'
+    for f in (live, other_host, other_file):
+        f.write_bytes(b'x')
+    ember.save(ember.ones(1), p)
+    assert sorted(os.listdir(tmp_path)) == sorted(['a.pt', live.name, other_host.name,
+                                                   other_file.name])
+
+
+# ------------------------------------------------------------------ release of the replaced file
+_EXIT_SAVER = r'''
+import atexit, sys, ember
+path = sys.argv[1]
+ember.save({"w": ember.full((1 << 20,), 1.0)}, path)
+ember.save({"w": ember.full((1 << 20,), 2.0)}, path)     # replaces: background close
+atexit.register(lambda: ember.save({"w": ember.full((1 << 20,), 3.0)}, path))
+'''
+
+
+def test_program_ending_right_after_save(tmp_path):
+    import subprocess
+    import sys
+    p = tmp_path / 'x.pt'
+    ember.save({'w': ember.zeros(1)}, p)
+    r = subprocess.run([sys.executable, '-c', _EXIT_SAVER, str(p)], capture_output=True,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stderr == b''
+    assert os.listdir(tmp_path) == ['x.pt']
+    w = ember.load(p)['w']
+    assert w.shape == (1 << 20,) and w[::1024].tolist() == [3.0] * 1024
+
+
+def test_replaced_file_descriptor_is_released(tmp_path, monkeypatch):
+    import threading
+    p = tmp_path / 'x.pt'
+    ember.save(ember.zeros(1000), p)
+    _wait_release_threads()
+    with open(p, 'rb') as reader:          # a reader of the old file keeps reading it
+        before = _open_fds()
+        for i in range(5):
+            ember.save(ember.full((1000,), float(i)), p)
+        _wait_release_threads()
+        assert _open_fds() == before
+        assert ember.load(reader).tolist() == [0.0] * 1000
+    assert ember.load(p).tolist() == [4.0] * 1000
+    # when no thread can be started (interpreter shutdown), the descriptor is closed at once
+    def no_threads(self):
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+    monkeypatch.setattr(threading.Thread, 'start', no_threads)
+    before = _open_fds()
+    ember.save(ember.ones(3), p)
+    assert _open_fds() == before
+    assert ember.load(p).tolist() == [1.0, 1.0, 1.0]
+    assert os.listdir(tmp_path) == ['x.pt']
+
+
+# ------------------------------------------------------------------ memory: no extra copy of the data
+def test_save_and_load_hold_no_extra_copy(tmp_path):
+    import tracemalloc
+    mb = 2 ** 20
+    sd = {f'w{i}': ember.full((mb // 4,), float(i)) for i in range(24)}   # 24 MB
+    nbytes = 24 * mb
+    p = tmp_path / 'big.pt'
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        ember.save(sd, p)
+        save_extra = tracemalloc.get_traced_memory()[1] - base
+        del sd
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        out = ember.load(p)
+        cur, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert save_extra < 0.05 * nbytes, save_extra          # streamed: no copy of the tensors
+    assert cur - base >= nbytes                             # the loaded tensors themselves...
+    assert peak - base < 1.05 * nbytes, peak - base         # ...and nothing more
+    assert out['w7'][::4096].tolist() == [7.0] * 64

@@ -181,10 +181,11 @@ def edge_of(t):
     """The ``(node, output_nr)`` edge a gradient for tensor ``t`` flows into."""
     if not isinstance(t, Tensor) or not t._rg:
         return (None, 0)
+    if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
+        fn = t._view_grad_fn()
+        return (None, 0) if fn is None else (fn, t._out_nr)
     fn = t._grad_fn
     if fn is not None:
-        if t._base is not None:
-            fn = t._view_grad_fn()
         return (fn, t._out_nr)
     acc = t._grad_acc
     if acc is None:
@@ -207,9 +208,10 @@ def record(out, node, inputs, save=None):
     for t in inputs:
         if isinstance(t, Tensor) and t._rg:
             fn = t._grad_fn
-            if fn is not None:
-                if t._base is not None:
-                    fn = t._view_grad_fn()
+            if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
+                fn = t._view_grad_fn()
+                edges.append(_NO_EDGE if fn is None else (fn, t._out_nr))
+            elif fn is not None:
                 edges.append((fn, t._out_nr))
             else:
                 acc = t._grad_acc

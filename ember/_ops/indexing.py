@@ -8,7 +8,8 @@ one per leading dim, with NumPy's (= PyTorch's) placement rule for the result di
 """
 import numpy as np
 
-from .._tensor import Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name
+from .._tensor import (Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name,
+                       _autograd_check, _check_partial_overlap, _internal_overlap, _writable)
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from ..autograd.graph import _named
@@ -239,10 +240,13 @@ def _slice_dim(x, d, s, skip_trivial):
         if step == 0:
             raise ValueError("slice step cannot be zero")
         raise ValueError("step must be greater than zero")
+    # like PyTorch, only a slice written as the whole dim (``:``, ``0:n``, ``0:n+5``) is
+    # skipped; ``-n:`` still makes a slice view
+    if skip_trivial and step == 1 and (s.start is None or s.start == 0) and (
+            s.stop is None or s.stop >= n):
+        return x
     start, stop, step = slice(s.start, s.stop, step).indices(n)
     stop = max(start, stop)
-    if skip_trivial and start == 0 and stop == n and step == 1:
-        return x
     return V._slice(x, d, start, stop, step)
 
 
@@ -414,20 +418,19 @@ def setitem(self, index, value):
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     res, key = _basic(self, index)
     is_t = isinstance(value, Tensor)
-    if is_t:
-        value = _strip_leading_ones(value, res._data.ndim if key is None else 0)
-    elif isinstance(value, (list, tuple, np.ndarray)):
+    if not is_t and isinstance(value, (list, tuple, np.ndarray)):
         value = _as_tensor(value)
         is_t = True
     if key is None:
-        if is_t:
-            res.copy_(value)
-        elif _Mode.grad and res._rg:
-            fill_(res, wrap(_xp(res._data).asarray(value, dtype=res._data.dtype)))  # FillBackward3
-        else:
-            fill_(res, value)
+        _copy_to(res, value, is_t)
         return
-    if not check_inplace(res, value):
+    if is_t:
+        value = _strip_leading_ones(value, 0)
+    if not _autograd_check(res, (value,)):
+        # index_put_ without autograd: allowed on expanded tensors (PyTorch only warns);
+        # the values must not overlap the written-to tensor
+        if is_t and value._data.ndim and value is not res:
+            _check_partial_overlap(res, value)
         a = res._data
         target = _key_result_shape(a.shape, key)
         v = value._data if is_t else value
@@ -442,6 +445,8 @@ def setitem(self, index, value):
                                    f"{_shape_str(target)}")
         if is_t and v.dtype.kind == 'c' and a.dtype.kind != 'c':
             v = v.real
+        if not a.flags.writeable:
+            a = _writable(res)
         try:
             a[key] = v
         except IndexError as e:
@@ -454,6 +459,30 @@ def setitem(self, index, value):
     else:
         value = wrap(_xp(res._data).asarray(value, dtype=res._data.dtype))
     inplace(res, _index_put_key, key, value, False)
+
+
+def _copy_to(dst, value, is_t):
+    """``dst[...] = value`` for a basic-indexing result ``dst``, as PyTorch does it: a
+    tensor of the same shape is ``copy_``-ed, a 0-dim one ``fill_``-s, others are
+    broadcast (leading size-1 dims dropped) and copied; a number becomes a 0-dim tensor
+    of ``dst``'s dtype first."""
+    d = dst._data
+    if is_t:
+        if value._data.shape == d.shape:
+            dst.copy_(value)
+        elif not value._data.ndim:
+            fill_(dst, value)
+        else:
+            dst.copy_(_strip_leading_ones(value, d.ndim))
+        return
+    if d.ndim and not (_Mode.grad and dst._rg) and not _internal_overlap(d):
+        fill_(dst, value)   # fast path: nothing to record, nothing to refuse
+        return
+    v = wrap(_xp(d).asarray(value, dtype=d.dtype))
+    if d.ndim:
+        fill_(dst, v)
+    else:
+        dst.copy_(v)
 
 
 register('__getitem__', function=False)(getitem)

@@ -4,7 +4,7 @@ unfold, split/chunk/unbind, basic slicing), and the machinery that keeps autogra
 right when a view is written in place (CopySlices, regenerated AsStrided grad_fns)."""
 import numpy as np
 
-from .._tensor import Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace
+from .._tensor import Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _autograd_check
 from ._util import wrap, Node, register, grad_needed, record, edge_of
 from ..autograd.graph import _seq
 from .._backend import array_module
@@ -13,14 +13,28 @@ _as_strided_np = np.lib.stride_tricks.as_strided
 
 
 def make_view(src, arr, node=None, save=None):
-    """Wrap ``arr`` (a view of ``src``'s data) as a view tensor of ``src``."""
+    """Wrap ``arr`` (a view of ``src``'s data) as a view tensor of ``src``.
+
+    Like PyTorch, a view requires grad when its base does; a view made in no-grad mode
+    (or an output of a multi-view op, see ``_multi_view``) may not be modified in place
+    while autograd records (``_vmeta``)."""
     t = wrap(arr)
-    st = src._storage_obj()
+    st = src._st
+    if st is None:
+        st = src._storage_obj()
     t._st = st
-    t._base = src if src._base is None else src._base
+    sb = src._base
+    t._base = src if sb is None else sb
     t._vver = st._version
-    if node is not None and _Mode.grad and src._rg:
-        record(t, node, (src,), save)
+    g = _Mode.grad
+    t._vmeta = (src._vmeta if sb is not None else 0) if g else 2
+    if src._rg:
+        if arr.dtype.kind in 'fcV':
+            t._rg = True
+            if node is not None and g:
+                record(t, node, (src,), save)
+    elif g and arr.dtype.kind in 'fcV':
+        st._track_view(t)   # it requires grad as soon as its base does
     return t
 
 
@@ -105,6 +119,10 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """``reshape`` of a non-contiguous tensor that can still be a view."""
+
+
 def _view_arr(a, shape):
     if a.flags.c_contiguous:
         return a.reshape(shape)
@@ -167,7 +185,7 @@ def reshape(input, *shape):
     if a is not None:
         node = None
         if input._rg and _Mode.grad:
-            node = ViewBackward0()
+            node = ViewBackward0() if input._data.flags.c_contiguous else ReshapeAliasBackward0()
             node.shape = input._data.shape
         return make_view(input, a, node)
     out = wrap(np.ascontiguousarray(input._data).reshape(shape) if type(input._data) is np.ndarray
@@ -553,38 +571,49 @@ def unsqueeze(input, dim):
     return make_view(input, xp.expand_dims(a, d), node)
 
 
-def _set_meta_inplace(self, new):
-    """Give ``self`` the geometry (and grad_fn) of view ``new`` of itself."""
+def _set_meta_inplace(self, view_fn, *args):
+    """Give ``self`` the geometry of ``view_fn(self, *args)`` (a view of itself), as
+    PyTorch's in-place view ops do: the version counter is bumped and, when autograd
+    records, ``self`` gets the view's node (named ``...Backward1`` etc. like PyTorch's
+    in-place variants); a base is not rebased (its data did not change)."""
+    rec = _autograd_check(self, ())
+    new = view_fn(self, *args)
     self._data = new._data
-    if new._rg and _Mode.grad:
-        self._grad_fn = new._grad_fn
-        self._out_nr = new._out_nr
+    st = self._storage_obj()
+    st._version += 1
+    if rec:
+        node = new._grad_fn
+        node.__class__ = _INPLACE_VIEW_NODE[node.__class__]
+        self._grad_fn = node
+        self._out_nr = 0
+    if self._base is not None:
+        self._vver = st._version
     return self
 
 
 def squeeze_(self, dim=None):
     """In-place version of :func:`squeeze` (changes this tensor's shape)."""
-    return _set_meta_inplace(self, squeeze(self, dim))
+    return _set_meta_inplace(self, squeeze, dim)
 
 
 def unsqueeze_(self, dim):
     """In-place version of :func:`unsqueeze`."""
-    return _set_meta_inplace(self, unsqueeze(self, dim))
+    return _set_meta_inplace(self, unsqueeze, dim)
 
 
 def transpose_(self, dim0, dim1):
     """In-place version of :func:`transpose`."""
-    return _set_meta_inplace(self, transpose(self, dim0, dim1))
+    return _set_meta_inplace(self, transpose, dim0, dim1)
 
 
 def t_(self):
     """In-place version of :func:`t`."""
-    return _set_meta_inplace(self, t(self))
+    return _set_meta_inplace(self, t)
 
 
 def as_strided_(self, size, stride, storage_offset=None):
     """In-place version of :func:`as_strided`."""
-    return _set_meta_inplace(self, as_strided(self, size, stride, storage_offset))
+    return _set_meta_inplace(self, as_strided, size, stride, storage_offset)
 
 
 # ------------------------------------------------------------------ slicing family
@@ -711,10 +740,13 @@ SplitWithSizesBackward0 = type('SplitWithSizesBackward0', (SplitBackward0,), {})
 def _multi_view(input, pieces, cls, d):
     """Record one multi-output node (PyTorch's SplitBackward0 / UnbindBackward0) for the
     views ``pieces`` of ``input``."""
-    if input._rg and _Mode.grad:
-        node = cls()
-        node.dim = d
-        record(pieces, node, (input,))
+    if _Mode.grad:
+        for p in pieces:
+            p._vmeta = 1
+        if input._rg:
+            node = cls()
+            node.dim = d
+            record(pieces, node, (input,))
     return pieces
 
 
@@ -972,7 +1004,7 @@ def as_strided(input, size, stride, storage_offset=None):
     if input._rg and _Mode.grad:
         node = AsStridedBackward0()
         node.shape = a.shape
-        node.pos = _positions_of(input, out)
+        node.pos = _positions_of(input, out, True)
         record(out, node, (input,))
     return out
 
@@ -990,15 +1022,27 @@ def _storage_index(t):
     return idx
 
 
-def _positions_of(base, view_t):
-    """Row-major positions in ``base`` of each element of ``view_t`` (same storage)."""
+def _positions_of(base, view_t, outside=False):
+    """Row-major positions in ``base`` of each element of ``view_t`` (same storage).
+    With ``outside``, elements of ``view_t`` that are not elements of ``base`` (an
+    ``as_strided`` window reaching past its input) get position -1."""
     v = _storage_index(view_t)
-    b = _storage_index(base).reshape(-1)
+    n = base._data.size
     if base._data.flags.c_contiguous:
-        return v - base.storage_offset()
+        pos = v - base.storage_offset()
+        if outside:
+            pos[(pos < 0) | (pos >= n)] = -1
+        return pos
+    b = _storage_index(base).reshape(-1)
     order = np.argsort(b, kind='stable')
-    loc = np.searchsorted(b[order], v)
-    return order[loc]
+    sb = b[order]
+    loc = np.searchsorted(sb, v)
+    if not outside:
+        return order[loc]
+    if not n:
+        return np.full(v.shape, -1, np.int64)
+    locc = np.minimum(loc, n - 1)
+    return np.where((loc < n) & (sb[locc] == v), order[locc], -1)
 
 
 class _FlatGatherBackward(Node):
@@ -1015,7 +1059,11 @@ def _flat_gather(x, pos):
     """``x.flatten()[pos]`` (differentiable)."""
     a = x._data
     xp = array_module(a)
-    out = wrap(a.reshape(-1)[xp.asarray(pos)] if a.size else xp.zeros(pos.shape, a.dtype))
+    if pos.size and pos.min() < 0:   # positions outside the input read as 0
+        flat = xp.concatenate([a.reshape(-1), xp.zeros(1, a.dtype)])
+        out = wrap(flat[xp.asarray(np.where(pos < 0, a.size, pos))])
+    else:
+        out = wrap(a.reshape(-1)[xp.asarray(pos)] if a.size else xp.zeros(pos.shape, a.dtype))
     if grad_needed(x):
         node = _FlatGatherBackward()
         node.shape, node.pos = a.shape, pos
@@ -1030,6 +1078,9 @@ def _flat_scatter_add(shape, pos, src):
     z = xp.zeros(int(np.prod(shape)), a.dtype)
     p = xp.asarray(pos).reshape(-1)
     vals = xp.broadcast_to(a, pos.shape).reshape(-1)
+    if p.size and pos.min() < 0:   # positions outside the target are dropped
+        keep = xp.asarray(pos.reshape(-1) >= 0)
+        p, vals = p[keep], vals[keep]
     if xp is np:
         np.add.at(z, p, vals)
     else:
@@ -1047,13 +1098,15 @@ class CopySlices(Node):
     """grad_fn of a base after one of its views was written in place: the view region
     of the gradient goes to the new values, the rest to the base's old history."""
 
-    def name(self):
-        return 'torch::autograd::CopySlices'
+    _overlap = False
 
     def name(self):
         return 'torch::autograd::CopySlices'
 
     def backward(self, g):
+        if self._overlap and self.next_functions[0][0] is not None:
+            from .._tensor import _INTERNAL_OVERLAP
+            raise RuntimeError(_INTERNAL_OVERLAP)
         gb = None
         if self.next_functions[0][0] is not None:
             mask = np.ones(int(np.prod(self.shape)), dtype=bool)
@@ -1066,12 +1119,18 @@ class CopySlices(Node):
 
 def _copy_slices(view_t, res):
     """Rebase ``view_t._base``'s history after ``view_t`` was overwritten by ``res``."""
+    from .._tensor import _views_need_grad, _internal_overlap
     base = view_t._base
+    was = base._rg
     node = CopySlices()
     node.shape = base._data.shape
     node.pos = _positions_of(base, view_t)
+    if _internal_overlap(view_t._data):
+        node._overlap = True   # PyTorch fails in backward, writing the view's gradient
     record(base, node, (base, res))
     base._out_nr = 0
+    if not was:
+        _views_need_grad(base)
     _regenerate_view_fn(view_t)
 
 
@@ -1091,6 +1150,14 @@ def _regenerate_view_fn(v):
     v._grad_fn = node
     v._out_nr = 0
     v._rg = True
+
+
+# PyTorch's names for the nodes of the in-place view ops (squeeze_, t_, ...)
+_INPLACE_VIEW_NODE = {c: type(n, (c,), {}) for c, n in (
+    (SqueezeBackward0, 'SqueezeBackward3'), (SqueezeBackward1, 'SqueezeBackward4'),
+    (SqueezeBackward2, 'SqueezeBackward5'), (UnsqueezeBackward0, 'UnsqueezeBackward1'),
+    (TransposeBackward0, 'TransposeBackward1'), (TBackward0, 'TBackward1'),
+    (AsStridedBackward0, 'AsStridedBackward1'))}
 
 
 # ------------------------------------------------------------------ registration

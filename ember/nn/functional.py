@@ -68,7 +68,11 @@ def _addmm_t(bias, x, weight):
 
 
 def relu(input, inplace=False):
-    """``max(0, x)`` elementwise (in place with ``inplace=True``).
+    """Applies the rectified linear unit ``max(0, x)`` elementwise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): operate in place. Default: ``False``.
 
     Example::
 
@@ -79,7 +83,16 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
-    """In-place :func:`relu`."""
+    """In-place version of :func:`relu`.
+
+    Args:
+        input (Tensor): the input, overwritten.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); F.relu_(x); x
+        tensor([0., 2.])
+    """
     return input.relu_()
 
 
@@ -245,10 +258,20 @@ def _pad_index(input, pad, mode):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
-    """Batch normalization over dim 1 of ``(N, C, *)`` input: ``(x - mean) / sqrt(var +
-    eps) * weight + bias``. In training mode the batch statistics are used and
-    ``running_mean`` / ``running_var`` (if given) are updated in place:
+    """Applies batch normalization over dim 1 of an ``(N, C, *)`` input:
+    ``(x - mean) / sqrt(var + eps) * weight + bias``. In training mode the batch statistics
+    are used and ``running_mean`` / ``running_var`` (if given) are updated in place:
     ``running = (1 - momentum) * running + momentum * batch_stat`` (unbiased variance).
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        running_mean (Tensor or None): ``(C)`` running mean.
+        running_var (Tensor or None): ``(C)`` running variance.
+        weight (Tensor, optional): ``(C)`` scale. Default: None.
+        bias (Tensor, optional): ``(C)`` shift. Default: None.
+        training (bool): use batch statistics. Default: ``False``.
+        momentum (float): running-statistics factor. Default: 0.1.
+        eps (float): added to the variance. Default: 1e-5.
 
     Example::
 

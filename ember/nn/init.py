@@ -14,8 +14,13 @@ __all__ = ['calculate_gain', 'uniform_', 'normal_', 'trunc_normal_', 'constant_'
 
 
 def calculate_gain(nonlinearity, param=None):
-    """The recommended gain for a nonlinearity (1 for linear/conv/sigmoid, 5/3 for tanh,
-    sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu, 3/4 for selu).
+    """Return the recommended gain value for a nonlinearity: 1 for linear, conv and
+    sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + negative_slope^2)) for
+    leaky_relu, 3/4 for selu.
+
+    Args:
+        nonlinearity (str): the name of the function (``'relu'``, ``'leaky_relu'``, ...).
+        param (float, optional): the negative slope of ``'leaky_relu'`` (default 0.01).
 
     Example::
 
@@ -65,28 +70,65 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with values from U(a, b).
+    """Fill the tensor with values drawn from the uniform distribution U(a, b).
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        a (float): the lower bound. Default: 0.
+        b (float): the upper bound. Default: 1.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
 
     Example::
 
-        >>> w = ember.empty(3, 5); nn.init.uniform_(w, -1, 1)
+        >>> w = ember.empty(3, 5)
+        >>> nn.init.uniform_(w, -1, 1).shape
+        torch.Size([3, 5])
     """
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with values from N(mean, std^2)."""
+    """Fill the tensor with values drawn from the normal distribution N(mean, std^2).
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        mean (float): the mean. Default: 0.
+        std (float): the standard deviation. Default: 1.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.normal_(ember.empty(3, 5), std=0.02)
+    """
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with values from N(mean, std^2) truncated to [a, b] (inverse-CDF sampling).
+    """Fill the tensor with values drawn from N(mean, std^2) truncated to ``[a, b]``
+    (inverse-CDF sampling; best when ``a <= mean <= b``).
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        mean (float): the mean of the normal distribution. Default: 0.
+        std (float): its standard deviation. Default: 1.
+        a (float): the minimum cutoff value. Default: -2.
+        b (float): the maximum cutoff value. Default: 2.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
 
     Example::
 
-        >>> nn.init.trunc_normal_(ember.empty(3, 5), std=0.02)
+        >>> w = nn.init.trunc_normal_(ember.empty(3, 5), std=0.02, a=-0.04, b=0.04)
     """
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -105,25 +147,76 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
-    """Fill with ``val``."""
+    """Fill the tensor with the value ``val``.
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        val (float): the value.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> nn.init.constant_(ember.empty(2), 0.3)
+        tensor([0.3000, 0.3000])
+    """
     with no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor):
-    """Fill with ones."""
+    """Fill the tensor with ones.
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> nn.init.ones_(ember.empty(2))
+        tensor([1., 1.])
+    """
     with no_grad():
         return tensor.fill_(1)
 
 
 def zeros_(tensor):
-    """Fill with zeros."""
+    """Fill the tensor with zeros.
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> nn.init.zeros_(ember.empty(2))
+        tensor([0., 0.])
+    """
     with no_grad():
         return tensor.zero_()
 
 
 def eye_(tensor):
-    """Fill a 2-D tensor with the identity matrix."""
+    """Fill a 2-D tensor with the identity matrix (preserving the identity of the inputs
+    in linear layers).
+
+    Args:
+        tensor (Tensor): a 2-dimensional tensor.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> nn.init.eye_(ember.empty(2, 3))
+        tensor([[1., 0., 0.],
+                [0., 1., 0.]])
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
@@ -138,7 +231,20 @@ def _wrap_np(a):
 
 
 def dirac_(tensor, groups=1):
-    """Fill a {3,4,5}-D tensor with the Dirac delta (identity convolution), per group."""
+    """Fill a {3, 4, 5}-dimensional tensor with the Dirac delta function, so that a
+    convolution with it preserves its inputs (per group, as many channels as possible).
+
+    Args:
+        tensor (Tensor): a {3, 4, 5}-dimensional tensor.
+        groups (int): the number of groups in the conv layer. Default: 1.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.dirac_(ember.empty(3, 16, 5, 5))
+    """
     dimensions = tensor.dim()
     if dimensions not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
@@ -158,7 +264,21 @@ def dirac_(tensor, groups=1):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    """Fill the tensor with Glorot (Xavier) uniform values: U(-a, a) with
+    ``a = gain * sqrt(6 / (fan_in + fan_out))``.
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        gain (float): an optional scaling factor. Default: 1.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.xavier_uniform_(ember.empty(3, 5), gain=nn.init.calculate_gain('relu'))
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
@@ -166,19 +286,47 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
-    """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    """Fill the tensor with Glorot (Xavier) normal values: N(0, std^2) with
+    ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        gain (float): an optional scaling factor. Default: 1.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.xavier_normal_(ember.empty(3, 5))
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None):
-    """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan_mode)``.
+    """Fill the tensor with He (Kaiming) uniform values: U(-bound, bound) with
+    ``bound = gain * sqrt(3 / fan_mode)``. Zero-element tensors are left as they are (with a
+    warning).
 
     Args:
-        a (float): negative slope of the following leaky_relu.
-        mode (str): ``'fan_in'`` or ``'fan_out'``.
-        nonlinearity (str): ``'relu'`` or ``'leaky_relu'`` (default).
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        a (float): the negative slope of the rectifier used after this layer (only with
+            ``'leaky_relu'``). Default: 0.
+        mode (str): ``'fan_in'`` (default) preserves the variance of the forward pass,
+            ``'fan_out'`` that of the backward pass.
+        nonlinearity (str): ``'relu'`` or ``'leaky_relu'`` (default), any name accepted by
+            :func:`calculate_gain`.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.kaiming_uniform_(ember.empty(3, 5), mode='fan_in', nonlinearity='relu')
     """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op")
@@ -191,7 +339,25 @@ def kaiming_uniform_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', gene
 
 
 def kaiming_normal_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None):
-    """He normal: N(0, std^2), ``std = gain / sqrt(fan_mode)``."""
+    """Fill the tensor with He (Kaiming) normal values: N(0, std^2) with
+    ``std = gain / sqrt(fan_mode)``. Zero-element tensors are left as they are (with a warning).
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, filled in place.
+        a (float): the negative slope of the rectifier used after this layer (only with
+            ``'leaky_relu'``). Default: 0.
+        mode (str): ``'fan_in'`` (default) or ``'fan_out'``.
+        nonlinearity (str): ``'relu'`` or ``'leaky_relu'`` (default), any name accepted by
+            :func:`calculate_gain`.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.kaiming_normal_(ember.empty(3, 5), mode='fan_out', nonlinearity='relu')
+    """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
@@ -202,8 +368,21 @@ def kaiming_normal_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """Fill with a (semi-)orthogonal matrix (QR of a Gaussian matrix, signs fixed), scaled
-    by ``gain``; dims after the first are flattened."""
+    """Fill the tensor with a (semi-)orthogonal matrix scaled by ``gain`` (from the QR
+    decomposition of a Gaussian matrix); dimensions after the first are flattened.
+
+    Args:
+        tensor (Tensor): an n-dimensional tensor, ``n >= 2``.
+        gain (float): the scaling factor. Default: 1.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.orthogonal_(ember.empty(3, 5))
+    """
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -225,8 +404,22 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
-    """Fill a 2-D tensor as a sparse matrix: N(0, std^2) values with a fraction
-    ``sparsity`` of each column set to zero."""
+    """Fill a 2-D tensor as a sparse matrix: values from N(0, std^2), with a fraction
+    ``sparsity`` of the elements of each column set to zero.
+
+    Args:
+        tensor (Tensor): a 2-dimensional tensor.
+        sparsity (float): the fraction of elements in each column to be set to zero.
+        std (float): the standard deviation of the non-zero values. Default: 0.01.
+        generator (ember.Generator, optional): source of randomness. Default: None.
+
+    Returns:
+        the same ``tensor``.
+
+    Example::
+
+        >>> w = nn.init.sparse_(ember.empty(3, 5), sparsity=0.1)
+    """
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape

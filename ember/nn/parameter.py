@@ -32,7 +32,7 @@ class Parameter(Tensor):
             from .._ops.creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         if requires_grad and data._data.dtype.kind not in 'fcV':
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
@@ -89,17 +89,70 @@ class Buffer(Tensor, metaclass=_BufferMeta):
             from .._ops.creation import empty
             data = empty(0)
         t = data.detach()
+        if data.requires_grad:
+            t.requires_grad_(True)
         t.__dict__['_is_buffer'] = True
         t.__dict__['persistent'] = persistent
         return t
 
 
+_UNINIT_ALLOWED = frozenset({
+    'size', 'copy_', 'is_complex', 'is_floating_point', 'half', 'float', 'double', 'char',
+    'short', 'int', 'long', 'cuda', 'cpu', 'to', 'get_device', 'materialize',
+    'requires_grad_', 'share_memory_', 'detach', 'type', 'bfloat16', 'register_hook'})
+_UNINIT_DUNDERS = (
+    '__abs__', '__add__', '__and__', '__array__', '__bool__', '__complex__', '__div__', '__eq__',
+    '__float__', '__floordiv__', '__ge__', '__getitem__', '__gt__', '__iadd__', '__iand__',
+    '__idiv__', '__ifloordiv__', '__ilshift__', '__imod__', '__imul__', '__index__', '__int__',
+    '__invert__', '__ior__', '__ipow__', '__irshift__', '__isub__', '__iter__', '__itruediv__',
+    '__ixor__', '__le__', '__len__', '__lshift__', '__lt__', '__matmul__', '__mod__', '__mul__',
+    '__ne__', '__neg__', '__or__', '__pos__', '__pow__', '__radd__', '__rand__', '__rdiv__',
+    '__rfloordiv__', '__rlshift__', '__rmatmul__', '__rmod__', '__rmul__', '__ror__', '__rpow__',
+    '__rrshift__', '__rshift__', '__rsub__', '__rtruediv__', '__rxor__', '__setitem__', '__sub__',
+    '__truediv__', '__xor__')
+_tensor_methods = None
+
+
+def _uninit_error(cls, name):
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in <method '{name}' of 'Tensor' objects>. "
+        "This error happens when you are using a `LazyModule` or explicitly manipulating "
+        f"`torch.nn.parameter.{cls.__name__}` objects. When using LazyModules Call `forward` "
+        "with a dummy batch to initialize the parameters before calling torch functions")
+
+
+def _public_tensor_methods():
+    global _tensor_methods
+    if _tensor_methods is None:
+        import inspect
+        _tensor_methods = frozenset(
+            n for n in dir(Tensor) if not n.startswith('_')
+            and callable(inspect.getattr_static(Tensor, n))
+            and not isinstance(inspect.getattr_static(Tensor, n), (property, type))
+        ) - _UNINIT_ALLOWED
+    return _tensor_methods
+
+
 class _Uninit:
-    """Mixin: a placeholder that raises on use until ``materialize`` gives it a shape."""
+    """Mixin: a placeholder of unknown shape. Using it in tensor operations raises a
+    ``ValueError`` until ``materialize(shape)`` gives it data (only conversions such as
+    ``to``, ``float``, ``cpu`` and ``size`` are allowed before)."""
     cls_to_become = None
 
+    def __getattribute__(self, name):
+        if name[0] != '_' and name in _public_tensor_methods():
+            raise _uninit_error(type(self), name)
+        return object.__getattribute__(self, name)
+
     def materialize(self, shape, device=None, dtype=None):
-        """Create the data with ``shape`` and turn into ``cls_to_become``."""
+        """Create the data with ``shape`` (on this tensor's device and dtype unless given)
+        and turn into ``cls_to_become``.
+
+        Args:
+            shape (tuple): the shape of the materialized tensor.
+            device (ember.device, optional): its device.
+            dtype (ember.dtype, optional): its dtype.
+        """
         from .._ops.creation import empty
         if device is None:
             device = self.device
@@ -117,16 +170,54 @@ class _Uninit:
                            "uninitialized parameter into an initialized one. Call `forward` to "
                            "initialize the parameters before accessing their attributes.")
 
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
     def __repr__(self):
         return f'<{type(self).__name__}>'
 
     def __reduce_ex__(self, proto):
         return (self.__class__, (self.requires_grad,))
 
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        r = type(self)(self.requires_grad, device=self.device, dtype=self.dtype)
+        memo[id(self)] = r
+        return r
+
+
+def _make_raiser(name):
+    def f(self, *args, **kwargs):
+        raise _uninit_error(type(self), name)
+    f.__name__ = name
+    return f
+
+
+for _n in _UNINIT_DUNDERS:
+    setattr(_Uninit, _n, _make_raiser(_n))
+_Uninit.__hash__ = object.__hash__
+del _n
+
 
 class UninitializedParameter(_Uninit, Parameter):
-    """A parameter whose shape is not known yet (lazy modules); becomes a
-    :class:`Parameter` after ``materialize(shape)``."""
+    """A parameter whose shape is not known yet (used by lazy modules). Using it in tensor
+    operations raises ``ValueError`` until :meth:`materialize` gives it a shape, which turns it
+    into a :class:`Parameter`.
+
+    Args:
+        requires_grad (bool): Default: ``True``.
+        device (ember.device, optional): the device of the data to be created.
+        dtype (ember.dtype, optional): its dtype.
+
+    Example::
+
+        >>> p = nn.UninitializedParameter()
+        >>> p.materialize((2, 3)); type(p).__name__, p.shape
+        ('Parameter', torch.Size([2, 3]))
+    """
     __slots__ = ()
     cls_to_become = Parameter
 
@@ -136,8 +227,20 @@ class UninitializedParameter(_Uninit, Parameter):
 
 
 class UninitializedBuffer(_Uninit, Tensor):
-    """A buffer whose shape is not known yet (lazy modules); becomes a plain tensor after
-    ``materialize(shape)``."""
+    """A buffer whose shape is not known yet (used by lazy modules); :meth:`materialize` turns
+    it into a plain tensor.
+
+    Args:
+        requires_grad (bool): Default: ``False``.
+        device (ember.device, optional): the device of the data to be created.
+        dtype (ember.dtype, optional): its dtype.
+
+    Example::
+
+        >>> b = nn.UninitializedBuffer()
+        >>> b.materialize(4); b.shape
+        torch.Size([4])
+    """
     __slots__ = ()
     cls_to_become = Tensor
 

@@ -27,15 +27,40 @@ _global_optimizer_post_hooks = OrderedDict()
 
 
 def register_optimizer_step_pre_hook(hook):
-    """Register ``hook(optimizer, args, kwargs)`` run before every optimizer's ``step``;
-    it may return ``(new_args, new_kwargs)``. Returns a handle."""
+    """Register a pre-hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None
+    or (new_args, new_kwargs)`` runs before every ``step``.
+
+    Args:
+        hook (Callable): the hook.
+
+    Returns:
+        :class:`ember.utils.hooks.RemovableHandle`: ``handle.remove()`` unregisters it.
+
+    Example::
+
+        >>> h = ember.optim.optimizer.register_optimizer_step_pre_hook(lambda opt, a, k: None)
+        >>> h.remove()
+    """
     h = RemovableHandle(_global_optimizer_pre_hooks)
     _global_optimizer_pre_hooks[h.id] = hook
     return h
 
 
 def register_optimizer_step_post_hook(hook):
-    """Register ``hook(optimizer, args, kwargs)`` run after every optimizer's ``step``."""
+    """Register a post-hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None``
+    runs after every ``step``.
+
+    Args:
+        hook (Callable): the hook.
+
+    Returns:
+        :class:`ember.utils.hooks.RemovableHandle`
+
+    Example::
+
+        >>> h = ember.optim.optimizer.register_optimizer_step_post_hook(lambda opt, a, k: None)
+        >>> h.remove()
+    """
     h = RemovableHandle(_global_optimizer_post_hooks)
     _global_optimizer_post_hooks[h.id] = hook
     return h

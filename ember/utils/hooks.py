@@ -37,8 +37,20 @@ def _identity_wrap(tensors):
 
 
 class BackwardHook:
-    """Calls a module's full backward (pre) hooks with gradients w.r.t. its tensor inputs
-    and outputs, letting them replace ``grad_input`` / ``grad_output``."""
+    """The machinery of a module's full backward (pre-)hooks: wraps the module's tensor inputs
+    and outputs in identity nodes so that the hooks see (and may replace) the gradients
+    with respect to them. Used by ``nn.Module.__call__``.
+
+    Args:
+        module (nn.Module): the module whose hooks run.
+        user_hooks (list): ``hook(module, grad_input, grad_output)`` callables.
+        user_pre_hooks (list): ``hook(module, grad_output)`` callables.
+
+    Example::
+
+        >>> bw = BackwardHook(lin, [lambda m, gi, go: None], [])
+        >>> args = bw.setup_input_hook((x,)); out = bw.setup_output_hook(lin.forward(*args))
+    """
 
     def __init__(self, module, user_hooks, user_pre_hooks):
         self.module = module
@@ -55,12 +67,27 @@ class BackwardHook:
         return tuple(out)
 
     def setup_input_hook(self, args):
+        """Route the tensors of ``args`` that require grad through an identity node whose backward
+        runs the full backward hooks; returns the new ``args``.
+        """
         self.n_inputs = len(args)
         new, node = _identity_wrap(tuple(args))
         self.input_node = node
         if node is not None:
+            from .._tensor import Tensor
+            # like PyTorch, tensor inputs that don't require grad get zero gradients
+            # (when some other input does)
+            zero_meta = [(i, t.shape, t.dtype, t.device) for i, t in enumerate(args)
+                         if isinstance(t, Tensor) and not t.requires_grad]
+
             def hook(grad_inputs, grad_outputs):
                 gi = self._full(node, grad_inputs)
+                if zero_meta:
+                    from .._ops.creation import zeros
+                    gi = list(gi)
+                    for i, shape, dtype, device in zero_meta:
+                        gi[i] = zeros(shape, dtype=dtype, device=device)
+                    gi = tuple(gi)
                 for h in self.user_hooks:
                     r = h(self.module, gi, self.grad_outputs)
                     if r is not None:
@@ -74,6 +101,9 @@ class BackwardHook:
         return new
 
     def setup_output_hook(self, result):
+        """Route the module's output tensors through an identity node whose backward runs the
+        backward pre-hooks; returns the new output.
+        """
         from .._tensor import Tensor
         single = isinstance(result, Tensor)
         outs = (result,) if single else result

@@ -422,3 +422,90 @@ def test_user_module_any_signature():
     out = Multi()(ember.ones(1), ember.ones(1), 5, scale=3.0, z=1)
     assert out['sum'].tolist() == [2.0] and out['rest'] == (5,) and out['kw'] == {'z': 1}
     assert out['scaled'].tolist() == [3.0]
+
+
+# ------------------------------------------------------------------ factory kwargs, to_empty
+def _module_classes():
+    out = []
+    for n in dir(enn):
+        c = getattr(enn, n)
+        if isinstance(c, type) and issubclass(c, enn.Module) and hasattr(tnn, n):
+            out.append(n)
+    return out
+
+
+@pytest.mark.parametrize('name', _module_classes())
+def test_every_builtin_module_accepts_factory_kwargs(name):
+    import inspect
+    tsig = inspect.signature(getattr(tnn, name)).parameters
+    esig = inspect.signature(getattr(enn, name)).parameters
+    for kw in ('device', 'dtype'):
+        assert (kw in esig) == (kw in tsig), (name, kw)
+
+
+_CTOR_ARGS = {'Linear': (3, 2), 'LazyLinear': (2,), 'Bilinear': (2, 3, 4), 'Embedding': (5, 3)}
+
+
+def _ctor_args(name):
+    if name in _CTOR_ARGS:
+        return _CTOR_ARGS[name]
+    if name.startswith('LazyConv'):
+        return (4, 3)
+    if name.startswith('Conv'):
+        return (2, 4, 3)
+    if 'Norm' in name and name.startswith('Lazy'):
+        return ()
+    if 'BatchNorm' in name or 'InstanceNorm' in name:
+        return (3,)
+    return None
+
+
+@pytest.mark.parametrize('name', [n for n in _module_classes() if _ctor_args(n) is not None])
+@pytest.mark.parametrize('dtype', ['float64', 'float16'])
+def test_factory_kwargs_build_like_torch(name, dtype):
+    args = _ctor_args(name)
+    e = getattr(enn, name)(*args, device='cpu', dtype=getattr(ember, dtype))
+    t = getattr(tnn, name)(*args, device='cpu', dtype=getattr(torch, dtype))
+    es = {k: (str(v.dtype), str(v.device)) for k, v in e.state_dict().items()}
+    ts = {k: (str(v.dtype), str(v.device)) for k, v in t.state_dict().items()}
+    assert es == ts
+    assert type(e).__name__ == type(t).__name__
+    e2 = getattr(enn, name)(*args, device=ember.device('meta'))
+    assert all(p.is_meta for p in e2.parameters())
+
+
+def test_to_empty_keeps_parameters_and_allocates():
+    lin = enn.Linear(3, 2, device='meta')
+    w = lin.weight
+    lin.to_empty(device='cpu')
+    assert lin.weight is w            # NOTE: torch makes a new Parameter here; ember keeps it
+    assert lin.weight.device == ember.device('cpu') and lin.weight.shape == (3 - 1, 3)
+    assert isinstance(lin.weight, enn.Parameter) and lin.weight.requires_grad
+    lin.reset_parameters()
+    assert lin(ember.ones(1, 3)).shape == (1, 2)
+    bn = enn.BatchNorm1d(3, device='meta').to_empty(device='cpu', recurse=True)
+    assert bn.running_mean.device.type == 'cpu' and bn.num_batches_tracked.dtype is ember.int64
+
+
+def test_load_errors_leave_module_unchanged_unless_post_hooks():
+    lin = enn.Linear(2, 2)
+    before = lin.weight.clone()
+    with pytest.raises(RuntimeError, match='Missing key'):
+        lin.load_state_dict({'weight': ember.ones(2, 2)})
+    assert lin.weight.tolist() == before.tolist()
+    # a post hook may forgive missing keys: then the load goes through
+    lin.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.clear())
+    assert repr(lin.load_state_dict({'weight': ember.ones(2, 2)})) == '<All keys matched successfully>'
+    assert lin.weight.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    # size mismatches are always checked before anything is copied
+    with pytest.raises(RuntimeError, match='size mismatch'):
+        lin.load_state_dict({'weight': ember.zeros(2, 2), 'bias': ember.zeros(3)})
+    assert lin.weight.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_load_post_hooks_see_loaded_values():
+    seen = []
+    lin = enn.Linear(1, 1)
+    lin.register_load_state_dict_post_hook(lambda mod, keys: seen.append(mod.weight.item()))
+    lin.load_state_dict({'weight': ember.full((1, 1), 3.0), 'bias': ember.zeros(1)})
+    assert seen == [3.0]

@@ -32,11 +32,15 @@ class ReLU(Module):
 
 
 class LeakyReLU(Module):
-    """``max(0, x) + negative_slope * min(0, x)``.
+    """Applies ``LeakyReLU(x) = max(0, x) + negative_slope * min(0, x)`` elementwise.
 
     Args:
-        negative_slope (float): default 1e-2.
-        inplace (bool): operate in place.
+        negative_slope (float): slope for negative inputs. Default: 1e-2.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Shape:
+        - Input: ``(*)``, any shape.
+        - Output: ``(*)``, same shape as the input.
 
     Example::
 

@@ -104,25 +104,30 @@ class _BatchNorm(_NormBase):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalization over a 2-D ``(N, C)`` or 3-D ``(N, C, L)`` input.
-
-    ``y = (x - E[x]) / sqrt(Var[x] + eps) * gamma + beta``, statistics per channel over the
-    batch (and length). In training mode running estimates are kept with ``momentum``
-    (``None``: cumulative average); in eval mode they are used instead.
+    """Applies batch normalization over a ``(N, C)`` or ``(N, C, L)`` input:
+    ``y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias``, with the mean and the
+    (biased) variance computed per channel over the batch (and spatial dimensions).
+    In training mode running estimates are updated with ``momentum`` (the unbiased
+    variance); in eval mode they are used instead.
 
     Args:
-        num_features (int): ``C``.
-        eps (float): added to the variance (default 1e-5).
-        momentum (float or None): running-statistics factor (default 0.1).
-        affine (bool): learnable ``weight`` and ``bias`` (default True).
-        track_running_stats (bool): keep running statistics (default True).
-        bias (bool, keyword-only): learn the bias (default True).
+        num_features (int): ``C``, the number of channels.
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C)`` or ``(N, C, L)``
+        - Output: same shape as the input.
 
     Example::
 
         >>> m = nn.BatchNorm1d(100)
-        >>> m(ember.randn(20, 100)).shape
-        torch.Size([20, 100])
+        >>> m(ember.randn(20, 100)).shape[1]
+        100
     """
 
     def _check_input_dim(self, input):
@@ -131,12 +136,30 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalization over a 4-D ``(N, C, H, W)`` input (see :class:`BatchNorm1d`).
+    """Applies batch normalization over a ``(N, C, H, W)`` input:
+    ``y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias``, with the mean and the
+    (biased) variance computed per channel over the batch (and spatial dimensions).
+    In training mode running estimates are updated with ``momentum`` (the unbiased
+    variance); in eval mode they are used instead.
+
+    Args:
+        num_features (int): ``C``, the number of channels.
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C, H, W)``
+        - Output: same shape as the input.
 
     Example::
 
-        >>> nn.BatchNorm2d(3, dtype=ember.half).running_mean
-        tensor([0., 0., 0.], dtype=torch.float16)
+        >>> m = nn.BatchNorm2d(100)
+        >>> m(ember.randn(20, 100, 35, 45)).shape[1]
+        100
     """
 
     def _check_input_dim(self, input):
@@ -145,12 +168,30 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
-    """Batch normalization over a 5-D ``(N, C, D, H, W)`` input (see :class:`BatchNorm1d`).
+    """Applies batch normalization over a ``(N, C, D, H, W)`` input:
+    ``y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias``, with the mean and the
+    (biased) variance computed per channel over the batch (and spatial dimensions).
+    In training mode running estimates are updated with ``momentum`` (the unbiased
+    variance); in eval mode they are used instead.
+
+    Args:
+        num_features (int): ``C``, the number of channels.
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C, D, H, W)``
+        - Output: same shape as the input.
 
     Example::
 
-        >>> nn.BatchNorm3d(4)(ember.randn(2, 4, 3, 3, 3)).shape
-        torch.Size([2, 4, 3, 3, 3])
+        >>> m = nn.BatchNorm3d(100)
+        >>> m(ember.randn(20, 100, 35, 45, 10)).shape[1]
+        100
     """
 
     def _check_input_dim(self, input):
@@ -191,24 +232,78 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
 
 
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
-    """A :class:`BatchNorm1d` whose ``num_features`` is inferred from ``input.size(1)``.
+    """A :class:`BatchNorm1d` whose ``num_features`` is inferred from ``input.size(1)``
+    on the first call; the module then becomes a :class:`BatchNorm1d`.
+
+    Args:
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C)`` or ``(N, C, L)``
+        - Output: same shape as the input.
 
     Example::
 
-        >>> m = nn.LazyBatchNorm1d(); m(ember.randn(4, 3)); m.num_features
-        3
+        >>> m = nn.LazyBatchNorm1d()
+        >>> m(ember.randn(20, 100)).shape[1]
+        100
     """
     cls_to_become = BatchNorm1d
     _check_input_dim = BatchNorm1d._check_input_dim
 
 
 class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
-    """A :class:`BatchNorm2d` whose ``num_features`` is inferred from ``input.size(1)``."""
+    """A :class:`BatchNorm2d` whose ``num_features`` is inferred from ``input.size(1)``
+    on the first call; the module then becomes a :class:`BatchNorm2d`.
+
+    Args:
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C, H, W)``
+        - Output: same shape as the input.
+
+    Example::
+
+        >>> m = nn.LazyBatchNorm2d()
+        >>> m(ember.randn(20, 100, 35, 45)).shape[1]
+        100
+    """
     cls_to_become = BatchNorm2d
     _check_input_dim = BatchNorm2d._check_input_dim
 
 
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
-    """A :class:`BatchNorm3d` whose ``num_features`` is inferred from ``input.size(1)``."""
+    """A :class:`BatchNorm3d` whose ``num_features`` is inferred from ``input.size(1)``
+    on the first call; the module then becomes a :class:`BatchNorm3d`.
+
+    Args:
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C, D, H, W)``
+        - Output: same shape as the input.
+
+    Example::
+
+        >>> m = nn.LazyBatchNorm3d()
+        >>> m(ember.randn(20, 100, 35, 45, 10)).shape[1]
+        100
+    """
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim

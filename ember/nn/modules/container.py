@@ -55,11 +55,11 @@ class Sequential(Module):
                 delattr(self, k)
         else:
             delattr(self, keys[_abs_index(idx, len(keys))])
-        # renumber to keep indices contiguous
-        items = list(self._modules.items())
+        # like PyTorch, renumber every child '0', '1', ... (named ones too)
+        mods = list(self._modules.values())
         self._modules.clear()
-        for i, (k, m) in enumerate(items):
-            self._modules[str(i) if k.isdigit() else k] = m
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
 
     def __len__(self):
         return len(self._modules)
@@ -91,6 +91,20 @@ class Sequential(Module):
             for layer in self:
                 ret.append(layer)
         return ret
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        if not isinstance(other, int) or other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        n = len(self)
+        mods = list(self)
+        for _ in range(other - 1):
+            for layer in mods:
+                self.add_module(str(n), layer)
+                n += 1
+        return self
 
     def __iter__(self):
         return iter(self._modules.values())
@@ -136,11 +150,18 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
-    """A list of modules, registered as submodules (named ``'0'``, ``'1'``...).
+    """Holds submodules in a list, registered under ``'0'``, ``'1'``, ... so that they are
+    visible to all ``Module`` methods. Supports indexing (negative too), slicing (a new
+    ModuleList), ``len``, iteration, ``append``, ``extend``, ``insert``, ``pop``, ``del``, ``+``.
+
+    Args:
+        modules (iterable, optional): modules to add.
 
     Example::
 
         >>> layers = nn.ModuleList([nn.Linear(10, 10) for _ in range(3)])
+        >>> len(layers[1:])
+        2
     """
 
     def __init__(self, modules=None):
@@ -236,11 +257,17 @@ class ModuleList(Module):
 
 
 class ModuleDict(Module):
-    """An ordered dict of modules, registered as submodules.
+    """Holds submodules in an ordered dictionary (insertion order kept, also for a plain
+    ``dict`` argument), registered under their keys.
+
+    Args:
+        modules (iterable, optional): a mapping (or iterable of ``(key, module)`` pairs).
 
     Example::
 
         >>> d = nn.ModuleDict({'conv': nn.Conv2d(1, 2, 3), 'act': nn.ReLU()})
+        >>> list(d)
+        ['conv', 'act']
     """
 
     def __init__(self, modules=None):
@@ -277,12 +304,15 @@ class ModuleDict(Module):
         return v
 
     def keys(self):
+        """An iterable of the ModuleDict keys."""
         return self._modules.keys()
 
     def items(self):
+        """An iterable of the ModuleDict key/value pairs."""
         return self._modules.items()
 
     def values(self):
+        """An iterable of the ModuleDict values."""
         return self._modules.values()
 
     def update(self, modules):
@@ -305,12 +335,17 @@ class ModuleDict(Module):
 
 
 class ParameterList(Module):
-    """A list of parameters, registered under ``'0'``, ``'1'``... (plain tensors are
-    wrapped as :class:`Parameter`).
+    """Holds parameters in a list, registered under ``'0'``, ``'1'``, ...; plain tensors are
+    wrapped as :class:`Parameter` (other objects are stored as they are).
+
+    Args:
+        values (iterable, optional): the elements to add.
 
     Example::
 
         >>> pl = nn.ParameterList([nn.Parameter(ember.randn(2)) for _ in range(3)])
+        >>> [n for n, _ in pl.named_parameters()]
+        ['0', '1', '2']
     """
 
     def __init__(self, values=None):
@@ -380,12 +415,18 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """An ordered dict of parameters (plain tensors are wrapped as :class:`Parameter`).
-    A plain ``dict`` argument is added in sorted key order, as PyTorch does.
+    """Holds parameters in an ordered dictionary (plain tensors are wrapped as
+    :class:`Parameter`). A plain ``dict`` argument is added in sorted key order, an
+    ``OrderedDict``, ``ParameterDict`` or iterable of pairs in its own order.
+
+    Args:
+        parameters (iterable, optional): a mapping or an iterable of ``(key, value)`` pairs.
 
     Example::
 
         >>> pd = nn.ParameterDict({'foo': nn.Parameter(ember.randn(3))})
+        >>> [n for n, _ in pd.named_parameters()]
+        ['foo']
     """
 
     def __init__(self, parameters=None):
@@ -432,20 +473,24 @@ class ParameterDict(Module):
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def setdefault(self, key, default=None):
+        """Return the parameter under ``key``; if absent, insert ``default`` first."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self):
+        """Remove all items."""
         for k in list(self._keys):
             del self[k]
 
     def pop(self, key):
+        """Remove ``key`` and return its parameter."""
         v = self[key]
         del self[key]
         return v
 
     def popitem(self):
+        """Remove and return the last inserted ``(key, parameter)`` pair."""
         k, _ = self._keys.popitem()
         self._keys[k] = None
         val = self[k]
@@ -453,18 +498,23 @@ class ParameterDict(Module):
         return k, val
 
     def get(self, key, default=None):
+        """The parameter under ``key``, or ``default`` when absent."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
+        """A new ParameterDict with the given keys, each set to ``default``."""
         return ParameterDict((k, default) for k in keys)
 
     def keys(self):
+        """An iterable of the ParameterDict keys."""
         return self._keys.keys()
 
     def items(self):
+        """An iterable of the ParameterDict key/value pairs."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self):
+        """An iterable of the ParameterDict values."""
         return (self[k] for k in self._keys)
 
     def update(self, parameters):

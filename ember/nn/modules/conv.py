@@ -115,45 +115,110 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
-    """1-D convolution over ``(N, C_in, L)`` input.
+    """Applies a 1-D convolution over an input of shape ``(N, C_in, L_in)``
+    (or without the batch dimension).
 
     Args:
-        in_channels, out_channels (int), kernel_size (int or tuple), stride, padding
-        (int, tuple, 'valid', 'same'), dilation, groups, bias (bool), padding_mode
-        ('zeros'...), device, dtype.
+        in_channels (int): channels of the input.
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int, tuple or str): zeros added to both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, L_in)`` or without ``N``
+        - Output: ``(N, C_out, L_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1)``
+
+    Attributes:
+        weight (Parameter): ``(out_channels, in_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
 
     Example::
 
-        >>> nn.Conv1d(16, 33, 3, stride=2)(ember.randn(20, 16, 50)).shape
-        torch.Size([20, 33, 24])
+        >>> m = nn.Conv1d(16, 33, 3, stride=2)
+        >>> y = m(ember.randn(20, 16, 50))
     """
     _nd = 1
 
 
 class Conv2d(_Conv):
-    """2-D convolution over ``(N, C_in, H, W)`` input.
+    """Applies a 2-D convolution over an input of shape ``(N, C_in, H_in, W_in)``
+    (or without the batch dimension).
 
     Args:
         in_channels (int): channels of the input.
-        out_channels (int): channels produced.
-        kernel_size (int or tuple): size of the kernel.
-        stride, padding (int, tuple, 'valid' or 'same'), dilation, groups: as PyTorch.
-        bias (bool): learn a bias (default True).
-        padding_mode (str): 'zeros' (default).
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int, tuple or str): zeros added to both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
 
     Shape:
-        - Input: ``(N, C_in, H, W)`` or ``(C_in, H, W)``; Output: ``(N, C_out, H_out, W_out)``.
+        - Input: ``(N, C_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1)``
+
+    Attributes:
+        weight (Parameter): ``(out_channels, in_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
 
     Example::
 
-        >>> nn.Conv2d(16, 33, 3, stride=2)(ember.randn(20, 16, 50, 100)).shape
-        torch.Size([20, 33, 24, 49])
+        >>> m = nn.Conv2d(16, 33, 3, stride=2)
+        >>> y = m(ember.randn(20, 16, 50, 100))
     """
     _nd = 2
 
 
 class Conv3d(_Conv):
-    """3-D convolution over ``(N, C_in, D, H, W)`` input."""
+    """Applies a 3-D convolution over an input of shape ``(N, C_in, D_in, H_in, W_in)``
+    (or without the batch dimension).
+
+    Args:
+        in_channels (int): channels of the input.
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int, tuple or str): zeros added to both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, D_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, D_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1)``
+
+    Attributes:
+        weight (Parameter): ``(out_channels, in_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.Conv3d(16, 33, 3, stride=2)
+        >>> y = m(ember.randn(20, 16, 10, 50, 100))
+    """
     _nd = 3
 
 
@@ -191,23 +256,113 @@ class _ConvTranspose(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTranspose):
-    """1-D transposed convolution over ``(N, C_in, L)`` input."""
+    """Applies a 1-D transposed convolution (the gradient of a convolution) over an input of shape ``(N, C_in, L_in)``
+    (or without the batch dimension).
+
+    Args:
+        in_channels (int): channels of the input.
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added to both sides of the input. Default: 0.
+        output_padding (int or tuple): extra size added to one side of the output.
+            Default: 0.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, L_in)`` or without ``N``
+        - Output: ``(N, C_out, L_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1``
+
+    Attributes:
+        weight (Parameter): ``(in_channels, out_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.ConvTranspose1d(16, 33, 3, stride=2)
+        >>> y = m(ember.randn(20, 16, 50))
+    """
     _nd = 1
 
 
 class ConvTranspose2d(_ConvTranspose):
-    """2-D transposed convolution over ``(N, C_in, H, W)`` input.
+    """Applies a 2-D transposed convolution (the gradient of a convolution) over an input of shape ``(N, C_in, H_in, W_in)``
+    (or without the batch dimension).
+
+    Args:
+        in_channels (int): channels of the input.
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added to both sides of the input. Default: 0.
+        output_padding (int or tuple): extra size added to one side of the output.
+            Default: 0.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1``
+
+    Attributes:
+        weight (Parameter): ``(in_channels, out_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
 
     Example::
 
-        >>> nn.ConvTranspose2d(16, 33, 3, stride=2)(ember.randn(20, 16, 50, 100)).shape
-        torch.Size([20, 33, 101, 201])
+        >>> m = nn.ConvTranspose2d(16, 33, 3, stride=2)
+        >>> y = m(ember.randn(20, 16, 50, 100))
     """
     _nd = 2
 
 
 class ConvTranspose3d(_ConvTranspose):
-    """3-D transposed convolution over ``(N, C_in, D, H, W)`` input."""
+    """Applies a 3-D transposed convolution (the gradient of a convolution) over an input of shape ``(N, C_in, D_in, H_in, W_in)``
+    (or without the batch dimension).
+
+    Args:
+        in_channels (int): channels of the input.
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added to both sides of the input. Default: 0.
+        output_padding (int or tuple): extra size added to one side of the output.
+            Default: 0.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, D_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, D_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1``
+
+    Attributes:
+        weight (Parameter): ``(in_channels, out_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.ConvTranspose3d(16, 33, 3, stride=2)
+        >>> y = m(ember.randn(20, 16, 10, 50, 100))
+    """
     _nd = 3
 
 
@@ -252,3 +407,213 @@ LazyConv3d = _lazy_conv(Conv3d, 'LazyConv3d')
 LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, 'LazyConvTranspose1d')
 LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, 'LazyConvTranspose2d')
 LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, 'LazyConvTranspose3d')
+
+
+# the lazy classes are built by _lazy_conv: their docstrings
+LazyConv1d.__doc__ = """A :class:`Conv1d` whose ``in_channels`` is inferred from ``input.size(1)`` on the
+    first call; the module then becomes a :class:`Conv1d`.
+
+    Args:
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int, tuple or str): zeros added to both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, L_in)`` or without ``N``
+        - Output: ``(N, C_out, L_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1)``
+
+    Attributes:
+        weight (Parameter): ``(out_channels, in_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.LazyConv1d(33, 3)
+        >>> m(ember.randn(20, 16, 50)).shape[1]
+        33
+        >>> type(m).__name__, m.in_channels
+        ('Conv1d', 16)
+    """
+LazyConvTranspose1d.__doc__ = """A :class:`ConvTranspose1d` whose ``in_channels`` is inferred from ``input.size(1)`` on the
+    first call; the module then becomes a :class:`ConvTranspose1d`.
+
+    Args:
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added to both sides of the input. Default: 0.
+        output_padding (int or tuple): extra size added to one side of the output.
+            Default: 0.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, L_in)`` or without ``N``
+        - Output: ``(N, C_out, L_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1``
+
+    Attributes:
+        weight (Parameter): ``(in_channels, out_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.LazyConvTranspose1d(33, 3)
+        >>> m(ember.randn(20, 16, 50)).shape[1]
+        33
+        >>> type(m).__name__, m.in_channels
+        ('ConvTranspose1d', 16)
+    """
+LazyConv2d.__doc__ = """A :class:`Conv2d` whose ``in_channels`` is inferred from ``input.size(1)`` on the
+    first call; the module then becomes a :class:`Conv2d`.
+
+    Args:
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int, tuple or str): zeros added to both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1)``
+
+    Attributes:
+        weight (Parameter): ``(out_channels, in_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.LazyConv2d(33, 3)
+        >>> m(ember.randn(20, 16, 50, 100)).shape[1]
+        33
+        >>> type(m).__name__, m.in_channels
+        ('Conv2d', 16)
+    """
+LazyConvTranspose2d.__doc__ = """A :class:`ConvTranspose2d` whose ``in_channels`` is inferred from ``input.size(1)`` on the
+    first call; the module then becomes a :class:`ConvTranspose2d`.
+
+    Args:
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added to both sides of the input. Default: 0.
+        output_padding (int or tuple): extra size added to one side of the output.
+            Default: 0.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1``
+
+    Attributes:
+        weight (Parameter): ``(in_channels, out_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.LazyConvTranspose2d(33, 3)
+        >>> m(ember.randn(20, 16, 50, 100)).shape[1]
+        33
+        >>> type(m).__name__, m.in_channels
+        ('ConvTranspose2d', 16)
+    """
+LazyConv3d.__doc__ = """A :class:`Conv3d` whose ``in_channels`` is inferred from ``input.size(1)`` on the
+    first call; the module then becomes a :class:`Conv3d`.
+
+    Args:
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int, tuple or str): zeros added to both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, D_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, D_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1)``
+
+    Attributes:
+        weight (Parameter): ``(out_channels, in_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.LazyConv3d(33, 3)
+        >>> m(ember.randn(20, 16, 10, 50, 100)).shape[1]
+        33
+        >>> type(m).__name__, m.in_channels
+        ('Conv3d', 16)
+    """
+LazyConvTranspose3d.__doc__ = """A :class:`ConvTranspose3d` whose ``in_channels`` is inferred from ``input.size(1)`` on the
+    first call; the module then becomes a :class:`ConvTranspose3d`.
+
+    Args:
+        out_channels (int): channels produced by the convolution.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple): stride of the convolution. Default: 1.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added to both sides of the input. Default: 0.
+        output_padding (int or tuple): extra size added to one side of the output.
+            Default: 0.
+        groups (int): blocked connections from input to output channels. Default: 1.
+        bias (bool): add a learnable bias. Default: ``True``.
+        dilation (int or tuple): spacing between kernel elements. Default: 1.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(N, C_in, D_in, H_in, W_in)`` or without ``N``
+        - Output: ``(N, C_out, D_out, H_out, W_out)`` or without ``N``, where
+          per spatial dimension
+            ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1``
+
+    Attributes:
+        weight (Parameter): ``(in_channels, out_channels / groups, *kernel_size)``
+        bias (Parameter): ``(out_channels)``, when ``bias=True``.
+
+    Example::
+
+        >>> m = nn.LazyConvTranspose3d(33, 3)
+        >>> m(ember.randn(20, 16, 10, 50, 100)).shape[1]
+        33
+        >>> type(m).__name__, m.in_channels
+        ('ConvTranspose3d', 16)
+    """

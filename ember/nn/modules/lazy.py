@@ -39,6 +39,18 @@ class LazyModuleMixin:
         return False
 
     def initialize_parameters(self, *args, **kwargs):
+        """Materialise the uninitialized parameters from the first inputs (subclasses implement
+        it; it runs under ``no_grad`` before the first forward).
+
+        Args:
+            args: the positional inputs of the first call.
+            kwargs: its keyword inputs.
+
+        Example::
+
+            >>> m = nn.LazyLinear(4); m.initialize_parameters(ember.ones(2, 3)); m.weight.shape
+            torch.Size([4, 3])
+        """
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
 
 

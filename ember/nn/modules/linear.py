@@ -13,12 +13,21 @@ __all__ = ['Identity', 'Linear', 'LazyLinear']
 
 
 class Identity(Module):
-    """Returns its input unchanged (arguments are ignored).
+    """A placeholder that returns its input unchanged.
+
+    Args:
+        args: any arguments (ignored).
+        kwargs: any keyword arguments (ignored).
+
+    Shape:
+        - Input: ``(*)``, any shape.
+        - Output: ``(*)``, the input itself.
 
     Example::
 
-        >>> nn.Identity(54)(ember.ones(2)).shape
-        torch.Size([2])
+        >>> m = nn.Identity(54, unused_argument1=0.1)
+        >>> m(ember.randn(128, 20)).size()
+        torch.Size([128, 20])
     """
 
     def __init__(self, *args, **kwargs):
@@ -29,18 +38,22 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """``y = x A^T + b``.
+    """Applies an affine transformation to the incoming data: ``y = x A^T + b``.
 
     Args:
         in_features (int): size of each input sample.
         out_features (int): size of each output sample.
-        bias (bool): learn an additive bias (default True).
-        device, dtype: factory arguments for the parameters.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device, dtype: factory arguments of the parameters.
 
     Shape:
-        - Input: ``(*, H_in)``; Output: ``(*, H_out)``.
+        - Input: ``(*, H_in)`` where ``H_in = in_features``.
+        - Output: ``(*, H_out)`` where ``H_out = out_features``.
 
-    Weight and bias are drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)).
+    Attributes:
+        weight (Parameter): ``(out_features, in_features)``, drawn from
+            ``U(-1/sqrt(in_features), 1/sqrt(in_features))``.
+        bias (Parameter): ``(out_features)``, drawn from the same distribution.
 
     Example::
 
@@ -76,12 +89,23 @@ class Linear(Module):
 
 
 class LazyLinear(LazyModuleMixin, Linear):
-    """A :class:`Linear` whose ``in_features`` is inferred from the first input.
+    """A :class:`Linear` whose ``in_features`` is inferred from ``input.shape[-1]`` on the first
+    call; the module then becomes a :class:`Linear`.
+
+    Args:
+        out_features (int): size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input: ``(*, H_in)``, ``H_in`` inferred on the first call.
+        - Output: ``(*, H_out)`` where ``H_out = out_features``.
 
     Example::
 
-        >>> m = nn.LazyLinear(10); m(ember.ones(3, 7)); m.weight.shape
-        torch.Size([10, 7])
+        >>> m = nn.LazyLinear(10)
+        >>> m(ember.ones(3, 7)).shape, type(m).__name__, m.weight.shape
+        (torch.Size([3, 10]), 'Linear', torch.Size([10, 7]))
     """
     cls_to_become = Linear
 
@@ -97,6 +121,17 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
+        """Materialise ``weight`` as ``(out_features, input.shape[-1])`` and initialise it (called by
+        the first forward).
+
+        Args:
+            input (Tensor): the first input.
+
+        Example::
+
+            >>> m = nn.LazyLinear(2); m.initialize_parameters(ember.ones(1, 3)); m.in_features
+            3
+        """
         if self.has_uninitialized_params():
             self.in_features = input.shape[-1]
             self.weight.materialize((self.out_features, self.in_features))

@@ -5,13 +5,22 @@ __all__ = ['skip_init']
 
 
 def skip_init(module_cls, *args, **kwargs):
-    """Instantiate ``module_cls`` without initialising its parameters (their values are
-    whatever memory held: here zeros, see ``ember.empty``). The class must accept a
-    ``device`` keyword argument.
+    """Instantiate ``module_cls`` without initialising its parameters and buffers: their
+    values are whatever the freshly allocated memory holds.
+
+    Args:
+        module_cls: a class deriving from ``nn.Module`` whose ``__init__`` accepts ``device``.
+        args: positional arguments of the constructor.
+        kwargs: keyword arguments of the constructor (``device`` included).
+
+    Returns:
+        the instantiated module.
 
     Example::
 
         >>> m = nn.utils.skip_init(nn.Linear, 5, 1)
+        >>> m.weight.shape
+        torch.Size([1, 5])
     """
     from ...nn.modules.module import Module
     if not issubclass(module_cls, Module):

@@ -275,6 +275,14 @@ class Tensor:
         if v and not self._rg and self._base is None:
             _views_need_grad(self)
         self._rg = bool(v)
+        if self._base is not None:
+            # a view made a leaf of its own: it accumulates its own gradient (a view that
+            # merely requires grad through its base has no accumulator)
+            if v and self._grad_acc is None:
+                from .autograd.graph import AccumulateGrad
+                self._grad_acc = AccumulateGrad(self)
+            elif not v:
+                self._grad_acc = None
 
     def requires_grad_(self, requires_grad=True):
         """Sets ``requires_grad`` in place and returns self."""
@@ -845,7 +853,7 @@ def _autograd_check(self, others):
 # in-place ops PyTorch runs on tensors whose elements share memory (expanded ones)
 _OVERLAP_OK = frozenset(('masked_fill', 'index_put', '_index_put_key', 'index_fill', '_zeroed'))
 # in-place ops that read a 0-dim tensor argument as a number (it may overlap self)
-_SCALAR_ARG_OK = frozenset(('masked_fill', '_filled', 'index_fill', '_index_put_key'))
+_SCALAR_ARG_OK = frozenset(('masked_fill', '_filled', 'index_fill'))
 
 
 def inplace(self, fn, *args, **kwargs):

@@ -24,7 +24,7 @@ import ember
 
 torch.set_num_threads(1)
 MODS = (torch, ember)
-N_CASES = 400
+N_CASES = 1200
 
 
 class StepError(Exception):
@@ -86,6 +86,7 @@ class Program:
         # (and views of them) whose strides follow TensorIterator's layout rules; those are
         # pointwise.py's business and not compared here (values are)
         self.free = []
+        self.f32 = False   # a float32 tensor took part: float32 rounding tolerances
         self.leaves = {}
         ts = {}
         for m in MODS:
@@ -154,8 +155,9 @@ class Program:
             assert isinstance(te, ember.Tensor), w
             assert tuple(te.shape) == tuple(tt.shape), f"{w}: shape {te.shape} vs {tt.shape}"
             assert str(te.dtype) == str(tt.dtype), f"{w}: dtype {te.dtype} vs {tt.dtype}"
-            np.testing.assert_allclose(te.detach().numpy(), tt.detach().numpy(), rtol=1e-9,
-                                       atol=1e-12, equal_nan=True, err_msg=w)
+            tol = (1e-9, 1e-12) if tt.dtype == torch.float64 and not self.f32 else (1e-5, 1e-6)
+            np.testing.assert_allclose(te.detach().numpy(), tt.detach().numpy(), rtol=tol[0],
+                                       atol=tol[1], equal_nan=True, err_msg=w)
             if te.numel() > 1 and not self.free[i]:
                 # strides of size-1 dims are not compared (torch's are arbitrary too)
                 st, se = tt.stride(), te.stride()
@@ -291,11 +293,14 @@ class Program:
         nd = len(shape)
         n = t.numel()
         if kind == 'view':
+            stride_dependent = ('view', 'reshape', 'view_as', 'flatten', 'unflatten', 'as_strided')
             op = rng.choice(['view', 'reshape', 'transpose', 'permute', 'narrow', 'select',
                              'slice', 'unsqueeze', 'squeeze', 'expand', 'diagonal', 'unfold',
                              'as_strided', 't', 'flatten', 'unflatten', 'split', 'chunk',
                              'unbind', 'detach', 'getitem_adv', 'ellipsis', 'view_as',
                              'movedim', 'mT', 'nograd_view', 'data', 'meta_inplace'])
+            if self.free[i] and op in stride_dependent:
+                op = 'permute'   # results depend on the (not compared) layout of t
             if op == 'nograd_view':
                 ix = self.basic_index(shape) if nd else Ellipsis
 
@@ -426,7 +431,22 @@ class Program:
                 return self.run(f't{i}.detach()', lambda m, a: a.detach(), i)
         if kind == 'out':
             op = rng.choice(['mul', 'add', 'exp', 'sin', 'sum', 'clone', 'matmul', 'mulself',
-                             'mul_other', 'contiguous'])
+                             'mul_other', 'contiguous', 'double', 'cat', 'where', 'to_f32'])
+            if op == 'double':
+                return self.run(f't{i}.double()', lambda m, a: a.double(), i)
+            if op == 'to_f32':
+                self.f32 = True
+                return self.run(f't{i}.float()', lambda m, a: a.float(), i, layout='free')
+            if op == 'cat':
+                j = self.pick(lambda u: tuple(u.shape)[1:] == shape[1:] and u.dim() == nd)
+                if nd == 0:
+                    return True
+                return self.run(f'cat(t{i}, t{j})', lambda m, a, b: m.cat([a, b]), i, j,
+                                layout='free')
+            if op == 'where':
+                mask = self.nrng.random(shape) < 0.5
+                return self.run(f'where(mask, t{i}, 0.5)', lambda m, a: m.where(_c(m, mask), a, 0.5),
+                                i, layout='free')
             if op == 'mul':
                 c = round(rng.uniform(-2, 2), 2)
                 return self.run(f't{i}*{c}', lambda m, a: a * c, i, layout='free')
@@ -463,7 +483,46 @@ class Program:
         op = rng.choice(['add_', 'mul_', 'copy_', 'fill_', 'zero_', 'clamp_', 'setitem',
                          'setitem_adv', 'masked_fill_', 'index_add_', 'add_other', 'copy_other',
                          'mul_self', 'sin_', 'setitem_all', 'setitem_other', 'nograd_inplace',
-                         'requires_grad_'])
+                         'requires_grad_', 'misc_'])
+        if op == 'misc_':
+            v = self.value_for(shape[rng.randint(0, nd):] if nd else ())
+            if v[0] == 'num':
+                v = ('const', self.const(shape))
+            k = rng.choice(['sub_', 'div_', 'pow_', 'addcmul_', 'lerp_', 'clamp_t', 'copy_f32',
+                            'index_fill_', 'index_copy_', 'masked_scatter_', 'tril_', 'neg_'])
+            if k in ('index_fill_', 'index_copy_'):
+                if nd == 0 or not shape[0]:
+                    return True
+                ids = rng.sample(range(shape[0]), rng.randint(1, shape[0]))
+                if k == 'index_fill_':
+                    return self.run(f't{i}.index_fill_(0, {ids}, 0.5)', lambda m, a: a.index_fill_(
+                        0, m.tensor(ids), 0.5), i, new=False)
+                src = self.const((len(ids),) + shape[1:])
+                return self.run(f't{i}.index_copy_(0, {ids}, const)', lambda m, a: a.index_copy_(
+                    0, m.tensor(ids), _c(m, src)), i, new=False)
+            if k == 'masked_scatter_':
+                mask = self.nrng.random(shape) < 0.5
+                if v[0] != 'z' or v[1][2] != shape:
+                    v = ('const', self.const(shape))
+                return self.run(f't{i}.masked_scatter_(mask, {v[0]})', lambda m, a: a.masked_scatter_(
+                    _c(m, mask), self.make_value(m, v)), i, new=False)
+            if k == 'tril_':
+                if nd < 2:
+                    return True
+                return self.run(f't{i}.tril_()', lambda m, a: a.tril_(), i, new=False)
+            if k == 'neg_':
+                return self.run(f't{i}.neg_()', lambda m, a: a.neg_(), i, new=False)
+            if k == 'copy_f32':
+                cc = self.const(shape).astype(np.float32)
+                return self.run(f't{i}.copy_(f32)', lambda m, a: a.copy_(m.tensor(cc)), i, new=False)
+            fns = {'sub_': lambda m, a: a.sub_(self.make_value(m, v), alpha=2),
+                   'div_': lambda m, a: a.div_(self.make_value(m, v).abs() + 1),
+                   'pow_': lambda m, a: a.abs_().pow_(2),
+                   'addcmul_': lambda m, a: a.addcmul_(self.make_value(m, v), self.make_value(m, v),
+                                                       value=0.5),
+                   'lerp_': lambda m, a: a.lerp_(self.make_value(m, v), 0.3),
+                   'clamp_t': lambda m, a: a.clamp_(min=self.make_value(m, v))}
+            return self.run(f't{i}.{k}({v[0]})', fns[k], i, new=False)
         if op == 'requires_grad_':
             return self.run(f't{i}.requires_grad_()', lambda m, a: a.requires_grad_(), i, new=False)
         ok = _overlap_kind(t)
@@ -553,6 +612,10 @@ class Program:
             return self.run(f't{i}[{ai}] = {v[0]}', lambda m, a: a.__setitem__(
                 self.adv_key(m, ai), self.make_value(m, v)), i, new=False)
         if op == 'masked_fill_':
+            if ok == 'zero':
+                # KNOWN DIFFERENCE (indexing.py's masked_fill_): torch allows (deprecated,
+                # with a warning) masked_fill_ on expanded tensors; ember refuses
+                return True
             k = rng.randint(0, nd)
             mask = self.nrng.random(shape[k:]) < 0.5
             c = round(rng.uniform(-2, 2), 2)
@@ -609,7 +672,8 @@ class Program:
                     f"{self.where()}: {name}.grad: torch None, ember {ge}"
                 continue
             assert ge is not None, f"{self.where()}: {name}.grad is None in ember"
-            np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=1e-9, atol=1e-12,
+            tol = (1e-5, 1e-6) if self.f32 else (1e-9, 1e-12)
+            np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=tol[0], atol=tol[1],
                                        err_msg=f"{self.where()}\n{name}.grad")
 
 

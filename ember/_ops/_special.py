@@ -112,7 +112,7 @@ def digamma(x):
     psi = xp.log(xx) - 0.5 / xx - s + acc
     psi = xp.where(refl, psi - math.pi / xp.tan(math.pi * (x - xp.round(x))), psi)
     psi = xp.where(refl & (x == xp.floor(x)), xp.nan, psi)
-    psi = xp.where(x == 0, -xp.inf, psi)
+    psi = xp.where(x == 0, xp.copysign(xp.inf, -x), psi)     # -inf at +0, +inf at -0
     return xp.where(x == xp.inf, xp.inf, psi)
 
 
@@ -120,7 +120,8 @@ def _hurwitz_zeta(s, x):
     """zeta(s, x) for integer s >= 2 (shift to x >= 15, then Euler-Maclaurin)."""
     xp = array_module(x)
     acc = xp.zeros_like(x)
-    xx = x.copy()
+    bad = ~(x > -1e15)          # -inf / NaN / huge negative: shifting would never end
+    xx = xp.where(bad, 15.0, x)
     while True:
         m = xx < 15
         if not m.any():
@@ -136,7 +137,7 @@ def _hurwitz_zeta(s, x):
         res = res + b / fact * poch * xpow
         poch *= (s + 2 * j - 1) * (s + 2 * j)
         xpow = xpow / (xx * xx)
-    return res
+    return xp.where(bad, xp.nan, res)
 
 
 def polygamma(n, x):
@@ -145,4 +146,4 @@ def polygamma(n, x):
     xp = array_module(x)
     r = (-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(n + 1, x)
     pole = (x <= 0) & (x == xp.floor(x))
-    return xp.where(pole, xp.inf if n % 2 else xp.nan, r) if pole.any() else r
+    return xp.where(pole, xp.inf if n % 2 else -xp.inf, r) if pole.any() else r

@@ -74,6 +74,8 @@ def binary_arrays(a, b):
     tb = isinstance(b, Tensor)
     if ta and tb:
         x, y = a._data, b._data
+        if x.shape != y.shape:
+            check_broadcast(x.shape, y.shape)
         dx, dy = x.dtype, y.dtype
         if dx is not dy and dx != dy:
             r = _promote_arrays(x, y)
@@ -89,6 +91,18 @@ def binary_arrays(a, b):
         y = b._data
         return _scalar_for(y, a), y, array_module(y)
     raise TypeError("expected at least one Tensor operand")
+
+
+def check_broadcast(a, b):
+    """Raise PyTorch's RuntimeError when shapes ``a`` and ``b`` do not broadcast."""
+    for p, q in zip(reversed(a), reversed(b)):
+        if p != q and p != 1 and q != 1:
+            n = max(len(a), len(b))
+            pa = (1,) * (n - len(a)) + tuple(a)
+            pb = (1,) * (n - len(b)) + tuple(b)
+            i = max(i for i in range(n) if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1)
+            raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor "
+                               f"b ({pb[i]}) at non-singleton dimension {i}")
 
 
 def _promote_arrays(x, y):
@@ -183,7 +197,9 @@ def edge_of(t):
         return (None, 0)
     if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
         fn = t._view_grad_fn()
-        return (None, 0) if fn is None else (fn, t._out_nr)
+        if fn is None:   # unless made a leaf by requires_grad_()
+            return (t._grad_acc, 0) if t._grad_acc is not None else (None, 0)
+        return (fn, t._out_nr)
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._out_nr)
@@ -210,7 +226,10 @@ def record(out, node, inputs, save=None):
             fn = t._grad_fn
             if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
                 fn = t._view_grad_fn()
-                edges.append(_NO_EDGE if fn is None else (fn, t._out_nr))
+                if fn is not None:
+                    edges.append((fn, t._out_nr))
+                else:   # unless made a leaf by requires_grad_()
+                    edges.append(_NO_EDGE if t._grad_acc is None else (t._grad_acc, 0))
             elif fn is not None:
                 edges.append((fn, t._out_nr))
             else:
@@ -226,13 +245,13 @@ def record(out, node, inputs, save=None):
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
     node._seq = next(_seq)
-    if save is not None:
-        node.save(*save)
     if _anomaly._enabled:
         node._anomaly_trace = _anomaly._trace()
     if isinstance(out, Tensor):
         out._grad_fn = node
         out._rg = True
+        if save is not None:   # after the outputs know their node (see Node.save)
+            node.save(*save)
     else:
         metas = []
         for i, o in enumerate(out):
@@ -245,6 +264,8 @@ def record(out, node, inputs, save=None):
                 o._out_nr = i
                 o._rg = True
         node._out_meta = metas
+        if save is not None:
+            node.save(*save)
     return out
 
 

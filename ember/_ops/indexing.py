@@ -419,17 +419,27 @@ def setitem(self, index, value):
     res, key = _basic(self, index)
     is_t = isinstance(value, Tensor)
     if not is_t and isinstance(value, (list, tuple, np.ndarray)):
-        value = _as_tensor(value)
+        from .creation import tensor
+        value = tensor(value, dtype=self.dtype)   # PyTorch converts to self's dtype
         is_t = True
     if key is None:
         _copy_to(res, value, is_t)
         return
+    # PyTorch fills a single bool mask with a one-element value (cast, read as a number)
+    mask_fill = is_t and value._data.size == 1 and len(index) == 1 and isinstance(
+        index[0], Tensor) and index[0]._data.dtype == np.bool_
     if is_t:
+        if value._data.dtype != res._data.dtype and not mask_fill:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, "
+                               f"got {_legacy_name(res.dtype)} for the destination and "
+                               f"{_legacy_name(value.dtype)} for the source.")
         value = _strip_leading_ones(value, 0)
+        if mask_fill and value._st is not None and value._st is res._st:
+            value = value.clone()
     if not _autograd_check(res, (value,)):
         # index_put_ without autograd: allowed on expanded tensors (PyTorch only warns);
         # the values must not overlap the written-to tensor
-        if is_t and value._data.ndim and value is not res:
+        if is_t and value is not res:
             _check_partial_overlap(res, value)
         a = res._data
         target = _key_result_shape(a.shape, key)
@@ -1176,6 +1186,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """
     if reduce not in ('sum', 'prod', 'mean', 'amax', 'amin'):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if input._data.ndim == 0 and isinstance(index, Tensor) and isinstance(src, Tensor) and \
+            index._data.ndim <= 1 and src._data.ndim <= 1:
+        # 0-d: reduce as 1-element tensors (the backward works on >= 1-d arrays)
+        _wrap_dim(dim, 0)
+        return scatter_reduce(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                              include_self=include_self).reshape(())
     a1, d, idx, key, s = _gs_prepare(input, dim, index, 'scatter_reduce', src)
     a = input._data
     xp = _xp(a)
@@ -1348,7 +1364,10 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         si = list(a.shape)
         sj = list(ia.shape)
         si[d] = sj[d] = 1
-        b = list(np.broadcast_shapes(tuple(si), tuple(sj)))
+        try:
+            b = list(np.broadcast_shapes(tuple(si), tuple(sj)))
+        except ValueError:
+            _raise_bc(tuple(si), tuple(sj))
         bi, bj = list(b), list(b)
         bi[d], bj[d] = a.shape[d], ia.shape[d]
         x = input if tuple(bi) == a.shape else input.expand(bi)

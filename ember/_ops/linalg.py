@@ -108,7 +108,7 @@ def _out(res, out):
 def _check_same_dtype(a, b):
     if a.dtype is not b.dtype and a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cn(a)} != {_cn(b)}")
-    if a.dtype.kind == 'b':
+    if a.dtype.kind == 'b' and a.size and b.size:     # an empty product is just zeros
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
@@ -244,6 +244,8 @@ def _dot_check(a, b, name):
     if a.dtype != b.dtype:
         raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
                            f"{_st(a)} and {_st(b)}")
+    if a.dtype.kind == 'b':
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
                            f"[{b.shape[0]}] to have the same number of elements, but got "
@@ -376,6 +378,8 @@ def matmul(input, other, *, out=None):
     ad = a.dtype
     if ad is not b.dtype or ad.kind == 'b':
         _check_same_dtype(a, b)
+        if ad.kind == 'b' and da == 1 and db == 1:
+            raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     xp = array_module(a)
     try:
         r = xp.matmul(a, b)
@@ -509,6 +513,13 @@ def _record_add_product(res, node, inp, a, b, beta, alpha):
 
 def _addlike(product, node_cls, input, x, y, beta, alpha, out):
     """``beta * input + alpha * product(x, y)`` with one node for all three inputs."""
+    if x._data.dtype.kind in 'biu':
+        # integer tensors: PyTorch truncates float alpha/beta (addr rejects them)
+        for nm, v in (('beta', beta), ('alpha', alpha)):
+            if isinstance(v, float) and product is _outer_arrays:
+                raise RuntimeError(f"For integral input tensors, argument {nm} must not be a "
+                                   "floating point number.")
+        beta, alpha = int(beta), int(alpha)
     with _NoGrad():
         p = product(x, y)
     r = p._data
@@ -2125,12 +2136,12 @@ class LinalgVectorNormBackward0(Node):
         xd = x._data
         xp = array_module(xd)
         if ord == 0:
-            return x * 0
+            return wrap(xp.zeros_like(xd))
         if xd.dtype.kind == 'c':
             ax = x.abs()
             sgn = x / (ax + wrap((ax._data == 0).astype(ax._data.dtype)))
-        else:
-            sgn = wrap(xp.sign(xd))
+        else:       # sign with sign(nan) = 0, as PyTorch's
+            sgn = wrap((xd > 0).astype(xd.dtype) - (xd < 0).astype(xd.dtype))
         if ord == 1:
             return g * sgn
         if ord == 2:
@@ -2139,8 +2150,8 @@ class LinalgVectorNormBackward0(Node):
         if ord == math.inf or ord == -math.inf:
             ad = xp.abs(xd)
             mask = (ad == xp.broadcast_to(n._data, ad.shape)).astype(ad.dtype)
-            cnt = mask.sum(axis=dims, keepdims=True)
-            return g * sgn * wrap(mask / cnt)
+            cnt = mask.sum(axis=dims if xd.ndim else None, keepdims=True)
+            return g * sgn * wrap(mask / xp.maximum(cnt, 1))   # NaN norm: no element gets it
         # general p: sign(x) |x|^(p-1) / n^(p-1)
         ax = x * sgn if xd.dtype.kind != 'c' else x.abs()
         safe = n + wrap((n._data == 0).astype(n._data.dtype))
@@ -2175,6 +2186,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         if isinstance(dim, int):
             dim = (dim,)
         dims = tuple(sorted(_wrap_dim(d, nd) for d in dim))
+        for i in range(1, len(dims)):
+            if dims[i] == dims[i - 1]:
+                raise RuntimeError(f"dim {dims[i]} appears multiple times in the list of dims")
         if not dims:
             dims = tuple(range(nd))
     xp = array_module(a)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _Mode, inplace, _legacy_name
 from ..autograd.graph import _named
-from ._util import wrap, Node, register, binary_arrays, binary, record, _Upcast
+from ._util import wrap, Node, register, binary_arrays, binary, record, _Upcast, check_broadcast
 from .._backend import array_module
 from . import _special
 
@@ -47,6 +47,18 @@ def _needs(*ts):
         if isinstance(t, Tensor) and t._rg:
             return True
     return False
+
+
+def _req(name, v, arg='other', pos=2):
+    """PyTorch's TypeError for a non-tensor where the op takes only tensors."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                        f"{type(v).__name__}")
+
+
+def _req2(name, input, other, arg='other'):
+    _req(name, input, 'input', 1)
+    _req(name, other, arg, 2)
 
 
 def _tname(a):
@@ -189,6 +201,8 @@ def _record_binary(out, a, b, cls_tt, cls_ts, **attrs):
 
 
 def _scale_alpha(y, x, alpha):
+    if alpha.__class__ is bool and x.dtype.kind != 'b':
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if x.dtype.kind in 'biu' and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
@@ -211,7 +225,7 @@ def add(input, other, *, alpha=1, out=None):
         tensor([11, 12])
     """
     x, y, xp = _bin(input, other)
-    if alpha != 1:
+    if alpha != 1 or alpha.__class__ is bool:
         y = _scale_alpha(y, x, alpha)
     r = xp.add(x, y)
     res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
@@ -238,7 +252,7 @@ def sub(input, other, *, alpha=1, out=None):
             (isinstance(input, Tensor) and input._data.dtype == np.bool_) or \
             (isinstance(other, Tensor) and other._data.dtype == np.bool_):
         _sub_bool_error(input, other)
-    if alpha != 1:
+    if alpha != 1 or alpha.__class__ is bool:
         y = _scale_alpha(y, x, alpha)
     r = xp.subtract(x, y)
     res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
@@ -371,13 +385,15 @@ def _div_arrays(x, y, xp, rounding_mode):
         return xp.true_divide(x, y)
     if rounding_mode == 'trunc':
         if k in 'biu':
-            _check_zero_div(y)
             if k == 'b':
-                return xp.floor_divide(x, y)
+                _not_impl('div_trunc_cpu', x)
+            _check_zero_div(y)
             return _int_trunc_div(x, y, xp)
         return xp.trunc(xp.true_divide(x, y))
     if rounding_mode == 'floor':
         if k in 'biu':
+            if k == 'b':
+                _not_impl('div_floor_cpu', x)
             _check_zero_div(y)
         return _floor_div_arrays(x, y, xp)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
@@ -473,6 +489,8 @@ class RemainderBackward1(Node):
 @_ign
 def _mod_arrays(x, y, xp, f):
     if x.dtype.kind in 'biu':
+        if x.dtype.kind == 'b':
+            _not_impl('fmod_cpu' if f is xp.fmod else 'remainder_cpu', x)
         _check_zero_div(y)
     if x.dtype.kind == 'V':
         return f(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
@@ -526,6 +544,7 @@ def fmod(input, other, *, out=None):
         >>> ember.fmod(ember.tensor([-3., 5.]), 2)
         tensor([-1.,  1.])
     """
+    _req('fmod', input, 'input', 1)
     x, y, xp = _bin(input, other)
     res = _w(_mod_arrays(x, y, xp, xp.fmod), xp)
     if _needs(input, other):
@@ -578,6 +597,10 @@ def _np_of(t):
 
 @_ign
 def _pow_arrays(x, y, xp, input, exponent):
+    if x.dtype == np.bool_:
+        if isinstance(exponent, Tensor):
+            _not_impl('pow', x)
+        return xp.power(x, y).astype(np.bool_)      # numpy gives int8
     if x.dtype.kind in 'iu':
         if isinstance(exponent, Tensor):
             if (y < 0).any():
@@ -938,7 +961,7 @@ class Rad2DegBackward0(Node):
 class ReluBackward0(Node):
     def backward(self, g):
         (r,) = self.saved_tensors
-        return g * _const(r._data > 0, g)
+        return g * _const(~(r._data <= 0), g)     # NaN passes the gradient, as in PyTorch
 
 
 for _c in (FloorBackward0, CeilBackward0, TruncBackward0, RoundBackward0, RoundBackward1):
@@ -1190,7 +1213,7 @@ def polygamma(n, input, *, out=None):
         _not_impl('polygamma', x)
     xp = array_module(x)
     r = _call(_special.polygamma, n, x.astype(np.float64))
-    res = _w(r.astype(x.dtype), xp)
+    res = _w(_call(r.astype, x.dtype), xp)
     if _needs(input):
         node = PolygammaBackward0() if n else DigammaBackward0()
         node.n = n
@@ -1328,6 +1351,7 @@ def atan2(input, other, *, out=None):
         >>> ember.atan2(ember.tensor([1., -1.]), ember.tensor([1., 1.]))
         tensor([ 0.7854, -0.7854])
     """
+    _req2('atan2', input, other)
     x, y, xp = _bin_float('atan2', input, other)
     res = _w(_call(xp.arctan2, x, y), xp)
     _bin_record(res, Atan2Backward0, input, other, (input, other))
@@ -1350,6 +1374,7 @@ def hypot(input, other, *, out=None):
         >>> ember.hypot(ember.tensor([3.]), ember.tensor([4.]))
         tensor([5.])
     """
+    _req2('hypot', input, other)
     x, y, xp = _bin_float('hypot', input, other, allow_int=False)
     res = _w(_call(xp.hypot, x, y), xp)
     _bin_record(res, HypotBackward0, input, other, (input, other, res))
@@ -1379,6 +1404,7 @@ def logaddexp(input, other, *, out=None):
         >>> ember.logaddexp(ember.tensor([0.]), ember.tensor([0.]))
         tensor([0.6931])
     """
+    _req2('logaddexp', input, other)
     x, y, xp = _bin_float('logaddexp', input, other, allow_int=False)
     res = _w(_call(xp.logaddexp, x, y), xp)
     _bin_record(res, LogaddexpBackward0, input, other, (input, other))
@@ -1394,6 +1420,7 @@ def logaddexp2(input, other, *, out=None):
         >>> ember.logaddexp2(ember.tensor([1.]), ember.tensor([1.]))
         tensor([2.])
     """
+    _req2('logaddexp2', input, other)
     x, y, xp = _bin_float('logaddexp2', input, other, allow_int=False)
     res = _w(_call(xp.logaddexp2, x, y), xp)
     _bin_record(res, Logaddexp2Backward0, input, other, (input, other))
@@ -1423,6 +1450,7 @@ def copysign(input, other, *, out=None):
         >>> ember.copysign(ember.tensor([1., -2.]), -1.)
         tensor([-1., -2.])
     """
+    _req('copysign', input, 'input', 1)
     x, y, xp = _bin_float('copysign', input, other)
     res = _w(_call(xp.copysign, x, y), xp)
     if _needs(input, other):
@@ -1493,6 +1521,9 @@ def heaviside(input, values, *, out=None):
         >>> ember.heaviside(ember.tensor([-1., 0., 2.]), ember.tensor([0.5]))
         tensor([0.0000, 0.5000, 1.0000])
     """
+    _req2('heaviside', input, values, 'values')
+    if input._data.shape != values._data.shape:
+        check_broadcast(input._data.shape, values._data.shape)
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     x, v = input._data, values._data
@@ -1547,6 +1578,7 @@ class FminBackward0(Node):
 
 
 def _minmax(name, f, cls, input, other, out):
+    _req(name, input, 'input', 1)
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -1570,6 +1602,7 @@ def maximum(input, other, *, out=None):
         >>> ember.maximum(ember.tensor([1., 5.]), ember.tensor([3., 2.]))
         tensor([3., 5.])
     """
+    _req('maximum', input, 'input', 1)
     return _minmax('maximum', np.maximum if type(input._data) is _nd else
                    array_module(input._data).maximum, MaximumBackward0, input, other, out)
 
@@ -1583,6 +1616,7 @@ def minimum(input, other, *, out=None):
         >>> ember.minimum(ember.tensor([1., 5.]), ember.tensor([3., 2.]))
         tensor([1., 2.])
     """
+    _req('minimum', input, 'input', 1)
     return _minmax('minimum', array_module(input._data).minimum, MinimumBackward0, input,
                    other, out)
 
@@ -1596,6 +1630,7 @@ def fmax(input, other, *, out=None):
         >>> ember.fmax(ember.tensor([1., float('nan')]), ember.tensor([3., 2.]))
         tensor([3., 2.])
     """
+    _req('fmax', input, 'input', 1)
     return _minmax('fmax', array_module(input._data).fmax, FmaxBackward0, input, other, out)
 
 
@@ -1608,6 +1643,7 @@ def fmin(input, other, *, out=None):
         >>> ember.fmin(ember.tensor([1., float('nan')]), ember.tensor([3., 2.]))
         tensor([1., 2.])
     """
+    _req('fmin', input, 'input', 1)
     return _minmax('fmin', array_module(input._data).fmin, FminBackward0, input, other, out)
 
 
@@ -1688,7 +1724,11 @@ def _clamp_arrays(input, min, max):
     r = x.astype(dt) if x.dtype != dt else x
 
     def arr(v):
-        return v._data.astype(dt) if isinstance(v, Tensor) else dt.type(v)
+        if isinstance(v, Tensor):
+            if v._data.shape != r.shape:
+                check_broadcast(r.shape, v._data.shape)
+            return v._data.astype(dt)
+        return dt.type(v)
     if min is not None:
         r = xp.maximum(r, arr(min))
     if max is not None:
@@ -1848,6 +1888,8 @@ class AddcdivBackward0(Node):
 
 def _three(name, input, t1, t2, value, f):
     dt = D.result_type(input, t1, t2)._np
+    if dt == np.bool_ and name == 'addcmul':
+        raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
     xp = array_module(input._data)
     a, b, c = (t._data.astype(dt) if t._data.dtype != dt else t._data for t in (input, t1, t2))
     if dt.kind in 'biu' and isinstance(value, float):
@@ -1904,6 +1946,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 # ------------------------------------------------------------------ comparisons
 def _cmp_op(name, f, ordered, summary):
     def op(input, other, *, out=None):
+        _req(name, input, 'input', 1)
         x, y, xp = _bin(input, other)
         if ordered and x.dtype.kind == 'c':
             _not_impl(f'{name}_cpu', x)
@@ -2004,7 +2047,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         >>> ember.isclose(ember.tensor([1., 2.]), ember.tensor([1. + 1e-9, 2.1]))
         tensor([ True, False])
     """
+    _req2('isclose', input, other)
     x, y = input._data, other._data
+    if x.shape != y.shape:
+        check_broadcast(x.shape, y.shape)
     if x.dtype != y.dtype:
         raise RuntimeError(f"{_tname(x)} did not match {_tname(y)}")
     if x.dtype == np.bool_ or x.dtype.kind == 'V':
@@ -2022,6 +2068,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         >>> ember.allclose(ember.tensor([1., 2.]), ember.tensor([1., 2.]))
         True
     """
+    _req2('allclose', input, other)
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
@@ -2034,6 +2081,7 @@ def equal(input, other):
         >>> ember.equal(ember.tensor([1, 2]), ember.tensor([1, 2]))
         True
     """
+    _req2('equal', input, other)
     if input._data.shape != other._data.shape:
         return False
     x, y, xp = _bin(input, other)
@@ -2043,8 +2091,11 @@ def equal(input, other):
 # ------------------------------------------------------------------ logical / bitwise
 def _logical(name, f):
     def op(input, other, *, out=None):
+        _req2(name, input, other)
         x = input._data
-        y = other._data if isinstance(other, Tensor) else other
+        y = other._data
+        if x.shape != y.shape:
+            check_broadcast(x.shape, y.shape)
         xp = array_module(x)
         res = _w(f(x.astype(bool) if x.dtype != np.bool_ else x,
                    y.astype(bool) if getattr(y, 'dtype', None) != np.bool_ else y), xp)
@@ -2083,8 +2134,11 @@ def _int_arrays(name, input, other):
 
 
 def _bitwise(name, f, kname, summary, dunders):
+    shift = kname in ('lshift', 'rshift')
     def op(input, other, *, out=None):
         x, y, xp = _int_arrays(kname, input, other)
+        if shift and x.dtype == np.bool_:
+            _not_impl(f'{kname}_cpu', x)
         res = _w(f(x, y), xp)
         return res if out is None else _out(res, out, name)
     op.__name__ = op.__qualname__ = name

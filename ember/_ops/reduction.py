@@ -553,8 +553,12 @@ def aminmax(input, *, dim=None, keepdim=False):
     nd = a.ndim
     dims = tuple(range(nd)) if dim is None else (_wrap_dim(dim, nd),)
     if a.size == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
-                           "operation has no identity.")
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        if nd and a.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero "
+                             "size.")
     ax = _axis(dims, nd)
     lo = _arr(xp.min(a, axis=ax, keepdims=True), xp)
     hi = _arr(xp.max(a, axis=ax, keepdims=True), xp)
@@ -573,6 +577,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _argmaxmin(name, input, dim, keepdim, big):
     a = input._data
+    if a.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     xp = array_module(a)
     nd = a.ndim
     f = xp.argmax if big else xp.argmin
@@ -1078,6 +1084,14 @@ def _median_all(input, ignore_nan, cls):
     return _record_even(res, input, cls, r, tuple(range(a.ndim)), False)
 
 
+def _no_bool_median(input, dim):
+    a = input._data
+    if a.dtype == np.bool_ and (a.size if dim is None else
+                                a.ndim == 0 or a.shape[_wrap_dim(dim, a.ndim)]):
+        raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented '
+                                  "for 'Bool'")
+
+
 @register()
 def median(input, dim=None, keepdim=False):
     """The lower median: of all elements (a value), or along ``dim`` as
@@ -1088,6 +1102,7 @@ def median(input, dim=None, keepdim=False):
         >>> ember.tensor([1., 4., 2., 3.]).median()
         tensor(2.)
     """
+    _no_bool_median(input, dim)
     if dim is None:
         return _median_all(input, False, MedianBackward0)
     xp = array_module(input._data)
@@ -1108,6 +1123,7 @@ def nanmedian(input, dim=None, keepdim=False):
         >>> ember.tensor([1., float('nan'), 3., 2.]).nanmedian()
         tensor(2.)
     """
+    _no_bool_median(input, dim)
     if dim is None:
         return _median_all(input, True, NanmedianBackward0)
     xp = array_module(input._data)
@@ -1202,6 +1218,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     nan_cnt = xp.isnan(s).sum(axis=-1, keepdims=True)
     nvalid = n - nan_cnt if ignore_nan else xp.full(nan_cnt.shape, n)
     rank = qa * (nvalid - 1)                                   # (..., nq)
+    if not ignore_nan:      # a NaN row's result is its (last-sorted) NaN: it gets the grad
+        rank = xp.where(nan_cnt > 0, n - 1, rank)
     if interpolation == 'lower':
         rank = xp.floor(rank)
     elif interpolation == 'higher':
@@ -1434,10 +1452,10 @@ def logcumsumexp(input, dim):
         tensor([0.0000, 0.6931])
     """
     a = input._data
+    d = _wrap_dim(dim, a.ndim)
     if a.dtype.kind not in 'fcV':
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtname(a)}'")
     xp = array_module(a)
-    d = _wrap_dim(dim, a.ndim)
     r = a.copy() if a.ndim == 0 else xp.logaddexp.accumulate(a, axis=d)
     res = wrap(r)
     if grad_needed(input):
@@ -1662,8 +1680,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     x = input
     if prepend is not None or append is not None:
         from .. import cat
-        parts = [t.expand(*[1 if i == d else s for i, s in enumerate(x.shape)]) if t.dim() == 0
-                 else t for t in (prepend, x, append) if t is not None]
+        for t in (prepend, append):
+            if t is not None and t.dim() != x.dim():
+                raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                                   "input")
+        parts = [t for t in (prepend, x, append) if t is not None]
         x = cat(parts, d)
     for _ in range(n):
         L = x.shape[d]

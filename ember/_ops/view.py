@@ -4,10 +4,13 @@ unfold, split/chunk/unbind, basic slicing), and the machinery that keeps autogra
 right when a view is written in place (CopySlices, regenerated AsStrided grad_fns)."""
 import numpy as np
 
-from .._tensor import Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _autograd_check
+from .._tensor import (Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _autograd_check,
+                       _internal_overlap)
 from ._util import wrap, Node, register, grad_needed, record, edge_of
 from ..autograd.graph import _seq
 from .._backend import array_module
+from .._dtype import dtype as _dt
+from .._storage import _ptr
 
 _as_strided_np = np.lib.stride_tricks.as_strided
 
@@ -18,10 +21,14 @@ def make_view(src, arr, node=None, save=None):
     Like PyTorch, a view requires grad when its base does; a view made in no-grad mode
     (or an output of a multi-view op, see ``_multi_view``) may not be modified in place
     while autograd records (``_vmeta``)."""
-    t = wrap(arr)
     st = src._st
     if st is None:
         st = src._storage_obj()
+    if not arr.flags.writeable and st._src.flags.writeable and arr.dtype == st._src.dtype \
+            and not _internal_overlap(arr):
+        # a view of an expanded tensor that repeats nothing: writable again
+        arr = _strided_from(st._flat(), _ptr(arr) - _ptr(st._src), arr.shape, arr.strides)
+    t = wrap(arr)
     t._st = st
     sb = src._base
     t._base = src if sb is None else sb
@@ -33,7 +40,7 @@ def make_view(src, arr, node=None, save=None):
             t._rg = True
             if node is not None and g:
                 record(t, node, (src,), save)
-    elif g and arr.dtype.kind in 'fcV':
+    elif arr.dtype.kind in 'fcV':
         st._track_view(t)   # it requires grad as soon as its base does
     return t
 
@@ -145,7 +152,6 @@ def view(self, *shape):
         tensor([[0, 1, 2],
                 [3, 4, 5]])
     """
-    from .._dtype import dtype as _dt
     if len(shape) == 1 and isinstance(shape[0], _dt):
         return _view_dtype(self, shape[0])
     shape = _infer_shape(_size_args(shape), self._data.size)
@@ -481,7 +487,12 @@ def expand(self, *sizes):
             shape.append(s)
     xp = array_module(a)
     node = ExpandBackward0() if self._rg and _Mode.grad else None
-    return make_view(self, xp.broadcast_to(a, tuple(shape)), node)
+    shape = tuple(shape)
+    arr = xp.broadcast_to(a, shape)
+    if a.flags.writeable and not _internal_overlap(arr):
+        # nothing repeated: a writable view (writes to a stride-0 view stay refused)
+        arr = xp.lib.stride_tricks.as_strided(a, shape, arr.strides)
+    return make_view(self, arr, node)
 
 
 def _legacy(t):

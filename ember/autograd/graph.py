@@ -5,6 +5,7 @@ named as PyTorch names it (``MulBackward0``...). Its ``backward(self, *grads)`` 
 in ember ops, so ``create_graph=True`` differentiates it again.
 """
 import itertools
+import weakref
 
 __all__ = ['Node', 'AccumulateGrad', 'RemovableHandle']
 
@@ -86,8 +87,27 @@ class Node:
             self._metadata = {}
         return self._metadata
 
+    _saved_outs = ()   # positions in _saved of this node's own outputs
+
     def save(self, *tensors):
-        """Save tensors for backward; they are checked for in-place changes when read."""
+        """Save tensors for backward; they are checked for in-place changes when read.
+
+        An output of this node is kept without its ``grad_fn`` (rebuilt when read), so
+        that output and node do not form a reference cycle: a deleted output is freed at
+        once even when backward never runs."""
+        outs = None
+        for i, t in enumerate(tensors):
+            if t is not None and t._grad_fn is self:
+                if outs is None:
+                    outs = []
+                    tensors = list(tensors)
+                a = t.detach()
+                a._out_nr = t._out_nr
+                tensors[i] = a
+                outs.append(i)
+        if outs is not None:
+            tensors = tuple(tensors)
+            self._saved_outs = tuple(outs)
         self._saved = tensors
         self._saved_ver = tuple(t._storage_obj()._version if t is not None else 0 for t in tensors)
 
@@ -96,13 +116,24 @@ class Node:
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
+        if self._saved_outs:
+            saved = list(saved)
+            for i in self._saved_outs:
+                saved[i] = self._unpack_out(saved[i])
+            saved = tuple(saved)
         for t, v in zip(saved, self._saved_ver):
             if t is not None and t._storage_obj()._version != v:
                 _raise_modified(t, v, self)
         return saved
 
+    def _unpack_out(self, a):
+        t = a.detach()
+        t._grad_fn, t._out_nr, t._rg = self, a._out_nr, True
+        return t
+
     def _release(self):
         self._saved = ()
+        self._saved_outs = ()
         self._freed = True
 
     def backward(self, *grads):
@@ -167,17 +198,24 @@ class AccumulateGrad(Node):
     """Sink node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
 
     def __init__(self, variable):
-        self.variable = variable
+        # weak: the leaf holds its accumulator, which must not keep the leaf alive (no
+        # reference cycle: a deleted leaf is freed at once, without the cyclic GC)
+        self._var = weakref.ref(variable)
         self._seq = 1 << 62  # leaves run first among ready nodes (as torch)
         self._in_meta = ()
+
+    @property
+    def variable(self):
+        """The leaf tensor whose ``.grad`` this node accumulates into."""
+        return self._var()
 
     def name(self):
         return 'torch::autograd::AccumulateGrad'
 
     def backward(self, grad):
         from .grad_mode import _Mode
-        var = self.variable
-        if grad is None:
+        var = self._var()
+        if grad is None or var is None:
             return ()
         if var._grad is None:
             # a fresh copy: the incoming gradient may be shared with other leaves

@@ -15,7 +15,9 @@ import torch
 
 import ember
 from oracle import _make, _flat_tensors, check, gradcheck_ember
-from _ops.opdb import OPS, FLOAT, F64, Maker, seed_of
+from _ops.opdb import OPS, FLOAT, F64, C128, Maker, seed_of
+
+GRAD_DTYPES = FLOAT + (C128,)
 
 pytestmark = pytest.mark.filterwarnings('ignore')
 
@@ -31,13 +33,15 @@ def _bind(op, s):
     args = list(s.args) + [s.kw[k] for k in akeys]
     n = len(s.args)
     pre = s.pre == 't'
+    ref = s.ref
 
     def f(m, *a):
+        g = ref if ref is not None and m is torch else fn    # a documented torch quirk
         if pre:
             a = [x.mT if isinstance(x, _TENSORS) and x.dim() >= 2 else x for x in a]
         if akeys:
-            return fn(m, *a[:n], **kw, **dict(zip(akeys, a[n:])))
-        return fn(m, *a, **kw)
+            return g(m, *a[:n], **kw, **dict(zip(akeys, a[n:])))
+        return g(m, *a, **kw)
     return f, args
 
 
@@ -85,7 +89,7 @@ def _params():
 @pytest.mark.parametrize('op,dtype,s', _params())
 def test_op(op, dtype, s):
     f, args = _bind(op, s)
-    grad = op.grad and s.grad and dtype in FLOAT
+    grad = op.grad and s.grad and dtype in GRAD_DTYPES
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         phase, et = _run(f, torch, args, grad)
@@ -103,17 +107,19 @@ def test_op(op, dtype, s):
 
 
 def _small(s):
-    arrs = [a for a in list(s.args) + list(s.kw.values()) if isinstance(a, np.ndarray) and a.dtype.kind == 'f']
-    return arrs and any(a.size for a in arrs) and sum(a.size for a in arrs) <= 40
+    arrs = [a for a in list(s.args) + list(s.kw.values())
+            if isinstance(a, np.ndarray) and a.dtype.kind in 'fc']
+    return arrs and all(a.size for a in arrs) and sum(a.size for a in arrs) <= 40
 
 
 def _gc_params():
     out = []
     for op in OPS:
-        if not (op.grad and op.gradcheck) or not any(d in op.dtypes for d in FLOAT):
+        dt = C128 if C128 in op.dtypes else F64
+        if not (op.grad and op.gradcheck) or not any(d in op.dtypes for d in GRAD_DTYPES):
             continue
         n = 0
-        for i, s in enumerate(_samples(op, F64)):
+        for i, s in enumerate(_samples(op, dt)):
             if n >= op.gc_max or not (s.grad and s.gc and _small(s)):
                 continue
             f, args = _bind(op, s)

@@ -689,7 +689,7 @@ def _assign(t, dst, src):
     sharing memory: only ops that PyTorch allows there get here, e.g. ``index_put_``)
     only the changed elements are written, so that the untouched aliases of a memory
     location do not write its old value back."""
-    if dst.flags.writeable and not _internal_overlap(dst):
+    if _writeable(dst) and not _internal_overlap(dst):
         dst[...] = src
         return
     dst = _writable(t)
@@ -702,11 +702,17 @@ def _assign(t, dst, src):
         dst[...] = src
 
 
+def _writeable(a):
+    """Whether array ``a`` may be written (NumPy's broadcast views may not; device arrays
+    have no such flag and always may)."""
+    return getattr(a.flags, 'writeable', True)
+
+
 def _writable(t):
     """A writable array with ``t``'s geometry (``t._data`` may be a read-only
     broadcast view, e.g. of ``expand``)."""
     a = t._data
-    if a.flags.writeable:
+    if _writeable(a):
         return a
     st = t._storage_obj()
     flat = st._flat()

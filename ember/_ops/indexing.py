@@ -9,7 +9,8 @@ one per leading dim, with NumPy's (= PyTorch's) placement rule for the result di
 import numpy as np
 
 from .._tensor import (Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name,
-                       _autograd_check, _check_partial_overlap, _internal_overlap, _writable)
+                       _autograd_check, _check_partial_overlap, _internal_overlap, _writable,
+                       _writeable)
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from ..autograd.graph import _named
@@ -430,6 +431,7 @@ def setitem(self, index, value):
         index[0], Tensor) and index[0]._data.dtype == np.bool_
     if is_t:
         if value._data.dtype != res._data.dtype and not mask_fill:
+            _check_value_shape(value._data.shape, _key_result_shape(res._data.shape, key))
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {_legacy_name(res.dtype)} for the destination and "
                                f"{_legacy_name(value.dtype)} for the source.")
@@ -442,20 +444,12 @@ def setitem(self, index, value):
         if is_t and value is not res:
             _check_partial_overlap(res, value)
         a = res._data
-        target = _key_result_shape(a.shape, key)
         v = value._data if is_t else value
-        if is_t and v.shape != target:
-            try:
-                ok = np.broadcast_shapes(v.shape, target) == target
-            except ValueError:
-                ok = False
-            if not ok:
-                raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(v.shape)} "
-                                   f"cannot be broadcast to indexing result of shape "
-                                   f"{_shape_str(target)}")
+        if is_t:
+            _check_value_shape(v.shape, _key_result_shape(a.shape, key))
         if is_t and v.dtype.kind == 'c' and a.dtype.kind != 'c':
             v = v.real
-        if not a.flags.writeable:
+        if not _writeable(a):
             a = _writable(res)
         try:
             a[key] = v
@@ -469,6 +463,18 @@ def setitem(self, index, value):
     else:
         value = wrap(_xp(res._data).asarray(value, dtype=res._data.dtype))
     inplace(res, _index_put_key, key, value, False)
+
+
+def _check_value_shape(vshape, target):
+    if vshape != target:
+        try:
+            ok = np.broadcast_shapes(vshape, target) == target
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(vshape)} "
+                               f"cannot be broadcast to indexing result of shape "
+                               f"{_shape_str(target)}")
 
 
 def _copy_to(dst, value, is_t):

@@ -5,7 +5,7 @@ right when a view is written in place (CopySlices, regenerated AsStrided grad_fn
 import numpy as np
 
 from .._tensor import (Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _autograd_check,
-                       _internal_overlap)
+                       _internal_overlap, _writeable)
 from ._util import wrap, Node, register, grad_needed, record, edge_of
 from ..autograd.graph import _seq
 from .._backend import array_module
@@ -24,7 +24,7 @@ def make_view(src, arr, node=None, save=None):
     st = src._st
     if st is None:
         st = src._storage_obj()
-    if not arr.flags.writeable and st._src.flags.writeable and arr.dtype == st._src.dtype \
+    if not _writeable(arr) and _writeable(st._src) and arr.dtype == st._src.dtype \
             and not _internal_overlap(arr):
         # a view of an expanded tensor that repeats nothing: writable again
         arr = _strided_from(st._flat(), _ptr(arr) - _ptr(st._src), arr.shape, arr.strides)
@@ -489,7 +489,7 @@ def expand(self, *sizes):
     node = ExpandBackward0() if self._rg and _Mode.grad else None
     shape = tuple(shape)
     arr = xp.broadcast_to(a, shape)
-    if a.flags.writeable and not _internal_overlap(arr):
+    if _writeable(a) and not _internal_overlap(arr):
         # nothing repeated: a writable view (writes to a stride-0 view stay refused)
         arr = xp.lib.stride_tricks.as_strided(a, shape, arr.strides)
     return make_view(self, arr, node)

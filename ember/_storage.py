@@ -41,11 +41,18 @@ class UntypedStorage:
         if n >= 16 and not n & (n - 1):   # drop dead references now and then
             vs[:] = [r for r in vs if r() is not None]
 
-    def _tracked_views(self):
-        """The live tracked views (and forget them)."""
+    def _views_of(self, base):
+        """Take the live tracked views whose base is ``base`` (others stay tracked)."""
         vs = self._views
-        self._views = None
-        return [v for v in (r() for r in vs or ()) if v is not None]
+        if not vs:
+            return []
+        mine, keep = [], []
+        for r in vs:
+            v = r()
+            if v is not None:
+                (mine if v._base is base else keep).append(v if v._base is base else r)
+        self._views = keep or None
+        return mine
 
     def _flat(self):
         """The storage as a 1-D array of its creating array's dtype, from its first byte."""

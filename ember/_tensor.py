@@ -679,9 +679,8 @@ def _views_need_grad(base):
     st = base._st
     if st is None or st._views is None:
         return
-    for v in st._tracked_views():
-        if v._base is base:
-            v._rg = True
+    for v in st._views_of(base):
+        v._rg = True
 
 
 def _assign(t, dst, src):

@@ -641,7 +641,7 @@ def _like(input, dtype, device, requires_grad, fn, memory_format=None):
     t = wrap(arr)
     if memory_format is None or str(memory_format) == 'torch.preserve_format':
         if not a.flags.c_contiguous and a.ndim > 1 and not _has_overlap(a):
-            t = t.as_strided_like(input) if False else _restride_like(t, input)
+            t = _restride_like(t, input)
     elif str(memory_format) != 'torch.contiguous_format':
         t = t.contiguous(memory_format=memory_format)
     return _finish(t, requires_grad)
@@ -655,8 +655,8 @@ def _restride_like(t, like):
     """``t``'s values laid out with ``like``'s stride order (dense, non-overlapping)."""
     a = like._data
     order = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
-    xp = array_module(t._data)
-    arr = xp.ascontiguousarray(t._data.transpose(order))
+    # always a copy: the transposed input may already be C-contiguous (a view of it)
+    arr = t._data.transpose(order).copy(order='C')
     inv = np.argsort(order)
     return wrap(arr.transpose(inv))
 

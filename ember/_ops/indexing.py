@@ -568,7 +568,7 @@ def fill_(self, value):
     v = _scalar_value(value, 'fill_')
     if check_inplace(self, value):
         return inplace(self, _filled, value)
-    a = self._data
+    a = _writable(self)
     a[...] = _cast_scalar(v, a.dtype)
     self._storage_obj()._version += 1
     return self
@@ -593,7 +593,7 @@ def zero_(self):
     """
     if check_inplace(self):
         return inplace(self, _zeroed)
-    self._data[...] = 0
+    _writable(self)[...] = 0
     self._storage_obj()._version += 1
     return self
 

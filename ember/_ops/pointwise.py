@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _Mode, inplace, _legacy_name
+from .._tensor import Tensor, _Mode, inplace, _check_partial_overlap, _legacy_name
 from ..autograd.graph import _named
 from ._util import wrap, Node, register, binary_arrays, binary, record, _Upcast, check_broadcast
 from .._backend import array_module
@@ -2276,6 +2276,8 @@ def _make_fast_inplace(fn, name, ufunc):
                 if isinstance(other, Tensor):
                     b = other._data
                     ok = b.dtype == a.dtype
+                    if ok and other._st is not None and other._st is self._st:
+                        _check_partial_overlap(self, other)
                 else:
                     t = type(other)
                     b = other

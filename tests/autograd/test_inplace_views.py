@@ -278,10 +278,7 @@ def test_write_to_expanded_tensor_refused(op, grad):
 
 
 @pytest.mark.parametrize('op', [
-    pytest.param('fill_', marks=pytest.mark.xfail(strict=True, reason="indexing.py fill_ (no "
-                 "grad) writes into the read-only broadcast array: ValueError")),
-    pytest.param('zero_', marks=pytest.mark.xfail(strict=True, reason="indexing.py zero_ (no "
-                 "grad) writes into the read-only broadcast array: ValueError")),
+    'fill_', 'zero_',
     'index_put_', 'setitem_adv', 'setitem_row'])
 def test_write_to_expanded_tensor_allowed(op):
     def f(m):
@@ -505,15 +502,11 @@ def test_retain_graph_through_copyslices():
 # ------------------------------------------------------------------ known differences
 # Found by the randomized tester in files owned by other modules; kept strict so that they
 # turn into failures (and get promoted to plain tests) once fixed.
-@pytest.mark.xfail(strict=True, reason="creation.py clone(): a permuted (non-contiguous, "
-                   "dense) 3-D tensor's clone shares memory with it (_restride_like)")
 def test_known_clone_of_permuted_tensor_copies():
     y = ember.tensor(np.arange(24.).reshape(2, 3, 4)).permute(1, 0, 2)
     c = y.clone()
     assert c.data_ptr() != y.data_ptr()
 
 
-@pytest.mark.xfail(strict=True, reason="pointwise.py fast in-place path (add_/sub_/mul_ without "
-                   "grad) skips the partial-overlap check")
 def test_known_fast_inplace_partial_overlap():
     errors_both(lambda m: (lambda y: y.add_(y.t()))(m.tensor(A[:, :3])), "some elements")

@@ -881,7 +881,6 @@ def tensor_split(input, indices_or_sections, dim=0):
 class DiagonalBackward0(Node):
     def backward(self, g):
         z = g.new_zeros(self.shape)
-        zd = diagonal(z, self.offset, self.d1, self.d2)
         out = wrap(z._data.copy())
         return _put_view(out, g, self.offset, self.d1, self.d2)
 
@@ -924,7 +923,6 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     rest = [i for i in range(nd) if i not in (d1, d2)]
     shape = tuple(a.shape[i] for i in rest) + (L,)
     strides = tuple(a.strides[i] for i in rest) + (a.strides[d1] + a.strides[d2],)
-    base = a.reshape(-1)[0:0] if False else a
     arr = _strided_from(a, start, shape, strides)
     return make_view(input, arr, node)
 

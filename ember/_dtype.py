@@ -1,7 +1,7 @@
 """dtype objects, PyTorch's type promotion, finfo/iinfo."""
 import builtins
+import sys
 import numpy as np
-import ml_dtypes
 
 __all__ = ['dtype', 'finfo', 'iinfo', 'get_default_dtype', 'set_default_dtype',
            'promote_types', 'result_type', 'can_cast']
@@ -52,6 +52,74 @@ class dtype:
         return (_dtype_by_name, (self._name,))
 
 
+class _ExtDtype(dtype):
+    """A dtype whose NumPy type lives in the ``ml_dtypes`` extension (bfloat16): the
+    extension costs about a second to import, so it loads the first time the dtype's NumPy
+    type is needed (a tensor of that dtype is made, ``finfo`` is asked...)."""
+    __slots__ = ()
+
+    def __init__(self, name, cat, signed, rank, itemsize):
+        self._name = name
+        self._cat = cat
+        self.itemsize = itemsize
+        self.is_signed = signed
+        self._rank = rank
+
+    @property
+    def _np(self):
+        try:
+            return _np_slot.__get__(self)
+        except AttributeError:
+            _load_ml_dtypes()
+            return _np_slot.__get__(self)
+
+
+_np_slot = dtype.__dict__['_np']   # the slot descriptor the property above shadows
+
+
+class _NpToDtype(dict):
+    """NumPy dtype -> ember dtype. A miss may be an ml_dtypes type made outside ember before
+    ember loaded ml_dtypes itself: resolve the extension dtypes and look again."""
+    __slots__ = ()
+
+    def __missing__(self, key):
+        if 'ml_dtypes' in sys.modules and not _ext_loaded:
+            _load_ml_dtypes()
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key):
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+
+_ext_loaded = False
+
+
+def _load_ml_dtypes():
+    """Import ml_dtypes and give the extension dtypes their NumPy types (idempotent)."""
+    global _ext_loaded
+    if _ext_loaded:
+        return
+    import ml_dtypes
+    for d in _ALL:
+        if type(d) is _ExtDtype:
+            npdt = np.dtype(getattr(ml_dtypes, d._name))
+            _np_slot.__set__(d, npdt)
+            _NP2DT[npdt] = d
+            _NP2DT[npdt.type] = d
+    _ext_loaded = True
+
+
 def _dtype_by_name(name):
     return _BY_NAME[name]
 
@@ -63,7 +131,7 @@ int16 = dtype('int16', np.int16, _INT, True, 3)
 int32 = dtype('int32', np.int32, _INT, True, 4)
 int64 = dtype('int64', np.int64, _INT, True, 5)
 float16 = dtype('float16', np.float16, _FLOAT, True, 6)
-bfloat16 = dtype('bfloat16', ml_dtypes.bfloat16, _FLOAT, True, 7)
+bfloat16 = _ExtDtype('bfloat16', _FLOAT, True, 7, 2)
 float32 = dtype('float32', np.float32, _FLOAT, True, 8)
 float64 = dtype('float64', np.float64, _FLOAT, True, 9)
 complex64 = dtype('complex64', np.complex64, _COMPLEX, True, 10)
@@ -86,9 +154,13 @@ complex32 = None  # not supported
 _ALL = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
         complex64, complex128, uint16, uint32, uint64]
 _BY_NAME = {d._name: d for d in _ALL}
-_NP2DT = {d._np: d for d in _ALL}
+_NP2DT = _NpToDtype()
 for _d in _ALL:
-    _NP2DT[_d._np.type] = _d
+    if type(_d) is not _ExtDtype:
+        _NP2DT[_d._np] = _d
+        _NP2DT[_d._np.type] = _d
+if 'ml_dtypes' in sys.modules:   # already paid for by the program: resolve now
+    _load_ml_dtypes()
 
 _default_dtype = float32
 
@@ -291,7 +363,12 @@ class finfo:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
         t = type.to_real()
-        fi = ml_dtypes.finfo(t._np) if t is bfloat16 else np.finfo(t._np)
+        if isinstance(t, _ExtDtype):
+            _load_ml_dtypes()
+            import ml_dtypes
+            fi = ml_dtypes.finfo(t._np)
+        else:
+            fi = np.finfo(t._np)
         self.bits = fi.bits
         self.eps = builtins.float(fi.eps)
         self.max = builtins.float(fi.max)

@@ -10,6 +10,7 @@ import numpy as np
 from .._tensor import Tensor, _Mode
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
+from .padding import pad
 
 
 def _tup(v, n, name='value'):
@@ -226,11 +227,10 @@ def _same_padding(input, weight, stride, dilation, nd):
     left = [t // 2 for t in total]
     extra = [t - 2 * l for t, l in zip(total, left)]
     if any(extra):
-        from ..nn.functional import pad as _F_pad
         pads = []
         for i in reversed(range(nd)):
             pads += [0, extra[i]]
-        input = _F_pad(input, pads)
+        input = pad(input, pads)
     return input, tuple(left)
 
 

@@ -1,4 +1,10 @@
-"""``detect_anomaly`` / ``set_detect_anomaly``: record forward tracebacks and fail on NaN grads."""
+"""``detect_anomaly`` / ``set_detect_anomaly``: record forward tracebacks and fail on NaN grads.
+
+Unlike grad mode, anomaly mode is process-wide, as in PyTorch 2.13 (one flag for all
+threads: a thread that turns it on turns it on for every thread). Readers take it as
+the module attributes ``_enabled`` / ``_check_nan``; a backward pass reads ``_enabled``
+once, when it starts.
+"""
 import traceback
 
 __all__ = ['detect_anomaly', 'set_detect_anomaly', 'is_anomaly_enabled',
@@ -19,7 +25,12 @@ def is_anomaly_check_nan_enabled():
 
 
 def set_anomaly_enabled(mode, check_nan=True):
-    """Turn anomaly detection on or off (globally)."""
+    """Turns anomaly detection on or off, for all threads (as PyTorch).
+
+    Args:
+        mode (bool): on or off.
+        check_nan (bool): also raise when a backward function returns NaN.
+    """
     global _enabled, _check_nan
     _enabled = bool(mode)
     _check_nan = bool(check_nan)
@@ -32,6 +43,9 @@ class detect_anomaly:
 
     Args:
         check_nan (bool): raise on NaN gradients (default True).
+
+    The mode is process-wide, as in PyTorch: it applies to every thread while the
+    block runs, and its exit restores the setting seen when it was created.
 
     Example::
 

@@ -1,15 +1,37 @@
 """The backward engine: runs the graph from the roots in dependency order, without
 recursion (a 100k-node chain is fine), summing gradients per node input, reducing
-broadcast gradients to each input's shape (once, here, for every op)."""
+broadcast gradients to each input's shape (once, here, for every op).
+
+Threads: a backward pass runs in the calling thread and keeps all its bookkeeping
+local to the call, so several threads may run backward at once (on independent
+graphs, or on one graph kept with ``retain_graph=True``). The only mode it sets is
+the calling thread's grad mode (on exactly when ``create_graph``), restored on exit.
+Writes into a leaf's ``.grad`` (and a retained ``.grad``) are serialized by a lock of
+the node that writes them, so concurrent passes that reach the same leaf add up
+instead of losing a gradient.
+"""
 import heapq
 import itertools
+import threading
 
+from . import anomaly_mode
 from .grad_mode import _Mode
 from .graph import AccumulateGrad
 
 __all__ = ['run_backward']
 
 _tie = itertools.count()   # FIFO among nodes of equal priority (leaves), as torch
+
+
+def _node_lock(node):
+    """The lock held while ``node`` adds a gradient into a tensor's ``.grad``: one per
+    node (as torch's AccumulateGrad mutex), so hooks of different leaves never wait on
+    each other; re-entrant, since a post-accumulate hook may run a nested backward
+    that reaches the same leaf."""
+    lk = node.__dict__.get('_grad_lock')
+    if lk is None:   # setdefault is atomic: racing threads end up with one lock
+        lk = node.__dict__.setdefault('_grad_lock', threading.RLock())
+    return lk
 
 
 def _sum_to(g, shape):
@@ -123,10 +145,12 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
         if deps.get(node, 0) == 0:
             heapq.heappush(heap, (-node._seq, next(_tie), node))
 
+    anomaly = anomaly_mode._enabled
+    # grad mode of this thread only (a thread-local), whatever it was before: on
+    # exactly when the backward graph is to be recorded
     prev_grad = _Mode.grad
-    _Mode.grad = bool(create_graph)
-    from . import anomaly_mode
     try:
+        _Mode.grad = bool(create_graph)
         while heap:
             _, _, node = heapq.heappop(heap)
             buf = buffers.pop(node, {})
@@ -136,7 +160,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
                 _skip_edges(node, buffers, deps, heap)
                 continue
             _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
-                      needed, anomaly_mode._enabled)
+                      needed, anomaly)
     finally:
         _Mode.grad = prev_grad
     if capture is not None:
@@ -173,10 +197,11 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
             t = ref()
             if t is not None and grads[nr] is not None:
                 g = grads[nr]
-                if t._grad is None:
-                    t._grad = g.detach().clone() if not _Mode.grad else g.clone()
-                else:
-                    t._grad = t._grad + g
+                with _node_lock(node):
+                    if t._grad is None:
+                        t._grad = g.detach().clone() if not _Mode.grad else g.clone()
+                    else:
+                        t._grad = t._grad + g
     if node._prehooks:
         for h in list(node._prehooks.values()):
             r = h(tuple(grads))
@@ -194,7 +219,8 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
             return
     if is_acc:
         if grads[0] is not None:
-            node.backward(grads[0])
+            with _node_lock(node):
+                node.backward(grads[0])
         return
     if (grads[0] is None and nouts == 1) or all(g is None for g in grads):
         outs = (None,) * len(node.next_functions)
@@ -225,10 +251,8 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
                         fixed[i] = _validate(g, m, node, i)
             if fixed is not None:
                 outs = tuple(fixed)
-        if anomaly:
-            from .anomaly_mode import _check_nan as check
-            if check:
-                _check_nan(node, outs)
+        if anomaly and anomaly_mode._check_nan:
+            _check_nan(node, outs)
     if node._hooks:
         for h in list(node._hooks.values()):
             r = h(tuple(outs), tuple(grads))

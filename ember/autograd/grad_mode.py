@@ -1,25 +1,42 @@
-"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``."""
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Both switches are per thread, as in PyTorch: turning grad mode off in one thread does
+not affect any other, and every new thread starts with grad mode on and inference mode
+off, whatever the thread that started it was doing.
+"""
 import functools
 import inspect
 import sys
+import threading
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
            'is_grad_enabled', 'is_inference_mode_enabled']
 
 
-class _Mode:
-    """Global switches read on the hot path of every op."""
+class _ThreadMode(threading.local):
+    """The grad-mode switches of the current thread, read on the hot path of every op.
+
+    A ``threading.local``: each thread sees its own ``grad`` / ``inference``
+    attributes; a thread that never set them sees these class attributes, the
+    defaults of a new thread (grad on, inference off).
+
+    Writers must save the old value and restore it (``prev = _Mode.grad; _Mode.grad =
+    x; try: ... finally: _Mode.grad = prev``), never assume what it was.
+    """
     grad = True
     inference = False
 
 
+_Mode = _ThreadMode()
+
+
 def is_grad_enabled():
-    """Returns True if grad mode is currently enabled."""
+    """Returns True if grad mode is currently enabled (in the calling thread)."""
     return _Mode.grad
 
 
 def is_inference_mode_enabled():
-    """Returns True if inference mode is currently enabled."""
+    """Returns True if inference mode is currently enabled (in the calling thread)."""
     return _Mode.inference
 
 
@@ -76,6 +93,9 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
 class no_grad(_NoParamDecoratorContextManager):
     """Context manager (and decorator) that disables gradient calculation.
 
+    This context manager is thread local; it will not affect computation in other
+    threads.
+
     Example::
 
         >>> x = ember.tensor([1.], requires_grad=True)
@@ -99,6 +119,9 @@ class no_grad(_NoParamDecoratorContextManager):
 class enable_grad(_NoParamDecoratorContextManager):
     """Context manager (and decorator) that enables gradient calculation.
 
+    This context manager is thread local; it will not affect computation in other
+    threads.
+
     Example::
 
         >>> with ember.no_grad():
@@ -120,6 +143,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
     Args:
         mode (bool): whether to enable grad.
+
+    Only the calling thread's grad mode changes; other threads are not affected.
 
     Example::
 
@@ -148,6 +173,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and marks the mode as inference mode.
+
+    This context manager is thread local; it will not affect computation in other
+    threads.
 
     Args:
         mode (bool): whether to enable inference mode (default True).

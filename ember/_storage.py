@@ -3,6 +3,8 @@ import weakref
 
 import numpy as np
 
+from ._backend import array_module
+
 _weakref = weakref.ref
 
 __all__ = ['UntypedStorage', 'TypedStorage']
@@ -60,8 +62,7 @@ class UntypedStorage:
         n = s.size
         if s.flags.c_contiguous:
             return s.reshape(-1)
-        xp = np if type(s) is np.ndarray else __import__('cupy')
-        return xp.lib.stride_tricks.as_strided(s, (n,), (s.itemsize,))
+        return array_module(s).lib.stride_tricks.as_strided(s, (n,), (s.itemsize,))
 
     def _bytes(self):
         return self._flat().view(np.uint8)

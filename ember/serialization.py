@@ -73,6 +73,7 @@ class _StorageType:
 _STORAGE_TYPES = {n: _StorageType('torch', n, D._BY_NAME[d]) for d, n in _STORAGE_NAMES.items()}
 _UNTYPED_STORAGE_TYPE = _StorageType('torch.storage', 'UntypedStorage', None)
 _STORAGE_TYPE_OF = {D._BY_NAME[d]: _STORAGE_TYPES[n] for d, n in _STORAGE_NAMES.items()}
+_ALL_STORAGE_TYPES = tuple(_STORAGE_TYPES.values()) + (_UNTYPED_STORAGE_TYPE,)
 
 
 def _parameter_cls():
@@ -86,31 +87,99 @@ def _parameter_cls_if_loaded():
 
 
 # ---------------------------------------------------------------------------- rebuild functions
+# Every rebuild function checks its arguments before it touches memory: a crafted checkpoint
+# gets an ``UnpicklingError`` naming the bad argument, never an out-of-bounds view or an
+# internal error.
+_BIG = 1 << 62          # bound on any size, stride, offset or element count
+_MAX_DIMS = 64          # NumPy's limit on dimensions
+_LIMIT_REPR = None
+
+
+def _short(x):
+    """A short, bounded description of ``x`` for error messages (never a full repr)."""
+    global _LIMIT_REPR
+    if _LIMIT_REPR is None:
+        import reprlib
+        r = reprlib.Repr()
+        r.maxlevel, r.maxstring, r.maxother, r.maxlong = 2, 40, 40, 40
+        r.maxtuple = r.maxlist = r.maxdict = r.maxset = r.maxfrozenset = 4
+        _LIMIT_REPR = r
+    if type(x) in (int, float, bool, str, bytes, tuple, list, dict, type(None), complex):
+        try:
+            return _LIMIT_REPR.repr(x)
+        except Exception:
+            pass
+    return f"<{type(x).__name__}>"
+
+
+def _bad(msg):
+    return pickle.UnpicklingError(msg)
+
+
+def _check_int(x, what, lo=0):
+    if type(x) is not int or not lo <= x < _BIG:
+        raise _bad(f"{what} must be an int in [{lo}, 2**62), but got {_short(x)}")
+    return x
+
+
+def _check_ints(seq, what, lo=0):
+    if type(seq) not in (tuple, list, Size):
+        raise _bad(f"{what} must be a tuple of ints, but got {_short(seq)}")
+    if len(seq) > _MAX_DIMS:
+        raise _bad(f"{what} has {len(seq)} dimensions, more than the {_MAX_DIMS} supported")
+    return tuple(_check_int(v, what, lo) for v in seq)
+
+
+def _check_dtype(dtype):
+    if type(dtype) not in (D.dtype, D._ExtDtype) or D._BY_NAME.get(dtype._name) is not dtype:
+        raise _bad(f"expected a dtype (like torch.float32), but got {_short(dtype)}")
+    return dtype
+
+
 def _view_of(src, dtype, offset, size, stride):
     """An array of ``dtype`` viewing the 1-D array ``src`` (a storage's memory) at element
-    ``offset`` with ``size`` and ``stride`` (in elements)."""
+    ``offset`` with ``size`` and ``stride`` (in elements). Every argument is checked first:
+    the view must lie inside the storage's bytes."""
+    _check_dtype(dtype)
+    offset = _check_int(offset, "storage_offset")
+    size = _check_ints(size, "size")
+    stride = _check_ints(stride, "stride")
+    if len(stride) != len(size):
+        raise _bad(f"size {list(size)} and stride {list(stride)} have different lengths")
     npdt = dtype._np
     isz = npdt.itemsize
-    size = tuple(builtins.int(s) for s in size)
-    stride = tuple(builtins.int(s) * isz for s in stride)
+    numel = 1
+    for n in size:
+        numel *= n
+    if numel * isz >= _BIG or any(s * isz >= _BIG for s in stride) or offset * isz >= _BIG:
+        raise _bad(f"size {list(size)} with stride {list(stride)} is too large")
     nbytes = src.nbytes
-    off = builtins.int(offset) * isz
-    if all(size):
-        need = off + isz + sum((n - 1) * s for n, s in zip(size, stride))
-        if off < 0 or min(stride, default=0) < 0 or need > nbytes:
-            raise RuntimeError(
-                f"setStorage: sizes {list(size)}, strides {[s // isz for s in stride]}, storage "
+    off = offset * isz
+    if numel:
+        need = off + isz + sum((n - 1) * s for n, s in zip(size, stride)) * isz
+        if need > nbytes:
+            raise _CorruptCheckpoint(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
                 f"offset {offset}, and itemsize {isz} requiring a storage size of {need} are out "
                 f"of bounds for storage of size {nbytes}")
     else:
         off = min(off, nbytes)
+    bstride = tuple(s * isz for s in stride)
     if type(src) is np.ndarray:
-        return np.ndarray(size, npdt, buffer=src, offset=off, strides=stride)
+        return np.ndarray(size, npdt, buffer=src, offset=off, strides=bstride)
     xp = importlib.import_module('cupy')
-    return xp.ndarray(size, npdt, memptr=src.data + off, strides=stride)
+    return xp.ndarray(size, npdt, memptr=src.data + off, strides=bstride)
 
 
 def _make_tensor(untyped, dtype, offset, size, stride, requires_grad):
+    if type(requires_grad) is not bool:
+        if type(requires_grad) is int and requires_grad in (0, 1):
+            requires_grad = bool(requires_grad)
+        else:
+            raise _bad(f"requires_grad must be a bool, but got {_short(requires_grad)}")
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise _bad("Only Tensors of floating point and complex dtype can require gradients "
+                   f"(got requires_grad=True for {dtype})")
     t = _new_tensor(_view_of(untyped._src, dtype, offset, size, stride))
     t._st = untyped
     if requires_grad:
@@ -123,7 +192,13 @@ def _split_storage(storage):
         return storage._untyped, storage.dtype
     if isinstance(storage, UntypedStorage):
         return storage, D.uint8
-    raise TypeError(f"expected a storage, got {type(storage).__name__}")
+    raise _bad(f"expected a storage, but got {_short(storage)}")
+
+
+def _check_hooks(backward_hooks):
+    if type(backward_hooks) not in (dict, collections.OrderedDict) or backward_hooks:
+        raise _bad(f"backward_hooks must be an empty dict (hooks are never saved), but got "
+                   f"{_short(backward_hooks)}")
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
@@ -136,7 +211,20 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
                        metadata=None):
     """Rebuilds a tensor from a typed storage, like ``torch._utils._rebuild_tensor_v2``."""
     st, dt = _split_storage(storage)
+    _check_hooks(backward_hooks)
+    metadata = _check_metadata(metadata)
     return _apply_metadata(_make_tensor(st, dt, storage_offset, size, stride, requires_grad), metadata)
+
+
+def _check_metadata(metadata):
+    if metadata is None:
+        return None
+    if type(metadata) not in (dict, collections.OrderedDict) or any(type(k) is not str for k in metadata):
+        raise _bad(f"tensor metadata must be a dict with str keys, but got {_short(metadata)}")
+    for k in ('conj', 'neg'):
+        if k in metadata and type(metadata[k]) is not bool:
+            raise _bad(f"tensor metadata {k!r} must be a bool, but got {_short(metadata[k])}")
+    return metadata
 
 
 def _apply_metadata(t, metadata):
@@ -161,7 +249,54 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
                        dtype, metadata=None):
     """Rebuilds a tensor of ``dtype`` from an untyped storage (``_rebuild_tensor_v3``)."""
     st, _ = _split_storage(storage)
+    _check_hooks(backward_hooks)
+    _check_dtype(dtype)
+    metadata = _check_metadata(metadata)
     return _apply_metadata(_make_tensor(st, dtype, storage_offset, size, stride, requires_grad), metadata)
+
+
+_MISSING = object()
+
+
+def _check_attr_name(cls, k):
+    """Whether instance attribute ``k`` may be restored on an object of class ``cls``: a plain
+    identifier, not a dunder, not internal, and not the name of a method, property or slot
+    of the class (which an instance attribute would shadow or reach into)."""
+    import inspect
+    if type(k) is not str or not k.isidentifier() or (k.startswith('__') and k.endswith('__')) \
+            or k in _INTERNAL_KEYS:
+        raise _bad(f"can't restore attribute {_short(k)} on a {cls.__name__}")
+    a = inspect.getattr_static(cls, k, _MISSING)
+    if a is not _MISSING and (callable(a) or hasattr(type(a), '__get__')):
+        raise _bad(f"can't restore attribute {k!r} on a {cls.__name__}: the class defines it")
+    return k
+
+
+def _safe_set_state(obj, state):
+    """Restores saved attributes of ``obj`` (a tensor or an OrderedDict made by this load):
+    ``state`` is a dict, or a ``(dict, slots dict)`` pair, of plain attribute names. The
+    values go straight into the instance ``__dict__``: no descriptor or setter runs."""
+    if state is None:
+        return obj
+    parts = state
+    if type(state) is tuple:
+        if len(state) != 2:
+            raise _bad(f"object state must be a dict or a pair of dicts, but got {_short(state)}")
+    else:
+        parts = (state,)
+    cls = type(obj)
+    todo = []
+    for part in parts:
+        if part is None:
+            continue
+        if type(part) not in (dict, collections.OrderedDict):
+            raise _bad(f"object state must be a dict, but got {_short(part)}")
+        for k, v in part.items():
+            todo.append((_check_attr_name(cls, k), v))
+    d = obj.__dict__
+    for k, v in todo:
+        d[k] = v
+    return obj
 
 
 def _set_obj_state(obj, state):
@@ -177,12 +312,23 @@ def _set_obj_state(obj, state):
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     """Rebuilds an ``nn.Parameter`` (``torch._utils._rebuild_parameter``)."""
+    return _new_parameter(data, requires_grad)
+
+
+def _new_parameter(data, requires_grad):
+    if type(data) is not Tensor:
+        raise _bad(f"a Parameter's data must be a tensor, but got {_short(data)}")
+    if type(requires_grad) is not bool:
+        raise _bad(f"requires_grad must be a bool, but got {_short(requires_grad)}")
+    if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):
+        raise _bad("Only Tensors of floating point and complex dtype can require gradients "
+                   f"(a Parameter of {data.dtype})")
     return _parameter_cls()(data, requires_grad)
 
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     """Rebuilds an ``nn.Parameter`` with extra attributes (``_rebuild_parameter_with_state``)."""
-    return _set_obj_state(_parameter_cls()(data, requires_grad), state)
+    return _safe_set_state(_new_parameter(data, requires_grad), state)
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
@@ -198,10 +344,22 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return ret
 
 
+# torch.serialization._get_layout(name): only these names, never any other attribute.
+_LAYOUT_NAMES = ('torch.strided', 'torch.sparse_coo', 'torch.sparse_csr', 'torch.sparse_csc',
+                 'torch.sparse_bsr', 'torch.sparse_bsc', 'torch._mkldnn', 'torch.jagged')
+
+
 def _get_layout(name):
-    """The layout named ``name`` ('torch.strided', ...)."""
-    ember = sys.modules[__package__]
-    return getattr(ember, name.rpartition('.')[2], name)
+    """The layout named ``name`` ('torch.strided', ...). Only PyTorch's layout names are
+    accepted; where ember has no such layout object the name itself stands for it.
+
+    NOTE: unlike PyTorch, this never looks the name up as an arbitrary attribute."""
+    if type(name) is not str or name not in _LAYOUT_NAMES:
+        raise _bad(f"_get_layout: {_short(name)} is not a layout")
+    obj = getattr(sys.modules[__package__], name[6:], None)
+    if obj is None or callable(obj) or isinstance(obj, type(sys)):
+        return name
+    return obj
 
 
 # ---------------------------------------------------------------------------- plain pickle / copy
@@ -424,9 +582,12 @@ class safe_globals:
 
 
 def _user_allowed():
+    """'module.name' -> object for the globals the user allow-listed."""
     out = {}
     for g in _user_safe_globals:
         if isinstance(g, tuple):
+            if len(g) != 2 or type(g[1]) is not str:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full path)")
             obj, name = g
             out[name] = obj
         else:
@@ -438,13 +599,14 @@ _BUILTIN_SAFE = {
     'collections.OrderedDict': collections.OrderedDict,
     'collections.Counter': collections.Counter,
     'builtins.set': set, 'builtins.frozenset': frozenset, 'builtins.complex': complex,
-    'builtins.bytearray': bytearray, 'builtins.slice': slice, 'builtins.range': range,
-    '_codecs.encode': __import__('_codecs').encode,
+    'builtins.bytearray': bytearray, 'builtins.bytes': bytes, 'builtins.slice': slice,
+    'builtins.range': range, '_codecs.encode': __import__('_codecs').encode,
 }
 
 
-def _safe_lookup(module, name):
-    """The allowed object for global ``module.name`` in weights-only load, or None."""
+def _safe_lookup(module, name, user=None):
+    """The allowed object for global ``module.name`` in weights-only load, or None. Only
+    exact names of a fixed table (and the user's allow-list) resolve: no attribute lookup."""
     full = f"{module}.{name}"
     obj = _BUILTIN_SAFE.get(full)
     if obj is not None:
@@ -454,8 +616,9 @@ def _safe_lookup(module, name):
         return obj
     if full == 'torch.nn.parameter.Parameter':
         return _parameter_cls()
-    if _user_safe_globals:
-        user = _user_allowed()
+    if user is None:
+        user = _user_allowed() if _user_safe_globals else {}
+    if user:
         obj = user.get(full)
         if obj is None and module.split('.')[0] == 'torch':
             obj = user.get('ember' + full[5:])
@@ -916,21 +1079,39 @@ def _readinto(fobj, buf, what):
         got += k
 
 
+_DEFLATE_RATIO = 1100    # deflate can't expand data more than about 1032 to 1
+
+
 class _Reader:
-    """Reads the records of a torch zip checkpoint straight into arrays."""
+    """Reads the records of a torch zip checkpoint straight into arrays. A record must be
+    present in the file (a compressed one within deflate's ratio of its bytes) before
+    anything is allocated for it, and compressed records are inflated against that bound."""
 
     def __init__(self, fobj, name, mmap_path=None):
         self.f = fobj
         self.name = name
+        pos = fobj.tell()
+        fobj.seek(0, 2)
+        self.size = fobj.tell()
+        fobj.seek(pos)
         try:
             self.zf = zipfile.ZipFile(fobj)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as e:
             raise _CorruptCheckpoint(
                 f"ember.load: failed reading zip archive {name}: failed finding central directory "
-                f"(the file is truncated or is not a checkpoint): {e}") from None
+                f"(the file is truncated or is not a checkpoint): {str(e)[:200]}") from None
         infos = self.zf.infolist()
         if not infos:
             raise _CorruptCheckpoint(f"ember.load: zip archive {name} is empty")
+        seen = set()
+        for i in infos:
+            n = i.filename
+            parts = n.split('/')
+            if n in seen or n.startswith('/') or '\\' in n or '\x00' in n or ':' in parts[0] \
+                    or any(p in ('.', '..') for p in parts):
+                raise _CorruptCheckpoint(f"ember.load: zip archive {name} has an unsafe or "
+                                         f"duplicate record name {_short(n)}")
+            seen.add(n)
         self.prefix = infos[0].filename.split('/')[0]
         self.infos = {i.filename: i for i in infos}
         self.mmap = None
@@ -940,24 +1121,61 @@ class _Reader:
     def has(self, rec):
         return f"{self.prefix}/{rec}" in self.infos
 
-    def read(self, rec):
-        try:
-            return self.zf.read(f"{self.prefix}/{rec}")
-        except KeyError:
-            raise _CorruptCheckpoint(f"ember.load: record {rec} not found in {self.name}") from None
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as e:
-            raise _CorruptCheckpoint(f"ember.load: failed reading record {rec} of {self.name}: {e}") from None
-
-    def read_storage(self, key, nbytes):
-        rec = f"data/{key}"
+    def _info(self, rec):
         info = self.infos.get(f"{self.prefix}/{rec}")
         if info is None:
             raise _CorruptCheckpoint(f"ember.load: record {rec} not found in {self.name}")
+        return info
+
+    def _check_present(self, info, rec, nbytes):
+        """Refuses record ``rec`` if the file can't hold the ``nbytes`` it is asked for."""
+        end = info.header_offset + 30 + len(info.orig_filename.encode('utf-8'))
+        if info.compress_type == zipfile.ZIP_STORED:
+            ok = end + nbytes <= self.size
+        else:
+            ok = end + info.compress_size <= self.size and \
+                nbytes <= _DEFLATE_RATIO * info.compress_size + 1024
+        if not ok:
+            raise _CorruptCheckpoint(
+                f"ember.load: record {rec} of {self.name} claims {nbytes} bytes, more than the "
+                f"file holds (the file is truncated or crafted)")
+
+    def read(self, rec, limit=None):
+        info = self._info(rec)
+        n = info.file_size
+        if limit is not None and n > limit:
+            raise _CorruptCheckpoint(f"ember.load: record {rec} of {self.name} is too large "
+                                     f"({n} bytes)")
+        self._check_present(info, rec, n)
+        try:
+            with self.zf.open(info) as r:
+                data = r.read(n + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError,
+                NotImplementedError, struct.error) as e:
+            raise _CorruptCheckpoint(f"ember.load: failed reading record {rec} of "
+                                     f"{self.name}: {str(e)[:200]}") from None
+        if len(data) != n:
+            raise _CorruptCheckpoint(f"ember.load: record {rec} of {self.name} has {len(data)} "
+                                     f"bytes, its header says {n}")
+        return data
+
+    def read_storage(self, key, nbytes):
+        rec = f"data/{key}"
+        info = self._info(rec)
         if info.file_size < nbytes:
             raise _CorruptCheckpoint(f"ember.load: record {rec} of {self.name} has {info.file_size} "
                                      f"bytes, expected {nbytes}")
+        self._check_present(info, rec, nbytes)
         if info.compress_type != zipfile.ZIP_STORED:
-            return np.frombuffer(bytearray(self.read(rec)[:nbytes]), np.uint8)
+            buf = np.empty(nbytes, np.uint8)
+            try:
+                with self.zf.open(info) as r:
+                    _readinto(r, buf, f"ember.load: failed reading record {rec} of {self.name}")
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError,
+                    NotImplementedError) as e:
+                raise _CorruptCheckpoint(f"ember.load: failed reading record {rec} of "
+                                         f"{self.name}: {str(e)[:200]}") from None
+            return buf
         f = self.f
         f.seek(info.header_offset)
         h = f.read(30)
@@ -966,6 +1184,8 @@ class _Reader:
                                      f"header for record {rec}")
         nl, el = struct.unpack('<HH', h[26:30])
         start = info.header_offset + 30 + nl + el
+        if start + nbytes > self.size:
+            raise _CorruptCheckpoint(f"ember.load: {self.name} is truncated (record {rec})")
         if self.mmap is not None:
             if start + nbytes > self.mmap.size:
                 raise _CorruptCheckpoint(f"ember.load: {self.name} is truncated (record {rec})")
@@ -980,7 +1200,9 @@ class _Reader:
 
 
 class _StoragePool:
-    """persistent_load for both formats: ('storage', type, key, location, numel[, view])."""
+    """persistent_load for both formats: ('storage', type, key, location, numel[, view]).
+    Every field is checked; the bytes a storage claims must be present in the file
+    (``fetch`` refuses the rest) before anything is allocated."""
 
     def __init__(self, fetch, restore, byteswap):
         self.fetch = fetch          # (key, nbytes, dtype) -> uint8 array
@@ -989,65 +1211,900 @@ class _StoragePool:
         self.loaded = {}
 
     def __call__(self, pid):
-        if not isinstance(pid, tuple) or not pid or _as_loc(pid[0]) != 'storage':
-            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {pid!r}")
+        if type(pid) is not tuple or not pid or not isinstance(pid[0], (str, bytes)) \
+                or _as_loc(pid[0]) != 'storage':
+            raise _bad(f"Only persistent_load of storage is allowed, but got {_short(pid)}")
         if len(pid) not in (5, 6):
-            raise pickle.UnpicklingError(f"malformed storage persistent id {pid!r}")
+            raise _bad(f"malformed storage persistent id {_short(pid)}")
         sty, key, location, numel = pid[1:5]
-        if not isinstance(sty, _StorageType):
-            raise pickle.UnpicklingError(f"unknown storage type {sty!r}")
-        key = _as_loc(key)
+        if type(sty) is not _StorageType or not any(sty is t for t in _ALL_STORAGE_TYPES):
+            raise _bad(f"unknown storage type {_short(sty)} in a persistent id")
+        key = _check_key(key, 'storage key')
+        location = _check_location(location)
         dtype = sty.dtype or D.uint8
         view = pid[5] if len(pid) == 6 else None
         ts = self.loaded.get(key)
         if ts is None:
-            if not isinstance(numel, builtins.int) or numel < 0:
-                raise pickle.UnpicklingError(f"malformed storage size {numel!r}")
+            _check_int(numel, "storage size")
             raw = self.fetch(key, numel * dtype.itemsize, dtype)
             arr = raw.view(dtype._np) if raw.nbytes % dtype.itemsize == 0 else raw
             if self.byteswap and dtype.itemsize > 1:
                 arr.byteswap(inplace=True)
-            st = self.restore(UntypedStorage(arr), _as_loc(location))
+            try:
+                st = self.restore(UntypedStorage(arr), location)
+            except pickle.UnpicklingError:
+                raise
+            except (RuntimeError, ValueError, TypeError) as e:
+                if type(e) is not RuntimeError or 'deserialize' not in str(e):
+                    raise _bad(f"can't restore storage {key} to location {location!r}: "
+                               f"{str(e)[:200]}") from None
+                raise
             ts = self.loaded[key] = TypedStorage(st, dtype)
         if view is not None:
+            if type(view) is not tuple or len(view) != 3:
+                raise _bad(f"malformed storage view {_short(view)}")
             vkey, off, vsize = view
-            vkey = _as_loc(vkey)
+            vkey = _check_key(vkey, 'storage view key')
+            _check_int(off, "storage view offset")
+            _check_int(vsize, "storage view size")
             vs = self.loaded.get(vkey)
             if vs is None:
                 src = ts._untyped._src
-                isz = dtype.itemsize
-                sub = src.reshape(-1).view(np.uint8)[off * isz:(off + vsize) * isz].view(dtype._np)
-                vs = self.loaded[vkey] = TypedStorage(UntypedStorage(sub), dtype)
+                isz = ts.dtype.itemsize
+                flat = src.reshape(-1).view(np.uint8)
+                if (off + vsize) * isz > flat.nbytes:
+                    raise _bad(f"storage view {vkey} (offset {off}, size {vsize}) is out of "
+                               f"bounds for storage {key} of {flat.nbytes // isz} elements")
+                sub = flat[off * isz:(off + vsize) * isz].view(ts.dtype._np)
+                vs = self.loaded[vkey] = TypedStorage(UntypedStorage(sub), ts.dtype)
             return vs
         return ts
+
+
+def _check_key(key, what):
+    if type(key) is bytes:
+        key = key.decode('ascii', 'replace')
+    if type(key) is not str or not 0 < len(key) <= 64 or not all(
+            c.isascii() and (c.isalnum() or c in '_-') for c in key):
+        raise _bad(f"malformed {what} {_short(key)}")
+    return key
+
+
+def _check_location(loc):
+    if type(loc) is bytes:
+        loc = loc.decode('ascii', 'replace')
+    if type(loc) is not str or not 0 < len(loc) <= 64 or not loc.isprintable():
+        raise _bad(f"malformed storage location {_short(loc)}")
+    return loc
 
 
 _MODULE_RENAMES = {'torch.tensor': 'torch._tensor'}
 
 
-class _Unpickler(pickle.Unpickler):
-    """Unpickler that maps torch's global names to ember. With ``weights_only`` every other
-    global is refused unless allow-listed."""
+def _fix_global_name(module, name):
+    if (module, name) in _compat_pickle.NAME_MAPPING:      # Python 2 names (protocol 2)
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    elif module in _compat_pickle.IMPORT_MAPPING:
+        module = _compat_pickle.IMPORT_MAPPING[module]
+    return _MODULE_RENAMES.get(module, module), name
 
-    def __init__(self, file, persistent_load, weights_only, **kw):
+
+# ---------------------------------------------------------------------------- safe unpickler
+class _Truncated(pickle.UnpicklingError):
+    """The pickle ends before its STOP opcode."""
+
+
+class _Source:
+    """Reads a pickle from a file object, never asking for more bytes than the file has
+    left (so a claimed length can't make it allocate)."""
+    __slots__ = ('f', 'left')
+
+    def __init__(self, f, left):
+        self.f, self.left = f, left
+
+    def read(self, n):
+        if n > self.left:
+            raise _Truncated(f"pickle data was truncated (an opcode needs {n} bytes, "
+                             f"{self.left} are left)")
+        b = self.f.read(n)
+        if len(b) != n:
+            raise _Truncated("pickle data was truncated")
+        self.left -= n
+        return b
+
+    def readline(self):
+        b = self.f.readline(min(self.left, 1 << 16))
+        self.left -= len(b)
+        if not b.endswith(b'\n'):
+            raise _Truncated("pickle data was truncated (a line has no end)")
+        return b[:-1]
+
+
+_MARK = object()
+_TUPLE_COST_LIMIT = 1 << 20     # items a tuple may expand to, counting shared sub-tuples
+_DEPTH_LIMIT = 1000             # nesting of tuples
+_OPNAMES = {op.code.encode('latin-1')[0]: op.name for op in __import__('pickletools').opcodes}
+
+
+class _SafeUnpickler:
+    """The ``weights_only`` unpickler: an interpreter of pickle opcodes of its own.
+
+    Only data opcodes run as such (ints, floats, strings, bytes, tuples, lists, dicts,
+    sets, memo). GLOBAL / STACK_GLOBAL resolve only allow-listed names, to ember's own
+    objects; REDUCE and NEWOBJ call only the validating handlers of ``_safe_calls()`` (or
+    callables the user allow-listed); BUILD restores state only on an OrderedDict, a tensor
+    made by NEWOBJ in this pickle (legacy ``set_``) or an instance of a user allow-listed
+    class. INST, OBJ, EXT*, PERSID and out-of-band buffers are refused. What a handler
+    copies is charged to a budget proportional to the file's size, and tuples whose shared
+    parts expand beyond a bound are refused, so memory and time follow the bytes present.
+    """
+
+    def __init__(self, src, persistent_load, budget, encoding='utf-8'):
+        self.read = src.read
+        self.readline = src.readline
+        self.pl = persistent_load
+        self.budget = budget
+        self.encoding = encoding
+        self.memo = {}
+        self.stack = []
+        self.metastack = []
+        self.tcost = {}
+        self.keep = []
+        self.shells = {}
+        self.user = _user_allowed()
+        self.user_ids = {id(v) for v in self.user.values()}
+
+    # -- helpers
+    def charge(self, n):
+        self.budget -= n
+        if self.budget < 0:
+            raise _bad("the pickle builds more data than its file's size allows "
+                       "(a memory bomb?)")
+
+    def pop(self):
+        try:
+            return self.stack.pop()
+        except IndexError:
+            raise _bad("unpickling stack underflow") from None
+
+    def top(self):
+        if not self.stack:
+            raise _bad("unpickling stack underflow")
+        return self.stack[-1]
+
+    def pop_mark(self):
+        items = self.stack
+        if not self.metastack:
+            raise _bad("could not find MARK")
+        self.stack = self.metastack.pop()
+        return items
+
+    def make_tuple(self, items):
+        depth, cost = 0, 1
+        tc = self.tcost
+        for x in items:
+            if type(x) is tuple:
+                d, c = tc.get(id(x), (1, len(x) + 1))
+                cost += c
+                if d > depth:
+                    depth = d
+            else:
+                cost += 1
+        t = tuple(items)
+        depth += 1
+        if cost > _TUPLE_COST_LIMIT or depth > _DEPTH_LIMIT:
+            raise _bad("nested tuples too large: shared sub-tuples expand to more than "
+                       f"{_TUPLE_COST_LIMIT} items or {_DEPTH_LIMIT} levels")
+        if cost > len(t) + 1 or depth > 1:
+            tc[id(t)] = (depth, cost)
+            self.keep.append(t)
+        return t
+
+    def decode(self, b):
+        if self.encoding == 'bytes':
+            return b
+        try:
+            return b.decode(self.encoding, 'strict')
+        except (UnicodeDecodeError, LookupError) as e:
+            raise _bad(f"can't decode a pickled string: {str(e)[:120]}") from None
+
+    def utf8(self, b):
+        try:
+            return str(b, 'utf-8', 'surrogatepass')
+        except UnicodeDecodeError as e:
+            raise _bad(f"invalid UTF-8 in a pickled string: {str(e)[:120]}") from None
+
+    # -- main loop
+    def load(self):
+        read = self.read
+        dispatch = _DISPATCH
+        while True:
+            key = read(1)
+            fn = dispatch.get(key[0])
+            if fn is None:
+                raise _bad(f"Unsupported operand {key[0]} ({_OPNAMES.get(key[0], 'unknown')})")
+            if fn(self):
+                return self.result
+
+    # -- opcodes
+    def op_proto(self):
+        p = self.read(1)[0]
+        if p > pickle.HIGHEST_PROTOCOL:
+            raise _bad(f"unsupported pickle protocol: {p}")
+
+    def op_frame(self):
+        self.read(8)
+
+    def op_stop(self):
+        self.result = self.pop()
+        return True
+
+    def op_mark(self):
+        self.metastack.append(self.stack)
+        self.stack = []
+
+    def op_pop(self):
+        if self.stack:
+            self.stack.pop()
+        else:
+            self.pop_mark()
+
+    def op_pop_mark(self):
+        self.pop_mark()
+
+    def op_dup(self):
+        self.stack.append(self.top())
+
+    def op_none(self):
+        self.stack.append(None)
+
+    def op_true(self):
+        self.stack.append(True)
+
+    def op_false(self):
+        self.stack.append(False)
+
+    def op_int(self):
+        line = self.readline()
+        if line == b'00':
+            v = False
+        elif line == b'01':
+            v = True
+        else:
+            v = self._int(line)
+        self.stack.append(v)
+
+    def _int(self, line):
+        try:
+            return int(line.rstrip(b'L'), 10)
+        except ValueError:
+            raise _bad(f"malformed int in pickle: {_short(line[:40])}") from None
+
+    def op_long(self):
+        self.stack.append(self._int(self.readline()))
+
+    def op_binint(self):
+        self.stack.append(struct.unpack('<i', self.read(4))[0])
+
+    def op_binint1(self):
+        self.stack.append(self.read(1)[0])
+
+    def op_binint2(self):
+        self.stack.append(struct.unpack('<H', self.read(2))[0])
+
+    def op_long1(self):
+        n = self.read(1)[0]
+        self.stack.append(int.from_bytes(self.read(n), 'little', signed=True))
+
+    def op_long4(self):
+        n = struct.unpack('<i', self.read(4))[0]
+        if n < 0:
+            raise _bad("LONG pickle has negative byte count")
+        self.stack.append(int.from_bytes(self.read(n), 'little', signed=True))
+
+    def op_float(self):
+        try:
+            self.stack.append(float(self.readline()))
+        except ValueError:
+            raise _bad("malformed float in pickle") from None
+
+    def op_binfloat(self):
+        self.stack.append(struct.unpack('>d', self.read(8))[0])
+
+    def op_string(self):
+        import codecs
+        line = self.readline().rstrip()
+        if len(line) < 2 or line[0] != line[-1] or line[0] not in b'"\'':
+            raise _bad("the STRING opcode argument must be quoted")
+        try:
+            b = codecs.escape_decode(line[1:-1])[0]
+        except ValueError:
+            raise _bad("malformed STRING in pickle") from None
+        self.stack.append(self.decode(b))
+
+    def op_binstring(self):
+        n = struct.unpack('<i', self.read(4))[0]
+        if n < 0:
+            raise _bad("BINSTRING pickle has negative byte count")
+        self.stack.append(self.decode(self.read(n)))
+
+    def op_short_binstring(self):
+        self.stack.append(self.decode(self.read(self.read(1)[0])))
+
+    def op_unicode(self):
+        try:
+            self.stack.append(str(self.readline(), 'raw-unicode-escape'))
+        except UnicodeDecodeError:
+            raise _bad("malformed UNICODE in pickle") from None
+
+    def op_binunicode(self):
+        self.stack.append(self.utf8(self.read(struct.unpack('<I', self.read(4))[0])))
+
+    def op_short_binunicode(self):
+        self.stack.append(self.utf8(self.read(self.read(1)[0])))
+
+    def op_binunicode8(self):
+        self.stack.append(self.utf8(self.read(struct.unpack('<Q', self.read(8))[0])))
+
+    def op_binbytes(self):
+        self.stack.append(self.read(struct.unpack('<I', self.read(4))[0]))
+
+    def op_short_binbytes(self):
+        self.stack.append(self.read(self.read(1)[0]))
+
+    def op_binbytes8(self):
+        self.stack.append(self.read(struct.unpack('<Q', self.read(8))[0]))
+
+    def op_bytearray8(self):
+        self.stack.append(bytearray(self.read(struct.unpack('<Q', self.read(8))[0])))
+
+    # containers
+    def op_empty_tuple(self):
+        self.stack.append(())
+
+    def op_tuple(self):
+        t = self.make_tuple(self.pop_mark())
+        self.stack.append(t)
+
+    def op_tuple1(self):
+        a = self.pop()
+        self.stack.append(self.make_tuple((a,)))
+
+    def op_tuple2(self):
+        b = self.pop()
+        a = self.pop()
+        self.stack.append(self.make_tuple((a, b)))
+
+    def op_tuple3(self):
+        c = self.pop()
+        b = self.pop()
+        a = self.pop()
+        self.stack.append(self.make_tuple((a, b, c)))
+
+    def op_empty_list(self):
+        self.stack.append([])
+
+    def op_list(self):
+        lst = self.pop_mark()
+        self.stack.append(lst)
+
+    def op_append(self):
+        v = self.pop()
+        lst = self.top()
+        if type(lst) is not list:
+            raise _bad(f"Can only append to lists, but got {type(lst).__name__}")
+        lst.append(v)
+
+    def op_appends(self):
+        items = self.pop_mark()
+        lst = self.top()
+        if type(lst) is not list:
+            raise _bad(f"Can only extend lists, but got {type(lst).__name__}")
+        lst.extend(items)
+
+    def op_empty_dict(self):
+        self.stack.append({})
+
+    def op_dict(self):
+        items = self.pop_mark()
+        if len(items) % 2:
+            raise _bad("odd number of items for DICT")
+        d = {}
+        for i in range(0, len(items), 2):
+            d[self.hashable(items[i])] = items[i + 1]
+        self.stack.append(d)
+
+    def hashable(self, k):
+        try:
+            hash(k)
+        except TypeError:
+            raise _bad(f"unhashable dict key or set item of type {type(k).__name__}") from None
+        return k
+
+    def _dict_target(self, op):
+        d = self.top()
+        if type(d) not in (dict, collections.OrderedDict, collections.Counter):
+            raise _bad(f"Can only {op} for dict, collections.OrderedDict, collections.Counter, "
+                       f"but got {type(d).__name__}")
+        return d
+
+    def op_setitem(self):
+        v = self.pop()
+        k = self.pop()
+        self._dict_target('SETITEM')[self.hashable(k)] = v
+
+    def op_setitems(self):
+        items = self.pop_mark()
+        d = self._dict_target('SETITEMS')
+        if len(items) % 2:
+            raise _bad("odd number of items for SETITEMS")
+        for i in range(0, len(items), 2):
+            d[self.hashable(items[i])] = items[i + 1]
+
+    def op_empty_set(self):
+        self.stack.append(set())
+
+    def op_additems(self):
+        items = self.pop_mark()
+        s = self.top()
+        if type(s) is not set:
+            raise _bad(f"Can only add items to sets, but got {type(s).__name__}")
+        for x in items:
+            s.add(self.hashable(x))
+
+    def op_frozenset(self):
+        items = self.pop_mark()
+        fs = frozenset(self.hashable(x) for x in items)
+        self.stack.append(fs)
+
+    # memo
+    def _put(self, i):
+        if i < 0:
+            raise _bad("negative PUT argument")
+        self.memo[i] = self.top()
+
+    def _get(self, i):
+        try:
+            self.stack.append(self.memo[i])
+        except KeyError:
+            raise _bad(f"Memo value not found at index {i}") from None
+
+    def op_put(self):
+        self._put(self._int(self.readline()))
+
+    def op_binput(self):
+        self._put(self.read(1)[0])
+
+    def op_long_binput(self):
+        self._put(struct.unpack('<I', self.read(4))[0])
+
+    def op_memoize(self):
+        self._put(len(self.memo))
+
+    def op_get(self):
+        self._get(self._int(self.readline()))
+
+    def op_binget(self):
+        self._get(self.read(1)[0])
+
+    def op_long_binget(self):
+        self._get(struct.unpack('<I', self.read(4))[0])
+
+    # globals and calls
+    def op_global(self):
+        module = self.utf8(self.readline())
+        name = self.utf8(self.readline())
+        self.push_global(module, name)
+
+    def op_stack_global(self):
+        name = self.pop()
+        module = self.pop()
+        if type(module) is not str or type(name) is not str:
+            raise _bad("STACK_GLOBAL requires str module and name")
+        self.push_global(module, name)
+
+    def push_global(self, module, name):
+        module, name = _fix_global_name(module, name)
+        obj = _safe_lookup(module, name, self.user)
+        if obj is None:
+            raise _bad(_unsafe_message(module, name))
+        self.stack.append(obj)
+
+    def op_reduce(self):
+        args = self.pop()
+        func = self.pop()
+        if type(args) is not tuple:
+            raise _bad(f"REDUCE arguments must be a tuple, but got {type(args).__name__}")
+        h = _safe_calls().get(id(func))
+        if h is not None and h[0] is func:
+            self.stack.append(h[1](self, *args))
+        elif id(func) in self.user_ids and callable(func):
+            self.stack.append(func(*args))
+        else:
+            raise _bad(f"Trying to call reduce for unrecognized function {_name_of(func)}")
+
+    def op_newobj(self):
+        args = self.pop()
+        cls = self.pop()
+        self.newobj(cls, args, {})
+
+    def op_newobj_ex(self):
+        kwargs = self.pop()
+        args = self.pop()
+        cls = self.pop()
+        self.newobj(cls, args, kwargs)
+
+    def newobj(self, cls, args, kwargs):
+        if type(args) is not tuple or type(kwargs) is not dict:
+            raise _bad("NEWOBJ arguments must be a tuple (and a dict)")
+        h = _safe_news().get(id(cls))
+        if h is not None and h[0] is cls and not kwargs:
+            obj = h[1](self, *args)
+        elif id(cls) in self.user_ids and isinstance(cls, type):
+            obj = cls.__new__(cls, *args, **kwargs)
+        else:
+            raise _bad("Can only create new object for nn.Parameter or classes allowlisted "
+                       f"via `add_safe_globals` but got {_name_of(cls)}")
+        self.stack.append(obj)
+
+    def op_build(self):
+        state = self.pop()
+        inst = self.top()
+        t = type(inst)
+        if t is collections.OrderedDict or t is collections.Counter:
+            _safe_set_state(inst, state)
+        elif t is Tensor and id(inst) in self.shells:
+            self.set_legacy(inst, state)
+        elif id(t) in self.user_ids and id(inst) not in self.user_ids:
+            setstate = getattr(inst, '__setstate__', None)
+            if setstate is not None and getattr(t, '__setstate__', None) is not object.__setstate__:
+                setstate(state)
+            else:
+                slots = None
+                if type(state) is tuple and len(state) == 2:
+                    state, slots = state
+                if state:
+                    inst.__dict__.update(state)
+                for k, v in (slots or {}).items():
+                    if type(k) is not str or k.startswith('__'):
+                        raise _bad(f"can't restore slot {_short(k)}")
+                    setattr(inst, k, v)
+        else:
+            raise _bad("Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
+                       f"`add_safe_globals`, but got {_name_of(t)}")
+
+    def set_legacy(self, t, state):
+        """BUILD of ``torch.Tensor()``: ``set_(storage, offset, size, stride)``, once."""
+        del self.shells[id(t)]
+        if type(state) is not tuple or len(state) != 4:
+            raise _bad(f"a legacy tensor state must be (storage, offset, size, stride), but got "
+                       f"{_short(state)}")
+        st, dt = _split_storage(state[0])
+        src = _make_tensor(st, dt, state[1], state[2], state[3], False)
+        t._data, t._st = src._data, st
+
+    def op_binpersid(self):
+        pid = self.pop()
+        if self.pl is None:
+            raise _bad("A load persistent id instruction was encountered, but no "
+                       "persistent_load function was specified.")
+        self.stack.append(self.pl(pid))
+
+    def new_tensor_shell(self, *args):
+        if args:
+            raise _bad("torch.Tensor can only be called with no arguments in a checkpoint "
+                       f"(got {len(args)})")
+        t = _new_tensor(np.empty(0, np.float32))
+        self.shells[id(t)] = t
+        return t
+
+
+def _make_dispatch():
+    P = pickle
+    m = {
+        P.PROTO: 'proto', P.FRAME: 'frame', P.STOP: 'stop', P.MARK: 'mark', P.POP: 'pop',
+        P.POP_MARK: 'pop_mark', P.DUP: 'dup', P.NONE: 'none', P.NEWTRUE: 'true',
+        P.NEWFALSE: 'false', P.INT: 'int', P.LONG: 'long', P.BININT: 'binint',
+        P.BININT1: 'binint1', P.BININT2: 'binint2', P.LONG1: 'long1', P.LONG4: 'long4',
+        P.FLOAT: 'float', P.BINFLOAT: 'binfloat', P.STRING: 'string', P.BINSTRING: 'binstring',
+        P.SHORT_BINSTRING: 'short_binstring', P.UNICODE: 'unicode', P.BINUNICODE: 'binunicode',
+        P.SHORT_BINUNICODE: 'short_binunicode', P.BINUNICODE8: 'binunicode8',
+        P.BINBYTES: 'binbytes', P.SHORT_BINBYTES: 'short_binbytes', P.BINBYTES8: 'binbytes8',
+        P.BYTEARRAY8: 'bytearray8', P.EMPTY_TUPLE: 'empty_tuple', P.TUPLE: 'tuple',
+        P.TUPLE1: 'tuple1', P.TUPLE2: 'tuple2', P.TUPLE3: 'tuple3', P.EMPTY_LIST: 'empty_list',
+        P.LIST: 'list', P.APPEND: 'append', P.APPENDS: 'appends', P.EMPTY_DICT: 'empty_dict',
+        P.DICT: 'dict', P.SETITEM: 'setitem', P.SETITEMS: 'setitems', P.EMPTY_SET: 'empty_set',
+        P.ADDITEMS: 'additems', P.FROZENSET: 'frozenset', P.PUT: 'put', P.BINPUT: 'binput',
+        P.LONG_BINPUT: 'long_binput', P.MEMOIZE: 'memoize', P.GET: 'get', P.BINGET: 'binget',
+        P.LONG_BINGET: 'long_binget', P.GLOBAL: 'global', P.STACK_GLOBAL: 'stack_global',
+        P.REDUCE: 'reduce', P.NEWOBJ: 'newobj', P.NEWOBJ_EX: 'newobj_ex', P.BUILD: 'build',
+        P.BINPERSID: 'binpersid',
+    }
+    return {k[0]: getattr(_SafeUnpickler, 'op_' + v) for k, v in m.items()}
+
+
+_DISPATCH = _make_dispatch()
+
+
+def _name_of(obj):
+    if isinstance(obj, type):
+        return f"<class '{obj.__module__}.{obj.__qualname__}'>"
+    if isinstance(obj, _StorageType):
+        return repr(obj)
+    n = getattr(type(obj), '__qualname__', '?')
+    if callable(obj) and isinstance(getattr(obj, '__qualname__', None), str):
+        return f"{getattr(obj, '__module__', '?')}.{obj.__qualname__}"
+    return f"<{n} object>"
+
+
+# -- the allow-listed callables, each with a handler that checks its arguments
+def _need(args, lo, hi, what):
+    if not lo <= len(args) <= hi:
+        raise _bad(f"{what} takes {lo if lo == hi else f'{lo} to {hi}'} arguments in a "
+                   f"checkpoint, but got {len(args)}")
+
+
+def _items_of(u, x, what):
+    if type(x) not in (list, tuple, set, frozenset):
+        raise _bad(f"{what} needs a list, tuple or set, but got {_short(x)}")
+    u.charge(len(x))
+    return x
+
+
+def _h_set(u, *args):
+    _need(args, 0, 1, 'set')
+    return set(u.hashable(v) for v in _items_of(u, args[0], 'set')) if args else set()
+
+
+def _h_frozenset(u, *args):
+    _need(args, 0, 1, 'frozenset')
+    return frozenset(u.hashable(v) for v in _items_of(u, args[0], 'frozenset')) if args else frozenset()
+
+
+_TEXT_CODECS = ('latin1', 'latin-1', 'iso-8859-1', 'iso8859-1', 'utf-8', 'utf8', 'ascii')
+
+
+def _h_encode(u, *args):
+    _need(args, 1, 2, '_codecs.encode')
+    s = args[0]
+    enc = args[1] if len(args) > 1 else 'utf-8'
+    if type(s) is not str or type(enc) is not str or enc.lower() not in _TEXT_CODECS:
+        raise _bad(f"_codecs.encode is only allowed on a str with a text encoding, but got "
+                   f"({_short(s)}, {_short(enc)})")
+    u.charge(len(s))
+    try:
+        return s.encode(enc)
+    except UnicodeEncodeError as e:
+        raise _bad(f"_codecs.encode: {str(e)[:120]}") from None
+
+
+def _h_bytes(u, *args):
+    if args:
+        raise _bad("builtins.bytes takes no arguments in a checkpoint")
+    return b''
+
+
+def _h_bytearray(u, *args):
+    _need(args, 0, 2, 'bytearray')
+    if not args:
+        return bytearray()
+    if len(args) == 1 and type(args[0]) in (bytes, bytearray):
+        u.charge(len(args[0]))
+        return bytearray(args[0])
+    if len(args) == 2:
+        return bytearray(_h_encode(u, *args))
+    raise _bad(f"bytearray needs bytes (or a str and its encoding) in a checkpoint, but got "
+               f"{_short(args[0])}")
+
+
+def _h_complex(u, *args):
+    _need(args, 0, 2, 'complex')
+    for a in args:
+        if type(a) not in (int, float, bool):
+            raise _bad(f"complex needs real numbers, but got {_short(a)}")
+    try:
+        return complex(*args)
+    except OverflowError:
+        raise _bad("complex: number too large") from None
+
+
+def _h_slice(u, *args):
+    _need(args, 1, 3, 'slice')
+    for a in args:
+        if a is not None and type(a) not in (int, float, bool, str):
+            raise _bad(f"slice needs ints or None, but got {_short(a)}")
+    return slice(*args)
+
+
+def _h_range(u, *args):
+    _need(args, 1, 3, 'range')
+    for a in args:
+        if type(a) is not int:
+            raise _bad(f"range needs ints, but got {_short(a)}")
+    try:
+        r = range(*args)
+        n = len(r)
+    except (ValueError, OverflowError) as e:
+        raise _bad(f"range: {e}") from None
+    u.charge(n)      # a range stands for its items: bounded like a list of them
+    return r
+
+
+def _h_ordered_dict(u, *args):
+    _need(args, 0, 1, 'OrderedDict')
+    d = collections.OrderedDict()
+    if args:
+        _fill_dict(u, d, args[0], 'OrderedDict')
+    return d
+
+
+def _h_counter(u, *args):
+    _need(args, 0, 1, 'Counter')
+    d = collections.Counter()
+    if args:
+        _fill_dict(u, d, args[0], 'Counter')
+    return d
+
+
+def _fill_dict(u, d, src, what):
+    if type(src) in (dict, collections.OrderedDict, collections.Counter):
+        u.charge(len(src))
+        dict.update(d, src)
+        return
+    for kv in _items_of(u, src, what):
+        if type(kv) not in (tuple, list) or len(kv) != 2:
+            raise _bad(f"{what} needs (key, value) pairs, but got {_short(kv)}")
+        d[u.hashable(kv[0])] = kv[1]
+
+
+def _h_size(u, *args):
+    _need(args, 0, 1, 'torch.Size')
+    if not args:
+        return Size()
+    x = args[0]
+    if type(x) not in (tuple, list, Size) or any(type(v) is not int for v in x):
+        raise _bad(f"torch.Size needs a tuple of ints, but got {_short(x)}")
+    u.charge(len(x))
+    return Size(x)
+
+
+def _h_device(u, *args):
+    _need(args, 1, 2, 'torch.device')
+    if type(args[0]) is not str or len(args[0]) > 64 or (
+            len(args) == 2 and args[1] is not None and (type(args[1]) is not int or not 0 <= args[1] < 1 << 20)):
+        raise _bad(f"torch.device needs a device string (and index), but got {_short(args)}")
+    try:
+        return _device_cls(*args)
+    except (RuntimeError, ValueError, TypeError) as e:
+        raise _bad(f"torch.device: {str(e)[:200]}") from None
+
+
+def _h_layout(u, *args):
+    _need(args, 1, 1, '_get_layout')
+    return _get_layout(args[0])
+
+
+def _h_parameter(u, *args):
+    _need(args, 0, 2, 'Parameter')
+    data = args[0] if args else None
+    if data is None:
+        data = _new_tensor(np.empty(0, np.float32))
+    return _new_parameter(data, args[1] if len(args) > 1 else True)
+
+
+def _h_rebuild_tensor(u, *args):
+    _need(args, 4, 4, '_rebuild_tensor')
+    return _rebuild_tensor(*args)
+
+
+def _h_rebuild_tensor_v2(u, *args):
+    _need(args, 6, 7, '_rebuild_tensor_v2')
+    return _rebuild_tensor_v2(*args)
+
+
+def _h_rebuild_tensor_v3(u, *args):
+    _need(args, 7, 8, '_rebuild_tensor_v3')
+    return _rebuild_tensor_v3(*args)
+
+
+def _h_rebuild_parameter(u, *args):
+    _need(args, 3, 3, '_rebuild_parameter')
+    _check_hooks(args[2])
+    return _new_parameter(args[0], args[1])
+
+
+def _h_rebuild_parameter_with_state(u, *args):
+    _need(args, 4, 4, '_rebuild_parameter_with_state')
+    _check_hooks(args[2])
+    return _safe_set_state(_new_parameter(args[0], args[1]), args[3])
+
+
+def _h_rebuild_from_type_v2(u, *args):
+    _need(args, 4, 4, '_rebuild_from_type_v2')
+    func, new_type, fargs, state = args
+    h = _TENSOR_REBUILDERS.get(id(func))
+    if h is None or h[0] is not func:
+        raise _bad(f"_rebuild_from_type_v2: {_name_of(func)} is not a tensor rebuild function")
+    P = _parameter_cls()
+    if not (new_type is Tensor or new_type is P or (
+            isinstance(new_type, type) and issubclass(new_type, Tensor) and id(new_type) in u.user_ids)):
+        raise _bad(f"_rebuild_from_type_v2: {_name_of(new_type)} is not Tensor, Parameter or an "
+                   "allow-listed tensor subclass")
+    if type(fargs) is not tuple:
+        raise _bad(f"_rebuild_from_type_v2: arguments must be a tuple, but got {_short(fargs)}")
+    ret = h[1](u, *fargs)
+    if type(ret) is not new_type:
+        if new_type is P:
+            ret = _new_parameter(ret if type(ret) is Tensor else ret.detach(), ret.requires_grad)
+        else:
+            ret = ret.as_subclass(new_type)
+    if new_type not in (Tensor, P):
+        setstate = getattr(new_type, '__setstate__', None)
+        if setstate is not None and setstate is not getattr(Tensor, '__setstate__', None):
+            ret.__setstate__(state)
+            return ret
+    return _safe_set_state(ret, state)
+
+
+_SAFE_CALLS = {}
+_SAFE_NEWS = {}
+_TENSOR_REBUILDERS = {}
+
+
+def _safe_calls():
+    """id(allowed callable) -> (callable, handler(unpickler, *args)) for REDUCE."""
+    if not _SAFE_CALLS:
+        reb = {_rebuild_tensor: _h_rebuild_tensor, _rebuild_tensor_v2: _h_rebuild_tensor_v2,
+               _rebuild_tensor_v3: _h_rebuild_tensor_v3, _rebuild_parameter: _h_rebuild_parameter,
+               _rebuild_parameter_with_state: _h_rebuild_parameter_with_state}
+        for f, h in reb.items():
+            _TENSOR_REBUILDERS[id(f)] = (f, h)
+        table = dict(reb)
+        table.update({
+            _rebuild_from_type_v2: _h_rebuild_from_type_v2, _get_layout: _h_layout,
+            set: _h_set, frozenset: _h_frozenset, complex: _h_complex, bytearray: _h_bytearray,
+            bytes: _h_bytes, slice: _h_slice, range: _h_range, _codecs_encode: _h_encode,
+            collections.OrderedDict: _h_ordered_dict, collections.Counter: _h_counter,
+            Size: _h_size, _device_cls: _h_device, _parameter_cls(): _h_parameter,
+        })
+        news = {set: _h_set, frozenset: _h_frozenset, complex: _h_complex,
+                collections.OrderedDict: _h_ordered_dict, collections.Counter: _h_counter,
+                Size: _h_size, _device_cls: _h_device, _parameter_cls(): _h_parameter,
+                Tensor: _SafeUnpickler.new_tensor_shell}
+        for f, h in news.items():
+            _SAFE_NEWS[id(f)] = (f, h)
+        table[Tensor] = lambda u, *a: _bad_call(u, a)
+        for f, h in table.items():
+            _SAFE_CALLS[id(f)] = (f, h)
+    return _SAFE_CALLS
+
+
+def _bad_call(u, args):
+    raise _bad("torch.Tensor can't be called in a checkpoint (it would allocate uninitialised "
+               "memory); tensors are rebuilt from storages")
+
+
+def _safe_news():
+    _safe_calls()
+    return _SAFE_NEWS
+
+
+_codecs_encode = __import__('_codecs').encode
+
+
+class _Unpickler(pickle.Unpickler):
+    """The full unpickler of ``weights_only=False`` (it can run any code): maps torch's
+    global names to ember's objects, every other global is imported as pickle does."""
+
+    def __init__(self, file, persistent_load, **kw):
         super().__init__(file, **kw)
         self._pl = persistent_load
-        self._wo = weights_only
 
     def persistent_load(self, pid):
         return self._pl(pid)
 
     def find_class(self, module, name):
-        if (module, name) in _compat_pickle.NAME_MAPPING:      # Python 2 names (protocol 2)
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        elif module in _compat_pickle.IMPORT_MAPPING:
-            module = _compat_pickle.IMPORT_MAPPING[module]
-        module = _MODULE_RENAMES.get(module, module)
-        if self._wo:
-            obj = _safe_lookup(module, name)
-            if obj is None:
-                raise pickle.UnpicklingError(_unsafe_message(module, name))
-            return obj
+        module, name = _fix_global_name(module, name)
         full = f"{module}.{name}"
         obj = _torch_globals().get(full)
         if obj is not None:
@@ -1160,8 +2217,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 def _load_file(fobj, name, restore, weights_only, kw, mmap_path):
     start = fobj.tell() if hasattr(fobj, 'tell') else 0
-    magic = fobj.read(4)
+    head = fobj.read(512)
     fobj.seek(start)
+    magic = head[:4]
     try:
         if magic == b'PK\x03\x04':
             return _load_zip(fobj, name, restore, weights_only, kw, mmap_path)
@@ -1169,8 +2227,15 @@ def _load_file(fobj, name, restore, weights_only, kw, mmap_path):
             raise RuntimeError("mmap can only be used with files saved with "
                                f"`torch.save({mmap_path!r}, _use_new_zipfile_serialization=True), "
                                "please torch.save your checkpoint with this option in order to use mmap.")
-        if not magic:
+        if not head:
             raise _CorruptCheckpoint(f"ember.load: {name} is empty (Ran out of input)")
+        if head[257:262] == b'ustar':
+            if weights_only:
+                raise _CorruptCheckpoint(
+                    f"ember.load: {name}: Cannot use ``weights_only=True`` with files saved in the "
+                    "legacy .tar format.")
+            raise _CorruptCheckpoint(f"ember.load: {name} is in PyTorch's legacy .tar format "
+                                     "(before 0.4), which ember can't load")
         return _load_legacy(fobj, name, restore, weights_only, kw)
     except _CorruptCheckpoint:
         raise
@@ -1180,11 +2245,24 @@ def _load_file(fobj, name, restore, weights_only, kw, mmap_path):
         raise
 
 
-def _unpickle(data_file, pool, weights_only, kw, name):
-    up = _Unpickler(data_file, pool, weights_only, **kw)
+def _safe_unpickle(src, pool, budget, name):
+    """Runs the safe unpickler; every failure is an ``UnpicklingError`` (a truncated pickle
+    a ``_CorruptCheckpoint`` naming the file)."""
+    try:
+        return _SafeUnpickler(src, pool, budget).load()
+    except _Truncated as e:
+        raise _CorruptCheckpoint(f"ember.load: {name} is truncated or corrupt: {e}") from None
+    except (pickle.UnpicklingError, RuntimeError, MemoryError):
+        raise
+    except Exception as e:    # a user allow-listed callable, or a bug: never an internal error
+        raise _bad(f"{type(e).__name__}: {str(e)[:300]}") from e
+
+
+def _full_unpickle(data_file, pool, kw, name):
+    up = _Unpickler(data_file, pool, **kw)
     try:
         return up.load()
-    except (EOFError, ) as e:
+    except EOFError as e:
         raise _CorruptCheckpoint(f"ember.load: {name} is truncated or corrupt: {e or 'Ran out of input'}") from None
 
 
@@ -1196,7 +2274,7 @@ def _load_zip(fobj, name, restore, weights_only, kw, mmap_path):
         raise _CorruptCheckpoint(f"ember.load: {name} is not a checkpoint (no data.pkl record)")
     swap = False
     if r.has('byteorder'):
-        bo = r.read('byteorder')
+        bo = r.read('byteorder', limit=16)
         if bo not in (b'little', b'big'):
             raise ValueError("Unknown endianness type: " + bo.decode(errors='replace'))
         swap = bo.decode() != sys.byteorder
@@ -1204,27 +2282,53 @@ def _load_zip(fobj, name, restore, weights_only, kw, mmap_path):
         swap = sys.byteorder != 'little'
     pool = _StoragePool(lambda key, nbytes, dtype: r.read_storage(key, nbytes), restore, swap)
     data = r.read('data.pkl')
-    return _unpickle(io.BytesIO(data), pool, weights_only, kw, name)
+    if weights_only:
+        return _safe_unpickle(_Source(io.BytesIO(data), len(data)), pool,
+                              4 * len(data) + (1 << 16), name)
+    return _full_unpickle(io.BytesIO(data), pool, kw, name)
+
+
+def _file_end(fobj):
+    pos = fobj.tell()
+    end = fobj.seek(0, 2)
+    fobj.seek(pos)
+    return end
 
 
 def _load_legacy(fobj, name, restore, weights_only, kw):
-    """Loads the pre-1.6 (non-zip) format written with ``_use_new_zipfile_serialization=False``."""
+    """Loads the pre-1.6 (non-zip) format written with ``_use_new_zipfile_serialization=False``.
+    Storages follow the pickles in the file: each one the pickle asks for must fit in the
+    bytes left in the file before its buffer is allocated."""
+    end = _file_end(fobj)
+
+    def source():
+        return _Source(fobj, end - fobj.tell())
+
     def header(what):
         try:
-            return _Unpickler(fobj, None, True, encoding='utf-8').load()
-        except (EOFError, pickle.UnpicklingError, ValueError, TypeError, IndexError, KeyError) as e:
+            return _SafeUnpickler(source(), None, 1 << 16).load()
+        except (pickle.UnpicklingError, ValueError, TypeError, struct.error) as e:
             raise _CorruptCheckpoint(
                 f"ember.load: {name} is neither a zip checkpoint nor a legacy torch checkpoint "
-                f"({what}: {e})") from None
-    if header('magic number') != _LEGACY_MAGIC:
+                f"({what}: {str(e)[:200]})") from None
+    magic = header('magic number')
+    if type(magic) is not int or magic != _LEGACY_MAGIC:
         raise _CorruptCheckpoint(f"ember.load: {name}: invalid magic number; corrupt file?")
-    if header('protocol version') != _LEGACY_PROTOCOL:
+    proto = header('protocol version')
+    if type(proto) is not int or proto != _LEGACY_PROTOCOL:
         raise _CorruptCheckpoint(f"ember.load: {name}: invalid protocol version")
     info = header('system info')
-    swap = isinstance(info, dict) and info.get('little_endian', True) != (sys.byteorder == 'little')
+    swap = type(info) is dict and info.get('little_endian', True) is not (sys.byteorder == 'little')
     pending = {}
+    claimed = [0]
 
     def fetch(key, nbytes, dtype):
+        claimed[0] += nbytes + 8
+        left = end - fobj.tell()
+        if claimed[0] > left:
+            raise _CorruptCheckpoint(
+                f"ember.load: {name}: storage {key} claims {nbytes} bytes, more than the file "
+                f"holds (the file is truncated or crafted)")
         buf = np.empty(nbytes, np.uint8)
         pending[key] = (buf, dtype)
         return buf
@@ -1232,24 +2336,41 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
     cpu = []
 
     def restore_later(st, loc):   # data is read after the object: restore afterwards
+        _device_cls(loc)          # a bad location fails now
         cpu.append((st, loc))
         return st
 
     pool = _StoragePool(fetch, restore_later, False)
-    result = _unpickle(fobj, pool, weights_only, kw, name)
-    keys = _unpickle(fobj, None, True, {'encoding': 'utf-8'}, name)
+    if weights_only:
+        result = _safe_unpickle(source(), pool, 4 * (end - fobj.tell()) + (1 << 16), name)
+    else:
+        result = _full_unpickle(fobj, pool, kw, name)
+    keys = _safe_unpickle(source(), None, 4 * (end - fobj.tell()) + (1 << 16), name)
+    if type(keys) is not list:
+        raise _CorruptCheckpoint(f"ember.load: {name}: malformed list of storage keys")
+    done = set()
     for key in keys:
-        key = _as_loc(key)
+        try:
+            key = _check_key(key, 'storage key')
+        except pickle.UnpicklingError as e:
+            raise _CorruptCheckpoint(f"ember.load: {name}: {e}") from None
+        if key not in pending or key in done:
+            raise _CorruptCheckpoint(f"ember.load: {name}: unexpected storage key {key!r}")
+        done.add(key)
         head = fobj.read(8)
         if len(head) != 8:
             raise _CorruptCheckpoint(f"ember.load: {name} is truncated (storage {key})")
         numel = struct.unpack('<q', head)[0]
         buf, dtype = pending[key]
-        if numel * dtype.itemsize != buf.nbytes:
+        if numel < 0 or numel * dtype.itemsize != buf.nbytes:
             raise _CorruptCheckpoint(f"ember.load: {name}: storage {key} size mismatch")
         _readinto(fobj, buf, f"ember.load: failed reading storage {key} of {name}")
         if swap and dtype.itemsize > 1:
             buf.view(dtype._np).byteswap(inplace=True)
+    missing = set(pending) - done
+    if missing:
+        raise _CorruptCheckpoint(f"ember.load: {name}: storage {sorted(missing)[0]!r} has no data "
+                                 "in the file")
     for st, loc in cpu:
         moved = restore(st, loc)
         if moved is not st:
@@ -1259,33 +2380,108 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
     return result
 
 
+class _BoundedFile:
+    """A file view for ``pickletools.genops`` that never reads past the file's end."""
+
+    def __init__(self, f, end):
+        self.f, self.end = f, end
+
+    def read(self, n=-1):
+        left = self.end - self.f.tell()
+        return self.f.read(left if n < 0 else min(n, left))
+
+    def readline(self, n=-1):
+        left = self.end - self.f.tell()
+        return self.f.readline(left if n < 0 else min(n, left))
+
+
+def _globals_in_pickle(f, out):
+    """Appends ``(module, name)`` for every global a pickle names (GLOBAL, INST, and
+    STACK_GLOBAL with names from literals or the memo; None where they are computed)."""
+    import pickletools
+    stack, memo = [], {}
+    mark = pickletools.markobject
+    sl = pickletools.stackslice
+    try:
+        for op, arg, _ in pickletools.genops(f):
+            n = op.name
+            if n in ('GLOBAL', 'INST'):
+                mod, _, nm = arg.partition(' ')
+                out.append((mod, nm))
+            elif n == 'STACK_GLOBAL':
+                nm = stack.pop() if stack else None
+                mod = stack.pop() if stack else None
+                out.append((mod if type(mod) is str else None, nm if type(nm) is str else None))
+                stack.append(None)
+                continue
+            if n in ('PUT', 'BINPUT', 'LONG_BINPUT', 'MEMOIZE'):
+                memo[len(memo) if n == 'MEMOIZE' else arg] = stack[-1] if stack else None
+                continue
+            if n in ('GET', 'BINGET', 'LONG_BINGET'):
+                stack.append(memo.get(arg))
+                continue
+            if n == 'DUP':
+                stack.append(stack[-1] if stack else None)
+                continue
+            for s in reversed(op.stack_before):
+                if s is sl:
+                    while stack and stack[-1] is not _MARK:
+                        stack.pop()
+                elif stack:
+                    stack.pop()
+            for s in op.stack_after:
+                if s is mark:
+                    stack.append(_MARK)
+                else:
+                    stack.append(arg if type(arg) is str and ('STRING' in n or 'UNICODE' in n) else None)
+            if n == 'STOP':
+                break
+    except Exception:     # a malformed pickle: report what was found up to there
+        return False
+    return True
+
+
 def get_unsafe_globals_in_checkpoint(f):
     """The globals in the checkpoint ``f`` that ``weights_only`` load would refuse.
 
+    Every global the pickle names is listed unless it is allow-listed (by default or with
+    :func:`add_safe_globals`), including those named through ``STACK_GLOBAL`` from memoized
+    strings; a global whose name is computed while unpickling is listed with ``?`` for the
+    unknown part. The file is only parsed, never unpickled.
+
     Args:
-        f: a file name or file-like object of a zip checkpoint.
+        f: a file name or file-like object of a checkpoint (zip, or the legacy format).
 
     Example::
 
         >>> ember.serialization.get_unsafe_globals_in_checkpoint('ckpt.pt')
         ['__main__.MyConfig']
+
+    NOTE: unlike PyTorch, legacy (non-zip) checkpoints are scanned too.
     """
-    import pickletools
     name = _file_name(f)
     ctx = open(f, 'rb') if _is_path(f) else contextlib.nullcontext(f)
+    found = []
     with ctx as fobj:
-        data = _Reader(fobj, name).read('data.pkl')
-    out = []
-    strings = []
-    for op, arg, _ in pickletools.genops(data):
-        if op.name in ('GLOBAL', 'INST'):
-            mod, _, nm = arg.partition(' ')
-        elif op.name == 'STACK_GLOBAL' and len(strings) >= 2:
-            mod, nm = strings[-2], strings[-1]
+        start = fobj.tell()
+        magic = fobj.read(4)
+        fobj.seek(start)
+        if magic == b'PK\x03\x04':
+            data = _Reader(fobj, name).read('data.pkl')
+            _globals_in_pickle(io.BytesIO(data), found)
         else:
-            if isinstance(arg, str):
-                strings.append(arg)
-            continue
-        if _safe_lookup(mod, nm) is None and f"{mod}.{nm}" not in out:
-            out.append(f"{mod}.{nm}")
+            bf = _BoundedFile(fobj, _file_end(fobj))
+            for _ in range(4):        # magic, protocol, system info, the object
+                if not _globals_in_pickle(bf, found):
+                    break
+    user = _user_allowed()
+    out = []
+    for mod, nm in found:
+        if mod is not None and nm is not None:
+            mod, nm = _fix_global_name(mod, nm)
+            if _safe_lookup(mod, nm, user) is not None:
+                continue
+        full = f"{'?' if mod is None else mod}.{'?' if nm is None else nm}"
+        if full not in out:
+            out.append(full)
     return out

@@ -550,17 +550,73 @@ class Tensor:
         return new
 
     def as_subclass(self, cls):
-        """This tensor's data as an instance of ``cls`` (a Tensor subclass), sharing memory."""
+        """This tensor's data as an instance of ``cls`` (a Tensor subclass), sharing memory
+        and staying attached to the autograd graph.
+
+        Example::
+
+            >>> class MyTensor(ember.Tensor): pass
+            >>> type(ember.ones(2).as_subclass(MyTensor)).__name__
+            'MyTensor'
+        """
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of Tensor, not "
+                            f"{cls!r}")
         t = _new_tensor(self._data, cls)
         t._st = self._storage_obj()
         t._rg = self._rg
         t._grad_fn = self._grad_fn
         t._out_nr = self._out_nr
+        if self._rg and self._grad_fn is None and self._base is None:
+            t._grad_acc = self._leaf_acc()
+        return t
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, dispatch_sizes_strides_policy=None,
+                       dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None):
+        """An instance of ``cls`` sharing ``data``'s memory, detached from its graph, with
+        ``requires_grad=require_grad`` (PyTorch's ``Tensor._make_subclass``)."""
+        t = _new_tensor(data._data, cls)
+        t._st = data._storage_obj()
+        if require_grad:
+            t.requires_grad_(True)
         return t
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        return func(*args, **(kwargs or {}))
+        """PyTorch's extension point: called (for every op taking an instance of a
+        subclass) as ``__torch_function__(func, types, args, kwargs)``. The default runs
+        ``func`` with subclass handling disabled and converts Tensor results to ``cls``.
+        Override it in a subclass to intercept ops; see :mod:`ember.overrides`.
+
+        Example::
+
+            >>> class Logged(ember.Tensor):
+            ...     @classmethod
+            ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+            ...         print(func.__name__)
+            ...         return super().__torch_function__(func, types, args, kwargs)
+        """
+        if kwargs is None:
+            kwargs = {}
+        for t in types:
+            if not issubclass(cls, t):
+                return NotImplemented
+        from ._ops._dispatch import _tls
+        _tls.no_subclass += 1
+        try:
+            ret = func(*args, **kwargs)
+        finally:
+            _tls.no_subclass -= 1
+        return _convert(ret, cls)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        tf = getattr(cls.__torch_function__, '__func__', cls.__torch_function__)
+        if tf is not _disabled_torch_function_impl:
+            # ops must now see __torch_function__: install the observing bindings
+            from ._ops import _dispatch
+            _dispatch._activate('subclass')
 
     def _shallow_alias(self):
         """A new Tensor object for the same data and graph position (used by in-place ops
@@ -579,8 +635,40 @@ class Tensor:
         return edge_of(self)[0]
 
 
+def _convert(ret, cls):
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        rt = ret.__class__
+        if rt is tuple or rt is list or hasattr(rt, 'n_fields'):
+            return rt(items)
+        if hasattr(rt, '_fields'):
+            return rt(*items)
+    return ret
+
+
+class _DisabledTorchFunctionImpl:
+    """``__torch_function__`` of subclasses that opt out of dispatch (``Parameter``;
+    assign it as ``__torch_function__ = ember._C._disabled_torch_function_impl``): ops on
+    such a subclass run as on a plain Tensor and return plain Tensors."""
+    __slots__ = ()
+
+    def __call__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+    def __repr__(self):
+        return '<built-in function _disabled_torch_function_impl>'
+
+
+_disabled_torch_function_impl = _DisabledTorchFunctionImpl()
+
+
 class _LegacyTensor(Tensor):
     __slots__ = ()
+    __torch_function__ = _disabled_torch_function_impl
 
 
 def _host_array(a):

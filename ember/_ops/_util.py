@@ -29,7 +29,7 @@ from ..autograd import anomaly_mode as _anomaly
 _NO_EDGE = (None, 0)
 
 __all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record',
-           'unwrap', 'edge_of', 'METHODS', 'FUNCTIONS']
+           'unwrap', 'edge_of', 'write_out', 'METHODS', 'FUNCTIONS']
 
 METHODS = {}     # Tensor method name -> function
 FUNCTIONS = {}   # ember.<name> -> function
@@ -166,10 +166,6 @@ class _Upcast(Exception):
         self.dt = dt
 
 
-def _binary_arrays_slow(a, b):
-    pass
-
-
 def binary(a, b):
     """``binary_arrays`` that also handles a scalar forcing a category upcast."""
     try:
@@ -282,3 +278,76 @@ def float_result_dtype(arr):
     if arr.dtype.kind in 'fcV':
         return None
     return D._default_dtype._np
+
+
+_RESIZE_MSG = ("An output with one or more elements was resized since it had shape {}, which "
+               "does not match the required output shape {}. This behavior is deprecated, and "
+               "in a future PyTorch release outputs will not be resized unless they have zero "
+               "elements. You can explicitly reuse an out tensor t by resizing it, inplace, to "
+               "zero elements with t.resize_(0).")
+
+
+def write_out(res, out, name, cast=False):
+    """The one implementation of ``out=``: write result ``res`` (a tensor, or a tuple of
+    tensors for multi-output ops) into ``out`` and return ``out``.
+
+    PyTorch's rules: ``out`` must be a Tensor (a tuple of as many for multi-output ops);
+    no autograd through ``out=``; a result whose dtype category is above ``out``'s (float
+    into an integer tensor) is an error unless ``cast`` (factories compute in ``out``'s
+    dtype); a non-empty ``out`` of the wrong shape is resized with PyTorch's warning; the
+    write bumps ``out``'s version counter.
+    """
+    if out is None:
+        return res
+    if res.__class__ is not Tensor and isinstance(res, tuple):
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                            f"{type(out).__name__}")
+        if len(out) != len(res):
+            raise TypeError(f"expected tuple of {len(res)} elements but got {len(out)}")
+        written = tuple(write_out(r, o, name, cast) for r, o in zip(res, out))
+        rt = type(res)
+        if hasattr(rt, 'n_fields'):       # a torch.return_types structseq
+            return rt(written)
+        return rt(*written) if hasattr(rt, '_fields') else rt(written)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _Mode.grad and (res._rg or out._rg):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    src = res._data
+    dst = out._data
+    if not cast and src.dtype != dst.dtype:
+        rd, od = _NP2DT[src.dtype], _NP2DT[dst.dtype]
+        if rd._cat > od._cat:
+            from .._tensor import _legacy_name
+            raise RuntimeError(f"result type {_legacy_name(rd) if rd._cat != 1 else 'Long'} "
+                               f"can't be cast to the desired output type {_legacy_name(od)}")
+    if dst.shape != src.shape:
+        if dst.size:
+            import warnings
+            warnings.warn(_RESIZE_MSG.format(list(dst.shape), list(src.shape)), UserWarning,
+                          stacklevel=3)
+        out._data = dst = array_module(dst).empty(src.shape, dst.dtype)
+        out._st = None
+        out._base = None
+    if src.dtype == dst.dtype:
+        dst[...] = src
+    else:
+        dst[...] = src.astype(dst.dtype)
+    out._storage_obj()._version += 1
+    return out
+
+
+def with_out(name, cast=False):
+    """Decorator for ops whose body computes a fresh result: adds PyTorch's ``out=``
+    through :func:`write_out` (the body is called without ``out``)."""
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def op(*args, out=None, **kwargs):
+            res = fn(*args, **kwargs)
+            return res if out is None else write_out(res, out, name, cast)
+        return op
+    return deco

@@ -5,9 +5,22 @@ named as PyTorch names it (``MulBackward0``...). Its ``backward(self, *grads)`` 
 in ember ops, so ``create_graph=True`` differentiates it again.
 """
 import itertools
+import threading
 import weakref
 
-__all__ = ['Node', 'AccumulateGrad', 'RemovableHandle']
+__all__ = ['Node', 'AccumulateGrad', 'RemovableHandle', 'saved_tensors_hooks', 'save_on_cpu',
+           'disable_saved_tensors_hooks', 'register_multi_grad_hook',
+           'allow_mutation_on_saved_tensors', 'SavedTensor', 'GradientEdge', 'get_gradient_edge',
+           'increment_version']
+
+
+class _HookState(threading.local):
+    """Per-thread saved-tensor hook state (class attributes: each thread's defaults)."""
+    stack = ()            # (pack, unpack) pairs, innermost last
+    disabled = None       # error message while disable_saved_tensors_hooks is active
+
+
+_hook_state = _HookState()
 
 _seq = itertools.count()
 
@@ -88,13 +101,24 @@ class Node:
         return self._metadata
 
     _saved_outs = ()   # positions in _saved of this node's own outputs
+    _saved_names = ()  # PyTorch's names of the saved tensors, by position ('self', 'other', 'result')
+    _packed = False    # _saved holds (packed, unpack) pairs of saved-tensor hooks
 
     def save(self, *tensors):
         """Save tensors for backward; they are checked for in-place changes when read.
 
         An output of this node is kept without its ``grad_fn`` (rebuilt when read), so
         that output and node do not form a reference cycle: a deleted output is freed at
-        once even when backward never runs."""
+        once even when backward never runs. While :class:`saved_tensors_hooks` are active
+        in this thread, each tensor is handed to the pack hook instead and the node keeps
+        what it returns."""
+        hooks = _hook_state.stack
+        if hooks:
+            pack, unpack = hooks[-1]
+            self._saved = tuple(None if t is None else (pack(t), unpack) for t in tensors)
+            self._saved_ver = tuple(0 for _ in tensors)
+            self._packed = True
+            return
         outs = None
         for i, t in enumerate(tensors):
             if t is not None and t._grad_fn is self:
@@ -116,6 +140,8 @@ class Node:
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
+        if self._packed:
+            return tuple(None if p is None else _unpacked(p) for p in saved)
         if self._saved_outs:
             saved = list(saved)
             for i in self._saved_outs:
@@ -130,6 +156,23 @@ class Node:
         t = a.detach()
         t._grad_fn, t._out_nr, t._rg = self, a._out_nr, True
         return t
+
+    def __getattr__(self, name):
+        # PyTorch's introspection of saved values: grad_fn._saved_self, _raw_saved_self
+        if name.startswith('_saved_'):
+            key = name[7:]
+            names = type(self)._saved_names
+            if key in names:
+                return self.saved_tensors[names.index(key)]
+            d = self.__dict__
+            if key in d:
+                return d[key]
+        elif name.startswith('_raw_saved_'):
+            key = name[11:]
+            names = type(self)._saved_names
+            if key in names:
+                return SavedTensor(self, names.index(key))
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _release(self):
         self._saved = ()
@@ -237,3 +280,304 @@ def _named(cls, name):
     cls.__name__ = name
     cls.__qualname__ = name
     return cls
+
+
+def _unpacked(p):
+    packed, unpack = p
+    t = unpack(packed)
+    from .._tensor import Tensor
+    if not isinstance(t, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(t).__name__}")
+    return t
+
+
+class SavedTensor:
+    """A tensor saved by a backward node (``grad_fn._raw_saved_<name>``).
+
+    Example::
+
+        >>> y = x.exp()
+        >>> y.grad_fn._raw_saved_result.register_hooks(lambda t: t * 1, lambda t: t)
+    """
+    __slots__ = ('_node', '_i')
+
+    def __init__(self, node, i):
+        self._node = node
+        self._i = i
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this saved tensor now with ``pack_hook``; ``unpack_hook`` turns the packed
+        value back into a tensor when backward needs it."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("expected pack_hook and unpack_hook to be callable")
+        node = self._node
+        if node._freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        saved = list(node._saved)
+        cur = saved[self._i]
+        if node._packed and cur is not None and cur[1] is not _identity:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        if cur is None:
+            raise RuntimeError("None is forbidden")
+        if node._packed:
+            t = _unpacked(cur)
+        else:
+            t = node.saved_tensors[self._i]
+        # keep every other saved tensor reachable through an identity pair
+        full = node.saved_tensors if not node._packed else None
+        if not node._packed:
+            saved = [None if x is None else (x, _identity) for x in full]
+            node._packed = True
+            node._saved_outs = ()
+        saved[self._i] = (pack_hook(t), unpack_hook)
+        node._saved = tuple(saved)
+
+
+def _identity(t):
+    return t
+
+
+class saved_tensors_hooks:
+    """Context manager: tensors saved for backward in this thread are handed to
+    ``pack_hook`` and the node keeps what it returns; ``unpack_hook`` gives the tensor back
+    when backward (or ``grad_fn._saved_*``) needs it.
+
+    Args:
+        pack_hook (callable): ``pack_hook(tensor) -> Any``.
+        unpack_hook (callable): ``unpack_hook(packed) -> Tensor``.
+
+    Example::
+
+        >>> def pack(t): return t.numpy().copy()
+        >>> def unpack(a): return ember.from_numpy(a)
+        >>> with ember.autograd.graph.saved_tensors_hooks(pack, unpack):
+        ...     y = (x * x).sum()
+        >>> y.backward()
+
+    NOTE: unlike PyTorch, a tensor saved through hooks is not version-checked when it is
+    unpacked (the hooks decide what is kept).
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        st = _hook_state
+        if st.disabled is not None:
+            raise RuntimeError(st.disabled)
+        st.stack = st.stack + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        st = _hook_state
+        st.stack = st.stack[:-1]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept in CPU memory (optionally pinned) and moved back to their
+    device when backward needs them.
+
+    Args:
+        pin_memory (bool): pin the CPU copies (accepted; pinning is a no-op on CPU).
+        device_type (str): the device type of the tensors being saved (``'cuda'``).
+
+    Example::
+
+        >>> with ember.autograd.graph.save_on_cpu():
+        ...     y = model(x)
+    """
+
+    def __init__(self, pin_memory=False, device_type='cuda'):
+        def pack(t):
+            return (t.device, t.to('cpu') if t.device.type != 'cpu' else t)
+
+        def unpack(p):
+            dev, t = p
+            return t.to(dev) if dev.type != 'cpu' else t
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager: entering :class:`saved_tensors_hooks` in this thread raises
+    ``RuntimeError(error_message)``.
+
+    Example::
+
+        >>> with ember.autograd.graph.disable_saved_tensors_hooks("not here"):
+        ...     pass
+    """
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        st = _hook_state
+        self._prev = st.disabled
+        st.disabled = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _hook_state.disabled = self._prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with self.__class__(self.error_message):
+                return fn(*a, **k)
+        return wrapper
+
+
+class allow_mutation_on_saved_tensors:
+    """Context manager: tensors saved for backward inside it may be modified in place
+    afterwards; backward uses the values they had when saved (a copy is taken when a
+    saved tensor is first mutated).
+
+    Example::
+
+        >>> with ember.autograd.graph.allow_mutation_on_saved_tensors():
+        ...     a = x.clone(); out = (a * a).sum(); a.add_(1)
+        ...     out.backward()
+
+    NOTE: unlike PyTorch, which clones lazily on the first mutation, ember clones each
+    saved tensor when it is saved (same values, more memory).
+    """
+
+    def __enter__(self):
+        def pack(t):
+            c = t.detach().clone()
+            return c
+
+        def unpack(c):
+            return c
+        self._hooks = saved_tensors_hooks(pack, unpack)
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._hooks.__exit__(*exc)
+
+
+class GradientEdge(tuple):
+    """``(node, output_nr)``: where the gradient of a tensor flows into the graph."""
+    __slots__ = ()
+
+    def __new__(cls, node, output_nr):
+        return tuple.__new__(cls, (node, output_nr))
+
+    @property
+    def node(self):
+        return self[0]
+
+    @property
+    def output_nr(self):
+        return self[1]
+
+
+def get_gradient_edge(tensor):
+    """The :class:`GradientEdge` of ``tensor`` (its grad_fn, or its AccumulateGrad).
+
+    Example::
+
+        >>> edge = ember.autograd.graph.get_gradient_edge(x)
+    """
+    from .._ops._util import edge_of
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that "
+                           "does not require gradients")
+    n, i = edge_of(tensor)
+    return GradientEdge(n, i)
+
+
+def increment_version(tensor):
+    """Bump the version counter of ``tensor`` (and of every view of its storage).
+
+    Example::
+
+        >>> ember.autograd.graph.increment_version(x)
+    """
+    from .._tensor import Tensor
+    ts = [tensor] if isinstance(tensor, Tensor) else list(tensor)
+    for t in ts:
+        t._storage_obj()._version += 1
+
+
+class _MultiHandle:
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Register ``fn`` to run once the gradients of ``tensors`` have been computed in a
+    backward pass.
+
+    Args:
+        tensors (sequence of Tensor): the tensors to watch.
+        fn (callable): with ``mode='all'``, ``fn(grads)`` with one gradient per tensor
+            (``None`` for those not computed in this pass), called when the pass ends;
+            with ``mode='any'``, ``fn(grad)`` with the first gradient computed.
+        mode (str): ``'all'`` or ``'any'``.
+
+    Returns:
+        a handle with ``remove()``.
+
+    Example::
+
+        >>> h = ember.autograd.graph.register_multi_grad_hook((a, b), print)
+    """
+    from . import engine
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        lock = threading.Lock()
+        fired = {}
+
+        def make_any(i):
+            def hook(g):
+                key = engine._current_pass_id()
+                with lock:
+                    if fired.get(key):
+                        return None
+                    fired.clear()
+                    fired[key] = True
+                fn(g)
+            return hook
+        return _MultiHandle([t.register_hook(make_any(i)) for i, t in enumerate(tensors)
+                             if t.requires_grad])
+    pending = {}
+
+    def make_all(i):
+        def hook(g):
+            key = engine._current_pass_id()
+            grads = pending.get(key)
+            if grads is None:
+                grads = pending[key] = [None] * len(tensors)
+
+                def done():
+                    fn(pending.pop(key))
+                engine.queue_callback(done)
+            grads[i] = g
+        return hook
+    return _MultiHandle([t.register_hook(make_all(i)) for i, t in enumerate(tensors)
+                         if t.requires_grad])

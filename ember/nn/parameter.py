@@ -1,5 +1,5 @@
 """``nn.Parameter``, ``nn.Buffer``, ``nn.UninitializedParameter``, ``nn.UninitializedBuffer``."""
-from .._tensor import Tensor, _new_tensor
+from .._tensor import Tensor, _new_tensor, _disabled_torch_function_impl
 from .. import _dtype as D
 
 __all__ = ['Parameter', 'Buffer', 'UninitializedParameter', 'UninitializedBuffer']
@@ -26,6 +26,7 @@ class Parameter(Tensor):
         True
     """
     __slots__ = ()
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -82,6 +83,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
         >>> m.counter = nn.Buffer(ember.zeros(1), persistent=False)
     """
+    __torch_function__ = _disabled_torch_function_impl
     __slots__ = ()
 
     def __new__(cls, data=None, *, persistent=True):
@@ -138,6 +140,7 @@ class _Uninit:
     ``ValueError`` until ``materialize(shape)`` gives it data (only conversions such as
     ``to``, ``float``, ``cpu`` and ``size`` are allowed before)."""
     cls_to_become = None
+    __torch_function__ = _disabled_torch_function_impl
 
     def __getattribute__(self, name):
         if name[0] != '_' and name in _public_tensor_methods():

@@ -1,0 +1,358 @@
+"""The seam: the one place through which a public op call is observed.
+
+Every public op (``ember.<name>``, ``Tensor.<name>`` and its dunders, ``ember.linalg.*``,
+``ember.nn.functional.*``) has two bindings over the same op body:
+
+* the *direct* binding is the op body itself. It is installed while nothing observes
+  ops, so a call costs no more than the body (principle 6: the hot path is lean);
+* the *observing* binding is a wrapper made here. It is installed, for every namespace at
+  once, while anything must see op calls: a Tensor subclass or tensor-like type with
+  ``__torch_function__``, an active :class:`ember.overrides.TorchFunctionMode`, an
+  interceptor such as autocast's argument casts or the profiler's recorder.
+
+The observing wrapper of an op runs, in this order:
+
+1. ``__torch_function__`` handling (PyTorch's extension protocol): the innermost
+   TorchFunctionMode of the calling thread, then the overloaded arguments (subclasses
+   before their bases, otherwise left to right), unless disabled in this thread by
+   ``DisableTorchFunction`` / ``DisableTorchFunctionSubclass``;
+2. the interceptors (``push_interceptor``), outermost first, each around the next:
+   ``fn(name, call, args, kwargs)`` must return ``call(*args, **kwargs)`` or a
+   replacement;
+3. the op body, which records the autograd node through ``_util.record`` (grad_fn
+   name, edges, saved tensors through the active saved-tensor hooks) and writes
+   ``out=`` through ``_util.write_out``.
+
+Bindings are swapped process-wide (``_activate``/``_deactivate``, reference counted by
+reason), while the state that decides what a wrapper does (mode stack, disable flags)
+is per thread, as in PyTorch: a mode entered in one thread is not seen by another.
+"""
+import sys
+import threading
+
+__all__ = ['push_interceptor', 'push_arg_transform', 'observing', 'public_functions']
+
+
+class _ThreadState(threading.local):
+    """Per-thread dispatch state (class attributes are each new thread's defaults)."""
+    modes = ()            # TorchFunctionMode stack, innermost last
+    no_tf = 0             # DisableTorchFunction depth: no modes, no subclass handling
+    no_subclass = 0       # DisableTorchFunctionSubclass depth: modes only
+
+
+_tls = _ThreadState()
+_lock = threading.RLock()
+_reasons = {}             # reason -> count; bindings observe while any is positive
+_observing = False
+_interceptors = []        # outermost first
+_wrappers = {}            # (id(raw), namespace) -> wrapper
+_raw_of = {}              # id(wrapper) -> raw
+
+# namespaces whose public functions are ops, and the module name their wrappers report
+_FUNCTION_NAMESPACES = ('ember', 'ember.linalg', 'ember.nn.functional', 'ember.special',
+                        'ember.fft')
+_NOT_OPS = frozenset({
+    # functions of those namespaces that PyTorch does not route through __torch_function__
+    'is_tensor', 'is_storage', 'set_default_dtype', 'get_default_dtype', 'manual_seed',
+    'seed', 'initial_seed', 'get_rng_state', 'set_rng_state', 'set_printoptions', 'save',
+    'load', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
+    'is_grad_enabled', 'is_inference_mode_enabled', 'is_anomaly_enabled',
+    'is_anomaly_check_nan_enabled', 'set_anomaly_enabled', 'promote_types', 'result_type',
+    'can_cast', 'compile', 'get_num_threads', 'set_num_threads', 'use_deterministic_algorithms',
+    'are_deterministic_algorithms_enabled', 'set_default_device', 'get_default_device',
+    'set_float32_matmul_precision', 'get_float32_matmul_precision', 'is_autocast_enabled',
+    'typename', 'from_numpy', 'frombuffer', 'is_nonzero'})
+
+
+def observing():
+    """True while the observing bindings are installed."""
+    return _observing
+
+
+# ----------------------------------------------------------------- the wrapper
+_NOTHING = object()
+
+
+def _overloaded(args, kwargs):
+    """The arguments whose type takes part in ``__torch_function__`` dispatch, one per
+    type, subclasses before their bases, otherwise in argument order (PyTorch's rule);
+    lists and tuples of arguments are looked into one level deep."""
+    from .._tensor import Tensor, _disabled_torch_function_impl
+    found = None
+    for seq in (args, kwargs.values() if kwargs else ()):
+        for a in seq:
+            c = a.__class__
+            if c is Tensor or c is int or c is float or c is bool or a is None:
+                continue
+            if c is list or c is tuple:
+                for b in a:
+                    bc = b.__class__
+                    if bc is not Tensor and bc is not int and bc is not float and \
+                            _participates(bc, Tensor, _disabled_torch_function_impl):
+                        found = _add_overloaded(found, b)
+                continue
+            if _participates(c, Tensor, _disabled_torch_function_impl):
+                found = _add_overloaded(found, a)
+    return found
+
+
+def _participates(c, Tensor, disabled):
+    tf = getattr(c, '__torch_function__', None)
+    if tf is None:
+        return False
+    impl = getattr(tf, '__func__', tf)
+    return impl is not disabled and not (c is Tensor)
+
+
+def _add_overloaded(found, a):
+    if found is None:
+        return [a]
+    c = type(a)
+    if any(type(f) is c for f in found):
+        return found
+    for i, f in enumerate(found):   # a subclass goes before its first base in the list
+        if issubclass(c, type(f)):
+            found.insert(i, a)
+            return found
+    found.append(a)
+    return found
+
+
+def _types_of(overloaded):
+    return tuple(type(a) for a in overloaded) if overloaded else ()
+
+
+def _handle(public, args, kwargs, overloaded):
+    """Run ``__torch_function__`` for ``public``: the calling thread's innermost mode,
+    then the overloaded arguments. Returns ``_NOTHING`` when no handler took the call."""
+    tls = _tls
+    kw = kwargs if kwargs else {}
+    modes = tls.modes
+    if modes:
+        mode = modes[-1]
+        tls.modes = modes[:-1]     # the mode is not active inside its own handler
+        try:
+            r = mode.__torch_function__(public, _types_of(overloaded), args, kw)
+        finally:
+            tls.modes = modes
+        if r is not NotImplemented:
+            return r
+    if overloaded:
+        for a in overloaded:
+            r = type(a).__torch_function__(public, _types_of(overloaded), args, kw)
+            if r is not NotImplemented:
+                return r
+        names = [type(a) for a in overloaded]
+        raise TypeError(f"no implementation found for '{_qualname(public)}' on types that "
+                        f"implement __torch_function__: {names}")
+    if modes:
+        raise TypeError(f"no implementation found for '{_qualname(public)}' on the active "
+                        f"TorchFunctionMode {type(modes[-1]).__name__}")
+    return _NOTHING
+
+
+def _qualname(f):
+    mod = getattr(f, '__module__', None) or ''
+    mod = 'torch' + mod[5:] if mod.startswith('ember') else mod
+    return f"{mod}.{getattr(f, '__qualname__', getattr(f, '__name__', f))}"
+
+
+def _intercepted(name, fn, args, kwargs):
+    chain = tuple(_interceptors)
+
+    def call_at(i):
+        if i == len(chain):
+            return fn
+
+        def call(*a, **k):
+            return chain[i](name, call_at(i + 1), a, k)
+        return call
+    return call_at(0)(*args, **kwargs)
+
+
+def _make_wrapper(raw, name, module, qualname):
+    def op(*args, **kwargs):
+        tls = _tls
+        if not tls.no_tf:
+            if tls.modes:
+                r = _handle(op, args, kwargs,
+                            None if tls.no_subclass else _overloaded(args, kwargs))
+                if r is not _NOTHING:
+                    return r
+            elif not tls.no_subclass:
+                ov = _overloaded(args, kwargs)
+                if ov is not None:
+                    return _handle(op, args, kwargs, ov)
+        if _interceptors:
+            return _intercepted(name, raw, args, kwargs)
+        return raw(*args, **kwargs)
+    op.__name__ = name if name.startswith('__') else (
+        'linalg_' + name if module == 'ember.linalg' else getattr(raw, '__name__', name))
+    op.__qualname__ = qualname
+    op.__module__ = module
+    op.__doc__ = getattr(raw, '__doc__', None)
+    op.__wrapped__ = raw
+    op._ember_op = name
+    return op
+
+
+# ----------------------------------------------------------------- the bindings
+def _op_name(raw, attr):
+    if attr.startswith('__'):
+        return getattr(raw, '__name__', attr)
+    return attr
+
+
+def public_functions(modname):
+    """``{attr: function}`` of the op functions a namespace module exposes (bound
+    directly or through their wrapper)."""
+    mod = sys.modules.get(modname)
+    if mod is None:
+        return {}
+    from . import _util
+    ops = {id(f) for f in _util.FUNCTIONS.values()}
+    out = {}
+    for attr, v in list(vars(mod).items()):
+        if attr.startswith('_') or attr in _NOT_OPS or not callable(v) or isinstance(v, type):
+            continue
+        raw = _raw_of.get(id(v), v)
+        m = getattr(raw, '__module__', '') or ''
+        if modname == 'ember':
+            if id(raw) not in ops:
+                continue
+        elif not (m.startswith('ember._ops') or m == modname):
+            continue
+        if not hasattr(raw, '__code__') and not hasattr(raw, '__wrapped__'):
+            continue
+        out[attr] = v
+    return out
+
+
+def _method_items():
+    from .._tensor import Tensor
+    from . import _util
+    for attr, fn in _util.METHODS.items():
+        cur = Tensor.__dict__.get(attr)
+        if cur is fn or (cur is not None and _raw_of.get(id(cur)) is fn):
+            yield attr, cur
+
+
+def _install(observe):
+    from .._tensor import Tensor
+    for modname in _FUNCTION_NAMESPACES:
+        mod = sys.modules.get(modname)
+        if mod is None:
+            continue
+        for attr, v in public_functions(modname).items():
+            raw = _raw_of.get(id(v), v)
+            if observe:
+                w = _wrapper_for(raw, attr, modname, attr)
+                if v is not w:
+                    setattr(mod, attr, w)
+            elif v is not raw:
+                setattr(mod, attr, raw)
+    for attr, cur in list(_method_items()):
+        raw = _raw_of.get(id(cur), cur)
+        if observe:
+            w = _wrapper_for(raw, attr, 'ember', f'Tensor.{attr}')
+            if cur is not w:
+                setattr(Tensor, attr, w)
+        elif cur is not raw:
+            setattr(Tensor, attr, raw)
+
+
+def _wrapper_for(raw, attr, module, qualname):
+    key = (id(raw), module, qualname)
+    w = _wrappers.get(key)
+    if w is None:
+        w = _make_wrapper(raw, _op_name(raw, attr), module, qualname)
+        _wrappers[key] = w
+        _raw_of[id(w)] = raw
+    return w
+
+
+def _activate(reason):
+    """Install the observing bindings (reference counted by ``reason``)."""
+    global _observing
+    with _lock:
+        _reasons[reason] = _reasons.get(reason, 0) + 1
+        if not _observing:
+            _observing = True
+            _install(True)
+
+
+def _deactivate(reason):
+    global _observing
+    with _lock:
+        n = _reasons.get(reason, 0) - 1
+        if n > 0:
+            _reasons[reason] = n
+        else:
+            _reasons.pop(reason, None)
+        if _observing and not _reasons:
+            _observing = False
+            _install(False)
+
+
+def _reinstall():
+    """Re-apply the current bindings (after a namespace module was imported late)."""
+    with _lock:
+        if _observing:
+            _install(True)
+
+
+def raw_op(f):
+    """The op body behind a binding (itself for a direct binding)."""
+    return _raw_of.get(id(f), f)
+
+
+# ----------------------------------------------------------------- interceptors
+class _Handle:
+    __slots__ = ('_fn', '_done')
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._done = False
+
+    def remove(self):
+        """Uninstall the interceptor (idempotent)."""
+        with _lock:
+            if self._done:
+                return
+            self._done = True
+            try:
+                _interceptors.remove(self._fn)
+            except ValueError:
+                pass
+        _deactivate('interceptor')
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def push_interceptor(fn):
+    """Install ``fn(name, call, args, kwargs)`` around every op call (innermost of the
+    interceptors installed so far). ``name`` is the op's public name (``'mm'``,
+    ``'add'``, ``'conv2d'``); ``fn`` must return ``call(*args, **kwargs)`` or a
+    replacement result. Returns a handle whose ``remove()`` uninstalls it.
+
+    The interceptor is process-wide; one that acts per thread (autocast) checks its own
+    thread-local state."""
+    with _lock:
+        _interceptors.append(fn)
+    _activate('interceptor')
+    return _Handle(fn)
+
+
+def push_arg_transform(fn):
+    """Install ``fn(name, args, kwargs) -> (args, kwargs)``, applied to the arguments of
+    every op call before the op body runs (autocast's casts). Returns a handle with
+    ``remove()``."""
+    def around(name, call, args, kwargs):
+        a, k = fn(name, args, kwargs)
+        return call(*a, **k)
+    around.transform = fn
+    return push_interceptor(around)

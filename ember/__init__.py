@@ -67,3 +67,11 @@ from .serialization import save, load  # noqa: E402
 from . import nn  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from . import amp, cuda, cpu, backends, accelerator, functional, version  # noqa: E402,F401
+from .amp.autocast_mode import (  # noqa: E402,F401
+    autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+    autocast_increment_nesting, autocast_decrement_nesting, is_autocast_cpu_enabled,
+    set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
+    get_autocast_gpu_dtype, set_autocast_gpu_dtype)
+from . import overrides, _C  # noqa: E402,F401

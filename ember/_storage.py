@@ -179,3 +179,57 @@ class TypedStorage:
         return isinstance(other, TypedStorage) and self._untyped is other._untyped and self.dtype is other.dtype
 
     __hash__ = object.__hash__
+
+
+# ------------------------------------------------------------ legacy typed storage classes
+_LEGACY_STORAGE_DTYPES = {
+    'FloatStorage': 'float32', 'DoubleStorage': 'float64', 'HalfStorage': 'float16',
+    'BFloat16Storage': 'bfloat16', 'ComplexFloatStorage': 'complex64',
+    'ComplexDoubleStorage': 'complex128', 'BoolStorage': 'bool', 'ByteStorage': 'uint8',
+    'CharStorage': 'int8', 'ShortStorage': 'int16', 'IntStorage': 'int32',
+    'LongStorage': 'int64'}
+
+
+class _LegacyStorageMeta(type):
+    """``ember.FloatStorage(n)`` / ``FloatStorage([1, 2])`` make a :class:`TypedStorage` of
+    that dtype; ``isinstance(t.storage(), ember.FloatStorage)`` checks the dtype."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls._device == 'cuda':
+            from . import cuda
+            if not cuda.is_available():
+                raise AssertionError("Torch not compiled with CUDA enabled")
+        dt = cls.dtype
+        if kwargs or len(args) > 1:
+            raise TypeError(f"{cls.__name__}(): takes a size or a sequence")
+        arg = args[0] if args else 0
+        if isinstance(arg, UntypedStorage):
+            return TypedStorage(arg, dt)
+        if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
+            if arg < 0:
+                raise RuntimeError(f"Storage size must be non-negative, but got {arg}")
+            arr = np.zeros(int(arg), dtype=dt._np)
+        else:
+            arr = np.array(list(arg), dtype=dt._np)
+        if cls._device == 'cuda':
+            from ._backend import to_device
+            from ._device import device
+            arr = to_device(arr, device('cuda'))
+        return TypedStorage(UntypedStorage(arr), dt)
+
+    def __instancecheck__(cls, obj):
+        return (isinstance(obj, TypedStorage) and obj.dtype is cls.dtype
+                and obj.device.type == cls._device)
+
+    def __subclasscheck__(cls, sub):
+        return type.__subclasscheck__(cls, sub)
+
+
+def _legacy_storage_classes(device_type='cpu'):
+    """The legacy storage classes (``FloatStorage``...) for ``'cpu'`` or ``'cuda'``."""
+    from . import _dtype as D
+    mod = 'ember' if device_type == 'cpu' else 'ember.cuda'
+    return {n: _LegacyStorageMeta(n, (), {
+        'dtype': D._BY_NAME[d], '_device': device_type, '__module__': mod,
+        '__doc__': f"Legacy {d} storage type: ``{n}(size)`` or ``{n}(sequence)`` makes a "
+                   f"TypedStorage of dtype {d}."}) for n, d in _LEGACY_STORAGE_DTYPES.items()}

@@ -1,4 +1,5 @@
 """Activation functions (beyond ``relu``, which lives with the pointwise ops)."""
+from . import _args
 import numpy as np
 
 from .._tensor import Tensor, _Mode, inplace
@@ -26,6 +27,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         >>> F.leaky_relu(ember.tensor([-1., 2.]), 0.1)
         tensor([-0.1000,  2.0000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'leaky_relu')
     if inplace:
         return leaky_relu_(input, negative_slope)
     a = input._data
@@ -51,6 +54,8 @@ def leaky_relu_(input, negative_slope=0.01):
         >>> x = ember.tensor([-1., 2.]); F.leaky_relu_(x, 0.5); x
         tensor([-0.5000,  2.0000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'leaky_relu_')
     r = inplace(input, leaky_relu, negative_slope)
     fn = input._grad_fn
     if fn is not None and type(fn) is LeakyReluBackward0:

@@ -4,6 +4,7 @@ conj, angle, polar, complex.
 Gradients follow PyTorch's convention for complex autograd: the gradient of a real loss
 ``L`` w.r.t. ``z`` is ``dL/dRe(z) + i dL/dIm(z)`` (the conjugate Wirtinger derivative,
 times two)."""
+from . import _args
 import numpy as np
 
 from .. import _dtype as D
@@ -48,6 +49,8 @@ def real(input):
         >>> z.real
         tensor([1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'real')
     a = input._data
     if a.dtype.kind != 'c':
         return input
@@ -65,6 +68,8 @@ def imag(input):
         >>> ember.tensor([1 + 2j]).imag
         tensor([2.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'imag')
     a = input._data
     if a.dtype.kind != 'c':
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
@@ -107,6 +112,8 @@ def view_as_real(input):
         >>> ember.view_as_real(ember.tensor([1 + 2j]))
         tensor([[1., 2.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'view_as_real')
     a = input._data
     if a.dtype.kind != 'c':
         raise RuntimeError("view_as_real is only supported for complex tensors")
@@ -126,6 +133,8 @@ def view_as_complex(input):
         >>> ember.view_as_complex(ember.tensor([[1., 2.]]))
         tensor([1.+2.j])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'view_as_complex')
     a = input._data
     if a.dtype not in (np.float32, np.float64):
         raise RuntimeError("view_as_complex is only supported for float and double tensors, "
@@ -188,6 +197,8 @@ def conj(input):
         >>> ember.conj(ember.tensor([1 + 2j]))
         tensor([1.-2.j])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conj')
     if input._data.dtype.kind != 'c':
         return input
     return _conj_copy(input, ConjBackward0)
@@ -203,6 +214,8 @@ def conj_physical(input, *, out=None):
         >>> ember.conj_physical(ember.tensor([1 + 2j]))
         tensor([1.-2.j])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conj_physical')
     if input._data.dtype.kind != 'c':
         return input if out is None else _out(input.detach(), out, 'conj_physical')
     return _out(_conj_copy(input, ConjPhysicalBackward0), out, 'conj_physical')
@@ -229,6 +242,8 @@ def resolve_conj(input):
         >>> ember.resolve_conj(ember.tensor([1 + 2j]))
         tensor([1.+2.j])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'resolve_conj')
     return input
 
 
@@ -241,6 +256,8 @@ def resolve_neg(input):
         >>> ember.resolve_neg(ember.tensor([1.]))
         tensor([1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'resolve_neg')
     return input
 
 
@@ -254,6 +271,8 @@ def is_conj(input):
         >>> ember.tensor([1 + 2j]).conj().is_conj()
         False
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'is_conj')
     return False
 
 
@@ -266,6 +285,8 @@ def is_neg(input):
         >>> ember.tensor([1.]).is_neg()
         False
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'is_neg')
     return False
 
 
@@ -290,6 +311,8 @@ def angle(input, *, out=None):
         >>> ember.angle(ember.tensor([-1., 1.]))
         tensor([3.1416, 0.0000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'angle')
     a = input._data
     xp = array_module(a)
     if a.dtype.kind == 'c':

@@ -5,6 +5,7 @@ The backward of ``convolution`` is ``convolution`` again (transposed for the inp
 gradient), so double backward works: grad_input of a convolution is a transposed
 convolution of the gradient with the same weight, and grad_weight is a convolution of the
 input with the gradient (roles of stride and dilation swapped)."""
+from . import _args
 import numpy as np
 
 from .._tensor import Tensor, _Mode
@@ -172,6 +173,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         ...                   (1,), False, (0,), 1).shape
         torch.Size([1, 3, 3])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'convolution')
     x, w = input._data, weight._data
     if bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(f"Input type ({_tn(input).lower()}) and bias type "
@@ -270,6 +273,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv1d(ember.randn(1, 2, 5), ember.randn(3, 2, 3)).shape
         torch.Size([1, 3, 3])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conv1d')
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, 'conv1d')
 
 
@@ -288,6 +293,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv2d(ember.randn(1, 3, 5, 5), ember.randn(4, 3, 3, 3), padding=1).shape
         torch.Size([1, 4, 5, 5])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conv2d')
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, 'conv2d')
 
 
@@ -300,6 +307,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv3d(ember.randn(1, 2, 4, 4, 4), ember.randn(3, 2, 3, 3, 3)).shape
         torch.Size([1, 3, 2, 2, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conv3d')
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, 'conv3d')
 
 
@@ -332,6 +341,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose1d(ember.randn(1, 2, 5), ember.randn(2, 3, 3), stride=2).shape
         torch.Size([1, 3, 11])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conv_transpose1d')
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 1, 'conv_transpose1d')
 
@@ -346,6 +357,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose2d(ember.randn(1, 2, 4, 4), ember.randn(2, 3, 3, 3)).shape
         torch.Size([1, 3, 6, 6])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conv_transpose2d')
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 2, 'conv_transpose2d')
 
@@ -360,5 +373,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose3d(ember.randn(1, 2, 2, 2, 2), ember.randn(2, 1, 2, 2, 2)).shape
         torch.Size([1, 1, 3, 3, 3])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'conv_transpose3d')
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 3, 'conv_transpose3d')

@@ -1,6 +1,7 @@
 """Factories: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``/``ones``/``full``/
 ``empty`` and their ``_like`` forms, ``arange``; conversions ``to``/``clone``/``copy_``/
 ``contiguous``."""
+from . import _args
 import builtins
 import numpy as np
 
@@ -672,6 +673,8 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         tensor([[0, 0],
                 [0, 0]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'zeros_like')
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
@@ -685,6 +688,8 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
         >>> ember.ones_like(ember.tensor([1.5, 2.5]))
         tensor([1., 1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'ones_like')
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), memory_format)
 
 
@@ -699,6 +704,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         >>> ember.empty_like(ember.ones(2, 3, dtype=ember.int32)).shape
         torch.Size([2, 3])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'empty_like')
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
@@ -713,6 +720,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
         >>> ember.full_like(ember.zeros(2, dtype=ember.int64), 7)
         tensor([7, 7])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'full_like')
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d),
@@ -768,6 +777,8 @@ def clone(input, *, memory_format=None):
         >>> ember.ones(2, requires_grad=True).clone()
         tensor([1., 1.], grad_fn=<CloneBackward0>)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'clone')
     a = input._data
     if a.flags.c_contiguous or a.ndim < 2 or _has_overlap(a):
         out = wrap(a.copy())

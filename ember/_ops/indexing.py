@@ -6,6 +6,7 @@ forward; backward formulas are written in ember ops (so double backward works).
 Advanced indexing works on a *key*: a tuple of ``slice(None)`` and int64 index arrays,
 one per leading dim, with NumPy's (= PyTorch's) placement rule for the result dims.
 """
+from . import _args
 import numpy as np
 
 from .._tensor import (Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name,
@@ -198,6 +199,8 @@ def index_put(input, indices, values, accumulate=False):
         >>> ember.zeros(3).index_put((ember.tensor([0, 0]),), ember.tensor(1.), accumulate=True)
         tensor([2., 0., 0.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'index_put')
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
     if values.dtype is not input.dtype:
@@ -609,6 +612,8 @@ def fill(input, value):
         tensor([[5., 5.],
                 [5., 5.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'fill')
     _scalar_value(value, 'fill')
     return _filled(input, value)
 
@@ -625,6 +630,8 @@ def nonzero(input, *, out=None, as_tuple=False):
         tensor([[1],
                 [3]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'nonzero')
     a = input._data
     xp = _xp(a)
     if as_tuple:
@@ -652,6 +659,8 @@ def argwhere(input):
         tensor([[0, 1],
                 [1, 0]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'argwhere')
     return nonzero(input)
 
 
@@ -782,6 +791,8 @@ def index_select(input, dim, index, *, out=None):
         tensor([[2, 0],
                 [5, 3]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'index_select')
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     idx = _vector_index(index, 'index_select')
@@ -847,6 +858,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         >>> ember.zeros(3).index_add(0, ember.tensor([0, 0, 2]), ember.tensor([1., 2., 3.]))
         tensor([3., 0., 3.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'index_add')
     a, d, idx, s = _index_op_checks(input, dim, index, source, 'index_add_')
     xp = _xp(a)
     o = a.copy()
@@ -884,6 +897,8 @@ def index_copy(input, dim, index, source):
         >>> ember.zeros(3).index_copy(0, ember.tensor([2]), ember.tensor([5.]))
         tensor([0., 0., 5.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'index_copy')
     a, d, idx, s = _index_op_checks(input, dim, index, source, 'index_copy_')
     o = a.copy()
     _moved(o, d)[idx] = _moved(s, d) if s.ndim else s.reshape(1)
@@ -918,6 +933,8 @@ def index_fill(input, dim, index, value):
         >>> ember.zeros(3).index_fill(0, ember.tensor([0, 2]), 1.)
         tensor([1., 0., 1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'index_fill')
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     idx = _vector_index(index, 'index_fill_')
@@ -1015,6 +1032,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         tensor([[1, 1],
                 [4, 3]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'gather')
     a1, d, idx, key, _ = _gs_prepare(input, dim, index, 'gather')
     r = a1[key]
     if index._data.ndim == 0:
@@ -1069,6 +1088,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
         tensor([[0., 5., 0.],
                 [5., 0., 5.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'scatter')
     if src is not None and not isinstance(src, Tensor):
         value, src = src, None
     if src is None and value is None:
@@ -1121,6 +1142,8 @@ def scatter_add(input, dim, index, src):
         >>> ember.zeros(3).scatter_add(0, ember.tensor([0, 0, 2]), ember.ones(3))
         tensor([2., 0., 1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'scatter_add')
     a1, d, idx, key, s = _gs_prepare(input, dim, index, 'scatter_add', src)
     a = input._data
     o = a1.copy()
@@ -1190,6 +1213,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         >>> x.scatter_reduce(0, ember.tensor([0, 0]), ember.tensor([5., 7.]), 'amax')
         tensor([7., 2., 3.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'scatter_reduce')
     if reduce not in ('sum', 'prod', 'mean', 'amax', 'amin'):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if input._data.ndim == 0 and isinstance(index, Tensor) and isinstance(src, Tensor) and \
@@ -1270,6 +1295,8 @@ def take(input, index):
         >>> ember.tensor([[4, 3], [5, 6]]).take(ember.tensor([0, 3]))
         tensor([4, 6])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'take')
     ia = _flat_index(input, index, 'take')
     a = input._data
     r = a.reshape(-1)[ia] if a.size else _xp(a).zeros(ia.shape, a.dtype)
@@ -1302,6 +1329,8 @@ def put(input, index, source, accumulate=False):
         tensor([[5., 0.],
                 [0., 6.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'put')
     ia = _flat_index(input, index, 'put_')
     a = input._data
     s = source._data
@@ -1354,6 +1383,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         tensor([[30],
                 [60]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'take_along_dim')
     if dim is None:
         res = gather(input.reshape(-1), 0, indices.reshape(-1))
     else:
@@ -1418,6 +1449,8 @@ def masked_fill(input, mask, value):
         >>> x.masked_fill(x < 0, 0.)
         tensor([1., 0., 3.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'masked_fill')
     m = _bool_mask(mask, 'masked_fill_')
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
@@ -1489,6 +1522,8 @@ def masked_select(input, mask, *, out=None):
         >>> x.masked_select(x > 0)
         tensor([1., 3.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'masked_select')
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     a, m = input._data, mask._data
@@ -1532,6 +1567,8 @@ def masked_scatter(input, mask, source):
         ...                               ember.tensor([1., 2.]))
         tensor([1., 0., 2., 0.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'masked_scatter')
     m = _bool_mask(mask, 'masked_scatter_')
     a, s = input._data, source._data
     if s.dtype != a.dtype:

@@ -5,6 +5,7 @@ Forward passes call the backend's array module (NumPy's BLAS/LAPACK); every back
 written in ember ops so that higher-order gradients work. Each backward class stands right
 above its forward and carries PyTorch's public name.
 """
+from . import _args
 import math
 
 import numpy as np
@@ -157,6 +158,8 @@ def mm(input, mat2, *, out=None):
         >>> ember.mm(ember.ones(2, 3), ember.ones(3, 4)).shape
         torch.Size([2, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'mm')
     a, b = input._data, mat2._data
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -181,6 +184,8 @@ def bmm(input, mat2, *, out=None):
         >>> ember.bmm(ember.ones(5, 2, 3), ember.ones(5, 3, 4)).shape
         torch.Size([5, 2, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'bmm')
     a, b = input._data, mat2._data
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -213,6 +218,8 @@ def mv(input, vec, *, out=None):
         >>> ember.mv(ember.ones(2, 3), ember.ones(3))
         tensor([3., 3.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'mv')
     a, v = input._data, vec._data
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
@@ -261,6 +268,8 @@ def dot(input, tensor, *, out=None):
         >>> ember.dot(ember.tensor([2, 3]), ember.tensor([2, 1]))
         tensor(7)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'dot')
     a, b = input._data, tensor._data
     _dot_check(a, b, 'dot')
     xp = array_module(a)
@@ -279,6 +288,8 @@ def vdot(input, other, *, out=None):
         >>> ember.vdot(ember.tensor([1+2j]), ember.tensor([3+0j]))
         tensor(3.-6.j)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'vdot')
     a, b = input._data, other._data
     _dot_check(a, b, 'vdot')
     xp = array_module(a)
@@ -367,6 +378,8 @@ def matmul(input, other, *, out=None):
         >>> ember.matmul(ember.ones(10, 2, 3), ember.ones(3, 4)).shape
         torch.Size([10, 2, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'matmul')
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -545,6 +558,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         tensor([[8., 8., 8.],
                 [8., 8., 8.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'addmm')
     return _addlike(mm, AddmmBackward0, input, mat1, mat2, beta, alpha, out)
 
 
@@ -557,6 +572,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         >>> ember.addmv(ember.ones(2), ember.ones(2, 3), ember.ones(3))
         tensor([4., 4.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'addmv')
     return _addlike(mv, AddmvBackward0, input, mat, vec, beta, alpha, out)
 
 
@@ -569,6 +586,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         >>> ember.baddbmm(ember.zeros(1), ember.ones(2, 1, 3), ember.ones(2, 3, 1)).shape
         torch.Size([2, 1, 1])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'baddbmm')
     return _addlike(bmm, BaddbmmBackward0, input, batch1, batch2, beta, alpha, out)
 
 
@@ -591,6 +610,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         tensor([[12., 12.],
                 [12., 12.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'addbmm')
     return _addlike(_bmm_sum, AddbmmBackward0, input, batch1, batch2, beta, alpha, out)
 
 
@@ -612,6 +633,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         tensor([[1., 1.],
                 [2., 2.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'addr')
     return _addlike(_outer_arrays, AddrBackward0, input, vec1, vec2, beta, alpha, out)
 
 
@@ -631,6 +654,8 @@ def outer(input, vec2, *, out=None):
         tensor([[ 1, 10],
                 [ 2, 20]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'outer')
     if input.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
     if vec2.dim() != 1:
@@ -647,6 +672,8 @@ def inner(input, other, *, out=None):
         >>> ember.inner(ember.ones(2, 3), ember.ones(4, 3)).shape
         torch.Size([2, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'inner')
     if input.dim() == 0 or other.dim() == 0:
         return _out(input * other, out)
     if input.shape[-1] != other.shape[-1]:
@@ -714,6 +741,8 @@ def kron(input, other, *, out=None):
         >>> ember.kron(ember.eye(2), ember.ones(2, 2)).shape
         torch.Size([4, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'kron')
     if not isinstance(other, Tensor):
         raise TypeError(f"kron(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -774,6 +803,8 @@ def cross(input, other, dim=None, *, out=None):
         >>> ember.cross(ember.tensor([[1., 0., 0.]]), ember.tensor([[0., 1., 0.]]), dim=1)
         tensor([[0., 0., 1.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cross')
     if dim is None:
         import warnings
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
@@ -1212,6 +1243,8 @@ def inverse(input, *, out=None):
         tensor([[1., 0.],
                 [0., 1.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'inverse')
     return inv(input, out=out)
 
 
@@ -1290,6 +1323,8 @@ def _slogdet_top(input):
         >>> ember.slogdet(ember.eye(2)).logabsdet
         tensor(0.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'slogdet')
     return slogdet_t(_slogdet(input, 'linalg.slogdet'))
 
 
@@ -1302,6 +1337,8 @@ def _det_top(input):
         >>> ember.det(ember.eye(3))
         tensor(1.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'det')
     return det(input)
 
 
@@ -1314,6 +1351,8 @@ def logdet(input):
         >>> ember.logdet(ember.eye(2) * 2)
         tensor(1.3863)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'logdet')
     sign, lad = _slogdet(input, 'linalg.slogdet')
     s = sign._data
     if (s > 0).all():
@@ -1542,6 +1581,8 @@ def _cholesky_top(input, upper=False, *, out=None):
         tensor([[2., 0.],
                 [0., 2.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cholesky')
     return _out(_cholesky(input, upper, 'cholesky', CholeskyBackward0), out)
 
 
@@ -1633,6 +1674,8 @@ def _qr_top(input, some=True, *, out=None):
         >>> ember.qr(ember.eye(2)).R.shape
         torch.Size([2, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'qr')
     return _qr(input, 'reduced' if some else 'complete', qr_t)
 
 
@@ -1760,6 +1803,8 @@ def _svd_top(input, some=True, compute_uv=True, *, out=None):
         >>> ember.svd(ember.eye(2)).V.shape
         torch.Size([2, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'svd')
     if not compute_uv:
         S = svdvals(input)
         a = input._data
@@ -1960,6 +2005,8 @@ def pinverse(input, rcond=1e-15):
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.5000]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'pinverse')
     return pinv(input, rtol=rcond)
 
 

@@ -5,7 +5,8 @@ A 2-D input with a bias takes one lean path (a single array product, recorded as
 ops, so the grad_fn names match PyTorch's (``MmBackward0`` without a bias,
 ``ViewBackward0`` for batched inputs).
 """
-from .._tensor import _Mode, _new_tensor as wrap
+from . import _args
+from .._tensor import Tensor, _Mode, _new_tensor as wrap
 from .linalg import AddmmBackward0, _record_add_product, addmm, matmul
 
 __all__ = ['linear']
@@ -27,6 +28,8 @@ def linear(input, weight, bias=None):
         >>> F.linear(ember.ones(2, 3), ember.ones(4, 3)).shape
         torch.Size([2, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'linear')
     nd = input._data.ndim
     if nd == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "

@@ -1,5 +1,6 @@
 """Loss functions: each reduces with ``reduction='mean'|'sum'|'none'`` (the legacy
 ``size_average``/``reduce`` arguments are translated as PyTorch does)."""
+from . import _args
 import warnings
 
 from .._tensor import Tensor
@@ -44,6 +45,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
         >>> F.l1_loss(ember.tensor([1., 2.]), ember.tensor([0., 0.]))
         tensor(1.5000)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'l1_loss')
     reduction = _reduction(size_average, reduce, reduction)
     _check_sizes(input, target, 'l1_loss')
     d = (input - target).abs()
@@ -75,6 +78,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
         >>> F.mse_loss(ember.tensor([1., 2.]), ember.tensor([0., 0.]))
         tensor(2.5000)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'mse_loss')
     reduction = _reduction(size_average, reduce, reduction)
     _check_sizes(input, target, 'mse_loss')
     if weight is not None or reduction not in ('mean', 'sum') or input.dtype != target.dtype \

@@ -1,5 +1,6 @@
 """Normalization ops: batch normalization (forward, running-statistics update, and
 backward written in ember ops so double backward works)."""
+from . import _args
 import numpy as np
 
 from .._tensor import Tensor, _Mode
@@ -65,6 +66,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         >>> out, mean, invstd = ember.native_batch_norm(ember.randn(4, 3), None, None, None,
         ...                                             None, True, 0.1, 1e-5)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'native_batch_norm')
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -138,5 +141,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         tensor([[-1.0000],
                 [ 1.0000]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'batch_norm')
     return native_batch_norm(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)[0]

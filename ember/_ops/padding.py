@@ -8,7 +8,8 @@ plan.
 """
 import numpy as np
 
-from .._tensor import _Mode
+from . import _args
+from .._tensor import Tensor, _Mode
 from .._backend import array_module
 from ._util import wrap, Node, record
 
@@ -35,6 +36,8 @@ def pad(input, pad, mode='constant', value=None):
         >>> F.pad(ember.tensor([[1., 2., 3.]]), (2, 1), mode='reflect').tolist()
         [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'pad')
     if mode not in ('constant', 'reflect', 'replicate', 'circular'):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:

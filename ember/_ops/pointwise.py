@@ -6,6 +6,7 @@ default float dtype, comparisons give bool) and has its in-place ``op_`` form an
 ``out=`` where PyTorch has them. Each op's backward class stands right above its forward.
 Backward formulas use the conjugate-Wirtinger convention for complex inputs
 (``grad * conj(f'(z))`` for holomorphic ``f``)."""
+from . import _args
 import cmath
 import math
 
@@ -289,6 +290,8 @@ def rsub(input, other, *, alpha=1):
         >>> ember.rsub(ember.tensor([1., 2.]), 10)
         tensor([9., 8.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'rsub')
     return sub(other, input, alpha=alpha)
 
 
@@ -683,6 +686,8 @@ def square(input, *, out=None):
         >>> ember.square(ember.tensor([-2., 3.]))
         tensor([4., 9.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'square')
     if input._data.dtype == np.bool_:
         input = input.to(D.int64)
     return _out(pow(input, 2), out, 'square')
@@ -708,6 +713,8 @@ def neg(input, *, out=None):
         >>> ember.neg(ember.tensor([1., -2.]))
         tensor([-1.,  2.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'neg')
     if input._data.dtype == np.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -1177,6 +1184,8 @@ def logit(input, eps=None, *, out=None):
         >>> ember.logit(ember.tensor([0.25, 0.5]))
         tensor([-1.0986,  0.0000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'logit')
     x = _float_arr(input._data)
     xp = array_module(x)
     if x.dtype.kind == 'c':
@@ -1244,6 +1253,8 @@ def round(input, *, decimals=0, out=None):
         >>> ember.round(ember.tensor([0.5, 1.5, 1.26]), decimals=1)
         tensor([0.5000, 1.5000, 1.3000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'round')
     if decimals == 0:
         res = _unary(input, 'round', _rounding('round'), RoundBackward0, None, 'k', False)
         return _out(res, out, 'round')
@@ -1279,6 +1290,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         >>> ember.nan_to_num(ember.tensor([float('nan'), 1.]))
         tensor([0., 1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'nan_to_num')
     x = input._data
     xp = array_module(x)
     if x.dtype.kind in 'biu':
@@ -1748,6 +1761,8 @@ def clamp(input, min=None, max=None, *, out=None):
         >>> ember.clamp(ember.tensor([-2., 0.5, 3.]), min=0., max=1.)
         tensor([0.0000, 0.5000, 1.0000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'clamp')
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     r, xp = _clamp_arrays(input, min, max)
@@ -1777,6 +1792,8 @@ def clamp_min(input, min, *, out=None):
         >>> ember.clamp_min(ember.tensor([-1., 2.]), 0.)
         tensor([0., 2.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'clamp_min')
     r, xp = _clamp_arrays(input, min, None)
     res = _w(r, xp)
     if _needs(input, min):
@@ -1800,6 +1817,8 @@ def clamp_max(input, max, *, out=None):
         >>> ember.clamp_max(ember.tensor([-1., 2.]), 0.)
         tensor([-1.,  0.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'clamp_max')
     r, xp = _clamp_arrays(input, None, max)
     res = _w(r, xp)
     if _needs(input, max):
@@ -1838,6 +1857,8 @@ def lerp(input, end, weight, *, out=None):
         >>> ember.lerp(ember.tensor([0., 10.]), ember.tensor([10., 20.]), 0.5)
         tensor([ 5., 15.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'lerp')
     x, y = input._data, end._data
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected dtype {D._NP2DT[x.dtype]} for `end` but got dtype "
@@ -1907,6 +1928,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         >>> ember.addcmul(ember.tensor([1.]), ember.tensor([2.]), ember.tensor([3.]), value=2)
         tensor([13.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'addcmul')
     res = _three('addcmul', input, tensor1, tensor2, value, lambda a, b, c, v: a + v * b * c)
     if _needs(input, tensor1, tensor2):
         node = AddcmulBackward0()
@@ -1926,6 +1949,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         >>> ember.addcdiv(ember.tensor([1.]), ember.tensor([6.]), ember.tensor([3.]), value=2)
         tensor([5.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'addcdiv')
     if tensor1._data.dtype.kind in 'biu' and tensor2._data.dtype.kind in 'biu':
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                            "future  release addcdiv will perform a true division of tensor1 and "
@@ -2029,6 +2054,8 @@ def signbit(input, *, out=None):
         >>> ember.signbit(ember.tensor([-1., 0., -0.]))
         tensor([ True, False,  True])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'signbit')
     x = input._data
     xp = array_module(x)
     if x.dtype.kind == 'c':
@@ -2121,6 +2148,8 @@ def logical_not(input, *, out=None):
         >>> ember.logical_not(ember.tensor([1., 0.]))
         tensor([False,  True])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'logical_not')
     x = input._data
     res = _w(x == 0, array_module(x))
     return _out(res, out, 'logical_not')
@@ -2194,6 +2223,8 @@ def bitwise_not(input, *, out=None):
         >>> ember.bitwise_not(ember.tensor([0, 5]))
         tensor([-1, -6])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'bitwise_not')
     x = input._data
     if x.dtype.kind not in 'biu':
         _not_impl('bitwise_not_cpu', x)

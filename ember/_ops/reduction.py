@@ -5,6 +5,7 @@ its forward. Backward formulas are written in ember ops; masks and index arrays 
 depend on the forward data (ties of a max, positions of zeros, sort permutations) are
 constants computed with the array module.
 """
+from . import _args
 import builtins
 import math
 
@@ -248,6 +249,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         >>> ember.tensor([[1, 2], [3, 4]]).sum(0)
         tensor([4, 6])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'sum')
     a = _sum_input(input, dtype)
     nd = a.ndim
     dims = _dims(None if _all_dims(dim) else dim, nd)
@@ -278,6 +281,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         >>> ember.tensor([1., float('nan'), 2.]).nansum()
         tensor(3.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'nansum')
     a = _sum_input(input, dtype)
     if a.dtype.kind == 'c':
         raise RuntimeError("nansum does not support complex inputs")
@@ -318,6 +323,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         >>> ember.tensor([[1., 2.], [3., 4.]]).mean(1)
         tensor([1.5000, 3.5000])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'mean')
     a = input._data
     if dtype is not None:
         if dtype._cat < 2:
@@ -352,6 +359,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         >>> ember.tensor([1., float('nan'), 2.]).nanmean()
         tensor(1.5000)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'nanmean')
     a = input._data
     if dtype is None and a.dtype.kind not in 'fcV':
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -411,6 +420,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         >>> ember.tensor([[1., 2.], [3., 4.]]).prod(1)
         tensor([ 2., 12.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'prod')
     a = _sum_input(input, dtype)
     nd = a.ndim
     xp = array_module(a)
@@ -472,6 +483,8 @@ def max(input, dim=None, keepdim=False, *, out=None):
         >>> x.max(0).indices
         tensor([1, 0])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'max')
     return _minmax('max', input, dim, keepdim, out, True)
 
 
@@ -487,6 +500,8 @@ def min(input, dim=None, keepdim=False, *, out=None):
         values=tensor([1., 2.]),
         indices=tensor([0, 1]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'min')
     return _minmax('min', input, dim, keepdim, out, False)
 
 
@@ -511,6 +526,8 @@ def amax(input, dim=(), keepdim=False):
         >>> ember.tensor([[1., 5.], [4., 2.]]).amax(1)
         tensor([5., 4.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'amax')
     return _amaxmin('amax', input, dim, keepdim, True, AmaxBackward0)
 
 
@@ -523,6 +540,8 @@ def amin(input, dim=(), keepdim=False):
         >>> ember.tensor([[1., 5.], [4., 2.]]).amin()
         tensor(1.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'amin')
     return _amaxmin('amin', input, dim, keepdim, False, AminBackward0)
 
 
@@ -548,6 +567,8 @@ def aminmax(input, *, dim=None, keepdim=False):
         min=tensor(1.),
         max=tensor(3.))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'aminmax')
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -605,6 +626,8 @@ def argmax(input, dim=None, keepdim=False):
         >>> ember.tensor([[1., 5.], [4., 2.]]).argmax(1)
         tensor([1, 0])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'argmax')
     return _argmaxmin('argmax', input, dim, keepdim, True)
 
 
@@ -617,6 +640,8 @@ def argmin(input, dim=None, keepdim=False):
         >>> ember.tensor([[1., 5.], [4., 2.]]).argmin()
         tensor(0)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'argmin')
     return _argmaxmin('argmin', input, dim, keepdim, False)
 
 
@@ -741,6 +766,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> ember.tensor([1., 2., 3., 4.]).var()
         tensor(1.6667)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'var')
     return _var_family('var', input, dim, unbiased, keepdim, correction, False, False)
 
 
@@ -753,6 +780,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> ember.tensor([1., 2., 3., 4.]).std(correction=0)
         tensor(1.1180)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'std')
     return _var_family('std', input, dim, unbiased, keepdim, correction, True, False)
 
 
@@ -765,6 +794,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> ember.var_mean(ember.tensor([1., 2., 3.]))
         (tensor(1.), tensor(2.))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'var_mean')
     return _var_family('var_mean', input, dim, unbiased, keepdim, correction, False, True)
 
 
@@ -777,6 +808,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> ember.std_mean(ember.tensor([1., 2., 3.]))
         (tensor(1.), tensor(2.))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'std_mean')
     return _var_family('std_mean', input, dim, unbiased, keepdim, correction, True, True)
 
 
@@ -794,6 +827,8 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
         >>> ember.tensor([[1., -2.], [3., 4.]]).norm(1, dim=1)
         tensor([3., 7.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'norm')
     from .linalg import vector_norm, matrix_norm
     if p is None:
         p = 'fro'
@@ -831,6 +866,8 @@ def logsumexp(input, dim, keepdim=False):
         >>> ember.tensor([0., 0.]).logsumexp(0)
         tensor(0.6931)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'logsumexp')
     a = input._data
     x = input
     if a.dtype.kind in 'biu':
@@ -881,6 +918,8 @@ def all(input, dim=None, keepdim=False):
         >>> ember.tensor([[True, False], [True, True]]).all(1)
         tensor([False,  True])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'all')
     return _logical_red(input, dim, keepdim, array_module(input._data).all)
 
 
@@ -893,6 +932,8 @@ def any(input, dim=None, keepdim=False):
         >>> ember.tensor([0, 0, 3]).any()
         tensor(True)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'any')
     return _logical_red(input, dim, keepdim, array_module(input._data).any)
 
 
@@ -905,6 +946,8 @@ def count_nonzero(input, dim=None):
         >>> ember.count_nonzero(ember.tensor([[0, 1], [2, 3]]), dim=0)
         tensor([1, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'count_nonzero')
     a = input._data
     xp = array_module(a)
     dims = _dims(None if _all_dims(dim) else dim, a.ndim)
@@ -937,6 +980,8 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values=tensor([1., 2., 3.]),
         indices=tensor([1, 2, 0]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'sort')
     if isinstance(dim, bool):
         dim, descending = -1, dim
     a = input._data
@@ -959,6 +1004,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
         >>> ember.tensor([3., 1., 2.]).argsort(descending=True)
         tensor([0, 2, 1])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'argsort')
     a = input._data
     xp = array_module(a)
     if a.ndim == 0:
@@ -977,6 +1024,8 @@ def msort(input):
         tensor([[2., 1.],
                 [3., 4.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'msort')
     return sort(input, 0)[0]
 
 
@@ -994,6 +1043,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values=tensor([4., 3.]),
         indices=tensor([1, 3]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'topk')
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -1045,6 +1096,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values=tensor(2.),
         indices=tensor(2))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'kthvalue')
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
@@ -1102,6 +1155,8 @@ def median(input, dim=None, keepdim=False):
         >>> ember.tensor([1., 4., 2., 3.]).median()
         tensor(2.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'median')
     _no_bool_median(input, dim)
     if dim is None:
         return _median_all(input, False, MedianBackward0)
@@ -1123,6 +1178,8 @@ def nanmedian(input, dim=None, keepdim=False):
         >>> ember.tensor([1., float('nan'), 3., 2.]).nanmedian()
         tensor(2.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'nanmedian')
     _no_bool_median(input, dim)
     if dim is None:
         return _median_all(input, True, NanmedianBackward0)
@@ -1146,6 +1203,8 @@ def mode(input, dim=-1, keepdim=False):
         values=tensor(1),
         indices=tensor(3))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'mode')
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -1266,6 +1325,8 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
         >>> ember.tensor([1., 2., 3., 4.]).quantile(0.5)
         tensor(2.5000)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'quantile')
     return _quantile('quantile', input, q, dim, keepdim, interpolation, False)
 
 
@@ -1278,6 +1339,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
         >>> ember.tensor([1., float('nan'), 3.]).nanquantile(0.5)
         tensor(2.)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'nanquantile')
     return _quantile('nanquantile', input, q, dim, keepdim, interpolation, True)
 
 
@@ -1303,6 +1366,8 @@ def cumsum(input, dim, *, dtype=None):
         >>> ember.tensor([1, 2, 3]).cumsum(0)
         tensor([1, 3, 6])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cumsum')
     return _cumulative(input, dim, dtype, 'cumsum', CumsumBackward0, False)
 
 
@@ -1363,6 +1428,8 @@ def cumprod(input, dim, *, dtype=None):
         >>> ember.tensor([1., 2., 3.]).cumprod(0)
         tensor([1., 2., 6.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cumprod')
     return _cumulative(input, dim, dtype, 'cumprod', CumprodBackward0, True)
 
 
@@ -1407,6 +1474,8 @@ def cummax(input, dim):
         values=tensor([1., 3., 3.]),
         indices=tensor([0, 1, 1]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cummax')
     return _cumext('cummax', input, dim, True, CummaxBackward0, _rt.cummax)
 
 
@@ -1419,6 +1488,8 @@ def cummin(input, dim):
         >>> ember.tensor([3., 1., 2.]).cummin(0).values
         tensor([3., 1., 1.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cummin')
     return _cumext('cummin', input, dim, False, CumminBackward0, _rt.cummin)
 
 
@@ -1451,6 +1522,8 @@ def logcumsumexp(input, dim):
         >>> ember.tensor([0., 0.]).logcumsumexp(0)
         tensor([0.0000, 0.6931])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'logcumsumexp')
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if a.dtype.kind not in 'fcV':
@@ -1529,6 +1602,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         >>> ember.unique(ember.tensor([3, 1, 1, 2]), return_counts=True)
         (tensor([1, 2, 3]), tensor([2, 1, 1]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'unique')
     return _unique(input, False, return_inverse, return_counts, dim)
 
 
@@ -1541,6 +1616,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 1]))
         tensor([1, 2, 1])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'unique_consecutive')
     return _unique(input, True, return_inverse, return_counts, dim)
 
 
@@ -1554,6 +1631,8 @@ def bincount(input, weights=None, minlength=0):
         >>> ember.tensor([0, 1, 1, 3]).bincount()
         tensor([1, 2, 0, 1])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'bincount')
     a = input._data
     xp = array_module(a)
     if a.ndim != 1 or a.dtype.kind not in 'iub' or (a.size and (a < 0).any()):
@@ -1579,6 +1658,8 @@ def histc(input, bins=100, min=0, max=0):
         >>> ember.tensor([1., 2., 1.]).histc(bins=4, min=0, max=3)
         tensor([0., 2., 1., 0.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'histc')
     a = input._data
     xp = array_module(a)
     if a.dtype.kind not in 'fV':
@@ -1674,6 +1755,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         >>> ember.tensor([1, 3, 6, 10]).diff()
         tensor([2, 3, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'diff')
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     d = _wrap_dim(dim, input.dim())

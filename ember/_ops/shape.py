@@ -2,6 +2,7 @@
 repeat_interleave, meshgrid/cartesian_prod, atleast_nd, block_diag, broadcasting helpers,
 and the triangular/diagonal family (tril, triu, diag, diag_embed, diagflat, trace,
 tril_indices, triu_indices). Each op's backward class stands right above its forward."""
+from . import _args
 import warnings
 
 import numpy as np
@@ -278,6 +279,8 @@ def flip(input, dims):
         tensor([[3, 4],
                 [1, 2]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'flip')
     a = input._data
     ds = _dim_list(dims, a.ndim, 'flip')
     xp = array_module(a)
@@ -316,6 +319,8 @@ def fliplr(input):
         tensor([[2, 1],
                 [4, 3]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'fliplr')
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
@@ -330,6 +335,8 @@ def flipud(input):
         >>> ember.flipud(ember.tensor([1, 2]))
         tensor([2, 1])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'flipud')
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
@@ -358,6 +365,8 @@ def roll(input, shifts, dims=None):
         >>> ember.roll(ember.tensor([1, 2, 3, 4]), 1)
         tensor([4, 1, 2, 3])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'roll')
     a = input._data
     sh = _int_tuple(shifts)
     ds = () if dims is None else _int_tuple(dims)
@@ -396,6 +405,8 @@ def rot90(input, k=1, dims=(0, 1)):
         tensor([[2, 4],
                 [1, 3]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'rot90')
     a = input._data
     dims = tuple(dims)
     if len(dims) != 2:
@@ -473,6 +484,8 @@ def tile(input, dims):
         >>> ember.tile(ember.tensor([1, 2]), (2,))
         tensor([1, 2, 1, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'tile')
     dims = _int_tuple(dims)
     nd = input._data.ndim
     if len(dims) < nd:
@@ -496,6 +509,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         >>> ember.tensor([1, 2]).repeat_interleave(2)
         tensor([1, 1, 2, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'repeat_interleave')
     if repeats is None:
         r = input._data
         if r.dtype.kind not in 'iu':
@@ -868,6 +883,8 @@ def tril(input, diagonal=0, *, out=None):
         tensor([[1., 0.],
                 [1., 1.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'tril')
     return _tri(input, diagonal, 'tril', False, TrilBackward0, out)
 
 
@@ -882,6 +899,8 @@ def triu(input, diagonal=0, *, out=None):
         tensor([[1., 1.],
                 [0., 1.]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'triu')
     return _tri(input, diagonal, 'triu', True, TriuBackward0, out)
 
 
@@ -962,6 +981,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         tensor([[1, 0],
                 [0, 2]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'diag_embed')
     a = input._data
     nd = a.ndim + 1
     d1 = _wrap_dim(dim1, nd)
@@ -1008,6 +1029,8 @@ def diag(input, diagonal=0, *, out=None):
         tensor([[1, 0],
                 [0, 2]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'diag')
     a = input._data
     if a.ndim == 1:
         res = diag_embed(input, diagonal, 0, 1)
@@ -1034,6 +1057,8 @@ def diagflat(input, offset=0):
         >>> ember.diagflat(ember.tensor([[1, 2]])).shape
         torch.Size([2, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'diagflat')
     return diag_embed(input.reshape(-1), offset, 0, 1)
 
 
@@ -1054,6 +1079,8 @@ def trace(input):
         >>> ember.trace(ember.tensor([[1, 2], [3, 4]]))
         tensor(5)
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'trace')
     a = input._data
     if a.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")

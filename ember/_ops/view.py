@@ -2,6 +2,7 @@
 transpose, permute, expand, narrow, select, squeeze/unsqueeze, as_strided, diagonal,
 unfold, split/chunk/unbind, basic slicing), and the machinery that keeps autograd
 right when a view is written in place (CopySlices, regenerated AsStrided grad_fns)."""
+from . import _args
 import numpy as np
 
 from .._tensor import (Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _autograd_check,
@@ -186,6 +187,8 @@ def reshape(input, *shape):
         >>> ember.arange(6).reshape(3, -1).shape
         torch.Size([3, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'reshape')
     shape = _infer_shape(_size_args(shape), input._data.size)
     a = _view_arr(input._data, shape)
     if a is not None:
@@ -242,6 +245,8 @@ def flatten(input, start_dim=0, end_dim=-1):
         >>> ember.zeros(2, 3, 4).flatten(1).shape
         torch.Size([2, 12])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'flatten')
     nd = input._data.ndim
     if nd == 0:
         return reshape(input, 1)
@@ -266,6 +271,8 @@ def unflatten(input, dim, sizes):
         >>> ember.zeros(2, 12).unflatten(1, (3, -1)).shape
         torch.Size([2, 3, 4])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'unflatten')
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
     sh = input._data.shape
@@ -306,6 +313,8 @@ def permute(input, *dims):
         >>> ember.zeros(1, 2, 3).permute(2, 0, 1).shape
         torch.Size([3, 1, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'permute')
     dims = _size_args(dims)
     nd = input._data.ndim
     if len(dims) != nd:
@@ -330,6 +339,8 @@ def transpose(input, dim0, dim1):
         >>> ember.zeros(2, 3, 4).transpose(0, 2).shape
         torch.Size([4, 3, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'transpose')
     nd = input._data.ndim
     d0 = _wrap_dim(dim0, nd)
     d1 = _wrap_dim(dim1, nd)
@@ -354,6 +365,8 @@ def t(input):
                 [1, 4],
                 [2, 5]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 't')
     nd = input._data.ndim
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
@@ -374,6 +387,8 @@ def movedim(input, source, destination):
         >>> ember.zeros(2, 3, 4).movedim(0, -1).shape
         torch.Size([3, 4, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'movedim')
     nd = input._data.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -393,6 +408,8 @@ def movedim(input, source, destination):
 
 def swapaxes(input, axis0, axis1):
     """Alias of :func:`transpose`."""
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'swapaxes')
     return transpose(input, axis0, axis1)
 
 
@@ -514,6 +531,8 @@ def expand_as(self, other):
 
 def broadcast_to(input, size):
     """Alias of ``input.expand(size)``."""
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'broadcast_to')
     return expand(input, tuple(size))
 
 
@@ -544,6 +563,8 @@ def squeeze(input, dim=None):
         >>> x.squeeze(1).shape
         torch.Size([2, 3, 1])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'squeeze')
     a = input._data
     nd = a.ndim
     if dim is None:
@@ -572,6 +593,8 @@ def unsqueeze(input, dim):
                 [2],
                 [3]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'unsqueeze')
     a = input._data
     d = _wrap_dim(dim, a.ndim + 1)
     node = None
@@ -681,6 +704,8 @@ def narrow(input, dim, start, length):
         >>> ember.arange(5).narrow(0, 1, 2)
         tensor([1, 2])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'narrow')
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if isinstance(start, Tensor):
@@ -714,6 +739,8 @@ def select(input, dim, index):
         >>> ember.arange(6).view(2, 3).select(1, 0)
         tensor([0, 3])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'select')
     a = input._data
     if a.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -769,6 +796,8 @@ def unbind(input, dim=0):
         >>> ember.arange(6).view(2, 3).unbind(1)
         (tensor([0, 3]), tensor([1, 4]), tensor([2, 5]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'unbind')
     a = input._data
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -792,6 +821,8 @@ def split(tensor, split_size_or_sections, dim=0):
         >>> [p.shape[0] for p in ember.arange(5).split(2)]
         [2, 2, 1]
     """
+    if not isinstance(tensor, Tensor):
+        _args.tensor(tensor, 'split')
     a = tensor._data
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d]
@@ -836,6 +867,8 @@ def chunk(input, chunks, dim=0):
         >>> ember.arange(5).chunk(2)
         (tensor([0, 1, 2]), tensor([3, 4]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'chunk')
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input._data.ndim)
@@ -856,6 +889,8 @@ def tensor_split(input, indices_or_sections, dim=0):
         >>> ember.arange(7).tensor_split([1, 5])
         (tensor([0]), tensor([1, 2, 3, 4]), tensor([5, 6]))
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'tensor_split')
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     ios = indices_or_sections
@@ -903,6 +938,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         >>> x.diagonal(offset=1)
         tensor([1, 5])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'diagonal')
     a = input._data
     nd = a.ndim
     d1 = _wrap_dim(dim1, nd)
@@ -989,6 +1026,8 @@ def as_strided(input, size, stride, storage_offset=None):
         tensor([[1, 3],
                 [2, 4]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'as_strided')
     a = input._data
     st = input._storage_obj()
     flat = st._flat()

@@ -10,7 +10,7 @@ import sys
 import threading
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
-           'is_grad_enabled', 'is_inference_mode_enabled']
+           'set_multithreading_enabled', 'is_grad_enabled', 'is_inference_mode_enabled']
 
 
 class _ThreadMode(threading.local):
@@ -25,6 +25,7 @@ class _ThreadMode(threading.local):
     """
     grad = True
     inference = False
+    multithreading = True   # set_multithreading_enabled (no effect: see there)
 
 
 _Mode = _ThreadMode()
@@ -213,3 +214,41 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Context manager (and function) that enables or disables multithreaded backward.
+
+    In PyTorch, ``mode=False`` makes a backward pass that would run on per-device worker
+    threads run on the calling thread instead. Ember's backward always runs on the
+    calling thread, so the setting is only recorded (and reported by
+    ``_is_multithreading_enabled``). It is thread local, as in PyTorch, and takes
+    effect at once, like ``set_grad_enabled``.
+
+    Args:
+        mode (bool): whether to enable multithreaded backward.
+
+    Example::
+
+        >>> with ember.autograd.grad_mode.set_multithreading_enabled(False):
+        ...     y.backward()
+    """
+
+    def __init__(self, mode):
+        self.prev = _Mode.multithreading
+        self.mode = bool(mode)
+        _Mode.multithreading = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *args):
+        _Mode.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def _is_multithreading_enabled():
+    """Whether multithreaded backward is enabled in the calling thread."""
+    return _Mode.multithreading

@@ -1,5 +1,7 @@
 """``ember.nn.functional``: the stateless functions behind the layers. Each is bound to
 its one definition in ``ember/_ops``."""
+from .._ops import _args
+from .._tensor import Tensor
 from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
                          conv_transpose3d)
 from .._ops.activation import leaky_relu, leaky_relu_
@@ -25,6 +27,8 @@ def relu(input, inplace=False):
         >>> F.relu(ember.tensor([-1., 2.]))
         tensor([0., 2.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'relu')
     return input.relu_() if inplace else input.relu()
 
 
@@ -39,6 +43,8 @@ def relu_(input):
         >>> x = ember.tensor([-1., 2.]); F.relu_(x); x
         tensor([0., 2.])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'relu_')
     return input.relu_()
 
 
@@ -65,6 +71,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         tensor([[-1.0000],
                 [ 1.0000]])
     """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'batch_norm')
     if training:
         size = input.shape
         if input.dim() < 2:

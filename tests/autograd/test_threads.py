@@ -229,6 +229,14 @@ def test_backward_in_no_grad_thread_and_failure_restore(m):
     assert m.is_grad_enabled()
 
 
+def test_set_multithreading_enabled_is_thread_local():
+    gm = ember.autograd.grad_mode
+    with gm.set_multithreading_enabled(False):
+        assert not gm._is_multithreading_enabled()
+        assert run_threads(gm._is_multithreading_enabled)[0]
+    assert gm._is_multithreading_enabled()
+
+
 @BOTH
 def test_anomaly_mode_is_process_wide_as_torch(m):
     """torch 2.13 keeps anomaly mode in one process-wide flag: a thread that turns it
@@ -365,12 +373,17 @@ def test_togglers_do_not_disturb_backward(fast_switch):
     """Threads spin through no_grad / inference_mode / set_grad_enabled while others
     build graphs and run backward; everyone sees only their own mode."""
     stop = threading.Event()
+    start = threading.Barrier(5)   # trainers begin once every toggler is spinning
+    running = [2]
+    lock = threading.Lock()
 
     def toggler(kind):
         def f():
             n = 0
-            while not stop.is_set() and n < 20000:
+            while n == 0 or (not stop.is_set() and n < 20000):
                 n += 1
+                if n == 2:
+                    start.wait(TIMEOUT)
                 if kind == 0:
                     with ember.no_grad():
                         assert not ember.is_grad_enabled()
@@ -387,6 +400,7 @@ def test_togglers_do_not_disturb_backward(fast_switch):
 
     def trainer(k):
         def f():
+            start.wait(TIMEOUT)
             try:
                 out = []
                 for i in range(40):
@@ -401,7 +415,10 @@ def test_togglers_do_not_disturb_backward(fast_switch):
                     out.append((g.tolist(), x.grad.tolist()))
                 return out
             finally:
-                stop.set()
+                with lock:
+                    running[0] -= 1
+                    if not running[0]:
+                        stop.set()
         return f
 
     res = run_threads(trainer(0), trainer(1), toggler(0), toggler(1), toggler(2))
@@ -409,7 +426,7 @@ def test_togglers_do_not_disturb_backward(fast_switch):
         for i, (g, xg) in enumerate(res[k]):
             v = float(k + i)
             assert g == [3 * v * v] * 5 and xg == [2.0] * 5
-    assert all(n > 0 for n in res[2:])
+    assert all(n > 1 for n in res[2:])
     assert default_state(ember) == (True, False)
 
 

@@ -2,12 +2,16 @@
 seeding functions (``manual_seed``, ``seed``, ``initial_seed``, ``get_rng_state``,
 ``set_rng_state``, ``fork_rng``).
 
-A Generator wraps NumPy's ``Generator(PCG64)``. ``manual_seed`` makes ember reproducible
-with itself; NOTE: unlike PyTorch, the streams are not PyTorch's (Mersenne Twister /
-Philox), so the same seed gives different numbers than in PyTorch.
+A Generator is PyTorch's CPU generator: a Mersenne Twister (mt19937, NumPy's ``MT19937``
+bit generator gives the raw 32-bit words) seeded with the low 32 bits of the seed, plus
+the two cached normal samples of PyTorch's scalar Box-Muller path. The samplers in
+``ember._ops.random_ops`` apply PyTorch's transforms to that stream, so a seeded program
+draws the same numbers as PyTorch on the CPU, and states move between the two:
+``get_state`` returns PyTorch's 5056-byte ``CPUGeneratorImplState`` layout.
 """
 import contextlib
 import secrets
+import struct
 
 import numpy as np
 
@@ -18,8 +22,16 @@ __all__ = ['Generator', 'default_generator', 'manual_seed', 'seed', 'initial_see
            'get_rng_state', 'set_rng_state', 'fork_rng']
 
 _DEFAULT_SEED = 67280421310721
-_STATE_BYTES = 48   # pcg state (16) + increment (16) + has_uint32 (4) + uinteger (4) + seed (8)
 _U64 = 1 << 64
+_MT_N = 624
+# PyTorch's state layout (little-endian, natural alignment):
+#   uint64 the_initial_seed; int32 left; int32 seeded; uint64 next; uint64 state[624];
+#   double normal_x, normal_y, normal_rho; int32 normal_is_valid; (pad 4)   -> 5048 bytes
+#   float next_float_normal_sample; bool is_next_float_normal_sample_valid  -> 5056 bytes
+_LEGACY_BYTES = 5048
+_STATE_BYTES = 5056
+_OFF_STATE = 24
+_OFF_NORMAL = _OFF_STATE + 8 * _MT_N      # 5016
 
 
 def _seed_value(seed, strict=False):
@@ -38,12 +50,15 @@ def _seed_value(seed, strict=False):
 
 
 class Generator:
-    """A pseudo-random number generator (NumPy PCG64) whose state can be saved and
-    restored; pass it as ``generator=`` to sampling functions.
+    """Creates and returns a generator object that manages the state of the algorithm
+    which produces pseudo random numbers: PyTorch's CPU generator (mt19937), so the same
+    seed gives the same numbers as in PyTorch. Pass it as ``generator=`` to sampling
+    functions.
 
     Args:
-        device: the device it generates for (``'cpu'`` by default). CUDA generators
-            draw on the host and the values are copied to the device.
+        device (ember.device, optional): the device it generates for (``'cpu'`` by
+            default). CUDA generators draw on the host and the values are copied to the
+            device.
 
     Example::
 
@@ -58,59 +73,104 @@ class Generator:
         self.device = _device(device) if not isinstance(device, _device) else device
         if self.device.type == 'cuda' and self.device.index is None:
             self.device = _device('cuda', 0)
-        self._seed = _DEFAULT_SEED
-        self._rng = _npb.new_rng(_DEFAULT_SEED)
+        self._reseed(_DEFAULT_SEED)
 
-    def manual_seed(self, seed):
-        """Seed the generator with an int (negative values wrap modulo 2**64); returns
-        self."""
-        s = _seed_value(seed, strict=True)
+    def _reseed(self, s):
         self._seed = s
-        self._rng = _npb.new_rng(s)
+        self._mt = _npb.new_rng(s)
+        self._next0 = True            # torch's ``next_`` is 0 right after seeding
+        self._next_double = None      # cached second sample of normal_distribution<double>
+        self._next_float = None       # ... of normal_distribution<float>
+
+    # ---------------------------------------------------------------- raw stream
+    def _words(self, n):
+        """The next ``n`` 32-bit words of the mt19937 stream (``uint32`` array)."""
+        if n <= 0:
+            return np.empty(0, np.uint32)
+        self._next0 = False
+        return self._mt.random_raw(n).astype(np.uint32)
+
+    def _words64(self, n):
+        """The next ``n`` 64-bit draws (``random64``: two words, the first is the high
+        half), as a ``uint64`` array."""
+        w = self._words(2 * n).astype(np.uint64)
+        return (w[0::2] << np.uint64(32)) | w[1::2]
+
+    # ---------------------------------------------------------------- public API
+    def manual_seed(self, seed):
+        """Sets the seed for generating random numbers (negative values wrap modulo
+        2**64; the Mersenne Twister is seeded with the low 32 bits). Returns the
+        generator."""
+        self._reseed(_seed_value(seed, strict=True))
         return self
 
     def seed(self):
-        """Seed from a non-deterministic source; returns the seed used."""
-        s = secrets.randbits(63)
-        self.manual_seed(s)
+        """Seeds the generator from a non-deterministic source; returns the 64-bit seed
+        used."""
+        s = secrets.randbits(64)
+        self._reseed(s)
         return s
 
     def initial_seed(self):
-        """The seed last set by ``manual_seed``/``seed`` (or the default one)."""
+        """Returns the initial seed for generating random numbers (the one last set by
+        ``manual_seed``/``seed``, or the default one)."""
         return self._seed
 
     def get_state(self):
-        """The generator state as a ``uint8`` tensor (restore it with :meth:`set_state`)."""
+        """Returns the generator state as a ``torch.ByteTensor`` in PyTorch's CPU layout
+        (5056 bytes), which ``torch.Generator.set_state`` accepts too."""
         from ._ops._util import wrap
-        st = self._rng.bit_generator.state
-        buf = bytearray()
-        buf += int(st['state']['state']).to_bytes(16, 'little')
-        buf += int(st['state']['inc']).to_bytes(16, 'little')
-        buf += int(st['has_uint32']).to_bytes(4, 'little')
-        buf += int(st['uinteger']).to_bytes(4, 'little')
-        buf += int(self._seed).to_bytes(8, 'little')
+        st = self._mt.state['state']
+        pos = int(st['pos'])
+        left = _MT_N + 1 - pos
+        nxt = 0 if (self._next0 and pos == _MT_N) else pos
+        buf = bytearray(_STATE_BYTES)
+        struct.pack_into('<QiiQ', buf, 0, self._seed, left, 1, nxt)
+        buf[_OFF_STATE:_OFF_NORMAL] = np.asarray(st['key'], dtype='<u8').tobytes()
+        nd = self._next_double
+        struct.pack_into('<dddi', buf, _OFF_NORMAL, 0.0, 0.0 if nd is None else nd, 0.0,
+                         0 if nd is None else 1)
+        nf = self._next_float
+        struct.pack_into('<f?', buf, _LEGACY_BYTES, 0.0 if nf is None else nf, nf is not None)
         return wrap(np.frombuffer(bytes(buf), dtype=np.uint8).copy())
 
     def set_state(self, new_state):
-        """Restore a state from :meth:`get_state`; returns self."""
+        """Sets the generator state from a ``torch.ByteTensor`` made by :meth:`get_state`
+        (ember's or PyTorch's; the legacy 5048-byte layout is accepted too). Returns the
+        generator."""
         from ._tensor import Tensor
         from . import _dtype as D
         if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        b = bytes(np.asarray(new_state._data if type(new_state._data) is np.ndarray
-                             else new_state._data.get()).reshape(-1))
-        if len(b) != _STATE_BYTES:
-            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but "
-                               f"found the input RNG state size to be {len(b)}")
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = {
-            'bit_generator': 'PCG64',
-            'state': {'state': int.from_bytes(b[0:16], 'little'),
-                      'inc': int.from_bytes(b[16:32], 'little')},
-            'has_uint32': int.from_bytes(b[32:36], 'little'),
-            'uinteger': int.from_bytes(b[36:40], 'little')}
-        self._rng = rng
-        self._seed = int.from_bytes(b[40:48], 'little')
+        data = new_state._data
+        b = bytes(np.ascontiguousarray(data if type(data) is np.ndarray
+                                       else data.get()).reshape(-1))
+        if len(b) not in (_LEGACY_BYTES, _STATE_BYTES):
+            raise RuntimeError(f"Expected either a THGeneratorState of size {_LEGACY_BYTES} or "
+                               f"a CPUGeneratorImplState of size {_STATE_BYTES} but found the "
+                               f"input RNG state size to be {len(b)}")
+        seed, left, seeded, nxt = struct.unpack_from('<QiiQ', b, 0)
+        nx, ny, rho, valid = struct.unpack_from('<dddi', b, _OFF_NORMAL)
+        if not (seeded and 0 < left <= _MT_N and nxt <= _MT_N):
+            raise RuntimeError("Invalid mt19937 state")
+        next_double = next_float = None
+        if len(b) == _LEGACY_BYTES:
+            if valid:      # legacy states keep (x, rho); the sample is rho * sin(2 pi x)
+                next_double = rho * float(np.sin(2.0 * np.pi * nx))
+        else:
+            if valid:
+                next_double = ny
+            nf, nf_valid = struct.unpack_from('<f?', b, _LEGACY_BYTES)
+            if nf_valid:
+                next_float = nf
+        key = np.frombuffer(b, dtype='<u8', count=_MT_N, offset=_OFF_STATE).astype(np.uint32)
+        mt = np.random.MT19937()
+        mt.state = {'bit_generator': 'MT19937',
+                    'state': {'key': key, 'pos': _MT_N if left == 1 else int(nxt)}}
+        self._mt = mt
+        self._seed = seed
+        self._next0 = left == 1 and nxt == 0
+        self._next_double, self._next_float = next_double, next_float
         return self
 
     def clone_state(self):
@@ -169,12 +229,15 @@ def initial_seed():
 
 
 def get_rng_state():
-    """The state of the default CPU generator as a ``uint8`` tensor."""
+    """Returns the random number generator state as a ``torch.ByteTensor`` (PyTorch's
+    CPU layout: ``torch.set_rng_state`` accepts it, and :func:`set_rng_state` accepts
+    ``torch.get_rng_state()``)."""
     return default_generator.get_state()
 
 
 def set_rng_state(new_state):
-    """Restore the default CPU generator's state from :func:`get_rng_state`."""
+    """Sets the random number generator state (a ``torch.ByteTensor`` from
+    :func:`get_rng_state`, ember's or PyTorch's)."""
     default_generator.set_state(new_state)
 
 

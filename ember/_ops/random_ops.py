@@ -33,9 +33,10 @@ FUNCTIONS['default_generator'] = _random.default_generator
 
 
 # ------------------------------------------------------------------------- drawing helpers
-def _rng(generator, dev):
-    g = generator if generator is not None else _random._default_for(dev)
-    return g._rng
+# Every sampler below draws PyTorch's CPU stream (see ember/random.py) and applies the
+# transform PyTorch's CPU kernel applies, element by element in TensorIterator order.
+def _gen(generator, dev):
+    return generator if generator is not None else _random._default_for(dev)
 
 
 def _np_names(dt):
@@ -49,48 +50,351 @@ def _not_impl(kernel, dt):
     return NotImplementedError(f'"{kernel}" not implemented for \'{_legacy_name(dt)}\'')
 
 
-def _uniform01(rng, shape, npdt):
-    """Uniform [0, 1) values drawn directly in floating dtype ``npdt`` (exact: never 1)."""
-    if npdt == np.float32:
-        return rng.random(shape, dtype=np.float32)
-    if npdt == np.float64:
-        return rng.random(shape)
-    bits = 11 if npdt == np.float16 else 8   # half / bfloat16 mantissa digits
-    k = rng.integers(0, 1 << bits, shape, dtype=np.int32)
-    return (k.astype(np.float32) * np.float32(2.0 ** -bits)).astype(npdt)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_M53 = np.uint64((1 << 53) - 1)
 
 
-def _std_normal(rng, shape, npdt):
-    if npdt == np.float32:
-        return rng.standard_normal(shape, dtype=np.float32)
-    if npdt == np.float64:
-        return rng.standard_normal(shape)
-    return rng.standard_normal(shape, dtype=np.float32).astype(npdt)
+def _digits(dt):
+    """``std::numeric_limits<scalar_t>::digits`` of a floating dtype."""
+    return {np.dtype(np.float16): 11, _F32: 24, _F64: 53}.get(np.dtype(dt._np), 8)
 
 
 def _real_np(dt):
     return dt.to_real()._np
 
 
-def _uniform_arr(rng, shape, dt, kernel='check_uniform_bounds'):
-    """Uniform [0, 1) array of dtype ``dt`` (complex: independent real and imaginary)."""
-    if dt._cat == 3:
-        r = _real_np(dt)
-        return (_uniform01(rng, shape, r) + 1j * _uniform01(rng, shape, r)).astype(dt._np)
-    if dt._cat != 2:
+def _unit(g, n, digits):
+    """``n`` draws of ``uniform_real_distribution<T>(0, 1)``: the low ``digits`` bits of
+    one 32-bit word (float32 result, exact) or, for double, of one 64-bit draw."""
+    if digits == 53:
+        return (g._words64(n) & _M53).astype(np.float64) * (2.0 ** -53)
+    w = g._words(n) & np.uint32((1 << digits) - 1)
+    return w.astype(np.float32) * np.float32(2.0 ** -digits)
+
+
+def _libm(fn, a):
+    """``fn`` (a ``math`` function: the C library's, which PyTorch's kernels call) over a
+    float64 array; NumPy's vectorised log/exp/tan differ in the last bit."""
+    a = np.asarray(a, dtype=np.float64)
+    return np.fromiter(map(fn, a.ravel().tolist()), np.float64, a.size).reshape(a.shape)
+
+
+def _to_scalar_t(a, dt):
+    """``static_cast<scalar_t>`` of float64 values (half / bfloat16 round via float)."""
+    npdt = np.dtype(dt._np)
+    if npdt == _F64:
+        return a
+    a = np.asarray(a).astype(np.float32)
+    return a if npdt == _F32 else a.astype(npdt)
+
+
+def _arrange(flat, shape, strides):
+    """Place ``flat`` (values in PyTorch's TensorIterator order for a tensor of ``shape``
+    and ``strides``: memory order, outermost = largest stride) into a C-ordered array of
+    ``shape``."""
+    nd = len(shape)
+    perm = sorted(range(nd), key=lambda d: -strides[d] if shape[d] > 1 else 0)
+    if nd <= 1 or perm == list(range(nd)):
+        return flat.reshape(shape)
+    return flat.reshape([shape[d] for d in perm]).transpose(np.argsort(perm))
+
+
+def _is_contig(shape, strides, itemsize):
+    exp = itemsize
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1 and st != exp:
+            return False
+        exp *= n
+    return True
+
+
+def _layout(dst):
+    """(shape, strides in bytes) of a destination: an array, or a shape (contiguous)."""
+    if isinstance(dst, tuple):
+        return dst, None
+    a = dst
+    return tuple(a.shape), tuple(getattr(a, 'strides', None) or ())
+
+
+def _sample(dst, dt, flat_fn, complex_ok=True):
+    """An array of ``dst``'s shape and dtype ``dt`` filled as PyTorch fills it: ``flat_fn
+    (n, real_dtype, contiguous)`` returns ``n`` values in iteration order. Complex
+    tensors are filled as their real view (``view_as_real``: real, imaginary, ...)."""
+    shape, strides = _layout(dst)
+    n = 1
+    for d in shape:
+        n *= d
+    if dt._cat == 3 and complex_ok:
+        rdt = dt.to_real()
+        item = np.dtype(rdt._np).itemsize
+        rshape = tuple(shape) + (2,)
+        rstrides = None if strides is None else tuple(strides) + (item,)
+        contig = strides is None or _is_contig(rshape, rstrides, item)
+        flat = flat_fn(2 * n, rdt, contig)
+        r = flat.reshape(rshape) if strides is None else _arrange(flat, rshape, rstrides)
+        return (r[..., 0] + 1j * r[..., 1]).astype(dt._np)
+    contig = strides is None or _is_contig(shape, strides, np.dtype(dt._np).itemsize)
+    flat = flat_fn(n, dt, contig)
+    if strides is None or contig:
+        return flat.reshape(shape)
+    return _arrange(flat, shape, strides)
+
+
+# ---------------------------------------------------------------- per-sampler transforms
+def _uniform_flat(g, lo, hi):
+    """``uniform_real_distribution``: ``u * (to - from) + from`` in float (24-bit ``u``;
+    half / bfloat16 too) or double (53-bit ``u``), cast to the dtype; a value that
+    rounds up to ``to`` becomes ``from``, keeping the range half-open."""
+    def f(n, rdt, contig):
+        d = _digits(rdt)
+        npdt = np.dtype(rdt._np)
+        if d == 53:
+            fr, to = float(lo), float(hi)
+            res = _unit(g, n, 53) * (to - fr) + fr
+        else:
+            fr, to = np.float32(lo), np.float32(hi)
+            u = _unit(g, n, 24)
+            res = u if (fr == 0 and to == 1) else u * np.float32(to - fr) + fr
+            res = res.astype(npdt, copy=False)
+            fr, to = np.asarray(fr).astype(npdt), np.asarray(to).astype(npdt)
+        hit = res >= to
+        if hit.any():
+            res[hit] = fr
+        return res
+    return f
+
+
+def _two_prod(a, b):
+    """``a * b = p + e`` exactly (Veltkamp / Dekker)."""
+    p = a * b
+    sp = 134217729.0                           # 2**27 + 1
+    ta = sp * a
+    ah = ta - (ta - a)
+    al = a - ah
+    tb = sp * b
+    bh = tb - (tb - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _fma(a, b, c):
+    """Fused ``a * b + c`` in float64 (one rounding, as the FMA PyTorch's compiled
+    kernels use), by error-free transformations."""
+    a = np.asarray(a, np.float64)
+    p, ep = _two_prod(a, np.float64(b))
+    s = p + c
+    bp = s - p
+    es = (p - (s - bp)) + (c - bp)
+    with np.errstate(invalid='ignore', over='ignore'):
+        r = s + (es + ep)
+    return np.where(np.isfinite(r), r, a * b + c)
+
+
+def _normal_scalar(g, n, mean, std):
+    """``n`` draws of ``normal_distribution<double>(mean, std)``: Box-Muller on two
+    double uniforms, returning ``r cos`` and caching ``r sin`` in the generator."""
+    out = np.empty(n, np.float64)
+    i = 0
+    if n and g._next_double is not None:
+        out[0] = g._next_double
+        g._next_double = None
+        i = 1
+    m = n - i
+    pairs = (m + 1) // 2
+    if pairs:
+        u = _unit(g, 2 * pairs, 53).reshape(pairs, 2)
+        r = np.sqrt(-2.0 * _libm(math.log1p, -u[:, 1]))
+        theta = (2.0 * math.pi) * u[:, 0]
+        seq = np.empty(2 * pairs, np.float64)
+        seq[0::2] = r * np.cos(theta)
+        seq[1::2] = r * np.sin(theta)
+        out[i:] = seq[:m]
+        if m % 2:
+            g._next_double = float(seq[-1])
+    return _fma(out, float(std), float(mean))
+
+
+def _fma32(a, b, c):
+    """Fused float32 ``a * b + c`` (the product is exact in float64)."""
+    return (a.astype(np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(np.float32)
+
+
+_f32 = np.float32
+
+
+def _cephes_log32(x):
+    """``log256_ps`` of PyTorch's ``avx_mathfun.h`` (Cephes ``logf``) for float32 ``x`` in
+    (0, 1], in the order PyTorch's compiled kernel evaluates it (with its fused
+    multiply-adds)."""
+    x = np.maximum(x, _f32(1.1754944e-38))
+    bits = x.view(np.uint32)
+    e = ((bits >> np.uint32(23)).astype(np.int32) - 127).astype(np.float32) + _f32(1)
+    x = ((bits & np.uint32(0x807FFFFF)) | np.uint32(0x3F000000)).view(np.float32)
+    mask = x < _f32(0.707106781186547524)
+    tmp = np.where(mask, x, _f32(0))
+    x = x - _f32(1)
+    e = e - mask.astype(np.float32)
+    x = x + tmp
+    z = x * x
+    y = np.full(x.shape, _f32(7.0376836292E-2))
+    for c in (-1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
+              -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1):
+        y = _fma32(y, x, _f32(c))
+    y = y * x
+    y = _fma32(y, z, e * _f32(-2.12194440e-4))
+    y = _fma32(z, _f32(-0.5), y)
+    x = x + y
+    return _fma32(e, _f32(0.693359375), x)
+
+
+def _cephes_sincos32(theta):
+    """``sincos256_ps`` of ``avx_mathfun.h`` (Cephes ``sinf``/``cosf``) for float32
+    ``theta >= 0``, as PyTorch's compiled kernel evaluates it."""
+    x = np.abs(theta)
+    j = (x * _f32(1.27323954473516)).astype(np.int32)
+    j = (j + 1) & ~1
+    yq = j.astype(np.float32)
+    sign_sin = ((theta.view(np.uint32) & np.uint32(0x80000000))
+                ^ ((j & 4).astype(np.uint32) << np.uint32(29)))
+    sign_cos = ((~(j - 2)) & 4).astype(np.uint32) << np.uint32(29)
+    poly = (j & 2) == 0
+    x = _fma32(yq, _f32(-0.78515625), x)
+    x = _fma32(yq, _f32(-2.4187564849853515625e-4), x)
+    x = _fma32(yq, _f32(-3.77489497744594108e-8), x)
+    z = x * x
+    yc = _fma32(np.full(z.shape, _f32(2.443315711809948E-005)), z, _f32(-1.388731625493765E-003))
+    yc = _fma32(yc, z, _f32(4.166664568298827E-002))
+    yc = yc * z
+    yc = _fma32(yc, z, -(z * _f32(0.5))) + _f32(1)
+    ys = _fma32(np.full(z.shape, _f32(-1.9515295891E-4)), z, _f32(8.3321608736E-3))
+    ys = _fma32(ys, z, _f32(-1.6666654611E-1))
+    ys = ys * z
+    ys = _fma32(ys, x, x)
+    sin = np.where(poly, ys, yc).view(np.uint32) ^ sign_sin
+    cos = np.where(poly, yc, ys).view(np.uint32) ^ sign_cos
+    return sin.view(np.float32), cos.view(np.float32)
+
+
+def _box_muller16(u, n, mean, std, dbl):
+    """PyTorch's ``normal_fill_16`` over consecutive 16-value blocks of uniforms ``u``:
+    pairs ``(j, j+8)`` give ``r cos`` / ``r sin``. Double: C library log/cos/sin; float:
+    the AVX2 kernel's Cephes polynomials (``normal_fill_16_AVX2``)."""
+    b = u.reshape(-1, 2, 8)
+    if dbl:
+        u1 = 1.0 - b[:, 0]
+        radius = np.sqrt(-2.0 * _libm(math.log, u1))
+        theta = (2.0 * math.pi) * b[:, 1]
+        out = np.empty(b.shape, np.float64)
+        out[:, 0] = radius * np.cos(theta)
+        out[:, 1] = radius * np.sin(theta)
+        return _fma(out, float(std), float(mean)).reshape(-1)
+    u1 = _f32(1) - b[:, 0]
+    radius = np.sqrt(_f32(-2) * _cephes_log32(u1))
+    sin, cos = _cephes_sincos32(_f32(2.0 * math.pi) * b[:, 1])
+    out = np.empty(b.shape, np.float32)
+    out[:, 0] = _fma32(radius * cos, _f32(std), _f32(mean))
+    out[:, 1] = _fma32(radius * sin, _f32(std), _f32(mean))
+    return out.reshape(-1)
+
+
+def _normal_flat(g, mean, std):
+    """``normal_kernel``: contiguous tensors of 16+ elements take the 16-block
+    Box-Muller (``normal_fill``; the last 16 values are redrawn when the size is not a
+    multiple of 16); others draw element-wise from ``normal_distribution<double>``."""
+    def f(n, rdt, contig):
+        d = _digits(rdt)
+        if n >= 16 and contig:
+            if d in (24, 53):
+                dbl = d == 53
+                u = _unit(g, n, d)
+                full = n - n % 16
+                res = np.empty(n, np.float64 if dbl else np.float32)
+                res[:full] = _box_muller16(u[:full], full, mean, std, dbl)
+                if n % 16:
+                    res[n - 16:] = _box_muller16(_unit(g, 16, d), 16, mean, std, dbl)
+                return res
+            # half / bfloat16: 16 float uniforms drawn per block, Box-Muller in float;
+            # a last partial block is drawn afresh and written over the last 16 values
+            full = n - n % 16
+            u = _unit(g, -(-n // 16) * 16, 24)
+            res = np.empty(n, np.float32)
+            res[:full] = _box_muller16(u[:full], full, mean, std, False)
+            if n % 16:
+                res[n - 16:] = _box_muller16(u[full:], 16, mean, std, False)
+            return res.astype(rdt._np)
+        return _to_scalar_t(_normal_scalar(g, n, mean, std), rdt)
+    return f
+
+
+def _float_dist_flat(g, fn):
+    """A sampler drawing one double uniform per element and applying ``fn`` (float64
+    array -> float64 array), then ``static_cast<scalar_t>``."""
+    def f(n, rdt, contig):
+        v = fn(_unit(g, n, 53))
+        if rdt._cat != 2:
+            with np.errstate(invalid='ignore'):
+                return v.astype(np.int64).astype(rdt._np)
+        return _to_scalar_t(v, rdt)
+    return f
+
+
+def _randint_flat(g, lo, rng):
+    """``uniform_int_from_to_distribution``: ``(word % range) + from`` with a 32-bit word,
+    or a 64-bit draw when ``range >= 2**28``."""
+    def f(n, rdt, contig):
+        if rng >= 1 << 28:
+            v = g._words64(n) % np.uint64(rng)
+        else:
+            v = (g._words(n) % np.uint32(rng)).astype(np.uint64)
+        return _int_cast((v + np.uint64(lo % (1 << 64))).view(np.int64), rdt)
+    return f
+
+
+def _int_cast(v, dt):
+    """``static_cast<scalar_t>(int64)``."""
+    npdt = np.dtype(dt._np)
+    if dt._cat == 0:
+        return v != 0
+    if dt._cat == 2 and npdt != _F64 and npdt != _F32:
+        return v.astype(np.float32).astype(npdt)
+    return v.astype(npdt)
+
+
+def _random_flat(g):
+    """``random_()`` (``uniform_int_distribution``): ``word % (max + 1)`` for integer
+    dtypes (``% (2**digits + 1)`` for floating ones, ``& 1`` for bool); 64-bit draws for
+    int64 and double."""
+    def f(n, rdt, contig):
+        npdt = np.dtype(rdt._np)
+        if rdt._cat == 0:
+            return (g._words(n) & np.uint32(1)) != 0
+        if npdt == np.int64 or npdt == _F64:
+            w = g._words64(n)
+        else:
+            w = g._words(n).astype(np.uint64)
+        if rdt._cat == 1:
+            mod = int(np.iinfo(npdt).max) + 1
+        else:
+            mod = (1 << _digits(rdt)) + 1
+        return _int_cast((w % np.uint64(mod)).astype(np.int64), rdt)
+    return f
+
+
+def _uniform_arr(g, dst, dt, lo=0.0, hi=1.0, kernel='check_uniform_bounds'):
+    """Uniform ``[lo, hi)`` array for ``dst`` (a shape, or the destination array)."""
+    if dt._cat not in (2, 3):
         raise _not_impl(kernel, dt)
-    return _uniform01(rng, shape, dt._np)
+    return _sample(dst, dt, _uniform_flat(g, lo, hi))
 
 
-def _normal_arr(rng, shape, dt):
-    """Standard normal array of dtype ``dt`` (complex: variance 1/2 per component)."""
-    if dt._cat == 3:
-        r = _real_np(dt)
-        s = r.type(math.sqrt(0.5))
-        return (_std_normal(rng, shape, r) * s + 1j * (_std_normal(rng, shape, r) * s)).astype(dt._np)
-    if dt._cat != 2:
+def _normal_arr(g, dst, dt, mean=0.0, std=1.0):
+    """Normal ``(mean, std)`` array for ``dst`` (complex: ``std / sqrt(2)`` per part)."""
+    if dt._cat not in (2, 3):
         raise _not_impl('normal_kernel_cpu', dt)
-    return _std_normal(rng, shape, dt._np)
+    if dt._cat == 3:
+        std = std / math.sqrt(2)
+    return _sample(dst, dt, _normal_flat(g, mean, std))
 
 
 def _size_from(size, kw):
@@ -134,7 +438,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape = _size_from(size, kw)
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
-    return _new_random(_uniform_arr(_rng(generator, dev), shape, dt), dev, requires_grad, out)
+    return _new_random(_uniform_arr(_gen(generator, dev), shape, dt), dev, requires_grad, out)
 
 
 @register(method=False)
@@ -150,7 +454,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape = _size_from(size, kw)
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
-    return _new_random(_normal_arr(_rng(generator, dev), shape, dt), dev, requires_grad, out)
+    return _new_random(_normal_arr(_gen(generator, dev), shape, dt), dev, requires_grad, out)
 
 
 def _int_bounds_check(lo, hi, dt):
@@ -173,13 +477,13 @@ def _int_bounds_check(lo, hi, dt):
         raise RuntimeError(f"to - 1 is out of bounds for {_np_names(dt)}")
 
 
-def _randint_arr(rng, lo, hi, shape, dt):
+def _randint_arr(g, lo, hi, dst, dt):
+    """``random_(from, to)``: integers uniform on ``[lo, hi)``."""
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} "
+                           f">= to={hi}")
     _int_bounds_check(lo, hi, dt)
-    if hi - 1 > np.iinfo(np.int64).max:
-        a = rng.integers(lo, hi, shape, dtype=np.uint64)
-    else:
-        a = rng.integers(lo, hi, shape, dtype=np.int64)
-    return a.astype(dt._np) if a.dtype != dt._np else a
+    return _sample(dst, dt, _randint_flat(g, lo, hi - lo), complex_ok=False)
 
 
 def _int_arg(v):
@@ -229,8 +533,27 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     shape = _shape_args((size,))
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D.int64)
-    arr = _randint_arr(_rng(generator, dev), low, high, shape, dt)
+    arr = _randint_arr(_gen(generator, dev), low, high, shape, dt)
     return _new_random(arr, dev, requires_grad, out)
+
+
+def _randperm_arr(g, n):
+    """PyTorch's CPU ``randperm``: for ``n < 2**32 / 20``, Fisher-Yates swapping ``r[i]``
+    with ``r[i + word % (n - i)]`` for ``i < n - 1``; for larger ``n`` the inside-out
+    variant with 64-bit draws ``% (i + 1)``."""
+    if n < (1 << 32) // 20:
+        z = (g._words(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)).tolist() if n > 1 else []
+        r = list(range(n))
+        for i, k in enumerate(z):
+            j = i + k
+            r[i], r[j] = r[j], r[i]
+        return np.array(r, dtype=np.int64)
+    r = np.empty(n, np.int64)
+    z = (g._words64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+    for i, k in enumerate(z):
+        r[i] = r[k]
+        r[k] = i
+    return r
 
 
 @register(method=False)
@@ -248,7 +571,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dev = _dev(device)
     dt = dtype or D.int64
-    arr = _rng(generator, dev).permutation(n).astype(dt._np)
+    arr = _randperm_arr(_gen(generator, dev), n).astype(dt._np)
     return _new_random(arr, dev, requires_grad, out)
 
 
@@ -283,6 +606,21 @@ def _broadcast(a, b):
         raise
 
 
+def _dt_op(a, b, dt, op):
+    """``a * b`` / ``a + b`` rounded to dtype ``dt`` (half / bfloat16 compute in float)."""
+    npdt = np.dtype(dt._np)
+    low = npdt.kind == 'V' or npdt == np.float16
+    if isinstance(b, (int, float)):
+        b = np.asarray(b, np.float32 if low else npdt)
+    elif low:
+        b = b.astype(np.float32)
+    else:
+        b = b.astype(npdt, copy=False)
+    x = a.astype(np.float32) if low else a
+    r = x * b if op == 'mul' else x + b
+    return r.astype(npdt, copy=False)
+
+
 def _check_std_tensor(std):
     if std.numel() and bool((std._data < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -314,9 +652,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         shape = _shape_args((size,) if isinstance(size, (tuple, list)) else (size,))
         dev = _dev(device)
         dt = dtype or (out.dtype if out is not None else D._default_dtype)
-        z = _normal_arr(_rng(generator, dev), shape, dt)
-        arr = (z * dt._np.type(std) + dt._np.type(mean)).astype(dt._np, copy=False) \
-            if dt._cat >= 2 and dt._np.kind != 'V' else (z.astype(np.float32) * std + mean).astype(dt._np)
+        arr = _normal_arr(_gen(generator, dev), shape, dt, mean, std)
         return _new_random(arr, dev, requires_grad, out)
     if tm and ts:
         dt, dev = mean.dtype, mean.device
@@ -331,18 +667,16 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         dt, dev = std.dtype, std.device
         _check_std_tensor(std)
         shape = std._data.shape
-    z = _normal_arr(_rng(generator, dev), shape, dt)
+    # PyTorch: ``out.normal_(0, std).add_(mean)`` for a float std, otherwise
+    # ``out.normal_(0, 1).mul_(std).add_(mean)``
+    g = _gen(generator, dev)
+    z = _normal_arr(g, tuple(shape), dt, 0.0, std if not ts else 1.0)
     if dev.type != 'cpu':
         z = to_device(z, dev)
-    m = mean._data if tm else mean
-    s = std._data if ts else std
-    if dt._np.kind == 'V':
-        res = (z.astype(np.float32) * (s.astype(np.float32) if ts else s)
-               + (m.astype(np.float32) if tm else m)).astype(dt._np)
-    else:
-        res = z * (s.astype(dt._np, copy=False) if ts else dt._np.type(s)) + \
-            (m.astype(dt._np, copy=False) if tm else dt._np.type(m))
-        res = res.astype(dt._np, copy=False)
+    res = z
+    if ts:
+        res = _dt_op(res, std._data, dt, 'mul')
+    res = _dt_op(res, mean._data if tm else mean, dt, 'add')
     o = wrap(res)
     if tm and ts:
         if grad_needed(mean, std):
@@ -372,6 +706,46 @@ def _host(a):
     return a if type(a) is np.ndarray else a.get()
 
 
+def _iter_order(shape, strides):
+    """The axis permutation of PyTorch's TensorIterator for a destination (None: C)."""
+    if strides is None:
+        return None
+    perm = sorted(range(len(shape)), key=lambda d: -strides[d] if shape[d] > 1 else 0)
+    return None if perm == list(range(len(shape))) else perm
+
+
+def _bernoulli_tensor_arr(g, dst, dt, pr):
+    """``bernoulli_(p_tensor)``: ``uniform < p`` per element, with a double uniform when
+    ``p`` is float64 and a float (24-bit) one otherwise."""
+    shape, strides = _layout(dst)
+    pb = np.broadcast_to(pr, shape)
+    perm = _iter_order(shape, strides)
+    pflat = (pb if perm is None else pb.transpose(perm)).ravel()
+    n = pflat.size
+    if pr.dtype == np.float64:
+        hit = _unit(g, n, 53) < pflat
+    else:
+        hit = _unit(g, n, 24) < pflat.astype(np.float32)
+    hit = hit.reshape(shape) if perm is None else \
+        hit.reshape([shape[d] for d in perm]).transpose(np.argsort(perm))
+    return hit.astype(dt._np)
+
+
+def _bernoulli_scalar_arr(g, dst, dt, p):
+    """``bernoulli_(float p)``: ``double uniform < p`` per element (PyTorch's default CPU
+    kernel; its MKL kernel, used on Intel CPUs only, draws from a different stream)."""
+    def f(n, rdt, contig):
+        return (_unit(g, n, 53) < p).astype(rdt._np)
+    return _sample(dst, dt, f, complex_ok=False)
+
+
+def _exponential_arr(g, dst, dt, lambd):
+    """``exponential_distribution<double>``: ``-1 / lambd * log1p(-u)``."""
+    c = -1.0 / float(lambd)
+    return _sample(dst, dt, _float_dist_flat(g, lambda u: c * _libm(math.log1p, -u)),
+                   complex_ok=False)
+
+
 @register()
 def bernoulli(input, p=None, *, generator=None, out=None):
     """Draws 0/1 values: ``1`` with probability ``input`` element-wise (or with the scalar
@@ -383,8 +757,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         tensor([0., 1.])
     """
     dt, dev = input.dtype, input.device
-    rng = _rng(generator, dev)
-    shape = input._data.shape
+    g = _gen(generator, dev)
+    shape = tuple(input._data.shape)
     if p is None:
         if dt._cat != 2:
             raise _not_impl('bernoulli_tensor_cpu_p_', dt)
@@ -393,12 +767,12 @@ def bernoulli(input, p=None, *, generator=None, out=None):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                                "(Could this error message be improved?  If so, please report "
                                "an enhancement request to PyTorch.)")
-        arr = (rng.random(shape) < pr.astype(np.float64)).astype(dt._np)
+        arr = _bernoulli_tensor_arr(g, shape, dt, pr)
     else:
         p = float(p)
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        arr = (rng.random(shape) < p).astype(dt._np)
+        arr = _bernoulli_scalar_arr(g, shape, dt, p)
     if dev.type != 'cpu':
         arr = to_device(arr, dev)
     o = wrap(arr)
@@ -432,32 +806,92 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not replacement and num_samples > k:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    p = _host(a).astype(np.float64).reshape(-1, k)
+    host = _host(a)
+    p = host.astype(np.float64).reshape(-1, k)
     if p.size and not bool((np.isfinite(p) & (p >= 0)).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     tot = p.sum(axis=1)
     if p.shape[0] and bool((tot <= 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _rng(generator, input.device)
+    g = _gen(generator, input.device)
     rows = p.shape[0]
-    if replacement:
-        res = np.empty((rows, num_samples), np.int64)
-        u = rng.random((rows, num_samples))
-        for r in range(rows):
-            cdf = np.cumsum(p[r])
-            cdf /= cdf[-1]
-            res[r] = np.minimum(np.searchsorted(cdf, u[r], side='right'), k - 1)
+    npdt = np.dtype(input.dtype._np)
+    if not replacement or num_samples == 1:
+        # PyTorch: q = empty_like(p).exponential_(1); argmax / topk of p / q
+        q = _exponential_arr(g, host, input.dtype, 1.0)
+        work = np.float32 if npdt.kind == 'V' or npdt == np.float16 else npdt
+        with np.errstate(divide='ignore', invalid='ignore'):
+            keys = (host.astype(work) / q.astype(work)).astype(npdt).astype(work)
+        keys = keys.reshape(-1, k)
+        if num_samples == 1:
+            res = np.argmax(keys, axis=1).astype(np.int64)[:, None]
+        else:
+            res = np.argsort(-keys, axis=1, kind='stable')[:, :num_samples].astype(np.int64)
     else:
-        # exponential race: category i wins at time E_i / p_i; the first num_samples win
-        with np.errstate(divide='ignore'):
-            keys = rng.standard_exponential((rows, k)) / p
-        res = np.argsort(keys, axis=1, kind='stable')[:, :num_samples].astype(np.int64)
+        # PyTorch: per row a normalised cumulative sum (in the dtype; float for half /
+        # bfloat16), then a binary search per double uniform
+        acc = np.float32 if npdt.kind == 'V' or npdt == np.float16 else npdt
+        rowsd = host.reshape(-1, k).astype(acc)
+        res = np.empty((rows, num_samples), np.int64)
+        for r in range(rows):
+            cum = np.cumsum(rowsd[r], dtype=acc)
+            cum = (cum / cum[-1]).astype(acc)
+            cum[-1] = 1
+            u = _unit(g, num_samples, 53)
+            res[r] = np.searchsorted(cum, u, side='left')
     if a.ndim == 1:
         res = res[0]
     o = wrap(to_device(res, input.device) if input.device.type != 'cpu' else res)
     if out is not None:
         return _write_out(out, o)
     return o
+
+
+def _poisson_arr(g, lam):
+    """PyTorch's CPU ``sample_poisson`` per rate, drawing double uniforms: the
+    transformed rejection method (Hoermann 1993) for ``lam >= 10``, else multiplying
+    uniforms until the product falls to ``exp(-lam)``."""
+    out = np.zeros(lam.size, np.float64)
+    buf, pos = [], 0
+
+    def uni():
+        nonlocal buf, pos
+        if pos == len(buf):
+            buf, pos = _unit(g, 1, 53).tolist(), 0
+        pos += 1
+        return buf[pos - 1]
+    for i, lm in enumerate(lam.tolist()):
+        if lm >= 10:
+            slam, loglam = math.sqrt(lm), math.log(lm)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                u = uni() - 0.5
+                v = uni()
+                us = 0.5 - abs(u)
+                k = math.floor((2 * a / us + b) * u + lm + 0.43)
+                if us >= 0.07 and v <= vr:
+                    break
+                if k < 0 or (us < 0.013 and v > us):
+                    continue
+                if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+                        (-lm + k * loglam - math.lgamma(k + 1.0)):
+                    break
+            out[i] = k
+        elif lm == 0:
+            out[i] = 0
+        else:
+            enlam, x, prod = math.exp(-lm), 0, 1.0
+            while True:
+                prod *= uni()
+                if prod > enlam:
+                    x += 1
+                else:
+                    break
+            out[i] = x
+    return out
 
 
 @register(method=False)
@@ -475,7 +909,8 @@ def poisson(input, generator=None):
     lam = _host(input._data).astype(np.float64)
     if lam.size and not bool((lam >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    arr = _rng(generator, input.device).poisson(lam).astype(dt._np)
+    arr = _poisson_arr(_gen(generator, input.device), lam.reshape(-1)).reshape(lam.shape)
+    arr = _to_scalar_t(arr, dt)
     arr = np.asarray(arr, dtype=dt._np)
     o = wrap(to_device(arr, input.device) if input.device.type != 'cpu' else arr)
     if grad_needed(input):
@@ -502,7 +937,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
         torch.float64
     """
     shape, dt, dev = _like_args(input, dtype, device)
-    return _new_random(_uniform_arr(_rng(generator, dev), shape, dt), dev, requires_grad, None)
+    return _new_random(_uniform_arr(_gen(generator, dev), shape, dt), dev, requires_grad, None)
 
 
 @register(method=False)
@@ -516,7 +951,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
         torch.Size([4])
     """
     shape, dt, dev = _like_args(input, dtype, device)
-    return _new_random(_normal_arr(_rng(generator, dev), shape, dt), dev, requires_grad, None)
+    return _new_random(_normal_arr(_gen(generator, dev), shape, dt), dev, requires_grad, None)
 
 
 @register(method=False)
@@ -533,7 +968,7 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
     """
     low, high, _ = _parse_randint('randint_like', args, low, high, False)
     shape, dt, dev = _like_args(input, dtype, device)
-    return _new_random(_randint_arr(_rng(generator, dev), low, high, shape, dt), dev,
+    return _new_random(_randint_arr(_gen(generator, dev), low, high, shape, dt), dev,
                        requires_grad, None)
 
 
@@ -584,12 +1019,6 @@ def _scal(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
-def _compute(dt, fn):
-    """Run ``fn(npdt)`` in the dtype's own precision (float32 for half/bfloat16)."""
-    work = np.float32 if dt._np.kind == 'V' or dt._np == np.float16 else dt._np
-    return fn(np.dtype(work))
-
-
 @register(function=False)
 def uniform_(self, from_=0, to=1, *, generator=None, **kw):
     """Fill self with values uniform on ``[from, to)``; returns self.
@@ -608,13 +1037,8 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kw):
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={from_} > to={to}")
-    rng = _rng(generator, self.device)
-    shape = self._data.shape
-
-    def f(w):
-        u = _uniform01(rng, shape, w)
-        return u * w.type(to - from_) + w.type(from_)
-    return _fill(self, _compute(dt, f), UniformBackward0)
+    arr = _uniform_arr(_gen(generator, self.device), self._data, dt, from_, to)
+    return _fill(self, arr, UniformBackward0)
 
 
 @register(function=False)
@@ -633,14 +1057,8 @@ def normal_(self, mean=0, std=1, *, generator=None):
         _float_only(self, 'normal_kernel_cpu')
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    rng = _rng(generator, self.device)
-    shape = self._data.shape
-    if dt._cat == 3:
-        return _fill(self, _normal_arr(rng, shape, dt) * std + mean, NormalBackward0)
-
-    def f(w):
-        return _std_normal(rng, shape, w) * w.type(std) + w.type(mean)
-    return _fill(self, _compute(dt, f), NormalBackward0)
+    arr = _normal_arr(_gen(generator, self.device), self._data, dt, mean, std)
+    return _fill(self, arr, NormalBackward0)
 
 
 def _top(dt):
@@ -670,17 +1088,24 @@ def random_(self, *args, generator=None, **kw):
         raise _not_impl('random_', dt)
     if len(args) > 2 or set(kw) - {'from', 'to'}:
         raise TypeError("random_() received an invalid combination of arguments")
+    g = _gen(generator, self.device)
     if not args and not kw:
-        node, lo, hi = RandomBackward2, 0, _top(dt) + 1
+        return _fill(self, _sample(self._data, dt, _random_flat(g), complex_ok=False),
+                     RandomBackward2)
     elif (len(args) == 1 and not kw) or (not args and set(kw) == {'to'}):
-        node, lo = RandomBackward1, 0
+        node, lo, to = RandomBackward1, 0, 0
         hi = int(_scal(args[0] if args else kw['to']))
     else:
-        node = RandomBackward0
+        node, to = RandomBackward0, 0
         lo = int(_scal(args[0] if args else kw['from']))
         to = args[1] if len(args) > 1 else kw.get('to')
         hi = _top(dt) + 1 if to is None else int(_scal(to))
-    arr = _randint_arr(_rng(generator, self.device), lo, hi, self._data.shape, dt)
+    if lo == -(1 << 63) and to is None and hi == 1 << 63 and node is RandomBackward0:
+        # [int64 min, int64 max]: a 64-bit draw cast to int64 (no modulo)
+        arr = _sample(self._data, dt, lambda n, rdt, c: _int_cast(
+            g._words64(n).view(np.int64), rdt), complex_ok=False)
+    else:
+        arr = _randint_arr(g, lo, hi, self._data, dt)
     return _fill(self, arr, node)
 
 
@@ -694,27 +1119,30 @@ def bernoulli_(self, p=0.5, *, generator=None):
         >>> ember.zeros(3).bernoulli_(1.0)
         tensor([1., 1., 1.])
     """
-    rng = _rng(generator, self.device)
-    shape = self._data.shape
+    g = _gen(generator, self.device)
+    shape = tuple(self._data.shape)
+    dt = self.dtype
     if isinstance(p, Tensor):
-        pr = _host(p._data).astype(np.float64)
+        pr = _host(p._data)
+        if pr.dtype.kind not in 'fV':
+            pr = pr.astype(np.float64)
         if pr.size and not bool(((pr >= 0) & (pr <= 1)).all()):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                                "(Could this error message be improved?  If so, please report "
                                "an enhancement request to PyTorch.)")
         try:
-            pr = np.broadcast_to(pr, shape)
+            np.broadcast_to(pr, shape)
         except ValueError:
             raise RuntimeError(
                 f"The expanded size of the tensor ({shape[-1] if shape else 1}) must match the "
                 f"existing size ({pr.shape[-1] if pr.ndim else 1}) at non-singleton dimension "
                 f"{len(shape) - 1}.  Target sizes: [{', '.join(map(str, shape))}].  Tensor "
                 f"sizes: [{', '.join(map(str, pr.shape))}]") from None
-        return _fill(self, rng.random(shape) < pr, BernoulliBackward1)
+        return _fill(self, _bernoulli_tensor_arr(g, self._data, dt, pr), BernoulliBackward1)
     p = float(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
-    return _fill(self, rng.random(shape) < p, BernoulliBackward2)
+    return _fill(self, _bernoulli_scalar_arr(g, self._data, dt, p), BernoulliBackward2)
 
 
 def _num(v):
@@ -740,13 +1168,8 @@ def exponential_(self, lambd=1.0, *, generator=None):
     lambd = _scal(lambd)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
-    rng = _rng(generator, self.device)
-    shape = self._data.shape
-
-    def f(w):
-        w32 = w if w in (np.float32, np.float64) else np.dtype(np.float32)
-        return rng.standard_exponential(shape, dtype=w32.type) / w32.type(lambd)
-    return _fill(self, _compute(dt, f), ExponentialBackward0)
+    arr = _exponential_arr(_gen(generator, self.device), self._data, dt, lambd)
+    return _fill(self, arr, ExponentialBackward0)
 
 
 @register(function=False)
@@ -762,7 +1185,10 @@ def geometric_(self, p, *, generator=None):
     p = _scal(p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-    arr = _rng(generator, self.device).geometric(p, self._data.shape)
+    lp = math.log1p(-p)
+    g = _gen(generator, self.device)
+    arr = _sample(self._data, self.dtype, _float_dist_flat(
+        g, lambda u: np.ceil(_libm(math.log, u) / lp)), complex_ok=False)
     return _fill(self, arr, GeometricBackward0)
 
 
@@ -780,12 +1206,10 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
     mean, std = _scal(mean), _scal(std)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
-    rng = _rng(generator, self.device)
-    shape = self._data.shape
-
-    def f(w):
-        return np.exp(_std_normal(rng, shape, w) * w.type(std) + w.type(mean))
-    return _fill(self, _compute(dt, f), LogNormalBackward0)
+    g = _gen(generator, self.device)
+    arr = _sample(self._data, dt, lambda n, rdt, c: _to_scalar_t(
+        _libm(math.exp, _normal_scalar(g, n, mean, std)), rdt), complex_ok=False)
+    return _fill(self, arr, LogNormalBackward0)
 
 
 @register(function=False)
@@ -806,6 +1230,8 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     median, sigma = _scal(median), _scal(sigma)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-    rng = _rng(generator, self.device)
-    arr = median + sigma * np.tan(np.pi * (rng.random(self._data.shape) - 0.5))
+    md, sg = float(median), float(sigma)
+    arr = _sample(self._data, dt, _float_dist_flat(
+        _gen(generator, self.device),
+        lambda u: md + sg * _libm(math.tan, math.pi * (u - 0.5))), complex_ok=False)
     return _fill(self, arr, CauchyBackward0)

@@ -1,0 +1,219 @@
+"""Argument checks with PyTorch's wording.
+
+PyTorch parses every argument of a public op against its declared type (``Tensor``,
+``int``, ``bool``, ``torch.dtype``, ``tuple of ints``, ...) and raises a ``TypeError``
+naming the function, the argument and its position when the type is wrong. These
+helpers do the same for ember's ops. They are meant to be called at the top of an op
+body, or only on the slow branch once a cheap ``type(x) is int`` style test failed, so
+hot ops pay nothing for them::
+
+    if type(dim) is not int:
+        dim = _args.as_int(dim, 'flatten', 'start_dim', 1)
+
+Positions count from 1 as PyTorch's do (the input tensor of a function is position 1,
+``self`` of a method does not count); keyword-only arguments have no position.
+"""
+import builtins
+
+import numpy as np
+
+from .._tensor import Tensor
+from .. import _dtype as _D
+from .._device import device as _device
+
+__all__ = ['type_name', 'tensor', 'tensors', 'as_int', 'as_opt_int', 'as_bool', 'as_dtype',
+           'as_device', 'as_int_list', 'as_dims', 'as_number', 'as_size', 'invalid',
+           'check_factory']
+
+_bool = builtins.bool
+_int = builtins.int
+_float = builtins.float
+
+
+def type_name(v):
+    """How PyTorch names the type of ``v`` in its messages (``str``, ``numpy.ndarray``,
+    ``Tensor``, ``torch.dtype``, ...)."""
+    if isinstance(v, Tensor):
+        return 'Tensor' if type(v) is Tensor else type(v).__name__
+    if isinstance(v, _D.dtype):
+        return 'torch.dtype'
+    if isinstance(v, _device):
+        return 'torch.device'
+    t = type(v)
+    mod = t.__module__
+    if mod == 'builtins':
+        return t.__name__
+    if mod == 'numpy':
+        return 'numpy.' + t.__name__
+    return t.__name__
+
+
+def _where(fname, arg, pos):
+    p = f" (position {pos})" if pos is not None else ''
+    return f"{fname}(): argument '{arg}'{p}"
+
+
+def _fail(fname, arg, pos, want, v):
+    raise TypeError(f"{_where(fname, arg, pos)} must be {want}, not {type_name(v)}")
+
+
+def tensor(v, fname, arg='input', pos=1):
+    """Raise PyTorch's TypeError unless ``v`` is a Tensor; returns ``v``."""
+    if not isinstance(v, Tensor):
+        _fail(fname, arg, pos, 'Tensor', v)
+    return v
+
+
+def tensors(vs, fname, arg='tensors', pos=1):
+    """A list of tensors for a ``tuple of Tensors`` argument (raises PyTorch's TypeError)."""
+    if isinstance(vs, Tensor) or not isinstance(vs, (tuple, list)):
+        _fail(fname, arg, pos, 'tuple of Tensors', vs)
+    for i, t in enumerate(vs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {(pos or 1) - 1}, "
+                            f"but got {type_name(t)}")
+    return list(vs)
+
+
+def _int_or_none(v):
+    """``int(v)`` for what PyTorch takes as an int (not bool), else None."""
+    t = type(v)
+    if t is _int:
+        return v
+    if t is _bool:
+        return None
+    if isinstance(v, (np.integer, _int)) and not isinstance(v, (np.bool_, _bool)):
+        return _int(v)
+    if isinstance(v, Tensor):
+        if v._data.ndim == 0 and v._data.dtype.kind in 'iu':
+            return _int(v._data)
+        return None
+    return None
+
+
+def as_int(v, fname, arg, pos=None):
+    """``v`` as an int (Python or NumPy integer, or an integer 0-dim tensor); bools,
+    floats and the rest raise PyTorch's TypeError."""
+    r = _int_or_none(v)
+    if r is None:
+        _fail(fname, arg, pos, 'int', v)
+    return r
+
+
+def as_opt_int(v, fname, arg, pos=None):
+    """:func:`as_int`, letting None through."""
+    return None if v is None else as_int(v, fname, arg, pos)
+
+
+def as_bool(v, fname, arg, pos=None):
+    """``v`` must be a Python bool (PyTorch refuses ints and numpy bools)."""
+    if type(v) is not _bool:
+        _fail(fname, arg, pos, 'bool', v)
+    return v
+
+
+def as_number(v, fname, arg, pos=None):
+    """``v`` must be a Python/NumPy number or a 0-dim... number (not str, None, ...)."""
+    if isinstance(v, (_int, _float, complex, np.number, np.bool_)):
+        return v
+    _fail(fname, arg, pos, 'Number', v)
+
+
+def as_dtype(v, fname, arg='dtype', pos=None):
+    """None or an ember dtype."""
+    if v is not None and not isinstance(v, _D.dtype):
+        _fail(fname, arg, pos, 'torch.dtype', v)
+    return v
+
+
+def as_device(v, fname, arg='device', pos=None):
+    """None, a device, a device string or a (non-bool) int index, unchanged."""
+    if v is None or isinstance(v, (str, _device)):
+        return v
+    if isinstance(v, (_int, np.integer)) and not isinstance(v, _bool):
+        return v
+    _fail(fname, arg, pos, 'torch.device', v)
+
+
+def as_int_list(v, fname, arg, pos=None, allow_int=True):
+    """A tuple of ints from an int or a sequence of ints (``tuple of ints`` argument)."""
+    r = _int_or_none(v)
+    if r is not None:
+        if allow_int:
+            return (r,)
+        _fail(fname, arg, pos, 'tuple of ints', v)
+    if isinstance(v, Tensor) or not isinstance(v, (tuple, list)):
+        _fail(fname, arg, pos, 'tuple of ints', v)
+    out = []
+    for i, x in enumerate(v):
+        r = _int_or_none(x)
+        if r is None:
+            raise TypeError(f"{_where(fname, arg, pos)} failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type_name(x)}\"")
+        out.append(r)
+    return tuple(out)
+
+
+def as_dims(v, fname, arg='dim', pos=None):
+    """A reduction's ``dim``: None, an int, or a tuple of ints (returned as given, with
+    NumPy integers made Python ints)."""
+    if v is None or type(v) is _int:
+        return v
+    r = _int_or_none(v)
+    if r is not None:
+        return r
+    if isinstance(v, (tuple, list)):
+        return as_int_list(v, fname, arg, pos)
+    invalid(fname, **{arg: v})
+
+
+def as_size(size, fname, arg='size', pos=1):
+    """The ``*size`` of a factory: ints, or one tuple/list/Size of ints. Returns a tuple
+    of Python ints; PyTorch's TypeError for anything else."""
+    if len(size) == 1:
+        s = size[0]
+        if isinstance(s, (tuple, list)):
+            out = []
+            for i, x in enumerate(s):
+                r = _int_or_none(x) if type(x) is not _bool else _int(x)
+                if r is None:
+                    raise TypeError(f"{_where(fname, arg, pos)} failed to unpack the object at "
+                                    f"pos {i + 1} with error \"type must be tuple of ints,but "
+                                    f"got {type_name(x)}\"")
+                out.append(r)
+            return tuple(out)
+        r = _int_or_none(s)
+        if r is None:
+            _fail(fname, arg, pos, 'tuple of ints', s)
+        return (r,)
+    out = []
+    for i, x in enumerate(size):
+        r = _int_or_none(x)
+        if r is None:
+            if i == 0 or type(x) is not _bool:
+                invalid(fname, *size)
+            r = _int(x)
+        out.append(r)
+    return tuple(out)
+
+
+def invalid(fname, *args, **kwargs):
+    """Raise PyTorch's "received an invalid combination of arguments" TypeError."""
+    got = ', '.join([type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in
+                                                    kwargs.items()])
+    raise TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
+                    "but expected one of the documented signatures")
+
+
+def check_factory(fname, dtype=None, device=None, requires_grad=False, out=None):
+    """The keyword arguments every factory takes: ``dtype``, ``device``,
+    ``requires_grad`` and ``out``."""
+    if dtype is not None and not isinstance(dtype, _D.dtype):
+        _fail(fname, 'dtype', None, 'torch.dtype', dtype)
+    if device is not None:
+        as_device(device, fname)
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None:
+        _fail(fname, 'requires_grad', None, 'bool', requires_grad)
+    if out is not None and not isinstance(out, Tensor):
+        _fail(fname, 'out', None, 'Tensor', out)

@@ -92,18 +92,21 @@ def _parameter_cls_if_loaded():
 # internal error.
 _BIG = 1 << 62          # bound on any size, stride, offset or element count
 _MAX_DIMS = 64          # NumPy's limit on dimensions
-_LIMIT_REPR = None
+
+
+def _make_repr():
+    import reprlib
+    r = reprlib.Repr()
+    r.maxlevel, r.maxstring, r.maxother, r.maxlong = 2, 40, 40, 40
+    r.maxtuple = r.maxlist = r.maxdict = r.maxset = r.maxfrozenset = 4
+    return r
+
+
+_LIMIT_REPR = _make_repr()
 
 
 def _short(x):
     """A short, bounded description of ``x`` for error messages (never a full repr)."""
-    global _LIMIT_REPR
-    if _LIMIT_REPR is None:
-        import reprlib
-        r = reprlib.Repr()
-        r.maxlevel, r.maxstring, r.maxother, r.maxlong = 2, 40, 40, 40
-        r.maxtuple = r.maxlist = r.maxdict = r.maxset = r.maxfrozenset = 4
-        _LIMIT_REPR = r
     if type(x) in (int, float, bool, str, bytes, tuple, list, dict, type(None), complex):
         try:
             return _LIMIT_REPR.repr(x)
@@ -934,9 +937,13 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         pickle_protocol: pickle protocol of the metadata (2, like PyTorch).
 
     NOTE: unlike PyTorch, saving to a file name first writes a temporary file
-    ``.<name>.<pid>-<host>.<random>.tmp`` in the same folder and then renames it over ``f``,
-    so an error or crash during ``save`` never damages an existing checkpoint. A temporary
-    file left by a killed process is removed by the next ``save`` to the same name. The
+    ``.<name>.<pid>-<host>.<random>.tmp`` beside the target (in the same folder, which must
+    be writable) and then renames it over ``f``, so an error, a full disk or a kill during
+    ``save`` never damages an existing checkpoint. A temporary file left by a killed process
+    is removed by the next ``save`` to the same name. The replaced file's mode and owner are
+    kept, and a file the caller could not open for writing is refused (``PermissionError``)
+    as PyTorch refuses it. A file whose owner can't be kept, one with other hard links, and
+    a non-regular file (a device, a FIFO) are overwritten in place, as PyTorch does. The
     file is not fsync'ed (like PyTorch); the replaced file's disk space is released by a
     background thread.
 
@@ -973,18 +980,39 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             raise RuntimeError(f"Parent directory {folder} does not exist.")
         base = os.path.basename(path)
         archive = os.path.splitext(base)[0] or 'archive'
+        try:
+            old_st = os.stat(path)
+        except FileNotFoundError:
+            old_st = None
+        if old_st is not None:
+            import stat as _stat
+            # the caller must be able to open the file for writing, as with open(path, 'wb')
+            if _stat.S_ISREG(old_st.st_mode):
+                os.close(os.open(path, os.O_WRONLY))
+            if not _stat.S_ISREG(old_st.st_mode) or old_st.st_nlink > 1:
+                # a device, FIFO, ... or a file with other hard links: written in place
+                with open(path, 'wb') as fobj:
+                    write(fobj, archive)
+                return
         _clean_stale_tmps(folder, base)
         tmp = _tmp_name(folder, base)
         try:
             with open(tmp, 'xb') as fobj:
                 write(fobj, archive)
-            try:
-                mode = os.stat(path).st_mode & 0o7777
-            except OSError:
-                mode = None
-            if mode is not None:
-                os.chmod(tmp, mode)
-            old = _hold_old(path) if mode is not None else None
+            old = None
+            if old_st is not None:
+                tst = os.stat(tmp)
+                if (tst.st_uid, tst.st_gid) != (old_st.st_uid, old_st.st_gid):
+                    try:
+                        os.chown(tmp, old_st.st_uid, old_st.st_gid)
+                    except OSError:
+                        # the owner can't be kept: overwrite the file itself, like PyTorch
+                        os.unlink(tmp)
+                        with open(path, 'wb') as fobj:
+                            write(fobj, archive)
+                        return
+                os.chmod(tmp, old_st.st_mode & 0o7777)
+                old = _hold_old(path)
             try:
                 os.replace(tmp, path)
             except BaseException:

@@ -562,13 +562,9 @@ class Tensor:
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of Tensor, not "
                             f"{cls!r}")
-        t = _new_tensor(self._data, cls)
-        t._st = self._storage_obj()
-        t._rg = self._rg
-        t._grad_fn = self._grad_fn
-        t._out_nr = self._out_nr
-        if self._rg and self._grad_fn is None and self._base is None:
-            t._grad_acc = self._leaf_acc()
+        from ._ops.indexing import _alias
+        t = _alias(self)          # a view of self (AliasBackward0 when grad is recorded)
+        t.__class__ = cls
         return t
 
     @staticmethod
@@ -695,11 +691,26 @@ def _is_c_contig(a):
 
 
 def _wrap_dim(dim, ndim):
+    if dim.__class__ is not int:   # #ARGCHK
+        dim = _dim_arg(dim)
     n = ndim if ndim > 0 else 1
     if dim < -n or dim >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _dim_arg(dim):   # #ARGCHK
+    """A dim given as a NumPy integer or an integer 0-dim tensor, as an int; PyTorch's
+    TypeError for bools, floats and the rest."""
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, (bool, np.bool_)):
+        return int(dim)
+    if isinstance(dim, Tensor) and dim._data.ndim == 0 and dim._data.dtype.kind in 'iu':
+        return int(dim._data)
+    tn = type(dim).__name__
+    if type(dim).__module__ == 'numpy':   # #ARGCHK
+        tn = 'numpy.' + tn
+    raise TypeError(f"argument 'dim' must be int, not {tn}")
 
 
 def inplace_apply(self, res):

@@ -142,13 +142,19 @@ def _handle(public, args, kwargs, overloaded):
             r = type(a).__torch_function__(public, _types_of(overloaded), args, kw)
             if r is not NotImplemented:
                 return r
-        names = [type(a) for a in overloaded]
-        raise TypeError(f"no implementation found for '{_qualname(public)}' on types that "
-                        f"implement __torch_function__: {names}")
+        kinds = ''.join(f"\n  - {'tensor subclass' if isinstance(a, _tensor_cls()) else 'type'} "
+                        f"{type(a)}" for a in overloaded)
+        raise TypeError(f"Multiple dispatch failed for '{_qualname(public)}'; all "
+                        f"__torch_function__ handlers returned NotImplemented:\n{kinds}")
     if modes:
         raise TypeError(f"no implementation found for '{_qualname(public)}' on the active "
                         f"TorchFunctionMode {type(modes[-1]).__name__}")
     return _NOTHING
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
 
 
 def _qualname(f):
@@ -228,12 +234,26 @@ def public_functions(modname):
     return out
 
 
+_NOT_METHOD_OPS = frozenset({'as_subclass', 'register_hook', 'register_post_accumulate_grad_hook',
+                             'retain_grad', 'backward', 'tolist', 'item', 'numpy',
+                             'data_ptr', 'storage', 'untyped_storage', 'dim', 'ndimension',
+                             'numel', 'nelement', 'element_size', 'is_contiguous',
+                             'is_floating_point', 'is_complex', 'stride', 'storage_offset',
+                             'get_device', 'type', 'size'})
+
+
 def _method_items():
+    import types
     from .._tensor import Tensor
     from . import _util
     for attr, fn in _util.METHODS.items():
         cur = Tensor.__dict__.get(attr)
         if cur is fn or (cur is not None and _raw_of.get(id(cur)) is fn):
+            yield attr, cur
+    for attr, cur in list(Tensor.__dict__.items()):
+        if attr[0] == '_' or attr in _util.METHODS or attr in _NOT_METHOD_OPS:
+            continue
+        if isinstance(cur, types.FunctionType):
             yield attr, cur
 
 

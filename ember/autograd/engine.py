@@ -18,9 +18,36 @@ from . import anomaly_mode
 from .grad_mode import _Mode
 from .graph import AccumulateGrad
 
-__all__ = ['run_backward']
+__all__ = ['run_backward', 'queue_callback']
 
 _tie = itertools.count()   # FIFO among nodes of equal priority (leaves), as torch
+_pass_ids = itertools.count(1)
+
+
+class _Passes(threading.local):
+    stack = ()     # (pass id, callbacks list) of this thread's running backward passes
+
+
+_passes = _Passes()
+
+
+def queue_callback(callback):
+    """Run ``callback()`` when the backward pass running in this thread finishes
+    (PyTorch's ``Variable._execution_engine.queue_callback``).
+
+    Raises:
+        RuntimeError: outside a backward pass.
+    """
+    st = _passes.stack
+    if not st:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    st[-1][1].append(callback)
+
+
+def _current_pass_id():
+    """An id of the backward pass running in this thread (None outside one)."""
+    st = _passes.stack
+    return st[-1][0] if st else None
 
 
 def _node_lock(node):
@@ -149,6 +176,9 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
     # grad mode of this thread only (a thread-local), whatever it was before: on
     # exactly when the backward graph is to be recorded
     prev_grad = _Mode.grad
+    callbacks = []
+    outer = _passes.stack
+    _passes.stack = outer + ((next(_pass_ids), callbacks),)
     try:
         _Mode.grad = bool(create_graph)
         while heap:
@@ -161,7 +191,10 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
                 continue
             _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
                       needed, anomaly)
+        while callbacks:   # a callback may queue another
+            callbacks.pop(0)()
     finally:
+        _passes.stack = outer
         _Mode.grad = prev_grad
     if capture is not None:
         for i, (node, nr) in enumerate(inputs):

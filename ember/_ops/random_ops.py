@@ -5,9 +5,19 @@
 ``ember.Generator`` into the ``ember`` namespace.
 
 Every sampler takes ``generator=`` (default: the default generator of the output's device).
-Values are drawn on the host by NumPy's PCG64 and moved to the output's device.
-NOTE: unlike PyTorch, the random streams differ from PyTorch's; ``manual_seed`` makes ember
-reproducible with itself only. Samplers have zero gradient (PyTorch's ``*Backward`` nodes).
+Values are PyTorch's CPU streams: the generator's mt19937 words go through the transform
+PyTorch's CPU kernel applies (uniform from 24/53 masked bits, integers by modulo, Box-Muller
+normals in 16-blocks or element-wise with a cached sample, ...), element by element in
+PyTorch's iteration order, so a seeded program draws the same numbers as PyTorch 2.13 on
+the CPU. Values are drawn on the host and moved to the output's device. Samplers have zero
+gradient (PyTorch's ``*Backward`` nodes).
+
+Where PyTorch itself depends on the machine, ember follows PyTorch's default x86 build: the
+AVX2 float32 normal kernel (Cephes polynomials; PyTorch builds without AVX2 use the C
+library instead, a 1-ulp difference) and the non-MKL ``bernoulli_(float p)`` kernel (on
+Intel CPUs PyTorch draws that one from MKL's MCG31 stream instead). Ties in
+``multinomial`` without replacement (equal keys) may be ordered differently from
+PyTorch's ``topk``.
 """
 import builtins
 import math
@@ -143,7 +153,7 @@ def _sample(dst, dt, flat_fn, complex_ok=True):
 
 # ---------------------------------------------------------------- per-sampler transforms
 def _uniform_flat(g, lo, hi):
-    """``uniform_real_distribution``: ``u * (to - from) + from`` in float (24-bit ``u``;
+    """``uniform_real_distribution``: ``fma(u, to - from, from)`` in float (24-bit ``u``;
     half / bfloat16 too) or double (53-bit ``u``), cast to the dtype; a value that
     rounds up to ``to`` becomes ``from``, keeping the range half-open."""
     def f(n, rdt, contig):
@@ -151,11 +161,11 @@ def _uniform_flat(g, lo, hi):
         npdt = np.dtype(rdt._np)
         if d == 53:
             fr, to = float(lo), float(hi)
-            res = _unit(g, n, 53) * (to - fr) + fr
+            res = _fma(_unit(g, n, 53), to - fr, fr)
         else:
             fr, to = np.float32(lo), np.float32(hi)
             u = _unit(g, n, 24)
-            res = u if (fr == 0 and to == 1) else u * np.float32(to - fr) + fr
+            res = u if (fr == 0 and to == 1) else _fma32(u, np.float32(to - fr), fr)
             res = res.astype(npdt, copy=False)
             fr, to = np.asarray(fr).astype(npdt), np.asarray(to).astype(npdt)
         hit = res >= to
@@ -607,7 +617,7 @@ def _broadcast(a, b):
 
 
 def _dt_op(a, b, dt, op):
-    """``a * b`` / ``a + b`` rounded to dtype ``dt`` (half / bfloat16 compute in float)."""
+    """``a * b`` / ``a + b`` / ``a / b`` rounded to dtype ``dt`` (half / bfloat16 compute in float)."""
     npdt = np.dtype(dt._np)
     low = npdt.kind == 'V' or npdt == np.float16
     if isinstance(b, (int, float)):
@@ -617,7 +627,7 @@ def _dt_op(a, b, dt, op):
     else:
         b = b.astype(npdt, copy=False)
     x = a.astype(np.float32) if low else a
-    r = x * b if op == 'mul' else x + b
+    r = x * b if op == 'mul' else (x / b if op == 'div' else x + b)
     return r.astype(npdt, copy=False)
 
 
@@ -1235,3 +1245,33 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
         _gen(generator, self.device),
         lambda u: md + sg * _libm(math.tan, math.pi * (u - 0.5))), complex_ok=False)
     return _fill(self, arr, CauchyBackward0)
+
+
+# ------------------------------------------------------------------------- dropout noise
+def dropout_noise(input, p, feature=False, generator=None):
+    """The scaled mask PyTorch's CPU ``dropout`` multiplies ``input`` by: ``empty(shape)
+    .bernoulli_(1 - p).div_(1 - p)``, with ``shape`` that of ``input`` (or ``(N, C, 1,
+    ...)`` for the feature/channel dropouts). ``p == 1`` gives zeros without drawing;
+    the layers skip this when ``p == 0`` or not training, as PyTorch does.
+
+    Example::
+
+        >>> from ember._ops.random_ops import dropout_noise
+        >>> x = ember.ones(8)
+        >>> bool(((x * dropout_noise(x, 0.5)) % 2 == 0).all())
+        True
+    """
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    shape = tuple(input.shape)
+    if feature:
+        shape = shape[:2] + (1,) * (len(shape) - 2)
+    dt, dev = input.dtype, input.device
+    if p == 1:
+        return wrap(np.zeros(shape, dt._np)) if dev.type == 'cpu' else \
+            wrap(to_device(np.zeros(shape, dt._np), dev))
+    g = _gen(generator, dev)
+    q = 1.0 - p
+    noise = _bernoulli_scalar_arr(g, shape, dt, q)
+    noise = _dt_op(noise, q, dt, 'div')
+    return wrap(noise if dev.type == 'cpu' else to_device(noise, dev))

@@ -113,7 +113,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill the tensor with values drawn from N(mean, std^2) truncated to ``[a, b]``
-    (inverse-CDF sampling; best when ``a <= mean <= b``).
+    (rejection sampling, as PyTorch: redrawn normals, or accepted uniform proposals on
+    ``[a, b]`` when little of the mass lies inside).
 
     Args:
         tensor (Tensor): an n-dimensional tensor, filled in place.
@@ -135,14 +136,46 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
+    import ember
+    if tensor.device.type == 'meta':
+        return tensor
     with no_grad():
-        lo = norm_cdf((a - mean) / std)
-        hi = norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        # PyTorch's rejection sampling: redraw normals outside [a, b] when the mass
+        # inside is > 0.3, otherwise uniform proposals on [a, b] accepted by the density
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo = tensor.new_tensor(a).item()
+            hi = tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = ember.where(
+                    mask, ember.empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+        else:
+            mode = max(a, min(mean, b))
+            log_peak = -0.5 * ((mode - mean) / std) ** 2
+            candidates = ember.empty_like(tensor)
+            accept_buf = ember.empty_like(tensor)
+            tensor.uniform_(a, b, generator=generator)
+            candidates.copy_(tensor)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+            if pending.any():
+                result = tensor
+                while True:
+                    candidates.uniform_(a, b, generator=generator)
+                    result = ember.where(pending, candidates, result)
+                    candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                    pending = ember.where(
+                        pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
+                        pending)
+                    if not pending.any():
+                        break
+                tensor.copy_(result)
         return tensor
 
 

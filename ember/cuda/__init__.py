@@ -605,7 +605,8 @@ def _legacy_types():
     return out
 
 
-globals().update(_legacy_types())
-__all__ += list(_legacy_types())
+_LEGACY = _legacy_types()
+globals().update(_LEGACY)
+__all__ += list(_LEGACY)
 
 from . import amp  # noqa: E402

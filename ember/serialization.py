@@ -130,7 +130,10 @@ def _check_ints(seq, what, lo=0):
         raise _bad(f"{what} must be a tuple of ints, but got {_short(seq)}")
     if len(seq) > _MAX_DIMS:
         raise _bad(f"{what} has {len(seq)} dimensions, more than the {_MAX_DIMS} supported")
-    return tuple(_check_int(v, what, lo) for v in seq)
+    for v in seq:
+        if type(v) is not int or not lo <= v < _BIG:
+            raise _bad(f"{what} must be a tuple of ints in [{lo}, 2**62), but got {_short(seq)}")
+    return tuple(seq)
 
 
 def _check_dtype(dtype):
@@ -1325,10 +1328,11 @@ class _Truncated(pickle.UnpicklingError):
 class _Source:
     """Reads a pickle from a file object, never asking for more bytes than the file has
     left (so a claimed length can't make it allocate)."""
-    __slots__ = ('f', 'left')
+    __slots__ = ('f', 'left', 'read1')
 
     def __init__(self, f, left):
         self.f, self.left = f, left
+        self.read1 = self.read
 
     def read(self, n):
         if n > self.left:
@@ -1346,6 +1350,29 @@ class _Source:
         if not b.endswith(b'\n'):
             raise _Truncated("pickle data was truncated (a line has no end)")
         return b[:-1]
+
+
+class _BytesSource:
+    """Reads a pickle held in memory (``BytesIO`` never allocates more than it holds)."""
+    __slots__ = ('read1', 'read', 'readline')
+
+    def __init__(self, data):
+        bio = io.BytesIO(data)
+        self.read1 = bio.read
+        bio_read, bio_readline = bio.read, bio.readline
+
+        def read(n):
+            b = bio_read(n)
+            if len(b) != n:
+                raise _Truncated("pickle data was truncated")
+            return b
+
+        def readline():
+            b = bio_readline(1 << 16)
+            if not b.endswith(b'\n'):
+                raise _Truncated("pickle data was truncated (a line has no end)")
+            return b[:-1]
+        self.read, self.readline = read, readline
 
 
 _MARK = object()
@@ -1369,6 +1396,7 @@ class _SafeUnpickler:
 
     def __init__(self, src, persistent_load, budget, encoding='utf-8'):
         self.read = src.read
+        self.read1 = src.read1
         self.readline = src.readline
         self.pl = persistent_load
         self.budget = budget
@@ -1444,10 +1472,12 @@ class _SafeUnpickler:
 
     # -- main loop
     def load(self):
-        read = self.read
+        read = self.read1
         dispatch = _DISPATCH
         while True:
             key = read(1)
+            if not key:
+                raise _Truncated("pickle data was truncated (no STOP opcode)")
             fn = dispatch.get(key[0])
             if fn is None:
                 raise _bad(f"Unsupported operand {key[0]} ({_OPNAMES.get(key[0], 'unknown')})")
@@ -2216,6 +2246,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         With ``weights_only=False`` unpickling can run arbitrary code. Never load data from
         an untrusted source that way.
 
+    NOTE: unlike PyTorch, ``weights_only=True`` runs an opcode interpreter of ember's own
+    that never reaches a module, a builtin function or an arbitrary attribute: only
+    allow-listed names resolve, each call goes through a handler that checks its arguments
+    (sizes, strides and offsets must lie inside the storage's bytes), BUILD restores state
+    only on OrderedDicts, legacy ``Tensor()`` shells and user allow-listed classes, and
+    containers are bounded by the file's size. Memory follows the bytes present: a zip
+    record or legacy storage that claims more than the file holds is refused before
+    anything is allocated (PyTorch allocates first), and compressed records are inflated
+    against that bound. Every refusal is a ``pickle.UnpicklingError`` (a broken file's
+    error is also a ``RuntimeError``, as in PyTorch), and a load changes no process state.
+
     Example::
 
         >>> ember.load('tensors.pt')
@@ -2311,7 +2352,7 @@ def _load_zip(fobj, name, restore, weights_only, kw, mmap_path):
     pool = _StoragePool(lambda key, nbytes, dtype: r.read_storage(key, nbytes), restore, swap)
     data = r.read('data.pkl')
     if weights_only:
-        return _safe_unpickle(_Source(io.BytesIO(data), len(data)), pool,
+        return _safe_unpickle(_BytesSource(data), pool,
                               4 * len(data) + (1 << 16), name)
     return _full_unpickle(io.BytesIO(data), pool, kw, name)
 

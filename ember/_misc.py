@@ -197,6 +197,7 @@ def set_warn_always(b):
 
 
 def is_warn_always_enabled():
+    """Whether :func:`set_warn_always` turned warn-always on."""
     return _warn_always
 
 

@@ -134,6 +134,7 @@ def is_autocast_cache_enabled():
 
 
 def set_autocast_cache_enabled(enabled):
+    """Turn the weight-cast cache on or off in this thread."""
     _state.cache_enabled = bool(enabled)
 
 
@@ -144,23 +145,27 @@ def clear_autocast_cache():
 
 
 def autocast_increment_nesting():
+    """Enter one autocast nesting level; returns the new depth."""
     _state.nesting += 1
     return _state.nesting
 
 
 def autocast_decrement_nesting():
+    """Leave one autocast nesting level; returns the new depth (0: the cache may be cleared)."""
     _state.nesting -= 1
     return _state.nesting
 
 
 # deprecated per-device spellings
 def is_autocast_cpu_enabled():
+    """Deprecated: ``is_autocast_enabled('cpu')``."""
     warnings.warn("torch.is_autocast_cpu_enabled() is deprecated. Please use "
                   "torch.is_autocast_enabled('cpu') instead.", DeprecationWarning, stacklevel=2)
     return is_autocast_enabled('cpu')
 
 
 def set_autocast_cpu_enabled(enabled):
+    """Deprecated: ``set_autocast_enabled('cpu', enabled)``."""
     warnings.warn("torch.set_autocast_cpu_enabled(enabled) is deprecated. Please use "
                   "torch.set_autocast_enabled('cpu', enabled) instead.", DeprecationWarning,
                   stacklevel=2)
@@ -168,12 +173,14 @@ def set_autocast_cpu_enabled(enabled):
 
 
 def get_autocast_cpu_dtype():
+    """Deprecated: ``get_autocast_dtype('cpu')``."""
     warnings.warn("torch.get_autocast_cpu_dtype() is deprecated. Please use "
                   "torch.get_autocast_dtype('cpu') instead.", DeprecationWarning, stacklevel=2)
     return get_autocast_dtype('cpu')
 
 
 def set_autocast_cpu_dtype(dtype):
+    """Deprecated: ``set_autocast_dtype('cpu', dtype)``."""
     warnings.warn("torch.set_autocast_cpu_dtype(dtype) is deprecated. Please use "
                   "torch.set_autocast_dtype('cpu', dtype) instead.", DeprecationWarning,
                   stacklevel=2)
@@ -181,12 +188,14 @@ def set_autocast_cpu_dtype(dtype):
 
 
 def get_autocast_gpu_dtype():
+    """Deprecated: ``get_autocast_dtype('cuda')``."""
     warnings.warn("torch.get_autocast_gpu_dtype() is deprecated. Please use "
                   "torch.get_autocast_dtype('cuda') instead.", DeprecationWarning, stacklevel=2)
     return get_autocast_dtype('cuda')
 
 
 def set_autocast_gpu_dtype(dtype):
+    """Deprecated: ``set_autocast_dtype('cuda', dtype)``."""
     warnings.warn("torch.set_autocast_gpu_dtype(dtype) is deprecated. Please use "
                   "torch.set_autocast_dtype('cuda', dtype) instead.", DeprecationWarning,
                   stacklevel=2)

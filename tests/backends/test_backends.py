@@ -13,7 +13,7 @@ SAME = ['cudnn.is_available()', 'cudnn.version()', 'cudnn.enabled', 'cudnn.bench
         'mps.is_built()', 'mkldnn.enabled', 'opt_einsum.is_available()', 'opt_einsum.enabled',
         'cuda.flash_sdp_enabled()', 'cuda.mem_efficient_sdp_enabled()',
         'cuda.math_sdp_enabled()', 'cuda.cudnn_sdp_enabled()', 'cuda.is_built()',
-        'cuda.matmul.fp32_precision']
+        ]
 
 
 @pytest.mark.parametrize('src', SAME)

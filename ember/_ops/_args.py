@@ -155,17 +155,30 @@ def as_int_list(v, fname, arg, pos=None, allow_int=True):
     return tuple(out)
 
 
-def as_dims(v, fname, arg='dim', pos=None):
-    """A reduction's ``dim``: None, an int, or a tuple of ints (returned as given, with
-    NumPy integers made Python ints)."""
+def as_dims(v, fname=None, arg='dim', pos=None):
+    """A reduction's ``dim``: None, an int, or a tuple of ints (NumPy integers and integer
+    0-dim tensors become Python ints)."""
     if v is None or type(v) is _int:
         return v
     r = _int_or_none(v)
     if r is not None:
         return r
     if isinstance(v, (tuple, list)):
-        return as_int_list(v, fname, arg, pos)
-    invalid(fname, **{arg: v})
+        return as_int_list(v, fname or '', arg, pos) if fname else _int_list_anon(v, arg)
+    if fname:
+        _fail(fname, arg, pos, 'tuple of ints', v)
+    raise TypeError(f"argument '{arg}' must be tuple of ints, not {type_name(v)}")
+
+
+def _int_list_anon(v, arg):
+    out = []
+    for x in v:
+        r = _int_or_none(x)
+        if r is None:
+            raise TypeError(f"argument '{arg}' must be tuple of ints, but found element of type "
+                            f"{type_name(x)}")
+        out.append(r)
+    return tuple(out)
 
 
 def as_size(size, fname, arg='size', pos=1):

@@ -216,6 +216,8 @@ def conj_physical(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'conj_physical')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'conj_physical', 'out', None)
     if input._data.dtype.kind != 'c':
         return input if out is None else _out(input.detach(), out, 'conj_physical')
     return _out(_conj_copy(input, ConjPhysicalBackward0), out, 'conj_physical')
@@ -313,6 +315,8 @@ def angle(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'angle')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'angle', 'out', None)
     a = input._data
     xp = array_module(a)
     if a.dtype.kind == 'c':
@@ -355,6 +359,8 @@ def complex(real, imag, *, out=None):
         >>> ember.complex(ember.tensor([1.]), ember.tensor([2.]))
         tensor([1.+2.j])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'complex', 'out', None)
     a, b = real._data, imag._data
     _check_pair('complex', a, b)
     xp = array_module(a)
@@ -396,6 +402,8 @@ def polar(abs, angle, *, out=None):
         >>> ember.polar(ember.tensor([2.]), ember.tensor([0.]))
         tensor([2.+0.j])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'polar', 'out', None)
     a, t = abs._data, angle._data
     _check_pair('polar', a, t)
     xp = array_module(a)

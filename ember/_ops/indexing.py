@@ -632,6 +632,8 @@ def nonzero(input, *, out=None, as_tuple=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'nonzero')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'nonzero', 'out', None)
     a = input._data
     xp = _xp(a)
     if as_tuple:
@@ -685,6 +687,8 @@ def where(condition, input=None, other=None, *, out=None):
         >>> ember.where(x > 0, x, 0.)
         tensor([1., 0., 3.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'where', 'out', None)
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
@@ -793,6 +797,10 @@ def index_select(input, dim, index, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'index_select')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'index_select', 'dim', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'index_select', 'out', None)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     idx = _vector_index(index, 'index_select')
@@ -860,6 +868,10 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'index_add')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'index_add', 'dim', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'index_add', 'out', None)
     a, d, idx, s = _index_op_checks(input, dim, index, source, 'index_add_')
     xp = _xp(a)
     o = a.copy()
@@ -899,6 +911,8 @@ def index_copy(input, dim, index, source):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'index_copy')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'index_copy', 'dim', 1)
     a, d, idx, s = _index_op_checks(input, dim, index, source, 'index_copy_')
     o = a.copy()
     _moved(o, d)[idx] = _moved(s, d) if s.ndim else s.reshape(1)
@@ -935,6 +949,8 @@ def index_fill(input, dim, index, value):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'index_fill')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'index_fill', 'dim', 1)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     idx = _vector_index(index, 'index_fill_')
@@ -1034,6 +1050,10 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'gather')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'gather', 'dim', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'gather', 'out', None)
     a1, d, idx, key, _ = _gs_prepare(input, dim, index, 'gather')
     r = a1[key]
     if index._data.ndim == 0:
@@ -1090,6 +1110,10 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'scatter')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'scatter', 'dim', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'scatter', 'out', None)
     if src is not None and not isinstance(src, Tensor):
         value, src = src, None
     if src is None and value is None:
@@ -1144,6 +1168,8 @@ def scatter_add(input, dim, index, src):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'scatter_add')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'scatter_add', 'dim', 1)
     a1, d, idx, key, s = _gs_prepare(input, dim, index, 'scatter_add', src)
     a = input._data
     o = a1.copy()
@@ -1385,6 +1411,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'take_along_dim')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'take_along_dim', 'out', None)
     if dim is None:
         res = gather(input.reshape(-1), 0, indices.reshape(-1))
     else:
@@ -1524,6 +1552,8 @@ def masked_select(input, mask, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'masked_select')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'masked_select', 'out', None)
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     a, m = input._data, mask._data

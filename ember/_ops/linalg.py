@@ -160,6 +160,8 @@ def mm(input, mat2, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'mm')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'mm', 'out', None)
     a, b = input._data, mat2._data
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -186,6 +188,8 @@ def bmm(input, mat2, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'bmm')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'bmm', 'out', None)
     a, b = input._data, mat2._data
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -220,6 +224,8 @@ def mv(input, vec, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'mv')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'mv', 'out', None)
     a, v = input._data, vec._data
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
@@ -270,6 +276,8 @@ def dot(input, tensor, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'dot')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'dot', 'out', None)
     a, b = input._data, tensor._data
     _dot_check(a, b, 'dot')
     xp = array_module(a)
@@ -290,6 +298,8 @@ def vdot(input, other, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'vdot')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'vdot', 'out', None)
     a, b = input._data, other._data
     _dot_check(a, b, 'vdot')
     xp = array_module(a)
@@ -380,6 +390,8 @@ def matmul(input, other, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'matmul')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'matmul', 'out', None)
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -560,6 +572,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'addmm')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'addmm', 'out', None)
     return _addlike(mm, AddmmBackward0, input, mat1, mat2, beta, alpha, out)
 
 
@@ -574,6 +588,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'addmv')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'addmv', 'out', None)
     return _addlike(mv, AddmvBackward0, input, mat, vec, beta, alpha, out)
 
 
@@ -588,6 +604,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'baddbmm')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'baddbmm', 'out', None)
     return _addlike(bmm, BaddbmmBackward0, input, batch1, batch2, beta, alpha, out)
 
 
@@ -612,6 +630,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'addbmm')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'addbmm', 'out', None)
     return _addlike(_bmm_sum, AddbmmBackward0, input, batch1, batch2, beta, alpha, out)
 
 
@@ -635,6 +655,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'addr')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'addr', 'out', None)
     return _addlike(_outer_arrays, AddrBackward0, input, vec1, vec2, beta, alpha, out)
 
 
@@ -656,6 +678,8 @@ def outer(input, vec2, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'outer')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'outer', 'out', None)
     if input.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
     if vec2.dim() != 1:
@@ -674,6 +698,8 @@ def inner(input, other, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'inner')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'inner', 'out', None)
     if input.dim() == 0 or other.dim() == 0:
         return _out(input * other, out)
     if input.shape[-1] != other.shape[-1]:
@@ -696,6 +722,8 @@ def tensordot(a, b, dims=2, out=None):
         >>> ember.tensordot(ember.ones(3, 4, 5), ember.ones(4, 5, 6), dims=2).shape
         torch.Size([3, 6])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'tensordot', 'out', None)
     na, nb = a.dim(), b.dim()
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -743,6 +771,8 @@ def kron(input, other, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'kron')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'kron', 'out', None)
     if not isinstance(other, Tensor):
         raise TypeError(f"kron(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -805,6 +835,8 @@ def cross(input, other, dim=None, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'cross')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'cross', 'out', None)
     if dim is None:
         import warnings
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
@@ -1083,6 +1115,8 @@ def chain_matmul(*matrices, out=None):
         >>> ember.chain_matmul(ember.ones(2, 3), ember.ones(3, 4)).shape
         torch.Size([2, 4])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'chain_matmul', 'out', None)
     if len(matrices) == 1:
         return _out(matrices[0].clone(), out)
     for i, m in enumerate(matrices):
@@ -1245,6 +1279,8 @@ def inverse(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'inverse')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'inverse', 'out', None)
     return inv(input, out=out)
 
 
@@ -1583,6 +1619,8 @@ def _cholesky_top(input, upper=False, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'cholesky')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'cholesky', 'out', None)
     return _out(_cholesky(input, upper, 'cholesky', CholeskyBackward0), out)
 
 
@@ -2113,6 +2151,8 @@ def matrix_power(A, n, *, out=None):
         tensor([[1., 3.],
                 [0., 1.]])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'matrix_power', 'out', None)
     a = A._data
     _check_square(a, 'linalg.matrix_power')
     if n == 0:

@@ -466,6 +466,8 @@ def floor_divide(input, other, *, out=None):
         >>> ember.floor_divide(ember.tensor([-5., 7.]), 2)
         tensor([-3.,  3.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'floor_divide', 'out', None)
     x, y, xp = _bin(input, other)
     r = _div_arrays(x, y, xp, 'floor')
     res = _w(r, xp)
@@ -509,6 +511,8 @@ def remainder(input, other, *, out=None):
         >>> ember.remainder(ember.tensor([-3., 5.]), 2)
         tensor([1., 1.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'remainder', 'out', None)
     x, y, xp = _bin(input, other)
     res = _w(_mod_arrays(x, y, xp, xp.remainder), xp)
     if _needs(input, other):
@@ -547,6 +551,8 @@ def fmod(input, other, *, out=None):
         >>> ember.fmod(ember.tensor([-3., 5.]), 2)
         tensor([-1.,  1.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'fmod', 'out', None)
     _req('fmod', input, 'input', 1)
     x, y, xp = _bin(input, other)
     res = _w(_mod_arrays(x, y, xp, xp.fmod), xp)
@@ -631,6 +637,8 @@ def pow(input, exponent, *, out=None):
         >>> 2 ** ember.tensor([1, 2, 3])
         tensor([2, 4, 8])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'pow', 'out', None)
     x, y, xp = _bin(input, exponent)
     res = _w(_pow_arrays(x, y, xp, input, exponent), xp)
     if _needs(input, exponent):
@@ -664,6 +672,8 @@ def float_power(input, exponent, *, out=None):
         >>> ember.float_power(ember.tensor([2, 3]), 2)
         tensor([4., 9.], dtype=torch.float64)
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'float_power', 'out', None)
     cplx = any((isinstance(v, Tensor) and v._data.dtype.kind == 'c') or isinstance(v, complex)
                for v in (input, exponent))
     dt = D.complex128 if cplx else D.float64
@@ -688,6 +698,8 @@ def square(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'square')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'square', 'out', None)
     if input._data.dtype == np.bool_:
         input = input.to(D.int64)
     return _out(pow(input, 2), out, 'square')
@@ -715,6 +727,8 @@ def neg(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'neg')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'neg', 'out', None)
     if input._data.dtype == np.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -1186,6 +1200,8 @@ def logit(input, eps=None, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'logit')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'logit', 'out', None)
     x = _float_arr(input._data)
     xp = array_module(x)
     if x.dtype.kind == 'c':
@@ -1215,6 +1231,8 @@ def polygamma(n, input, *, out=None):
         >>> ember.polygamma(1, ember.tensor([1., 2.]))
         tensor([1.6449, 0.6449])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'polygamma', 'out', None)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     x = _float_arr(input._data)
@@ -1255,6 +1273,8 @@ def round(input, *, decimals=0, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'round')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'round', 'out', None)
     if decimals == 0:
         res = _unary(input, 'round', _rounding('round'), RoundBackward0, None, 'k', False)
         return _out(res, out, 'round')
@@ -1292,6 +1312,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'nan_to_num')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'nan_to_num', 'out', None)
     x = input._data
     xp = array_module(x)
     if x.dtype.kind in 'biu':
@@ -1364,6 +1386,8 @@ def atan2(input, other, *, out=None):
         >>> ember.atan2(ember.tensor([1., -1.]), ember.tensor([1., 1.]))
         tensor([ 0.7854, -0.7854])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'atan2', 'out', None)
     _req2('atan2', input, other)
     x, y, xp = _bin_float('atan2', input, other)
     res = _w(_call(xp.arctan2, x, y), xp)
@@ -1387,6 +1411,8 @@ def hypot(input, other, *, out=None):
         >>> ember.hypot(ember.tensor([3.]), ember.tensor([4.]))
         tensor([5.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'hypot', 'out', None)
     _req2('hypot', input, other)
     x, y, xp = _bin_float('hypot', input, other, allow_int=False)
     res = _w(_call(xp.hypot, x, y), xp)
@@ -1417,6 +1443,8 @@ def logaddexp(input, other, *, out=None):
         >>> ember.logaddexp(ember.tensor([0.]), ember.tensor([0.]))
         tensor([0.6931])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'logaddexp', 'out', None)
     _req2('logaddexp', input, other)
     x, y, xp = _bin_float('logaddexp', input, other, allow_int=False)
     res = _w(_call(xp.logaddexp, x, y), xp)
@@ -1433,6 +1461,8 @@ def logaddexp2(input, other, *, out=None):
         >>> ember.logaddexp2(ember.tensor([1.]), ember.tensor([1.]))
         tensor([2.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'logaddexp2', 'out', None)
     _req2('logaddexp2', input, other)
     x, y, xp = _bin_float('logaddexp2', input, other, allow_int=False)
     res = _w(_call(xp.logaddexp2, x, y), xp)
@@ -1463,6 +1493,8 @@ def copysign(input, other, *, out=None):
         >>> ember.copysign(ember.tensor([1., -2.]), -1.)
         tensor([-1., -2.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'copysign', 'out', None)
     _req('copysign', input, 'input', 1)
     x, y, xp = _bin_float('copysign', input, other)
     res = _w(_call(xp.copysign, x, y), xp)
@@ -1511,6 +1543,8 @@ def xlogy(input, other, *, out=None):
         >>> ember.xlogy(ember.tensor([0., 2.]), ember.tensor([0., 1.]))
         tensor([0., 0.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'xlogy', 'out', None)
     x, y, xp = _bin_float('xlogy', input, other)
 
     def k(a, b):
@@ -1534,6 +1568,8 @@ def heaviside(input, values, *, out=None):
         >>> ember.heaviside(ember.tensor([-1., 0., 2.]), ember.tensor([0.5]))
         tensor([0.0000, 0.5000, 1.0000])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'heaviside', 'out', None)
     _req2('heaviside', input, values, 'values')
     if input._data.shape != values._data.shape:
         check_broadcast(input._data.shape, values._data.shape)
@@ -1615,6 +1651,8 @@ def maximum(input, other, *, out=None):
         >>> ember.maximum(ember.tensor([1., 5.]), ember.tensor([3., 2.]))
         tensor([3., 5.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'maximum', 'out', None)
     _req('maximum', input, 'input', 1)
     return _minmax('maximum', np.maximum if type(input._data) is _nd else
                    array_module(input._data).maximum, MaximumBackward0, input, other, out)
@@ -1629,6 +1667,8 @@ def minimum(input, other, *, out=None):
         >>> ember.minimum(ember.tensor([1., 5.]), ember.tensor([3., 2.]))
         tensor([1., 2.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'minimum', 'out', None)
     _req('minimum', input, 'input', 1)
     return _minmax('minimum', array_module(input._data).minimum, MinimumBackward0, input,
                    other, out)
@@ -1643,6 +1683,8 @@ def fmax(input, other, *, out=None):
         >>> ember.fmax(ember.tensor([1., float('nan')]), ember.tensor([3., 2.]))
         tensor([3., 2.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'fmax', 'out', None)
     _req('fmax', input, 'input', 1)
     return _minmax('fmax', array_module(input._data).fmax, FmaxBackward0, input, other, out)
 
@@ -1656,6 +1698,8 @@ def fmin(input, other, *, out=None):
         >>> ember.fmin(ember.tensor([1., float('nan')]), ember.tensor([3., 2.]))
         tensor([1., 2.])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'fmin', 'out', None)
     _req('fmin', input, 'input', 1)
     return _minmax('fmin', array_module(input._data).fmin, FminBackward0, input, other, out)
 
@@ -1763,6 +1807,8 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'clamp')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'clamp', 'out', None)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     r, xp = _clamp_arrays(input, min, max)
@@ -1794,6 +1840,8 @@ def clamp_min(input, min, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'clamp_min')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'clamp_min', 'out', None)
     r, xp = _clamp_arrays(input, min, None)
     res = _w(r, xp)
     if _needs(input, min):
@@ -1819,6 +1867,8 @@ def clamp_max(input, max, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'clamp_max')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'clamp_max', 'out', None)
     r, xp = _clamp_arrays(input, None, max)
     res = _w(r, xp)
     if _needs(input, max):
@@ -1859,6 +1909,8 @@ def lerp(input, end, weight, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'lerp')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'lerp', 'out', None)
     x, y = input._data, end._data
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected dtype {D._NP2DT[x.dtype]} for `end` but got dtype "
@@ -1930,6 +1982,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'addcmul')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'addcmul', 'out', None)
     res = _three('addcmul', input, tensor1, tensor2, value, lambda a, b, c, v: a + v * b * c)
     if _needs(input, tensor1, tensor2):
         node = AddcmulBackward0()
@@ -1951,6 +2005,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'addcdiv')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'addcdiv', 'out', None)
     if tensor1._data.dtype.kind in 'biu' and tensor2._data.dtype.kind in 'biu':
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                            "future  release addcdiv will perform a true division of tensor1 and "
@@ -2056,6 +2112,8 @@ def signbit(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'signbit')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'signbit', 'out', None)
     x = input._data
     xp = array_module(x)
     if x.dtype.kind == 'c':
@@ -2150,6 +2208,8 @@ def logical_not(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'logical_not')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'logical_not', 'out', None)
     x = input._data
     res = _w(x == 0, array_module(x))
     return _out(res, out, 'logical_not')
@@ -2225,6 +2285,8 @@ def bitwise_not(input, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'bitwise_not')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'bitwise_not', 'out', None)
     x = input._data
     if x.dtype.kind not in 'biu':
         _not_impl('bitwise_not_cpu', x)

@@ -251,6 +251,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'sum')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'sum', 'keepdim', 2)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'sum')
     a = _sum_input(input, dtype)
     nd = a.ndim
     dims = _dims(None if _all_dims(dim) else dim, nd)
@@ -283,6 +287,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'nansum')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'nansum', 'keepdim', 2)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'nansum')
     a = _sum_input(input, dtype)
     if a.dtype.kind == 'c':
         raise RuntimeError("nansum does not support complex inputs")
@@ -325,6 +333,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'mean')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'mean', 'keepdim', 2)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'mean')
     a = input._data
     if dtype is not None:
         if dtype._cat < 2:
@@ -361,6 +373,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'nanmean')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'nanmean', 'keepdim', 2)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'nanmean')
     a = input._data
     if dtype is None and a.dtype.kind not in 'fcV':
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -422,6 +438,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'prod')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'prod', 'keepdim', 2)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'prod')
     a = _sum_input(input, dtype)
     nd = a.ndim
     xp = array_module(a)
@@ -485,6 +505,8 @@ def max(input, dim=None, keepdim=False, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'max')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'max', 'keepdim', 2)
     return _minmax('max', input, dim, keepdim, out, True)
 
 
@@ -502,6 +524,8 @@ def min(input, dim=None, keepdim=False, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'min')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'min', 'keepdim', 2)
     return _minmax('min', input, dim, keepdim, out, False)
 
 
@@ -528,6 +552,8 @@ def amax(input, dim=(), keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'amax')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'amax', 'keepdim', 2)
     return _amaxmin('amax', input, dim, keepdim, True, AmaxBackward0)
 
 
@@ -542,6 +568,8 @@ def amin(input, dim=(), keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'amin')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'amin', 'keepdim', 2)
     return _amaxmin('amin', input, dim, keepdim, False, AminBackward0)
 
 
@@ -569,6 +597,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'aminmax')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'aminmax', 'keepdim')
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -628,6 +658,10 @@ def argmax(input, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'argmax')
+    if dim is not None and dim.__class__ is not int:
+        dim = _args.as_int(dim, 'argmax', 'dim', 1)
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'argmax', 'keepdim', 2)
     return _argmaxmin('argmax', input, dim, keepdim, True)
 
 
@@ -642,6 +676,10 @@ def argmin(input, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'argmin')
+    if dim is not None and dim.__class__ is not int:
+        dim = _args.as_int(dim, 'argmin', 'dim', 1)
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'argmin', 'keepdim', 2)
     return _argmaxmin('argmin', input, dim, keepdim, False)
 
 
@@ -768,6 +806,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'var')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'var', 'keepdim', 3)
     return _var_family('var', input, dim, unbiased, keepdim, correction, False, False)
 
 
@@ -782,6 +822,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'std')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'std', 'keepdim', 3)
     return _var_family('std', input, dim, unbiased, keepdim, correction, True, False)
 
 
@@ -796,6 +838,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'var_mean')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'var_mean', 'keepdim', 3)
     return _var_family('var_mean', input, dim, unbiased, keepdim, correction, False, True)
 
 
@@ -810,6 +854,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'std_mean')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'std_mean', 'keepdim', 3)
     return _var_family('std_mean', input, dim, unbiased, keepdim, correction, True, True)
 
 
@@ -829,6 +875,12 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'norm')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'norm', 'keepdim', 3)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'norm', 'out', None)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'norm')
     from .linalg import vector_norm, matrix_norm
     if p is None:
         p = 'fro'
@@ -868,6 +920,8 @@ def logsumexp(input, dim, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'logsumexp')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'logsumexp', 'keepdim', 2)
     a = input._data
     x = input
     if a.dtype.kind in 'biu':
@@ -920,6 +974,8 @@ def all(input, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'all')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'all', 'keepdim', 2)
     return _logical_red(input, dim, keepdim, array_module(input._data).all)
 
 
@@ -934,6 +990,8 @@ def any(input, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'any')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'any', 'keepdim', 2)
     return _logical_red(input, dim, keepdim, array_module(input._data).any)
 
 
@@ -982,6 +1040,8 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'sort')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'sort', 'dim', 1)
     if isinstance(dim, bool):
         dim, descending = -1, dim
     a = input._data
@@ -1006,6 +1066,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'argsort')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'argsort', 'dim', 1)
     a = input._data
     xp = array_module(a)
     if a.ndim == 0:
@@ -1045,6 +1107,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'topk')
+    if k.__class__ is not int:
+        k = _args.as_int(k, 'topk', 'k', 1)
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'topk', 'dim', 2)
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -1098,6 +1164,12 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'kthvalue')
+    if k.__class__ is not int:
+        k = _args.as_int(k, 'kthvalue', 'k', 1)
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'kthvalue', 'dim', 2)
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'kthvalue', 'keepdim', 3)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
@@ -1157,6 +1229,8 @@ def median(input, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'median')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'median', 'keepdim', 2)
     _no_bool_median(input, dim)
     if dim is None:
         return _median_all(input, False, MedianBackward0)
@@ -1180,6 +1254,8 @@ def nanmedian(input, dim=None, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'nanmedian')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'nanmedian', 'keepdim', 2)
     _no_bool_median(input, dim)
     if dim is None:
         return _median_all(input, True, NanmedianBackward0)
@@ -1205,6 +1281,8 @@ def mode(input, dim=-1, keepdim=False):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'mode')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'mode', 'keepdim', 2)
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -1327,6 +1405,8 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'quantile')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'quantile', 'keepdim', 3)
     return _quantile('quantile', input, q, dim, keepdim, interpolation, False)
 
 
@@ -1341,6 +1421,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'nanquantile')
+    if keepdim.__class__ is not bool:
+        _args.as_bool(keepdim, 'nanquantile', 'keepdim', 3)
     return _quantile('nanquantile', input, q, dim, keepdim, interpolation, True)
 
 
@@ -1368,6 +1450,10 @@ def cumsum(input, dim, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'cumsum')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'cumsum', 'dim', 1)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'cumsum')
     return _cumulative(input, dim, dtype, 'cumsum', CumsumBackward0, False)
 
 
@@ -1430,6 +1516,10 @@ def cumprod(input, dim, *, dtype=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'cumprod')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'cumprod', 'dim', 1)
+    if dtype is not None:
+        _args.as_dtype(dtype, 'cumprod')
     return _cumulative(input, dim, dtype, 'cumprod', CumprodBackward0, True)
 
 
@@ -1476,6 +1566,8 @@ def cummax(input, dim):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'cummax')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'cummax', 'dim', 1)
     return _cumext('cummax', input, dim, True, CummaxBackward0, _rt.cummax)
 
 
@@ -1490,6 +1582,8 @@ def cummin(input, dim):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'cummin')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'cummin', 'dim', 1)
     return _cumext('cummin', input, dim, False, CumminBackward0, _rt.cummin)
 
 
@@ -1524,6 +1618,8 @@ def logcumsumexp(input, dim):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'logcumsumexp')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'logcumsumexp', 'dim', 1)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if a.dtype.kind not in 'fcV':

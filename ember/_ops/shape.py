@@ -104,6 +104,8 @@ def cat(tensors, dim=0, *, out=None):
         >>> ember.cat([ember.zeros(2, 3), ember.ones(1, 3)]).shape
         torch.Size([3, 3])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'cat', 'out', None)
     tensors = _tensor_list(tensors, 'cat')
     dim = _as_int_dim(dim, 'cat')
     if not tensors:
@@ -168,6 +170,8 @@ def stack(tensors, dim=0, *, out=None):
         >>> ember.stack([ember.zeros(3), ember.ones(3)], dim=1).shape
         torch.Size([3, 2])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'stack', 'out', None)
     tensors = _tensor_list(tensors, 'stack')
     dim = _as_int_dim(dim, 'stack')
     if not tensors:
@@ -206,6 +210,8 @@ def hstack(tensors, *, out=None):
         >>> ember.hstack([ember.tensor([1, 2]), ember.tensor([3])])
         tensor([1, 2, 3])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'hstack', 'out', None)
     ts = atleast_1d(_nonempty(tensors, 'hstack'))
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
 
@@ -219,6 +225,8 @@ def vstack(tensors, *, out=None):
         >>> ember.vstack([ember.tensor([1, 2]), ember.tensor([3, 4])]).shape
         torch.Size([2, 2])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'vstack', 'out', None)
     ts = atleast_2d(_nonempty(tensors, 'vstack'))
     return cat(ts, 0, out=out)
 
@@ -232,6 +240,8 @@ def dstack(tensors, *, out=None):
         >>> ember.dstack([ember.tensor([1, 2]), ember.tensor([3, 4])]).shape
         torch.Size([1, 2, 2])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'dstack', 'out', None)
     ts = atleast_3d(_nonempty(tensors, 'dstack'))
     return cat(ts, 2, out=out)
 
@@ -246,6 +256,8 @@ def column_stack(tensors, *, out=None):
         tensor([[1, 3],
                 [2, 4]])
     """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'column_stack', 'out', None)
     ts = _nonempty(tensors, 'column_stack')
     ts = [t.reshape(t._data.size, 1) if t._data.ndim <= 1 else t for t in ts]
     return cat(ts, 1, out=out)
@@ -407,6 +419,8 @@ def rot90(input, k=1, dims=(0, 1)):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'rot90')
+    if k.__class__ is not int:
+        k = _args.as_int(k, 'rot90', 'k', 1)
     a = input._data
     dims = tuple(dims)
     if len(dims) != 2:
@@ -885,6 +899,10 @@ def tril(input, diagonal=0, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'tril')
+    if diagonal.__class__ is not int:
+        diagonal = _args.as_int(diagonal, 'tril', 'diagonal', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'tril', 'out', None)
     return _tri(input, diagonal, 'tril', False, TrilBackward0, out)
 
 
@@ -901,18 +919,26 @@ def triu(input, diagonal=0, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'triu')
+    if diagonal.__class__ is not int:
+        diagonal = _args.as_int(diagonal, 'triu', 'diagonal', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'triu', 'out', None)
     return _tri(input, diagonal, 'triu', True, TriuBackward0, out)
 
 
 @register(function=False)
 def tril_(self, diagonal=0):
     """In-place version of :func:`tril`."""
+    if diagonal.__class__ is not int:
+        diagonal = _args.as_int(diagonal, 'tril_', 'diagonal', 1)
     return inplace(self, tril, diagonal)
 
 
 @register(function=False)
 def triu_(self, diagonal=0):
     """In-place version of :func:`triu`."""
+    if diagonal.__class__ is not int:
+        diagonal = _args.as_int(diagonal, 'triu_', 'diagonal', 1)
     return inplace(self, triu, diagonal)
 
 
@@ -945,6 +971,10 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
         tensor([[0, 1, 1],
                 [0, 0, 1]])
     """
+    if dtype is not None:
+        _args.as_dtype(dtype, 'tril_indices')
+    if device is not None:
+        _args.as_device(device, 'tril_indices')
     return _tri_indices(row, col, offset, dtype, 'tril_indices', True)
 
 
@@ -961,6 +991,10 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
         tensor([[0, 0, 1],
                 [0, 1, 1]])
     """
+    if dtype is not None:
+        _args.as_dtype(dtype, 'triu_indices')
+    if device is not None:
+        _args.as_device(device, 'triu_indices')
     return _tri_indices(row, col, offset, dtype, 'triu_indices', False)
 
 
@@ -983,6 +1017,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'diag_embed')
+    if offset.__class__ is not int:
+        offset = _args.as_int(offset, 'diag_embed', 'offset', 1)
+    if dim1.__class__ is not int:
+        dim1 = _args.as_int(dim1, 'diag_embed', 'dim1', 2)
+    if dim2.__class__ is not int:
+        dim2 = _args.as_int(dim2, 'diag_embed', 'dim2', 3)
     a = input._data
     nd = a.ndim + 1
     d1 = _wrap_dim(dim1, nd)
@@ -1031,6 +1071,10 @@ def diag(input, diagonal=0, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'diag')
+    if diagonal.__class__ is not int:
+        diagonal = _args.as_int(diagonal, 'diag', 'diagonal', 1)
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'diag', 'out', None)
     a = input._data
     if a.ndim == 1:
         res = diag_embed(input, diagonal, 0, 1)

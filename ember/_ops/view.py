@@ -247,6 +247,10 @@ def flatten(input, start_dim=0, end_dim=-1):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'flatten')
+    if start_dim.__class__ is not int:
+        start_dim = _args.as_int(start_dim, 'flatten', 'start_dim', 1)
+    if end_dim.__class__ is not int:
+        end_dim = _args.as_int(end_dim, 'flatten', 'end_dim', 2)
     nd = input._data.ndim
     if nd == 0:
         return reshape(input, 1)
@@ -273,6 +277,8 @@ def unflatten(input, dim, sizes):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'unflatten')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'unflatten', 'dim', 1)
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
     sh = input._data.shape
@@ -341,6 +347,10 @@ def transpose(input, dim0, dim1):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'transpose')
+    if dim0.__class__ is not int:
+        dim0 = _args.as_int(dim0, 'transpose', 'dim0', 1)
+    if dim1.__class__ is not int:
+        dim1 = _args.as_int(dim1, 'transpose', 'dim1', 2)
     nd = input._data.ndim
     d0 = _wrap_dim(dim0, nd)
     d1 = _wrap_dim(dim1, nd)
@@ -595,6 +605,8 @@ def unsqueeze(input, dim):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'unsqueeze')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'unsqueeze', 'dim', 1)
     a = input._data
     d = _wrap_dim(dim, a.ndim + 1)
     node = None
@@ -706,6 +718,8 @@ def narrow(input, dim, start, length):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'narrow')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'narrow', 'dim', 1)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if isinstance(start, Tensor):
@@ -741,6 +755,10 @@ def select(input, dim, index):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'select')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'select', 'dim', 1)
+    if index.__class__ is not int:
+        index = _args.as_int(index, 'select', 'index', 2)
     a = input._data
     if a.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -798,6 +816,8 @@ def unbind(input, dim=0):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'unbind')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'unbind', 'dim', 1)
     a = input._data
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -823,6 +843,8 @@ def split(tensor, split_size_or_sections, dim=0):
     """
     if not isinstance(tensor, Tensor):
         _args.tensor(tensor, 'split')
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'split', 'dim', 2)
     a = tensor._data
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d]
@@ -855,6 +877,8 @@ def split_with_sizes(self, split_sizes, dim=0):
         >>> ember.arange(6).split_with_sizes([1, 2, 3])
         (tensor([0]), tensor([1, 2]), tensor([3, 4, 5]))
     """
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'split_with_sizes', 'dim', 2)
     return split(self, list(split_sizes), dim)
 
 
@@ -869,6 +893,10 @@ def chunk(input, chunks, dim=0):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'chunk')
+    if chunks.__class__ is not int:
+        chunks = _args.as_int(chunks, 'chunk', 'chunks', 1)
+    if dim.__class__ is not int:
+        dim = _args.as_int(dim, 'chunk', 'dim', 2)
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input._data.ndim)
@@ -940,6 +968,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'diagonal')
+    if offset.__class__ is not int:
+        offset = _args.as_int(offset, 'diagonal', 'offset', 1)
+    if dim1.__class__ is not int:
+        dim1 = _args.as_int(dim1, 'diagonal', 'dim1', 2)
+    if dim2.__class__ is not int:
+        dim2 = _args.as_int(dim2, 'diagonal', 'dim2', 3)
     a = input._data
     nd = a.ndim
     d1 = _wrap_dim(dim1, nd)

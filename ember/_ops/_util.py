@@ -217,8 +217,10 @@ def record(out, node, inputs, save=None):
     wired to ``inputs``; ``save`` are tensors kept for backward (version-checked)."""
     edges = []
     metas = []
+    needs = []
     for t in inputs:
         if isinstance(t, Tensor) and t._rg:
+            needs.append(True)
             fn = t._grad_fn
             if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
                 fn = t._view_grad_fn()
@@ -236,8 +238,10 @@ def record(out, node, inputs, save=None):
             d = t._data
             metas.append((d.shape, d.dtype))
         else:
+            needs.append(False)
             edges.append(_NO_EDGE)
             metas.append(None)
+    node.needs = tuple(needs)   # per input: whether backward must compute its gradient
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
     node._seq = next(_seq)

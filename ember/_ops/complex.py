@@ -372,7 +372,6 @@ def complex(real, imag, *, out=None):
     res = wrap(r)
     if _Mode.grad and (real._rg or imag._rg):
         node = ComplexBackward0()
-        node.needs = (real._rg, imag._rg)
         record(res, node, (real, imag))
     return _out(res, out, 'complex')
 
@@ -415,6 +414,5 @@ def polar(abs, angle, *, out=None):
     res = wrap(r)
     if _Mode.grad and (abs._rg or angle._rg):
         node = PolarBackward0()
-        node.needs = (abs._rg, angle._rg)
         record(res, node, (abs, angle), save=(abs, angle, res))
     return _out(res, out, 'polar')

@@ -192,7 +192,6 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         node = ConvolutionBackward0()
         node.params = (tuple(stride), tuple(padding), tuple(dilation), transposed,
                        tuple(output_padding), groups)
-        node.needs = (input._rg, weight._rg, bias is not None and bias._rg)
         record(out, node, (input, weight, bias), save=(input, weight))
     return out
 

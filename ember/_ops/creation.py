@@ -10,7 +10,7 @@ from .._dtype import _NP2DT
 from .._device import device as _device, CPU
 from .._tensor import Tensor, Size, _Mode, inplace_apply, check_inplace
 from .._backend import module_for_device, to_device, device_of, array_module
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, write_out, with_out
 
 __all__ = ['tensor', 'as_tensor', 'asarray', 'from_numpy', 'zeros', 'ones', 'full', 'empty',
            'empty_strided', 'scalar_tensor', 'linspace', 'logspace', 'eye', 'complex', 'polar',
@@ -214,22 +214,10 @@ def _finish(t, requires_grad):
     return t
 
 
-def _write_out(out, res):
-    """Implements ``out=`` for factories: write ``res`` into ``out`` (resized when its
-    shape differs, keeping ``out``'s dtype); returns ``out``."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
-    if out._rg and _Mode.grad:
-        raise RuntimeError("functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    a = res._data
-    if out._data.shape != a.shape:
-        xp = array_module(out._data)
-        out._data = xp.empty(a.shape, out._data.dtype)
-        out._st = None
-    out._data[...] = a if a.dtype == out._data.dtype else a.astype(out._data.dtype)
-    out._storage_obj()._version += 1
-    return out
+def _write_out(out, res, name='empty'):
+    """``out=`` of the factories: ``res`` is written in ``out``'s dtype (see
+    ``_util.write_out``)."""
+    return write_out(res, out, name, cast=True)
 
 
 @register(method=False)
@@ -827,7 +815,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 @register(method=False)
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+@with_out('arange', cast=True)
+def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all
     arguments are integers, else the default float dtype.
@@ -842,14 +831,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
             _args.invalid('arange')
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for v in vals:   # #ARGCHK
+        if not isinstance(v, (builtins.int, builtins.float, np.number, np.bool_)):
+            _args.invalid('arange', start, end, step)
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
     if dtype is None:
-        dtype = D.int64 if all(isinstance(v, (builtins.int, np.integer)) and not isinstance(v, builtins.bool)
-                               for v in vals) else D._default_dtype
+        dtype = D.int64 if all(isinstance(v, (builtins.int, np.integer)) for v in vals) \
+            else D._default_dtype   # #ARGCHK: bools count as ints, as in PyTorch
     xp, d = _xp(device)
     import math
     n = builtins.max(math.ceil((end - start) / step), 0)

@@ -146,7 +146,6 @@ def _index_put_key(x, key, values, accumulate):
     if grad_needed(x, values):
         node = IndexPutBackward0()
         node.key, node.accumulate = key, accumulate
-        node.needs = (x._rg, values._rg)
         record(out, node, (x, values))
     return out
 
@@ -420,8 +419,12 @@ def setitem(self, index, value):
     if t is slice and self._data.ndim == 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    res, key = _basic(self, index)
     is_t = isinstance(value, Tensor)
+    if not is_t and not isinstance(value, (int, float, complex, np.number, np.bool_, list, tuple,
+                                           np.ndarray)):
+        raise TypeError(f"can't assign a {_args.type_name(value)} to a "   # #ARGCHK
+                        f"torch.{_legacy_name(self.dtype)}Tensor")
+    res, key = _basic(self, index)
     if not is_t and isinstance(value, (list, tuple, np.ndarray)):
         from .creation import tensor
         value = tensor(value, dtype=self.dtype)   # PyTorch converts to self's dtype
@@ -718,7 +721,6 @@ def where(condition, input=None, other=None, *, out=None):
     res = wrap(r)
     if grad_needed(input, other):
         node = WhereBackward0()
-        node.needs = (ti and input._rg, to and other._rg)
         record(res, node, (input if ti else None, other if to else None), save=(condition,))
     if out is not None:
         from .pointwise import _out
@@ -885,7 +887,6 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if grad_needed(input, source):
         node = IndexAddBackward0()
         node.dim, node.index, node.alpha = d, index.detach(), alpha
-        node.needs = (input._rg, source._rg)
         record(res, node, (input, source))
     if out is not None:
         from .pointwise import _out
@@ -920,7 +921,6 @@ def index_copy(input, dim, index, source):
     if grad_needed(input, source):
         node = IndexCopyBackward0()
         node.dim, node.index = d, index.detach()
-        node.needs = (input._rg, source._rg)
         record(res, node, (input, source))
     return res
 
@@ -965,7 +965,6 @@ def index_fill(input, dim, index, value):
     if grad_needed(input, value):
         if isinstance(value, Tensor):
             node = IndexFillBackward1()
-            node.needs = (input._rg, value._rg)
             ins = (input, value)
         else:
             node = IndexFillBackward0()
@@ -1138,7 +1137,6 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
             ins = (input, src) if src is not None else (input,)
         elif src is not None:
             node = ScatterBackward0()
-            node.needs = (input._rg, src._rg)
             ins = (input, src)
         else:
             node = ScatterBackward1()
@@ -1178,7 +1176,6 @@ def scatter_add(input, dim, index, src):
     if grad_needed(input, src):
         node = ScatterAddBackward0()
         node.dim, node.index = d, index.detach()
-        node.needs = (input._rg, src._rg)
         record(res, node, (input, src))
     return res
 
@@ -1282,7 +1279,6 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         node.dim, node.index, node.reduce = d, index.detach(), reduce
         node.include_self, node.key = include_self, key
         node.count = count.reshape(a.shape) if count is not None else None
-        node.needs = (input._rg, src._rg)
         record(res, node, (input, src))
         if reduce in ('prod', 'amax', 'amin'):
             node.save(input, src, res)
@@ -1377,7 +1373,6 @@ def put(input, index, source, accumulate=False):
     if grad_needed(input, source):
         node = PutBackward0()
         node.index, node.accumulate, node.sshape = index.detach(), accumulate, s.shape
-        node.needs = (input._rg, source._rg)
         record(res, node, (input, source))
     return res
 
@@ -1499,7 +1494,6 @@ def masked_fill(input, mask, value):
     if grad_needed(input, value):
         if isinstance(value, Tensor):
             node = MaskedFillBackward1()
-            node.needs = (input._rg, value._rg)
             ins = (input, value)
         else:
             node = MaskedFillBackward0()
@@ -1619,7 +1613,6 @@ def masked_scatter(input, mask, source):
     if grad_needed(input, source):
         node = MaskedScatterBackward0()
         node.mask, node.sshape = wrap(mb.copy()) if mb is not m else mask.detach(), s.shape
-        node.needs = (input._rg, source._rg)
         record(res, node, (input, source))
     return res
 

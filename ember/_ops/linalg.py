@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
 from ..autograd.graph import _named
 from ..return_types import _structseq
-from ._util import wrap, Node, register, record, binary_arrays
+from ._util import wrap, Node, register, record, binary_arrays, write_out, with_out
 from .._backend import array_module
 from .pointwise import _make_inplace
 
@@ -99,11 +99,9 @@ def _fresh(r, xp, dt=None):
     return r
 
 
-def _out(res, out):
-    if out is None:
-        return res
-    from .pointwise import _out as o
-    return o(res, out)
+def _out(res, out, name='linalg'):
+    """``out=`` of the linalg ops (see ``_util.write_out``)."""
+    return res if out is None else write_out(res, out, name)
 
 
 def _check_same_dtype(a, b):
@@ -140,7 +138,6 @@ def _save2(a, b):
 
 
 def _record_product(res, node, a, b):
-    node.needs = (a._rg, b._rg)
     record(res, node, (a, b), save=_save2(a, b))
     return res
 
@@ -531,7 +528,6 @@ class AddrBackward0(Node):
 
 def _record_add_product(res, node, inp, a, b, beta, alpha):
     node.alpha, node.beta = alpha, beta
-    node.needs = (inp._rg, a._rg, b._rg)
     record(res, node, (inp, a, b), save=_save2(a, b))
     return res
 
@@ -1037,7 +1033,6 @@ def einsum(equation, *operands):
         else:
             node = _EinsumView()
         node.terms, node.rhs, node.shapes = terms, rhs, [a.shape for a in arrs]
-        node.needs = tuple(o._rg for o in operands)
         record(res, node, tuple(operands), save=tuple(operands))
     return res
 
@@ -1203,6 +1198,7 @@ class LinalgInvExBackward0(Node):
         return -(h.matmul(g).matmul(h))
 
 
+@with_out('linalg_inv_ex')
 def inv_ex(A, *, check_errors=False, out=None):
     """Inverse of square matrices and an ``info`` tensor (0 where the inversion succeeded).
 
@@ -1320,6 +1316,7 @@ class LinalgSlogdetBackward0(Node):
         return glog.unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
 
 
+@with_out('linalg_slogdet')
 def slogdet(A, *, out=None):
     """Sign and natural log of the absolute value of the determinant.
 
@@ -1453,11 +1450,11 @@ def solve(A, B, *, left=True, out=None):
     if _Mode.grad and (A._rg or B._rg):
         node = LinalgSolveExBackward0()
         node.vec = vec
-        node.needs = (A._rg, B._rg)
         record(res, node, (A, B), save=(A, res if A._rg else None))
     return _out(res, out)
 
 
+@with_out('linalg_solve_ex')
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """:func:`solve` returning ``(result, info)``.
 
@@ -1522,7 +1519,6 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     if _Mode.grad and (A._rg or B._rg):
         node = LinalgSolveTriangularBackward0()
         node.upper, node.left, node.unitriangular = upper, left, unitriangular
-        node.needs = (A._rg, B._rg)
         record(res, node, (A, B), save=(A, res))
     return _out(res, out)
 
@@ -1584,6 +1580,7 @@ def cholesky(A, *, upper=False, out=None):
     return _out(_cholesky(A, upper, 'linalg.cholesky', LinalgCholeskyExBackward0), out)
 
 
+@with_out('linalg_cholesky_ex')
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """:func:`cholesky` returning ``(L, info)``; ``info`` is 0 on success.
 
@@ -1687,6 +1684,7 @@ def _qr(A, mode, tp):
     return tp((Q, R))
 
 
+@with_out('linalg_qr')
 def qr(A, mode='reduced', *, out=None):
     """QR decomposition ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``).
 
@@ -1704,6 +1702,7 @@ def qr(A, mode='reduced', *, out=None):
 
 
 @register('qr')
+@with_out('qr')
 def _qr_top(input, some=True, *, out=None):
     """QR decomposition (deprecated in PyTorch: use :func:`ember.linalg.qr`).
 
@@ -1786,6 +1785,7 @@ def _svd_arrays(A, full_matrices, name):
             _fresh(vh, xp, a.dtype))
 
 
+@with_out('linalg_svd')
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """Singular value decomposition ``A = U diag(S) Vh``.
 
@@ -1832,6 +1832,7 @@ def svdvals(A, *, driver=None, out=None):
 
 
 @register('svd')
+@with_out('svd')
 def _svd_top(input, some=True, compute_uv=True, *, out=None):
     """SVD returning ``(U, S, V)`` (note ``V``, not ``Vh``); ``some=False`` gives full
     matrices. Prefer :func:`ember.linalg.svd`.
@@ -1893,6 +1894,7 @@ def _eigh_arrays(A, UPLO, name):
     return _fresh(w, xp, _real_dtype(a.dtype)), _fresh(v, xp, a.dtype)
 
 
+@with_out('linalg_eigh')
 def eigh(A, UPLO='L', *, out=None):
     """Eigenvalues (ascending) and eigenvectors of a Hermitian/symmetric matrix; only the
     triangle named by ``UPLO`` is read.
@@ -1927,6 +1929,7 @@ def eigvalsh(A, UPLO='L', *, out=None):
     return _out(L, out)
 
 
+@with_out('linalg_eig')
 def eig(A, *, out=None):
     """Eigenvalues and eigenvectors of a general square matrix (complex results).
 
@@ -1947,6 +1950,7 @@ def eig(A, *, out=None):
     return linalg_eig((wrap(w.astype(ct)), wrap(v.astype(ct))))
 
 
+@with_out('linalg_eigvals')
 def eigvals(A, *, out=None):
     """Eigenvalues of a general square matrix (complex).
 
@@ -2132,7 +2136,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if _Mode.grad and (A._rg or B._rg):
         node = LinalgLstsqBackward0()
         node.vec = vec
-        node.needs = (A._rg, B._rg)
         record(out, node, (A, B), save=(A, B))
         for t in out[1:]:
             t._rg, t._grad_fn = False, None
@@ -2380,3 +2383,13 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
                        f"or 2D. Got {A.dim()}D.")
+
+
+# PyTorch's names of what each node saves, by position (grad_fn._saved_<name>)
+for _node_cls, _names in ((MmBackward0, ('self', 'mat2')), (MvBackward0, ('self', 'vec')),
+               (DotBackward0, ('self', 'tensor')), (VdotBackward0, ('self', 'other')),
+               (AddmmBackward0, ('mat1', 'mat2')), (AddbmmBackward0, ('batch1', 'batch2')),
+               (AddmvBackward0, ('mat', 'vec')), (AddrBackward0, ('vec1', 'vec2')),
+               (LinalgCrossBackward0, ('self', 'other'))):
+    _node_cls._saved_names = _names
+del _node_cls, _names

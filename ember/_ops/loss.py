@@ -101,6 +101,5 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
         node = MseLossBackward0()
         node.reduction = reduction
         node.n = a.size
-        node.needs = (input._rg, target._rg)
         record(out, node, (input, target), save=(input, target))
     return out

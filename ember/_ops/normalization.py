@@ -117,7 +117,6 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         node = NativeBatchNormBackward0()
         node.training = bool(training)
         node.eps = eps
-        node.needs = (input._rg, weight is not None and weight._rg, bias is not None and bias._rg)
         if training:
             save = (input, weight, None, None, smean, sinv)
         else:

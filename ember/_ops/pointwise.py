@@ -15,7 +15,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _Mode, inplace, _check_partial_overlap, _legacy_name
 from ..autograd.graph import _named
-from ._util import wrap, Node, register, binary_arrays, binary, record, _Upcast, check_broadcast
+from ._util import (wrap, Node, register, binary_arrays, binary, record, _Upcast, check_broadcast,
+                    write_out, grad_needed)
 from .._backend import array_module
 from . import _special
 
@@ -40,14 +41,7 @@ def _call(f, *args):
     return f(*args)
 
 
-def _needs(*ts):
-    """True when grad mode is on and a tensor among ``ts`` requires grad."""
-    if not _Mode.grad:
-        return False
-    for t in ts:
-        if isinstance(t, Tensor) and t._rg:
-            return True
-    return False
+_needs = grad_needed   # the one grad check (see _util.grad_needed)
 
 
 def _req(name, v, arg='other', pos=2):
@@ -134,30 +128,8 @@ def _record_not_impl(res, name, *ins):
 
 
 def _out(res, out, name='add'):
-    """Implements ``out=``: write ``res`` into ``out`` (resizing it when its shape differs)."""
-    if out is None:
-        return res
-    if _Mode.grad and (res._rg or out._rg):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    rd, od = D._NP2DT[res._data.dtype], D._NP2DT[out._data.dtype]
-    if rd._cat > od._cat:
-        raise RuntimeError(f"result type {_legacy_name(rd) if rd._cat != 1 else 'Long'} can't "
-                           f"be cast to the desired output type {_legacy_name(od)}")
-    if out._data.shape != res._data.shape:
-        if out._data.size:
-            import warnings
-            warnings.warn("An output with one or more elements was resized since it had shape "
-                          f"{list(out._data.shape)}, which does not match the required output "
-                          f"shape {list(res._data.shape)}. This behavior is deprecated, and in "
-                          "a future PyTorch release outputs will not be resized unless they "
-                          "have zero elements.", UserWarning, stacklevel=3)
-        out._data = array_module(out._data).empty(res._data.shape, out._data.dtype)
-        out._st = None
-        out._base = None
-    out._data[...] = res._data
-    out._storage_obj()._version += 1
-    return out
+    """``out=`` of the pointwise ops (see ``_util.write_out``)."""
+    return res if out is None else write_out(res, out, name)
 
 
 # ------------------------------------------------------------------ add / sub
@@ -232,7 +204,7 @@ def add(input, other, *, alpha=1, out=None):
     res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         _record_binary(res, input, other, AddBackward0, AddBackwardScalar, alpha=alpha)
-    return res if out is None else _out(res, out, 'add')
+    return res if out is None else _out(res, _args.tensor(out, 'add', 'out', None), 'add')
 
 
 def _radd(self, other):
@@ -264,7 +236,7 @@ def sub(input, other, *, alpha=1, out=None):
             node = RsubBackward1()
             node.alpha = alpha
             record(res, node, (other,))
-    return res if out is None else _out(res, out, 'sub')
+    return res if out is None else _out(res, _args.tensor(out, 'sub', 'out', None), 'sub')
 
 
 def _sub_bool_error(input, other):
@@ -333,7 +305,7 @@ def mul(input, other, *, out=None):
             node = MulBackwardScalar()
             node.scalar = other if ta else input
             record(res, node, (input if ta else other, None))
-    return res if out is None else _out(res, out, 'mul')
+    return res if out is None else _out(res, _args.tensor(out, 'mul', 'out', None), 'mul')
 
 
 class DivBackward0(Node):
@@ -438,7 +410,6 @@ def div(input, other, *, rounding_mode=None, out=None):
                    (other, None))
         elif ta and tb:
             node = DivBackward0()
-            node.needs = (input._rg, other._rg)
             record(res, node, (input, other), save=(input if other._rg else None, other))
         elif ta:
             node = DivBackwardScalar()
@@ -448,7 +419,7 @@ def div(input, other, *, rounding_mode=None, out=None):
             node = DivBackwardRScalar()
             node.scalar = input
             record(res, node, (other,), save=(other,))
-    return res if out is None else _out(res, out, 'div')
+    return res if out is None else _out(res, _args.tensor(out, 'div', 'out', None), 'div')
 
 
 def _rdiv(self, other):
@@ -650,7 +621,6 @@ def pow(input, exponent, *, out=None):
             record(res, node, (exponent,), save=(res,))
         elif te:
             node = PowBackward1()
-            node.needs = (input._rg, exponent._rg)
             record(res, node, (input, exponent), save=(input, exponent, res))
         else:
             node = PowBackward0()
@@ -1348,8 +1318,9 @@ def _bin_float(name, input, other, allow_int=True):
 def _bin_record(res, cls, input, other, save):
     if _needs(input, other):
         node = cls()
-        node.needs = (isinstance(input, Tensor) and input._rg,
-                      isinstance(other, Tensor) and other._rg)
+        # per operand, scalars included (``needs`` counts only the tensor inputs)
+        node.needs_xy = (isinstance(input, Tensor) and input._rg,
+                         isinstance(other, Tensor) and other._rg)
         ins = tuple(v for v in (input, other) if isinstance(v, Tensor))
         node.keep = None if len(ins) == 2 else 0 if isinstance(input, Tensor) else 1
         node.scalars = (input, other)
@@ -1373,8 +1344,8 @@ class Atan2Backward0(Node):
     def backward(self, g):
         x, y = _both(self)
         d = x * x + y * y
-        return _pick(self, g * y / d if self.needs[0] else None,
-                     g * -x / d if self.needs[1] else None)
+        return _pick(self, g * y / d if self.needs_xy[0] else None,
+                     g * -x / d if self.needs_xy[1] else None)
 
 
 @register(aliases=('arctan2',))
@@ -1398,8 +1369,8 @@ def atan2(input, other, *, out=None):
 class HypotBackward0(Node):
     def backward(self, g):
         x, y, r = self.saved_tensors
-        return _pick(self, g * x / r if self.needs[0] else None,
-                     g * y / r if self.needs[1] else None)
+        return _pick(self, g * x / r if self.needs_xy[0] else None,
+                     g * y / r if self.needs_xy[1] else None)
 
 
 @register()
@@ -1423,15 +1394,15 @@ def hypot(input, other, *, out=None):
 class LogaddexpBackward0(Node):
     def backward(self, g):
         x, y = _both(self)
-        return _pick(self, (g / ((y - x).exp() + 1)) if self.needs[0] else None,
-                     (g / ((x - y).exp() + 1)) if self.needs[1] else None)
+        return _pick(self, (g / ((y - x).exp() + 1)) if self.needs_xy[0] else None,
+                     (g / ((x - y).exp() + 1)) if self.needs_xy[1] else None)
 
 
 class Logaddexp2Backward0(Node):
     def backward(self, g):
         x, y = _both(self)
-        return _pick(self, (g / ((y - x).exp2() + 1)) if self.needs[0] else None,
-                     (g / ((x - y).exp2() + 1)) if self.needs[1] else None)
+        return _pick(self, (g / ((y - x).exp2() + 1)) if self.needs_xy[0] else None,
+                     (g / ((x - y).exp2() + 1)) if self.needs_xy[1] else None)
 
 
 @register()
@@ -1501,7 +1472,6 @@ def copysign(input, other, *, out=None):
     if _needs(input, other):
         if isinstance(other, Tensor):
             node = CopysignBackward0()
-            node.needs = (input._rg, other._rg)
             record(res, node, (input, other), save=(input, res))
         else:
             record(res, CopysignBackward1(), (input,), save=(input, res))
@@ -1512,12 +1482,12 @@ class XlogyBackward0(Node):
     def backward(self, g):
         x, y = _both(self)
         gx = gy = None
-        if self.needs[0]:
+        if self.needs_xy[0]:
             ya = y._data if isinstance(y, Tensor) else np.asarray(y)
             xa = x._data
             gx = _mask_zero(g * (y.log() if isinstance(y, Tensor) else _log_scalar(y)),
                             (xa == 0) & (ya <= 0))
-        if self.needs[1]:
+        if self.needs_xy[1]:
             gy = g * x / y
         return _pick(self, gx, gy)
 
@@ -1637,7 +1607,6 @@ def _minmax(name, f, cls, input, other, out):
     res = _w(f(x, y), xp)
     if _needs(input, other):
         node = cls()
-        node.needs = (input._rg, other._rg)
         record(res, node, (input, other), save=(input, other))
     return _out(res, out, name)
 
@@ -1820,7 +1789,6 @@ def clamp(input, min=None, max=None, *, out=None):
             hi = max if isinstance(max, Tensor) or max is None else \
                 wrap(xp.asarray(max, dtype=r.dtype))
             node = ClampBackward0()
-            node.needs = (input._rg, lo is not None and lo._rg, hi is not None and hi._rg)
             record(res, node, (input, lo, hi), save=(input, lo, hi))
         else:
             node = ClampBackward1()
@@ -1847,7 +1815,6 @@ def clamp_min(input, min, *, out=None):
     if _needs(input, min):
         if isinstance(min, Tensor):
             node = ClampMinBackward1()
-            node.needs = (input._rg, min._rg)
             record(res, node, (input, min), save=(input, min))
         else:
             node = ClampMinBackward0()
@@ -1874,7 +1841,6 @@ def clamp_max(input, max, *, out=None):
     if _needs(input, max):
         if isinstance(max, Tensor):
             node = ClampMaxBackward1()
-            node.needs = (input._rg, max._rg)
             record(res, node, (input, max), save=(input, max))
         else:
             node = ClampMaxBackward0()
@@ -1930,7 +1896,6 @@ def lerp(input, end, weight, *, out=None):
         _rg_complex('lerp', input, end, weight)
         if tw:
             node = LerpBackward1()
-            node.needs = (input._rg, end._rg, weight._rg)
             record(res, node, (input, end, weight),
                    save=(input if weight._rg else None, end if weight._rg else None,
                          weight if (input._rg or end._rg) else None))
@@ -1988,7 +1953,6 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if _needs(input, tensor1, tensor2):
         node = AddcmulBackward0()
         node.value = value
-        node.needs = (input._rg, tensor1._rg, tensor2._rg)
         record(res, node, (input, tensor1, tensor2),
                save=(tensor1 if tensor2._rg else None, tensor2 if tensor1._rg else None))
     return _out(res, out, 'addcmul')
@@ -2019,7 +1983,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if _needs(input, tensor1, tensor2):
         node = AddcdivBackward0()
         node.value = value
-        node.needs = (input._rg, tensor1._rg, tensor2._rg)
         record(res, node, (input, tensor1, tensor2), save=(tensor1, tensor2))
     return _out(res, out, 'addcdiv')
 
@@ -2417,3 +2380,34 @@ register('__rlshift__', function=False)(_rlshift)
 register('__rrshift__', function=False)(_rrshift)
 register('rsub', method=False)(rsub)
 register('__invert__', function=False)(_invert)
+
+
+# PyTorch's names of what each node saves, by position (grad_fn._saved_<name>)
+def _name_saved(table):
+    g = globals()
+    for names, classes in table.items():
+        for c in classes.split():
+            g[c]._saved_names = names
+
+
+_name_saved({
+    ('self', 'other'): 'MulBackward0 DivBackward0 RemainderBackward1 FmodBackward1 '
+                       'MaximumBackward0 MinimumBackward0 FmaxBackward0 FminBackward0',
+    ('self',): 'PowBackward0 AbsBackward0 LogBackward0 Log2Backward0 Log10Backward0 '
+               'Log1PBackward0 SinBackward0 CosBackward0 AsinBackward0 AcosBackward0 '
+               'AtanBackward0 SinhBackward0 CoshBackward0 AsinhBackward0 AcoshBackward0 '
+               'AtanhBackward0 ErfBackward0 ErfcBackward0 LgammaBackward0 DigammaBackward0 '
+               'LogitBackward0 PolygammaBackward0 NanToNumBackward0 ClampBackward1 '
+               'ClampMinBackward0 ClampMaxBackward0',
+    ('result',): 'PowBackward2 SqrtBackward0 RsqrtBackward0 ReciprocalBackward0 ExpBackward0 '
+                 'Exp2Backward0 Expm1Backward0 TanBackward0 TanhBackward0 SigmoidBackward0 '
+                 'ErfinvBackward0 ReluBackward0',
+    ('self', 'exponent', 'result'): 'PowBackward1',
+    ('self', 'result'): 'SgnBackward0 CopysignBackward0 CopysignBackward1',
+    ('self', 'other', 'result'): 'HypotBackward0',
+    ('self', 'min', 'max'): 'ClampBackward0',
+    ('self', 'min'): 'ClampMinBackward1',
+    ('self', 'max'): 'ClampMaxBackward1',
+    ('self', 'end', 'weight'): 'LerpBackward1',
+    ('tensor1', 'tensor2'): 'AddcmulBackward0 AddcdivBackward0',
+})

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types as _rt
 from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, with_out
 from .._backend import array_module
 from .indexing import gather, scatter, scatter_add
 from .shape import flip
@@ -27,7 +27,10 @@ def _dims(dim, nd):
     """Normalise ``dim`` (None, int, tuple/list) to a sorted tuple of non-negative dims."""
     if dim is None:
         return tuple(range(nd))
-    if isinstance(dim, int):
+    if dim.__class__ is int:
+        return (_wrap_dim(dim, nd),)
+    dim = _args.as_dims(dim)
+    if not isinstance(dim, tuple):
         return (_wrap_dim(dim, nd),)
     ds = tuple(_wrap_dim(d, nd) for d in dim)
     if len(set(ds)) != len(ds):
@@ -39,7 +42,7 @@ def _dims(dim, nd):
 
 def _all_dims(dim):
     """True when ``dim`` means 'reduce everything' (None or an empty tuple/list)."""
-    return dim is None or (not isinstance(dim, int) and len(dim) == 0)
+    return dim is None or (dim.__class__ in (tuple, list) and len(dim) == 0)
 
 
 def _axis(dims, nd):
@@ -1779,6 +1782,7 @@ def histc(input, bins=100, min=0, max=0):
 
 
 @register(method=False)
+@with_out('searchsorted')
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None, out=None):
     """Indices where the elements of ``input`` would be inserted into the innermost dimension
@@ -1822,6 +1826,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 @register(method=False)
+@with_out('bucketize')
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """Index of the bucket of each element of ``input`` given 1-D sorted ``boundaries``:
     ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x <

@@ -12,7 +12,7 @@ from .._dtype import _NP2DT
 from .._tensor import Tensor, Size, _Mode, _wrap_dim, inplace
 from ..autograd.graph import _named
 from .._backend import array_module
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, write_out
 from . import view as _view
 
 
@@ -50,20 +50,8 @@ def _common_np_dtype(tensors):
 
 
 def _out(res, out, name):
-    """The ``out=`` argument: copy ``res`` into ``out`` (resized to fit)."""
-    if out is None:
-        return res
-    if _Mode.grad and (out._rg or res._rg):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    a = out._data
-    if a.shape != res._data.shape:
-        xp = array_module(a)
-        out._data = xp.empty(res._data.shape, a.dtype)
-        out._st = None
-    out._data[...] = res._data
-    out._storage_obj()._version += 1
-    return out
+    """``out=`` of the shape ops (see ``_util.write_out``)."""
+    return res if out is None else write_out(res, out, name)
 
 
 def _as_int_dim(dim, fname):

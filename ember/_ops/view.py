@@ -702,7 +702,6 @@ def _scatter_slice(z, src, idx):
     if grad_needed(z, src):
         node = _SliceScatterBackward()
         node.idx = idx
-        node.needs = (z._rg, src._rg)
         record(out, node, (z, src))
         node.__class__.__name__  # noqa
     return out

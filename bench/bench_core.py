@@ -2,6 +2,8 @@
 
 Workloads and targets:
 - tiny-tensor op dispatch (add/mul of 10 elements, grad off): <= 1.5x torch
+- a chain of 8x8 add/mul/matmul: grad off <= 1.0x torch; grad on, forward + sum().backward()
+  <= 1.5x torch
 - forward + backward of a 1000-op chain (grad on): <= 2x torch
 - large pointwise ops (4M elements) and 1024x1024 matmul: within 1.1x of plain NumPy
 """
@@ -29,6 +31,31 @@ def tiny():
             number=20000, target=1.5)
     compare('add_ in place, 10 elements', {'ember': lambda: a.add_(b), 'torch': lambda: ta.add_(tb)},
             number=20000)
+
+
+def _chain8(m, a, b, w):
+    y = a
+    for _ in range(10):
+        y = y + b
+        y = y * 0.5
+        y = y @ w
+    return y
+
+
+def dispatch():
+    ea, eb, ew = (ember.rand(8, 8) for _ in range(3))
+    ta, tb, tw = (torch.from_numpy(t.numpy()) for t in (ea, eb, ew))
+    compare('8x8 add/mul/matmul chain (30 ops), grad off',
+            {'ember': lambda: _chain8(ember, ea, eb, ew),
+             'torch': lambda: _chain8(torch, ta, tb, tw)}, number=500, target=1.0)
+    ga, gw = ea.clone().requires_grad_(), ew.clone().requires_grad_()
+    tga, tgw = ta.clone().requires_grad_(), tw.clone().requires_grad_()
+
+    def run(m, a, b, w):
+        _chain8(m, a, b, w).sum().backward()
+    compare('8x8 chain grad on, fwd + sum().backward()',
+            {'ember': lambda: run(ember, ga, eb, gw), 'torch': lambda: run(torch, tga, tb, tgw)},
+            number=100, target=1.5)
 
 
 def chain():
@@ -62,6 +89,6 @@ def large():
 
 
 if __name__ == '__main__':
-    which = sys.argv[1:] or ['tiny', 'chain', 'large']
+    which = sys.argv[1:] or ['tiny', 'dispatch', 'chain', 'large']
     for w in which:
         globals()[w]()

@@ -124,6 +124,11 @@ def _matmul_arrays(a, b):
 class MmBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
+        gd = g._data
+        if not _Mode.grad and gd.dtype.kind != 'c':
+            # nothing to record (no create_graph): the same formula on arrays
+            return (wrap(_matmul_arrays(gd, b._data.swapaxes(-1, -2))) if self.needs[0] else None,
+                    wrap(_matmul_arrays(a._data.swapaxes(-1, -2), gd)) if self.needs[1] else None)
         return (g.matmul(_mH(b)) if self.needs[0] else None,
                 _mH(a).matmul(g) if self.needs[1] else None)
 

@@ -41,8 +41,9 @@ def test_rand_float32_drawn_in_float32():
     # 24-bit grid: every value is k / 2**24
     k = a.astype(np.float64) * 2 ** 24
     assert np.all(k == np.round(k))
-    h = ember.rand(1000, dtype=ember.float16)._data.astype(np.float64) * 2 ** 11
-    assert np.all(h == np.round(h))
+    # half: PyTorch rounds the float (24-bit) uniform to half, never reaching 1
+    h = ember.rand(100000, dtype=ember.float16)._data
+    assert h.max() < 1
 
 
 @pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16'])

@@ -862,13 +862,19 @@ def _poisson_arr(g, lam):
     transformed rejection method (Hoermann 1993) for ``lam >= 10``, else multiplying
     uniforms until the product falls to ``exp(-lam)``."""
     out = np.zeros(lam.size, np.float64)
-    buf, pos = [], 0
+    # uniforms are drawn ahead in chunks; the generator is then rewound and advanced by
+    # exactly the number used
+    saved, saved0 = g._mt.state, g._next0
+    est = float(np.minimum(lam, 10).sum()) + 2.5 * lam.size + 16
+    chunk = int(min(max(est, 16), 1 << 20))
+    buf, pos, used = [], 0, 0
 
     def uni():
-        nonlocal buf, pos
+        nonlocal buf, pos, used
         if pos == len(buf):
-            buf, pos = _unit(g, 1, 53).tolist(), 0
+            buf, pos = _unit(g, chunk, 53).tolist(), 0
         pos += 1
+        used += 1
         return buf[pos - 1]
     for i, lm in enumerate(lam.tolist()):
         if lm >= 10:
@@ -901,6 +907,8 @@ def _poisson_arr(g, lam):
                 else:
                     break
             out[i] = x
+    g._mt.state, g._next0 = saved, saved0
+    g._words(2 * used)
     return out
 
 

@@ -29,6 +29,33 @@ def _bin(a, b):
         return binary_arrays(a, b)
     except _Upcast:
         return binary(a, b)
+    except (TypeError, ValueError):   # #ARGCHK slow path: ndarray operands become tensors
+        a2, b2 = _nd_operand(a), _nd_operand(b)
+        if a2 is a and b2 is b:
+            raise
+        return _bin(a2, b2)
+
+
+def _bin_n(a, b):
+    """``_bin`` for add/sub/mul/div, which (as in PyTorch) also take two numbers: the first
+    is then read as a 0-dim tensor."""
+    try:
+        return binary_arrays(a, b)
+    except _Upcast:
+        return binary(a, b)
+    except (TypeError, ValueError):   # #ARGCHK slow path
+        if isinstance(a, (int, float, complex)) and isinstance(b, (int, float, complex)):
+            from .creation import tensor
+            return _bin(tensor(a), b)
+        return _bin(a, b)
+
+
+def _nd_operand(v):   # #ARGCHK
+    """A NumPy array operand as a tensor of its dtype (``tensor + ndarray`` as in PyTorch)."""
+    if isinstance(v, np.ndarray):
+        from .creation import tensor
+        return tensor(v)
+    return v
 
 
 def _w(r, xp=np):
@@ -197,7 +224,7 @@ def add(input, other, *, alpha=1, out=None):
         >>> ember.add(ember.tensor([1, 2]), 10)
         tensor([11, 12])
     """
-    x, y, xp = _bin(input, other)
+    x, y, xp = _bin_n(input, other)
     if alpha != 1 or alpha.__class__ is bool:
         y = _scale_alpha(y, x, alpha)
     r = xp.add(x, y)
@@ -220,7 +247,7 @@ def sub(input, other, *, alpha=1, out=None):
         >>> ember.sub(ember.tensor([1., 2.]), 1)
         tensor([0., 1.])
     """
-    x, y, xp = _bin(input, other)
+    x, y, xp = _bin_n(input, other)
     if x.dtype.kind == 'b' or (input.__class__ is bool or other.__class__ is bool) or \
             (isinstance(input, Tensor) and input._data.dtype == np.bool_) or \
             (isinstance(other, Tensor) and other._data.dtype == np.bool_):
@@ -291,7 +318,7 @@ def mul(input, other, *, out=None):
         >>> ember.mul(ember.tensor([1, 2]), 3)
         tensor([3, 6])
     """
-    x, y, xp = _bin(input, other)
+    x, y, xp = _bin_n(input, other)
     r = xp.multiply(x, y)
     res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
@@ -398,7 +425,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         >>> ember.div(ember.tensor([-5, 3]), 2, rounding_mode='floor')
         tensor([-3,  1])
     """
-    x, y, xp = _bin(input, other)
+    x, y, xp = _bin_n(input, other)
     r = _div_arrays(x, y, xp, rounding_mode)
     res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):

@@ -455,8 +455,7 @@ def repeat(self, *sizes):
     """
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    reps = _int_tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)) \
-        else tuple(int(s) for s in sizes)
+    reps = _args.as_size(sizes, 'repeat', 'repeats')   # #ARGCHK
     a = self._data
     if len(reps) < a.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "

@@ -7,6 +7,22 @@ sys.path.insert(0, os.path.dirname(__file__))
 import pytest  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption('--strict-backend', action='store_true',
+                     help="run ember on the strict check backend (ember/_backend/"
+                          "strict_backend.py): an op body that calls numpy directly on tensor "
+                          "data instead of its inputs' array module fails; same as "
+                          "EMBER_STRICT_BACKEND=1")
+
+
+def pytest_configure(config):
+    if config.getoption('--strict-backend'):
+        os.environ['EMBER_STRICT_BACKEND'] = '1'
+        if 'ember' in sys.modules:
+            from ember._backend import strict_backend
+            strict_backend.enable()
+
+
 @pytest.fixture(autouse=True)
 def _torch_one_thread():
     try:

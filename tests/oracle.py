@@ -4,14 +4,24 @@ dtypes, shapes, and gradients under a random upstream gradient.
     check(lambda m, x, y: m.add(x, y), [a_np, b_np])          # forward only
     check(fn, [a_np], grad=True)                                # + backward vs torch
     gradcheck_ember(fn, [a_np])                                 # float64 finite differences
+    run_both(lambda m: m.ones(2).sum())                         # any fn(m), results compared
+    errors_both(lambda m: m.ones(2).view(3), match='shape')     # both raise the same error
+    e, t = both(lambda m: m.ones(2).stride())                   # both results, not compared
 
 ``fn(m, *tensors)`` receives the module (``ember`` or ``torch``) and tensors made from
 the numpy inputs by that module.
+
+Under the strict check backend (``EMBER_STRICT_BACKEND=1`` or ``pytest --strict-backend``;
+see ember/_backend/strict_backend.py) ember's inputs and upstream gradients hold strict
+arrays, and every ember result must still hold one: an op body that computes with numpy
+directly instead of its inputs' ``xp`` fails.
 """
 import numpy as np
 import torch
 
 import ember
+from ember._backend import strict_backend as _sb
+from ember._tensor import _new_tensor
 
 torch.set_num_threads(1)
 
@@ -28,7 +38,7 @@ def to_np(x):
             return x.float().numpy()
         return x.resolve_conj().numpy(force=True)  # force: ZeroTensor grads (sgn, sign)
     if isinstance(x, ember.Tensor):
-        a = x.detach().numpy()
+        a = x.detach().numpy(force=True)   # force: a strict array's host copy
         if x.dtype is ember.bfloat16:
             return a.astype(np.float32)
         return a
@@ -76,6 +86,25 @@ def assert_same(e, t, rtol=None, atol=None, check_dtype=True, equal_nan=True, pa
     assert e == t, f"{path}: {e!r} != {t!r}"
 
 
+def on_backend(t):
+    """An ember tensor made from host data, moved onto the strict backend when it is on
+    (the tensor itself otherwise)."""
+    if not _sb.enabled() or type(t._data) is not np.ndarray:
+        return t
+    return _new_tensor(_sb.to_strict(t._data))
+
+
+def check_backend(result, path='out'):
+    """Under the strict backend: every tensor of ``result`` holds a strict array (an op
+    that went around ``xp`` hands back a plain numpy array)."""
+    if not _sb.enabled():
+        return
+    for i, o in enumerate(_flat_tensors(result)):
+        if isinstance(o, ember.Tensor):
+            assert type(o._data) is _sb.StrictArray, \
+                f"{path}[{i}]: the result left the strict backend ({type(o._data).__name__})"
+
+
 def _make(mod, arrays, requires_grad):
     out = []
     for a in arrays:
@@ -86,7 +115,7 @@ def _make(mod, arrays, requires_grad):
                 else:
                     t = torch.from_numpy(a.copy())
             else:
-                t = ember.from_numpy(a.copy())
+                t = on_backend(ember.from_numpy(a.copy()))
             if requires_grad and a.dtype.kind in 'fc':
                 t.requires_grad_(True)
             out.append(t)
@@ -112,6 +141,7 @@ def check(fn, arrays, grad=False, rtol=None, atol=None, check_dtype=True, seed=0
     ee = _make(ember, arrays, grad)
     rt = fn(torch, *te)
     re = fn(ember, *ee)
+    check_backend(re)
     assert_same(re, rt, rtol, atol, check_dtype)
     if grad:
         outs_t = [o for o in _flat_tensors(rt) if o.requires_grad]
@@ -127,12 +157,13 @@ def check(fn, arrays, grad=False, rtol=None, atol=None, check_dtype=True, seed=0
                 g = g + 1j * rng.standard_normal(tuple(ot.shape))
             g = np.asarray(g).astype(to_np(ot).dtype)   # 0-d complex: keep an array
             gts.append(torch.from_numpy(g.copy()).to(ot.dtype))
-            ges.append(ember.from_numpy(g.copy()).to(ember.bfloat16) if ot.dtype == torch.bfloat16
-                       else ember.from_numpy(g.copy()))
+            ges.append(on_backend(ember.from_numpy(g.copy())).to(ember.bfloat16)
+                       if ot.dtype == torch.bfloat16 else on_backend(ember.from_numpy(g.copy())))
         ins_t = [t for t in te if isinstance(t, torch.Tensor) and t.requires_grad]
         ins_e = [t for t in ee if isinstance(t, ember.Tensor) and t.requires_grad]
         gt = torch.autograd.grad(outs_t, ins_t, gts, allow_unused=True)
         ge = ember.autograd.grad(outs_e, ins_e, ges, allow_unused=True)
+        check_backend([a for a in ge if a is not None], 'grad')
         for i, (a, b) in enumerate(zip(ge, gt)):
             if b is None:
                 assert a is None or not np.any(to_np(a)), f"grad[{i}]: torch None, ember nonzero"
@@ -140,6 +171,37 @@ def check(fn, arrays, grad=False, rtol=None, atol=None, check_dtype=True, seed=0
             assert a is not None, f"grad[{i}]: ember None, torch has a gradient"
             assert_same(a, b, rtol, atol, check_dtype, path=f"grad[{i}]")
     return re, rt
+
+
+def both(fn):
+    """``(fn(ember), fn(torch))``: the two results, for the caller to compare."""
+    return fn(ember), fn(torch)
+
+
+def run_both(fn, rtol=None, atol=None, check_dtype=True):
+    """Run ``fn(m)`` under torch and ember and compare the results with
+    :func:`assert_same`. Returns ``(ember_result, torch_result)``."""
+    rt = fn(torch)
+    re = fn(ember)
+    assert_same(re, rt, rtol, atol, check_dtype)
+    return re, rt
+
+
+def errors_both(fn, match=None):
+    """``fn(m)`` raises under both torch and ember, the same exception type (by name or a
+    subclass), and both messages contain ``match``. Returns ``(ember_exc, torch_exc)``."""
+    import pytest
+    errs = []
+    for m in (torch, ember):
+        with pytest.raises(Exception) as ei:
+            fn(m)
+        errs.append(ei.value)
+    et, ee = errs
+    assert type(ee).__name__ == type(et).__name__ or isinstance(ee, type(et)), (ee, et)
+    if match is not None:
+        assert match in str(et), f"torch message changed: {et}"
+        assert match in str(ee), f"ember message {ee!r} lacks {match!r}"
+    return ee, et
 
 
 def check_error(fn, arrays=(), match=None):

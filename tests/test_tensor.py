@@ -7,10 +7,7 @@ import pytest
 import torch
 
 import ember
-
-
-def both(fn):
-    return fn(ember), fn(torch)
+from oracle import both
 
 
 def test_size_and_attributes():

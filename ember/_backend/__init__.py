@@ -2,14 +2,26 @@
 
 An op asks ``array_module(arr)`` for numpy or cupy; nothing in ``ember/_ops`` imports
 cupy directly. The CuPy backend is imported lazily, only when a CUDA device is asked for.
+The strict check backend (``strict_backend``: NumPy arrays that refuse NumPy's module
+functions) stands in for a device backend in tests without a GPU.
 """
 import numpy as np
 from .._device import device, CPU
 from .meta_backend import MetaArray, META_MODULE, to_meta, no_data
+from . import strict_backend as _strict_backend
 
 META = device('meta')
 
-__all__ = ['array_module', 'device_of', 'to_device', 'get_backend']
+__all__ = ['array_module', 'device_of', 'to_device', 'module_for_device', 'META']
+
+_StrictArray = _strict_backend.StrictArray
+_cpu_module = np   # the CPU device's array module: numpy, or the strict module
+
+
+def _set_cpu_module(xp):
+    """Make ``xp`` the CPU device's array module (see ``strict_backend.enable``)."""
+    global _cpu_module
+    _cpu_module = xp
 
 _cupy = None
 
@@ -23,8 +35,14 @@ def _get_cupy():
 
 
 def array_module(arr):
-    """numpy for host arrays, cupy for device arrays."""
-    if type(arr) is np.ndarray or _cupy is None:
+    """numpy for host arrays, cupy for device arrays (the strict module for strict
+    arrays)."""
+    t = type(arr)
+    if t is np.ndarray:
+        return np
+    if t is _StrictArray:
+        return _strict_backend.STRICT
+    if _cupy is None:
         return np
     return _cupy if isinstance(arr, _cupy.ndarray) else np
 
@@ -44,7 +62,7 @@ def device_of(arr):
 def module_for_device(dev):
     """Array module for an ``ember.device`` (raises if CUDA is unavailable)."""
     if dev.type == 'cpu':
-        return np
+        return _cpu_module
     if dev.type == 'cuda':
         return _get_cupy()
     if dev.type == 'meta':
@@ -67,3 +85,7 @@ def to_device(arr, dev):
         from . import cupy_backend
         return cupy_backend.to_cuda(arr, dev)
     return module_for_device(dev)
+
+
+if _strict_backend.enabled():   # EMBER_STRICT_BACKEND=1
+    _strict_backend.enable()

@@ -5,15 +5,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error, assert_same, rand
-
-
-def both(fn):
-    """Run ``fn(module)`` under torch and ember and compare (values, dtype, shape)."""
-    rt = fn(torch)
-    re = fn(ember)
-    assert_same(re, rt)
-    return re, rt
+from oracle import check, check_error, rand, run_both
 
 
 # ------------------------------------------------------------------ ember.tensor
@@ -23,7 +15,7 @@ def both(fn):
     -2 ** 63, 2 ** 62, [1e300], [0.1, 0.2],
 ])
 def test_tensor_inference(data):
-    both(lambda m: m.tensor(data))
+    run_both(lambda m: m.tensor(data))
 
 
 @pytest.mark.parametrize('make', [
@@ -32,25 +24,25 @@ def test_tensor_inference(data):
     lambda: np.bool_(True), lambda: [np.bool_(True), np.bool_(False)],
 ])
 def test_tensor_numpy_scalars(make):
-    both(lambda m: m.tensor(make()))
+    run_both(lambda m: m.tensor(make()))
 
 
 @pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16',
                                    'int32', 'int64', 'uint8', 'bool', 'complex64', 'complex128'])
 def test_tensor_dtype_arg(dtype):
-    both(lambda m: m.tensor([[1, 2], [3, 0]], dtype=getattr(m, dtype)))
-    both(lambda m: m.tensor([1.7, 0.2, 0.0], dtype=getattr(m, dtype)))
-    both(lambda m: m.tensor(3, dtype=getattr(m, dtype)))
+    run_both(lambda m: m.tensor([[1, 2], [3, 0]], dtype=getattr(m, dtype)))
+    run_both(lambda m: m.tensor([1.7, 0.2, 0.0], dtype=getattr(m, dtype)))
+    run_both(lambda m: m.tensor(3, dtype=getattr(m, dtype)))
 
 
 def test_tensor_from_tensor_and_array():
     a = rand(3, 4)
-    both(lambda m: m.tensor(a))
-    both(lambda m: m.tensor(a, dtype=m.float64))
+    run_both(lambda m: m.tensor(a))
+    run_both(lambda m: m.tensor(a, dtype=m.float64))
     with pytest.warns(UserWarning, match='sourceTensor.detach'):
         e = ember.tensor(ember.ones(2))
     assert e.dtype is ember.float32
-    both(lambda m: m.tensor([m.tensor(1.), 2]))
+    run_both(lambda m: m.tensor([m.tensor(1.), 2]))
     # a copy: no memory sharing
     e = ember.tensor(a)
     e[0, 0] = 100.
@@ -89,9 +81,9 @@ def test_tensor_errors(data, dtype, match):
 
 
 def test_tensor_unsigned_wraps_negative():
-    both(lambda m: m.tensor(-1, dtype=m.uint8))
-    both(lambda m: m.tensor([-255, 255], dtype=m.uint8))
-    both(lambda m: m.tensor(2 ** 64 - 1, dtype=m.uint64))
+    run_both(lambda m: m.tensor(-1, dtype=m.uint8))
+    run_both(lambda m: m.tensor([-255, 255], dtype=m.uint8))
+    run_both(lambda m: m.tensor(2 ** 64 - 1, dtype=m.uint64))
 
 
 # ------------------------------------------------------------------ memory sharing
@@ -124,9 +116,9 @@ def test_as_tensor_sharing():
     x = ember.ones(3)
     assert ember.as_tensor(x) is x
     assert ember.as_tensor(x, dtype=ember.float64).dtype is ember.float64
-    both(lambda m: m.as_tensor([1, 2], dtype=m.float64))
+    run_both(lambda m: m.as_tensor([1, 2], dtype=m.float64))
     check_error(lambda m: m.as_tensor(np.arange(4.)[::-1]), match='negative')
-    both(lambda m: m.as_tensor(3.5))
+    run_both(lambda m: m.as_tensor(3.5))
 
 
 def test_asarray():
@@ -140,8 +132,8 @@ def test_asarray():
     x = ember.ones(2)
     assert ember.asarray(x).data_ptr() == x.data_ptr()
     assert ember.asarray(x, copy=True).data_ptr() != x.data_ptr()
-    both(lambda m: m.asarray([1, 2, 3]))
-    both(lambda m: m.asarray([1, 2, 3], dtype=m.float32))
+    run_both(lambda m: m.asarray([1, 2, 3]))
+    run_both(lambda m: m.asarray([1, 2, 3], dtype=m.float32))
     check_error(lambda m: m.asarray([1, 2], copy=False), match="can't alias arbitrary sequence")
     assert ember.asarray([1.], requires_grad=True).requires_grad
 
@@ -157,7 +149,7 @@ def test_fill_factories(name, size):
         if name == 'empty':
             return [r.shape for r in (r1, r2, r3)] + [r3.dtype, r1.dtype]
         return r1, r2, r3
-    both(f)
+    run_both(f)
 
 
 @pytest.mark.parametrize('name', ['zeros', 'ones'])
@@ -169,7 +161,7 @@ def test_fill_out(name):
         out2 = m.full((2, 3), 7, dtype=m.int64)
         getattr(m, name)((2, 3), out=out2)
         return out, out2
-    both(f)
+    run_both(f)
 
 
 def test_fill_errors():
@@ -185,36 +177,36 @@ def test_fill_errors():
     (0.5, 'float16'), (2, 'bool'), (-1, 'int8'), (1.0, 'complex128'),
 ])
 def test_full(value, dtype):
-    both(lambda m: m.full((2, 3), value, dtype=getattr(m, dtype) if dtype else None))
-    both(lambda m: m.full([], value, dtype=getattr(m, dtype) if dtype else None))
+    run_both(lambda m: m.full((2, 3), value, dtype=getattr(m, dtype) if dtype else None))
+    run_both(lambda m: m.full([], value, dtype=getattr(m, dtype) if dtype else None))
 
 
 def test_full_errors_and_default_dtype():
     check_error(lambda m: m.full(2, 1), match="must be tuple of ints, not int")
     check_error(lambda m: m.full((2,), 300, dtype=m.uint8), match='without overflow')
-    both(lambda m: m.full((2,), m.tensor(3.)))
+    run_both(lambda m: m.full((2,), m.tensor(3.)))
     ember.set_default_dtype(ember.float64)
     torch.set_default_dtype(torch.float64)
     try:
-        both(lambda m: m.full((2,), 1.5))
-        both(lambda m: m.full((2,), 1j))
+        run_both(lambda m: m.full((2,), 1.5))
+        run_both(lambda m: m.full((2,), 1j))
     finally:
         ember.set_default_dtype(ember.float32)
         torch.set_default_dtype(torch.float32)
 
 
 def test_full_out_and_like():
-    both(lambda m: m.full((2, 2), 3., out=m.zeros(5)))
+    run_both(lambda m: m.full((2, 2), 3., out=m.zeros(5)))
     x = rand(2, 3)
     check(lambda m, a: (m.zeros_like(a), m.ones_like(a), m.full_like(a, 2.5),
                         m.full_like(a, 7, dtype=m.int64), m.empty_like(a).shape), [x])
 
 
 def test_scalar_tensor():
-    both(lambda m: m.scalar_tensor(1))
-    both(lambda m: m.scalar_tensor(True))
-    both(lambda m: m.scalar_tensor(2.5, dtype=m.float64))
-    both(lambda m: m.scalar_tensor(3, dtype=m.int32))
+    run_both(lambda m: m.scalar_tensor(1))
+    run_both(lambda m: m.scalar_tensor(True))
+    run_both(lambda m: m.scalar_tensor(2.5, dtype=m.float64))
+    run_both(lambda m: m.scalar_tensor(3, dtype=m.int32))
 
 
 def test_empty_strided():
@@ -224,7 +216,7 @@ def test_empty_strided():
                 m.empty_strided((2, 3), (3, 1), dtype=m.int64).stride(),
                 m.empty_strided((0, 3), (3, 1)).untyped_storage().nbytes(),
                 m.empty_strided((4,), (0,)).stride())
-    both(f)
+    run_both(f)
     t = ember.empty_strided((3, 2), (1, 3))
     t.copy_(ember.arange(6.).reshape(3, 2))
     assert t.tolist() == [[0., 1.], [2., 3.], [4., 5.]]
@@ -237,13 +229,13 @@ def test_empty_strided():
     (0, 1, 100), (-1e3, 1e3, 33)])
 @pytest.mark.parametrize('dtype', [None, 'float64', 'int64', 'int32', 'float16'])
 def test_linspace(start, end, steps, dtype):
-    both(lambda m: m.linspace(start, end, steps, dtype=getattr(m, dtype) if dtype else None))
+    run_both(lambda m: m.linspace(start, end, steps, dtype=getattr(m, dtype) if dtype else None))
 
 
 def test_linspace_misc():
-    both(lambda m: m.linspace(0, 1j, 3))
-    both(lambda m: m.linspace(m.tensor(0.), m.tensor(1.), 3))
-    both(lambda m: m.linspace(0, 1, 4, out=m.zeros(1)))
+    run_both(lambda m: m.linspace(0, 1j, 3))
+    run_both(lambda m: m.linspace(m.tensor(0.), m.tensor(1.), 3))
+    run_both(lambda m: m.linspace(0, 1, 4, out=m.zeros(1)))
     check_error(lambda m: m.linspace(0, 1, -1), match='number of steps must be non-negative')
     check_error(lambda m: m.linspace(0, 1))
     assert ember.linspace(0, 1, 3, requires_grad=True).requires_grad
@@ -253,20 +245,20 @@ def test_linspace_misc():
     (0, 2, 3, 10.), (0, 2, 3, 2), (-2, 2, 9, 10.), (0, 1, 1, 10.), (1, -1, 5, 2.5), (0, 3, 0, 10.)])
 @pytest.mark.parametrize('dtype', [None, 'float64', 'int64'])
 def test_logspace(start, end, steps, base, dtype):
-    both(lambda m: m.logspace(start, end, steps, base=base,
+    run_both(lambda m: m.logspace(start, end, steps, base=base,
                               dtype=getattr(m, dtype) if dtype else None))
 
 
 @pytest.mark.parametrize('args', [(0,), (1,), (3,), (2, 4), (4, 2), (3, 0)], ids=str)
 @pytest.mark.parametrize('dtype', [None, 'int64', 'bool', 'float64', 'complex64'])
 def test_eye(args, dtype):
-    both(lambda m: m.eye(*args, dtype=getattr(m, dtype) if dtype else None))
+    run_both(lambda m: m.eye(*args, dtype=getattr(m, dtype) if dtype else None))
 
 
 def test_eye_errors_and_out():
     check_error(lambda m: m.eye(-1), match='n must be greater or equal to 0, got -1')
     check_error(lambda m: m.eye(2, -1), match='m must be greater or equal to 0, got -1')
-    both(lambda m: m.eye(2, 3, out=m.ones(1)))
+    run_both(lambda m: m.eye(2, 3, out=m.ones(1)))
 
 
 # ------------------------------------------------------------------ complex factories
@@ -286,5 +278,5 @@ def test_complex_errors():
 
 
 def test_arange():
-    both(lambda m: (m.arange(5), m.arange(1, 4), m.arange(0, 1, 0.25), m.arange(1., 4.),
+    run_both(lambda m: (m.arange(5), m.arange(1, 4), m.arange(0, 1, 0.25), m.arange(1., 4.),
                     m.arange(5, dtype=m.float64), m.arange(10, 0, -3)))

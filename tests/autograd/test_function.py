@@ -9,32 +9,7 @@ import pytest
 import torch
 
 import ember
-from oracle import assert_same, gradcheck_ember
-
-MODS = (torch, ember)
-
-
-def run_both(fn):
-    """``fn(m)`` under torch and ember; compare the results; return them."""
-    rt = fn(torch)
-    re = fn(ember)
-    assert_same(re, rt)
-    return re, rt
-
-
-def errors_both(fn, match=None):
-    errs = []
-    for m in MODS:
-        with pytest.raises(Exception) as ei:
-            fn(m)
-        errs.append(ei.value)
-    et, ee = errs
-    assert type(ee).__name__ == type(et).__name__ or isinstance(ee, type(et)), (ee, et)
-    if match is not None:
-        assert match in str(et), f"torch message changed: {et}"
-        assert match in str(ee), f"ember message {ee!r} lacks {match!r}"
-    return ee, et
-
+from oracle import gradcheck_ember, run_both, errors_both
 
 def T(m, a, rg=False, dtype=None):
     arr = np.asarray(a, dtype=dtype or np.float32)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember
-from oracle import assert_same
+from oracle import run_both, errors_both
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-1, 1, 3)
@@ -17,25 +17,6 @@ V23 = RNG.uniform(-1, 1, (2, 3))
 
 def t(m, a, rg=False):
     return m.from_numpy(np.array(a, dtype=np.float64)).requires_grad_(rg)
-
-
-def run_both(fn):
-    rt = fn(torch)
-    re = fn(ember)
-    assert_same(re, rt)
-    return re, rt
-
-
-def errors_both(fn, match):
-    errs = []
-    for m in (torch, ember):
-        with pytest.raises(Exception) as ei:
-            fn(m)
-        errs.append(ei.value)
-    et, ee = errs
-    assert type(ee) is type(et) or type(ee).__name__ == type(et).__name__, (ee, et)
-    assert match in str(et), f"torch message changed: {et}"
-    assert match in str(ee), f"ember: {ee!r}"
 
 
 # functions of (m, *inputs)

@@ -11,35 +11,12 @@ import pytest
 import torch
 
 import ember
-from oracle import assert_same
+from oracle import run_both, errors_both
 
-MODS = (torch, ember)
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
 B = RNG.standard_normal((3, 4))
 Z = RNG.standard_normal(12)
-
-
-def run_both(fn):
-    """``fn(m)`` under torch and ember; compare the results."""
-    rt = fn(torch)
-    re = fn(ember)
-    assert_same(re, rt)
-    return re, rt
-
-
-def errors_both(fn, match=None):
-    errs = []
-    for m in MODS:
-        with pytest.raises(Exception) as ei:
-            fn(m)
-        errs.append(ei.value)
-    et, ee = errs
-    assert type(ee).__name__ == type(et).__name__, (ee, et)
-    if match is not None:
-        assert match in str(et), f"torch message changed: {et}"
-        assert match in str(ee), f"ember message {ee!r} lacks {match!r}"
-    return ee, et
 
 
 def leaf(m, a=A):

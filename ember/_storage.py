@@ -11,7 +11,7 @@ __all__ = ['UntypedStorage', 'TypedStorage']
 
 
 def _ptr(arr):
-    return arr.__array_interface__['data'][0] if type(arr) is np.ndarray else arr.data.ptr
+    return arr.__array_interface__['data'][0] if isinstance(arr, np.ndarray) else arr.data.ptr
 
 
 class UntypedStorage:

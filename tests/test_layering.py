@@ -36,6 +36,8 @@ LAYERS = {
     # 4: the public namespaces that are thin over the ops (what ``ember/__init__`` exports)
     'ember._misc': 4,
     'ember._C': 4,
+    'ember.functional': 4,
+    'ember.version': 4,
     'ember.linalg': 4,
     'ember.fft': 4,
     'ember.special': 4,
@@ -51,6 +53,8 @@ LAYERS = {
     'ember.utils': 5,
     'ember.cuda': 5,
     'ember.amp': 5,
+    'ember.cpu': 5,
+    'ember.accelerator': 5,
     'ember.distributed': 5,
     'ember.multiprocessing': 5,
     'ember.profiler': 5,

@@ -78,6 +78,8 @@ def to_device(arr, dev):
         no_data()
     if dev.type == 'cpu':
         if isinstance(arr, np.ndarray):
+            if _cpu_module is not np and type(arr) is np.ndarray:   # onto the strict backend
+                return _strict_backend.to_strict(arr)
             return arr
         return arr.get()
     if dev.type == 'cuda':

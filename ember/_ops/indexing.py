@@ -708,7 +708,7 @@ def where(condition, input=None, other=None, *, out=None):
         from .creation import tensor
         x, y, xp = _bin(tensor(input), tensor(other))
     rdt = x.dtype if hasattr(x, 'dtype') else np.result_type(x)
-    shapes = [c.shape, np.shape(x), np.shape(y)]
+    shapes = [c.shape, getattr(x, 'shape', ()), getattr(y, 'shape', ())]
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
@@ -1210,7 +1210,7 @@ class ScatterReduceBackward0(Node):
             gx = g * scatter_reduce(mx, d, index, src, 'prod', include_self=self.include_self) / mx
             s_sub = sa[tuple(slice(0, n) for n in index.shape)]
             s_zero = s_sub == 0
-            nz = np.zeros(ra.shape, np.int64)
+            nz = _xp(ra).zeros(ra.shape, np.int64)
             _xp(nz).add.at(nz, key, s_zero.astype(np.int64))
             single = wrap(s_zero & (nz[key] == 1))
             srcv = src if src._data.shape == index._data.shape else \

@@ -1184,7 +1184,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     def pos(srt, n_, d_=0):
         sh = list(srt.shape)
         sh[d_] = 1
-        return np.full(sh, k - 1, np.int64)
+        return array_module(srt).full(sh, k - 1, np.int64)
     return _pick('kthvalue', input, dim, keepdim, pos, KthvalueBackward0, _rt.kthvalue)
 
 
@@ -1604,7 +1604,8 @@ class LogcumsumexpBackward0(Node):
         for m, sgn in ((pos, 1), (neg, -1)):
             # log|g| where g has this sign, a huge negative number elsewhere (not -inf: the
             # double backward subtracts such entries from each other)
-            lg = (g * sgn * m + (1 - m)).log() + _const(np.where((a * sgn) > 0, 0, -1e30), g)
+            far = _const(array_module(a).where((a * sgn) > 0, 0, -1e30), g)
+            lg = (g * sgn * m + (1 - m)).log() + far
             t = (_flip(logcumsumexp(_flip(lg - out, d), d), d) + x).exp()
             res = t if sgn == 1 else res - t
         return (res,)

@@ -11,7 +11,8 @@ from .. import _dtype as D
 from .._dtype import _NP2DT
 from .._tensor import Tensor, Size, _Mode, _wrap_dim, inplace
 from ..autograd.graph import _named
-from .._backend import array_module
+from .._backend import array_module, to_device
+from .._device import CPU
 from ._util import wrap, Node, register, grad_needed, record, write_out
 from . import view as _view
 
@@ -942,7 +943,8 @@ def _tri_indices(row, col, offset, dtype, name, lower):
         r, c = np.tril_indices(row, offset, col)
     else:
         r, c = np.triu_indices(row, offset, col)
-    return wrap(np.stack([r, c]).astype(dtype._np).reshape(2, -1))
+    # computed on the host, then placed through the backend (the CPU device's module)
+    return wrap(to_device(np.stack([r, c]).astype(dtype._np).reshape(2, -1), CPU))
 
 
 @register(method=False)

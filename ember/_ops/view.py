@@ -13,8 +13,6 @@ from .._backend import array_module
 from .._dtype import dtype as _dt
 from .._storage import _ptr
 
-_as_strided_np = np.lib.stride_tricks.as_strided
-
 
 def make_view(src, arr, node=None, save=None):
     """Wrap ``arr`` (a view of ``src``'s data) as a view tensor of ``src``.
@@ -663,10 +661,6 @@ def as_strided_(self, size, stride, storage_offset=None):
 
 
 # ------------------------------------------------------------------ slicing family
-class NarrowBackward0(Node):
-    pass
-
-
 class SliceBackward0(Node):
     def backward(self, g):
         z = g.new_zeros(self.shape)

@@ -28,7 +28,7 @@ KNOWN_BYPASS = {
     'logical_and', 'logical_or', 'logical_xor', 'logical_and_', 'logical_or_', 'logical_xor_',
     'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_and_', 'bitwise_or_', 'bitwise_xor_',
     'bitwise_left_shift', 'bitwise_right_shift', 'bitwise_left_shift_',
-    'bitwise_right_shift_', 'isclose', 'allclose', 'equal', 'complex:eq',
+    'bitwise_right_shift_', 'complex:eq',
 }
 
 

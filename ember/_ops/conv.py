@@ -185,6 +185,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         r = _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
     else:
         r = _conv_fwd(x, w, stride, padding, dilation, groups)
+    if r.dtype != x.dtype:   # NumPy computes bfloat16 products in float32
+        r = r.astype(x.dtype)
     if bias is not None:
         r += bias._data.reshape((1, -1) + (1,) * (r.ndim - 2))
     out = wrap(r)

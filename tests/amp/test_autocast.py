@@ -70,16 +70,7 @@ def _run(m, name, **ac):
         return CASES[name](m, F, t)
 
 
-# ember's conv ops return float32 for bfloat16 inputs (torch: bfloat16): an op bug in
-# ember/_ops/conv.py, not autocast's (the args are cast; see test_cast_args_*). These flip
-# to XPASS (and fail, strict) once the conv ops keep the input dtype.
-CONV_BF16_BUG = {'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d',
-                 'conv_transpose3d'}
-
-
-@pytest.mark.parametrize('name', [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="ember conv of bfloat16 inputs returns float32 (op bug, _ops/conv.py)"))
-    if n in CONV_BF16_BUG else n for n in sorted(CASES)])
+@pytest.mark.parametrize('name', sorted(CASES))
 def test_autocast_cpu_dtype_end_to_end(name):
     want = _run(torch, name)
     try:
@@ -102,8 +93,6 @@ def test_autocast_cpu_float16(name):
         return
     want = _run(torch, name, dtype=torch.float16)
     got = _run(ember, name, dtype=ember.float16)
-    if name == 'conv2d':
-        pytest.xfail("ember conv of low-precision inputs returns float32 (op bug)")
     assert str(got.dtype) == str(want.dtype)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types as _rt
 from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name
-from ._util import wrap, Node, register, grad_needed, record, with_out
+from ._util import wrap, Node, register, grad_needed, record, with_out, write_out
 from .._backend import array_module
 from .indexing import gather, scatter, scatter_add
 from .shape import flip
@@ -236,7 +236,7 @@ def _sum_input(input, dtype):
 
 
 @register()
-def sum(input, dim=None, keepdim=False, *, dtype=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum of elements, over ``dim`` (int, tuple or None for all).
 
     Integer and bool inputs sum as int64.
@@ -271,7 +271,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         node = SumBackward0() if dim is None and not keepdim else SumBackward1()
         node.shape, node.dims, node.keepdim = a.shape, dims, keepdim
         record(res, node, (input,))
-    return res
+    return res if out is None else write_out(res, out, 'sum')
 
 
 class NansumBackward0(Node):
@@ -280,6 +280,7 @@ class NansumBackward0(Node):
 
 
 @register()
+@with_out('nansum')
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of elements treating NaN as zero.
 
@@ -324,7 +325,7 @@ class MeanBackward1(Node):
 
 
 @register()
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of elements over ``dim`` (int, tuple or None for all).
 
     The input must be floating point or complex (or pass ``dtype=``).
@@ -362,10 +363,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         node = MeanBackward0() if dim is None and not keepdim else MeanBackward1()
         node.shape, node.dims, node.keepdim, node.n = a.shape, dims, keepdim, n
         record(res, node, (input,))
-    return res
+    return res if out is None else write_out(res, out, 'mean')
 
 
 @register()
+@with_out('nanmean')
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (``nansum / count``).
 
@@ -544,6 +546,7 @@ def _amaxmin(name, input, dim, keepdim, big, cls):
 
 
 @register()
+@with_out('amax')
 def amax(input, dim=(), keepdim=False):
     """Maximum over ``dim`` (int or tuple; all dims by default). The gradient is split evenly
     between equal maxima.
@@ -561,6 +564,7 @@ def amax(input, dim=(), keepdim=False):
 
 
 @register()
+@with_out('amin')
 def amin(input, dim=(), keepdim=False):
     """Minimum over ``dim`` (int or tuple; all dims by default).
 
@@ -588,6 +592,7 @@ class AminmaxBackward0(Node):
 
 
 @register()
+@with_out('aminmax')
 def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` of ``input`` (over ``dim`` if given) as a named tuple.
 
@@ -651,6 +656,7 @@ def _argmaxmin(name, input, dim, keepdim, big):
 
 
 @register()
+@with_out('argmax')
 def argmax(input, dim=None, keepdim=False):
     """Index of the maximum (of the flattened input if ``dim`` is None).
 
@@ -669,6 +675,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 @register()
+@with_out('argmin')
 def argmin(input, dim=None, keepdim=False):
     """Index of the minimum (of the flattened input if ``dim`` is None).
 
@@ -797,6 +804,7 @@ def _var_family(name, input, dim, unbiased, keepdim, correction, sqrt, with_mean
 
 
 @register()
+@with_out('var')
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0).
 
@@ -815,6 +823,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 @register()
+@with_out('std')
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` with ``correction`` (see :func:`var`).
 
@@ -912,6 +921,7 @@ class LogsumexpBackward0(Node):
 
 
 @register()
+@with_out('logsumexp')
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over ``dim``, computed stably. Integer inputs give the
     default float dtype.
@@ -967,6 +977,7 @@ def _logical_red(input, dim, keepdim, fn):
 
 
 @register()
+@with_out('all')
 def all(input, dim=None, keepdim=False):
     """True if all elements (over ``dim``) are nonzero. uint8 input gives uint8, others bool.
 
@@ -983,6 +994,7 @@ def all(input, dim=None, keepdim=False):
 
 
 @register()
+@with_out('any')
 def any(input, dim=None, keepdim=False):
     """True if any element (over ``dim``) is nonzero.
 
@@ -1030,6 +1042,7 @@ def _argsort_np(a, axis, descending, xp):
 
 
 @register()
+@with_out('sort')
 def sort(input, dim=-1, descending=False, *, stable=False):
     """Sort along ``dim``; returns ``(values, indices)``. The sort is always stable here
     (``stable=True`` is honoured; ``stable=False`` allows any order of equal elements).
@@ -1080,6 +1093,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 
 
 @register()
+@with_out('msort')
 def msort(input):
     """Sort along the first dimension (values only).
 
@@ -1095,6 +1109,7 @@ def msort(input):
 
 
 @register()
+@with_out('topk')
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest with ``largest=False``) elements along ``dim``, as
     ``(values, indices)``.
@@ -1155,6 +1170,7 @@ def _pick(name, input, dim, keepdim, pos_fn, cls, rtype):
 
 
 @register()
+@with_out('kthvalue')
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element (1-based) along ``dim``, as ``(values, indices)``.
 
@@ -1221,6 +1237,7 @@ def _no_bool_median(input, dim):
 
 
 @register()
+@with_out('median')
 def median(input, dim=None, keepdim=False):
     """The lower median: of all elements (a value), or along ``dim`` as
     ``(values, indices)``. NaN propagates (use :func:`nanmedian` to ignore it).
@@ -1246,6 +1263,7 @@ def median(input, dim=None, keepdim=False):
 
 
 @register()
+@with_out('nanmedian')
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median ignoring NaN: of all elements, or along ``dim`` as
     ``(values, indices)``.
@@ -1271,6 +1289,7 @@ def nanmedian(input, dim=None, keepdim=False):
 
 
 @register()
+@with_out('mode')
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest among equally frequent ones) and
     the index of its last occurrence, as ``(values, indices)``.
@@ -1396,6 +1415,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 @register()
+@with_out('quantile')
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     """The ``q``-th quantiles of ``input`` (flattened if ``dim`` is None). ``q`` is a float
     or a 1-D tensor (its size becomes the first output dimension). ``interpolation`` is
@@ -1414,6 +1434,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
 
 
 @register()
+@with_out('nanquantile')
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     """Like :func:`quantile`, ignoring NaN values.
 
@@ -1443,6 +1464,7 @@ class CumsumBackward0(Node):
 
 
 @register()
+@with_out('cumsum')
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along ``dim``. Integer and bool inputs give int64.
 
@@ -1509,6 +1531,7 @@ def _cumprod_grad(x, g, out, dim):
 
 
 @register()
+@with_out('cumprod')
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along ``dim``. Integer and bool inputs give int64.
 
@@ -1556,6 +1579,7 @@ def _cumext(name, input, dim, big, cls, rtype):
 
 
 @register()
+@with_out('cummax')
 def cummax(input, dim):
     """Running maximum along ``dim`` and the index where it was reached, as
     ``(values, indices)``.
@@ -1575,6 +1599,7 @@ def cummax(input, dim):
 
 
 @register()
+@with_out('cummin')
 def cummin(input, dim):
     """Running minimum along ``dim`` and its index, as ``(values, indices)``.
 
@@ -1612,6 +1637,7 @@ class LogcumsumexpBackward0(Node):
 
 
 @register()
+@with_out('logcumsumexp')
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(input)))`` along ``dim``, computed stably.
 
@@ -1749,6 +1775,7 @@ def bincount(input, weights=None, minlength=0):
 
 
 @register()
+@with_out('histc')
 def histc(input, bins=100, min=0, max=0):
     """Histogram with ``bins`` equal-width bins over ``[min, max]`` (the data's range when
     both are 0); elements outside are ignored.
@@ -1848,6 +1875,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 
 @register()
+@with_out('diff')
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
     ``append``).

@@ -264,3 +264,35 @@ def test_interceptor_sees_op_names_and_can_rewrite_args():
     assert seen == ['ones', 'mul']
     assert (ember.ones(2) * 3).tolist() == [3., 3.]
     h.remove()   # idempotent
+
+
+def test_bindings_swapping_under_concurrent_ops():
+    """One thread enters and leaves a mode (swapping every binding) while others compute:
+    the others' results stay right and they never see the mode."""
+    Count = _counting_mode(ember)
+    errors = []
+    stop = threading.Event()
+
+    def worker():
+        a = ember.tensor([1., 2., 3.], requires_grad=True)
+        for _ in range(300):
+            y = ((a * 2 + 1) @ a).exp().log()
+            y.backward()
+            if abs(y.item() - 34.0) > 1e-4:
+                errors.append(y.item())
+            a.grad = None
+        stop.set()
+
+    def toggler():
+        modes = []
+        while not stop.is_set():
+            with Count() as c:
+                ember.ones(1) + 1
+            modes.append(c.names)
+        errors.extend(n for n in modes if n != ['ones', 'add'])
+    ts = [threading.Thread(target=worker) for _ in range(2)] + [threading.Thread(target=toggler)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert not errors

@@ -219,6 +219,19 @@ def invalid(fname, *args, **kwargs):
                     "but expected one of the documented signatures")
 
 
+def factory_args(fname, out, dtype, device, requires_grad):
+    """Check a factory's ``out``, ``dtype``, ``device`` and ``requires_grad`` (in that
+    order, as PyTorch reports them); call it only when one of them is not the default."""
+    if out is not None and not isinstance(out, Tensor):
+        tensor(out, fname, 'out', None)
+    if dtype is not None:
+        as_dtype(dtype, fname)
+    if device is not None:
+        as_device(device, fname)
+    if requires_grad is not False:
+        check_factory(fname, requires_grad=requires_grad)
+
+
 def check_factory(fname, dtype=None, device=None, requires_grad=False, out=None):
     """The keyword arguments every factory takes: ``dtype``, ``device``,
     ``requires_grad`` and ``out``."""

@@ -361,14 +361,8 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
         tensor([[0., 0., 0.],
                 [0., 0., 0.]])
     """
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'zeros', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'zeros')
-    if device is not None:
-        _args.as_device(device, 'zeros')
-    if requires_grad is not False:
-        _args.check_factory('zeros', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('zeros', out, dtype, device, requires_grad)
     return _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
                  'zeros')
 
@@ -383,14 +377,8 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
         >>> ember.ones(2)
         tensor([1., 1.])
     """
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'ones', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'ones')
-    if device is not None:
-        _args.as_device(device, 'ones')
-    if requires_grad is not False:
-        _args.check_factory('ones', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('ones', out, dtype, device, requires_grad)
     return _fill(lambda xp, s, dt: xp.ones(s, dt), size, dtype, device, requires_grad, out,
                  'ones')
 
@@ -409,14 +397,8 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
         >>> ember.empty(2, 3).shape
         torch.Size([2, 3])
     """
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'empty', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'empty')
-    if device is not None:
-        _args.as_device(device, 'empty')
-    if requires_grad is not False:
-        _args.check_factory('empty', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('empty', out, dtype, device, requires_grad)
     t = _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
               'empty')
     if memory_format is not None:
@@ -435,12 +417,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         >>> ember.empty_strided((2, 3), (1, 2)).stride()
         (1, 2)
     """
-    if dtype is not None:
-        _args.as_dtype(dtype, 'empty_strided')
-    if device is not None:
-        _args.as_device(device, 'empty_strided')
-    if requires_grad is not False:
-        _args.check_factory('empty_strided', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('empty_strided', None, dtype, device, requires_grad)
     size = _shape_args((size,), 'empty_strided')
     stride = tuple(builtins.int(s) for s in stride)
     if len(size) != len(stride):
@@ -490,14 +468,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         tensor([[7, 7],
                 [7, 7]])
     """
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'full', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'full')
-    if device is not None:
-        _args.as_device(device, 'full')
-    if requires_grad is not False:
-        _args.check_factory('full', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('full', out, dtype, device, requires_grad)
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
@@ -526,12 +498,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
         >>> ember.scalar_tensor(3)
         tensor(3.)
     """
-    if dtype is not None:
-        _args.as_dtype(dtype, 'scalar_tensor')
-    if device is not None:
-        _args.as_device(device, 'scalar_tensor')
-    if requires_grad is not False:
-        _args.check_factory('scalar_tensor', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('scalar_tensor', None, dtype, device, requires_grad)
     if isinstance(s, Tensor):
         s = s.item()
     dt = dtype or D._default_dtype
@@ -609,14 +577,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         >>> ember.linspace(0, 1, 5)
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'linspace', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'linspace')
-    if device is not None:
-        _args.as_device(device, 'linspace')
-    if requires_grad is not False:
-        _args.check_factory('linspace', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('linspace', out, dtype, device, requires_grad)
     start, end = _scalar_arg(start, 'linspace'), _scalar_arg(end, 'linspace')
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
@@ -635,14 +597,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         >>> ember.logspace(0, 2, 3)
         tensor([  1.,  10., 100.])
     """
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'logspace', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'logspace')
-    if device is not None:
-        _args.as_device(device, 'logspace')
-    if requires_grad is not False:
-        _args.check_factory('logspace', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('logspace', out, dtype, device, requires_grad)
     start, end = _scalar_arg(start, 'logspace'), _scalar_arg(end, 'logspace')
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
@@ -671,14 +627,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         n = _args.as_int(n, 'eye', 'n', 1)
     if m is not None and m.__class__ is not int:
         m = _args.as_int(m, 'eye', 'm', 2)
-    if out is not None and not isinstance(out, Tensor):
-        _args.tensor(out, 'eye', 'out', None)
-    if dtype is not None:
-        _args.as_dtype(dtype, 'eye')
-    if device is not None:
-        _args.as_device(device, 'eye')
-    if requires_grad is not False:
-        _args.check_factory('eye', requires_grad=requires_grad)
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('eye', out, dtype, device, requires_grad)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is None:
@@ -737,12 +687,8 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'zeros_like')
-    if dtype is not None:
-        _args.as_dtype(dtype, 'zeros_like')
-    if device is not None:
-        _args.as_device(device, 'zeros_like')
-    if requires_grad is not False:
-        _args.check_factory('zeros_like', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('zeros_like', None, dtype, device, requires_grad)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
@@ -758,12 +704,8 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'ones_like')
-    if dtype is not None:
-        _args.as_dtype(dtype, 'ones_like')
-    if device is not None:
-        _args.as_device(device, 'ones_like')
-    if requires_grad is not False:
-        _args.check_factory('ones_like', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('ones_like', None, dtype, device, requires_grad)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), memory_format)
 
 
@@ -780,12 +722,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'empty_like')
-    if dtype is not None:
-        _args.as_dtype(dtype, 'empty_like')
-    if device is not None:
-        _args.as_device(device, 'empty_like')
-    if requires_grad is not False:
-        _args.check_factory('empty_like', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('empty_like', None, dtype, device, requires_grad)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
@@ -802,12 +740,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'full_like')
-    if dtype is not None:
-        _args.as_dtype(dtype, 'full_like')
-    if device is not None:
-        _args.as_device(device, 'full_like')
-    if requires_grad is not False:
-        _args.check_factory('full_like', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('full_like', None, dtype, device, requires_grad)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d),
@@ -1200,11 +1134,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         tensor([[3.5000, 3.5000],
                 [3.5000, 3.5000]], dtype=torch.float64)
     """
-    if dtype is not None:
-        _args.as_dtype(dtype, 'new_full')
-    if device is not None:
-        _args.as_device(device, 'new_full')
-    if requires_grad is not False:
-        _args.check_factory('new_full', requires_grad=requires_grad)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('new_full', None, dtype, device, requires_grad)
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)

@@ -1,5 +1,6 @@
 """``ember.linalg``: PyTorch's ``torch.linalg`` namespace. Every function is defined once,
-in ``ember/_ops/linalg.py``; this module only names them.
+in the op library (``ember/_ops/products.py``, ``decompositions.py``, ``norms.py``); this
+module only names them.
 
 Example::
 
@@ -8,11 +9,13 @@ Example::
     tensor([[0.5000, 0.0000],
             [0.0000, 0.5000]])
 """
-from ._ops.linalg import (  # noqa: F401
-    LinAlgError, vector_norm, matrix_norm, norm, inv, inv_ex, det, slogdet, solve, solve_ex,
-    solve_triangular, cholesky, cholesky_ex, qr, svd, svdvals, eigh, eigvalsh, eig, eigvals,
-    pinv, lstsq, matrix_power, matrix_rank, multi_dot, vecdot, matmul)
-from ._ops.linalg import linalg_cross as cross  # noqa: F401
+from ._ops._linalg_common import LinAlgError  # noqa: F401
+from ._ops.products import multi_dot, vecdot, matmul  # noqa: F401
+from ._ops.products import linalg_cross as cross  # noqa: F401
+from ._ops.decompositions import (  # noqa: F401
+    inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky, cholesky_ex, qr, svd,
+    svdvals, eigh, eigvalsh, eig, eigvals, pinv, lstsq, matrix_power, matrix_rank)
+from ._ops.norms import vector_norm, matrix_norm, norm  # noqa: F401
 
 __all__ = ['LinAlgError', 'vector_norm', 'matrix_norm', 'norm', 'inv', 'inv_ex', 'det',
            'slogdet', 'solve', 'solve_ex', 'solve_triangular', 'cholesky', 'cholesky_ex', 'qr',

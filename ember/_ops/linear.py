@@ -7,7 +7,7 @@ ops, so the grad_fn names match PyTorch's (``MmBackward0`` without a bias,
 """
 from . import _args
 from .._tensor import Tensor, _Mode, _new_tensor as wrap
-from .linalg import AddmmBackward0, _record_add_product, addmm, matmul
+from .products import AddmmBackward0, _record_add_product, addmm, matmul
 
 __all__ = ['linear']
 

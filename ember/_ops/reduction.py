@@ -893,7 +893,7 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
         _args.tensor(out, 'norm', 'out', None)
     if dtype is not None:
         _args.as_dtype(dtype, 'norm')
-    from .linalg import vector_norm, matrix_norm
+    from .norms import vector_norm, matrix_norm
     if p is None:
         p = 'fro'
     if isinstance(dim, int):

@@ -1,4 +1,4 @@
-"""Products and contractions of ember/_ops/linalg.py vs torch: matmul and ``@`` in all
+"""Products and contractions of ember/_ops/products.py vs torch: matmul and ``@`` in all
 dimension cases, mm/bmm/mv/dot/vdot/inner/outer, the add-product family, einsum,
 tensordot, kron, cross and chained products."""
 import numpy as np

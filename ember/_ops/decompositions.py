@@ -1,0 +1,1105 @@
+"""``ember.linalg`` solvers and decompositions: inverse, determinants, solve,
+cholesky, qr, svd, eigh/eig, pinv/lstsq, matrix_power/matrix_rank.
+
+Forward passes call the backend's LAPACK; backward formulas are written in ember ops. Each
+backward class stands right above its forward and carries PyTorch's public name.
+"""
+from . import _args
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
+from ..autograd.graph import _named
+from ..return_types import _structseq
+from ._util import wrap, Node, register, record, binary_arrays, write_out, with_out
+from .._backend import array_module
+from .pointwise import _make_inplace
+from ._linalg_common import (_LinAlgError, linalg_slogdet, slogdet_t, linalg_qr, qr_t,
+    linalg_svd, svd_t, linalg_eigh, linalg_eig, linalg_inv_ex, linalg_cholesky_ex,
+    linalg_solve_ex, linalg_lstsq, _st, _c, _mH, _eye_like, _shape_str, _fresh, _out)
+from .products import (mm, matmul, inner)
+
+
+# ------------------------------------------------------------------ checks for linalg
+def _check_float(a, name):
+    if a.dtype.kind not in 'fc' or a.dtype.itemsize < 4 and a.dtype.kind == 'f':
+        if a.dtype.kind in 'fV':
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_st(a)}")
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {_st(a)}")
+
+
+def _check_square(a, name, arg='A'):
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+def _check_matrix(a, name, arg='A'):
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+
+
+def _la(name):
+    """Context mapping NumPy's LinAlgError to ember's (PyTorch's) error."""
+    return _LaCtx(name)
+
+
+class _LaCtx:
+    __slots__ = ('name',)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, tp, val, tb):
+        if tp is not None and issubclass(tp, np.linalg.LinAlgError):
+            n = self.name
+            if n in ('linalg.cholesky', 'cholesky'):
+                msg = (f"{n}: The factorization could not be completed because the input is not "
+                       f"positive-definite.")
+            elif n == 'linalg.solve':
+                msg = ("torch.linalg.solve: The solver failed because the input matrix is "
+                       "singular.")
+            elif n in ('linalg.inv', 'inverse'):
+                msg = (f"{n}: The inversion could not be completed because the input matrix is "
+                       f"singular.")
+            else:
+                msg = f"{n}: The algorithm failed to converge: {val}"
+            raise _LinAlgError(msg) from None
+        return False
+
+
+def _real_dtype(dt):
+    return np.dtype(np.float32) if dt == np.complex64 else \
+        np.dtype(np.float64) if dt == np.complex128 else dt
+
+
+# ------------------------------------------------------------------ inverse
+class LinalgInvExBackward0(Node):
+    def backward(self, g, *_):
+        (ainv,) = self.saved_tensors
+        h = _mH(ainv)
+        return -(h.matmul(g).matmul(h))
+
+
+@with_out('linalg_inv_ex')
+def inv_ex(A, *, check_errors=False, out=None):
+    """Inverse of square matrices and an ``info`` tensor (0 where the inversion succeeded).
+
+    NOTE: unlike PyTorch, for a singular matrix ``info`` is 1 (not the index of the zero
+    pivot) and the inverse holds NaN.
+
+    Example::
+
+        >>> ember.linalg.inv_ex(ember.eye(2) * 2).inverse
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.5000]])
+    """
+    a = A._data
+    _check_float(a, 'linalg.inv_ex')
+    _check_square(a, 'linalg.inv_ex')
+    xp = array_module(a)
+    try:
+        r = xp.linalg.inv(a)
+        info = xp.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        if check_errors:
+            raise _LinAlgError("linalg.inv_ex: The inversion could not be completed because the "
+                               "input matrix is singular.") from None
+        flat = a.reshape((-1,) + a.shape[-2:])
+        r = xp.empty(flat.shape, a.dtype)
+        info = xp.zeros(flat.shape[0], np.int32)
+        for i in range(flat.shape[0]):
+            try:
+                r[i] = xp.linalg.inv(flat[i])
+            except np.linalg.LinAlgError:
+                r[i] = np.nan
+                info[i] = 1
+        r = r.reshape(a.shape)
+        info = info.reshape(a.shape[:-2])
+    res = wrap(_fresh(r, xp, a.dtype))
+    inf = wrap(info)
+    if _Mode.grad and A._rg:
+        record((res, inf), LinalgInvExBackward0(), (A,), save=(res,))
+    return linalg_inv_ex((res, inf))
+
+
+def inv(A, *, out=None):
+    """Inverse of a square matrix (or a batch of them).
+
+    Raises ``torch.linalg.LinAlgError`` when the matrix is singular.
+
+    Example::
+
+        >>> ember.linalg.inv(ember.tensor([[2., 0.], [0., 4.]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    a = A._data
+    _check_float(a, 'linalg.inv')
+    _check_square(a, 'linalg.inv')
+    xp = array_module(a)
+    with _la('linalg.inv'):
+        r = xp.linalg.inv(a)
+    res = wrap(_fresh(r, xp, a.dtype))
+    if _Mode.grad and A._rg:
+        record(res, LinalgInvExBackward0(), (A,), save=(res,))
+    return _out(res, out)
+
+
+@register()
+def inverse(input, *, out=None):
+    """Alias of :func:`ember.linalg.inv`.
+
+    Example::
+
+        >>> ember.inverse(ember.eye(2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'inverse')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'inverse', 'out', None)
+    return inv(input, out=out)
+
+
+# ------------------------------------------------------------------ determinants
+class LinalgDetBackward0(Node):
+    def backward(self, g):
+        A, d = self.saved_tensors
+        s = _c(g * d).unsqueeze(-1).unsqueeze(-1)
+        return s * _mH(inv(A))
+
+
+def det(A, *, out=None):
+    """Determinant of a square matrix (or a batch of them).
+
+    NOTE: unlike PyTorch, the gradient is only defined for invertible matrices.
+
+    Example::
+
+        >>> ember.linalg.det(ember.tensor([[2., 1.], [1., 2.]]))
+        tensor(3.)
+    """
+    a = A._data
+    _check_float(a, 'linalg.det')
+    _check_square(a, 'linalg.det')
+    xp = array_module(a)
+    res = wrap(_fresh(xp.linalg.det(a), xp, a.dtype))
+    if _Mode.grad and A._rg:
+        record(res, LinalgDetBackward0(), (A,), save=(A, res))
+    return _out(res, out)
+
+
+class LinalgSlogdetBackward0(Node):
+    def backward(self, gsign, glog):
+        (A,) = self.saved_tensors
+        if A.is_complex():
+            raise RuntimeError("slogdet backward for complex inputs is not implemented in ember")
+        return glog.unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
+
+
+@with_out('linalg_slogdet')
+def slogdet(A, *, out=None):
+    """Sign and natural log of the absolute value of the determinant.
+
+    Returns:
+        A named tuple ``(sign, logabsdet)``.
+
+    Example::
+
+        >>> ember.linalg.slogdet(ember.tensor([[-2., 0.], [0., 1.]]))
+        torch.return_types.linalg_slogdet(
+        sign=tensor(-1.),
+        logabsdet=tensor(0.6931))
+    """
+    return linalg_slogdet(_slogdet(A, 'linalg.slogdet'))
+
+
+def _slogdet(A, name):
+    a = A._data
+    _check_float(a, name)
+    _check_square(a, name)
+    xp = array_module(a)
+    s, l = xp.linalg.slogdet(a)
+    sign = wrap(_fresh(s, xp, a.dtype))
+    lad = wrap(_fresh(l, xp, _real_dtype(a.dtype)))
+    if _Mode.grad and A._rg:
+        node = LinalgSlogdetBackward0()
+        record((sign, lad), node, (A,), save=(A,))
+    return sign, lad
+
+
+@register('slogdet')
+def _slogdet_top(input):
+    """Sign and log absolute determinant (see :func:`ember.linalg.slogdet`).
+
+    Example::
+
+        >>> ember.slogdet(ember.eye(2)).logabsdet
+        tensor(0.)
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'slogdet')
+    return slogdet_t(_slogdet(input, 'linalg.slogdet'))
+
+
+@register('det')
+def _det_top(input):
+    """Determinant (see :func:`ember.linalg.det`).
+
+    Example::
+
+        >>> ember.det(ember.eye(3))
+        tensor(1.)
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'det')
+    return det(input)
+
+
+@register()
+def logdet(input):
+    """Log determinant: NaN where the determinant is negative, ``-inf`` where it is 0.
+
+    Example::
+
+        >>> ember.logdet(ember.eye(2) * 2)
+        tensor(1.3863)
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'logdet')
+    sign, lad = _slogdet(input, 'linalg.slogdet')
+    s = sign._data
+    if (s > 0).all():
+        return lad
+    fix = array_module(s).where(s < 0, np.nan, 0).astype(lad._data.dtype)
+    return lad + wrap(fix)
+
+
+# ------------------------------------------------------------------ solve
+def _is_vector_rhs(a, b):
+    return b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+
+
+class LinalgSolveExBackward0(Node):
+    def backward(self, g, *_):
+        A, X = self.saved_tensors
+        vec = self.vec
+        gB = solve(_mH(A), g)
+        gA = None
+        if self.needs[0]:
+            if vec:
+                gA = -(gB.unsqueeze(-1) * _c(X).unsqueeze(-2))
+            else:
+                gA = -gB.matmul(_mH(X))
+        return gA, (gB if self.needs[1] else None)
+
+
+def solve(A, B, *, left=True, out=None):
+    """Solves ``A X = B`` (or ``X A = B`` with ``left=False``) for square, invertible ``A``.
+    ``B`` may be a vector (or batch of vectors) and batch dimensions broadcast.
+
+    Example::
+
+        >>> ember.linalg.solve(ember.tensor([[2., 0.], [0., 4.]]), ember.tensor([2., 4.]))
+        tensor([1., 1.])
+    """
+    if not left:
+        return _out(solve(A.mT, B.mT).mT, out)
+    a, b = A._data, B._data
+    _check_float(a, 'linalg.solve')
+    _check_square(a, 'linalg.solve')
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+                           f"A of type {_st(a)} and B of type {_st(b)} instead")
+    vec = _is_vector_rhs(a, b)
+    bb = b[..., None] if vec else b
+    if bb.shape[-2] != a.shape[-1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({_shape_str(a.shape[-2:])} and {_shape_str(bb.shape[-2:])})")
+    xp = array_module(a)
+    with _la('linalg.solve'):
+        try:
+            r = xp.linalg.solve(a, bb)
+        except np.linalg.LinAlgError:
+            raise
+        except ValueError:
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                               f"AX = B ({_shape_str(a.shape)} and {_shape_str(bb.shape)})") from None
+    if vec:
+        r = r[..., 0]
+    res = wrap(_fresh(r, xp, a.dtype) if r.base is None else r.copy())
+    if _Mode.grad and (A._rg or B._rg):
+        node = LinalgSolveExBackward0()
+        node.vec = vec
+        record(res, node, (A, B), save=(A, res if A._rg else None))
+    return _out(res, out)
+
+
+@with_out('linalg_solve_ex')
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """:func:`solve` returning ``(result, info)``.
+
+    Example::
+
+        >>> ember.linalg.solve_ex(ember.eye(2), ember.ones(2)).result
+        tensor([1., 1.])
+    """
+    r = solve(A, B, left=left)
+    return linalg_solve_ex((r, wrap(array_module(r._data).zeros(A.shape[:-2], np.int32))))
+
+
+class LinalgSolveTriangularBackward0(Node):
+    def backward(self, g):
+        A, X = self.saved_tensors
+        upper, left, uni = self.upper, self.left, self.unitriangular
+        gB = solve_triangular(_mH(A), g, upper=not upper, left=left, unitriangular=uni)
+        gA = None
+        if self.needs[0]:
+            gA = -(gB.matmul(_mH(X)) if left else _mH(X).matmul(gB))
+            gA = gA * _tri_mask(gA, upper, -1 if upper else 1, uni)
+        return gA, (gB if self.needs[1] else None)
+
+
+def _tri_mask(t, upper, k, uni=False):
+    """Constant mask of the (strict when ``uni``) triangle."""
+    n, m = t.shape[-2], t.shape[-1]
+    xp = array_module(t._data)
+    ones = xp.ones((n, m), dtype=t._data.dtype)
+    if upper:
+        return wrap(xp.triu(ones, 1 if uni else 0))
+    return wrap(xp.tril(ones, -1 if uni else 0))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """Solves a triangular system ``A X = B`` (``X A = B`` with ``left=False``); only the
+    triangle of ``A`` named by ``upper`` is read.
+
+    Example::
+
+        >>> ember.linalg.solve_triangular(ember.tensor([[2., 1.], [0., 1.]]), ember.ones(2, 1),
+        ...                               upper=True)
+        tensor([[0.],
+                [1.]])
+    """
+    a, b = A._data, B._data
+    _check_float(a, 'linalg.solve_triangular')
+    _check_square(a, 'linalg.solve_triangular')
+    xp = array_module(a)
+    t = xp.triu(a) if upper else xp.tril(a)
+    if unitriangular:
+        t = t.copy()
+        idx = np.arange(a.shape[-1])
+        t[..., idx, idx] = 1
+    with _la('linalg.solve_triangular'):
+        if left:
+            r = xp.linalg.solve(t, b)
+        else:
+            r = xp.swapaxes(xp.linalg.solve(xp.swapaxes(t, -1, -2), xp.swapaxes(b, -1, -2)), -1, -2)
+            r = r.copy()
+    res = wrap(_fresh(r, xp, a.dtype))
+    if _Mode.grad and (A._rg or B._rg):
+        node = LinalgSolveTriangularBackward0()
+        node.upper, node.left, node.unitriangular = upper, left, unitriangular
+        record(res, node, (A, B), save=(A, res))
+    return _out(res, out)
+
+
+# ------------------------------------------------------------------ cholesky
+class LinalgCholeskyExBackward0(Node):
+    def backward(self, gL, *_):
+        (L,) = self.saved_tensors
+        if self.upper:
+            L, gL = _mH(L), _mH(gL)
+        phi = _mH(L).matmul(gL)
+        phi = phi * _phi_mask(phi)
+        # gA = L^{-H} phi L^{-1}, then symmetrised
+        X = solve_triangular(_mH(L), phi, upper=True)
+        gA = _mH(solve_triangular(_mH(L), _mH(X), upper=True))
+        return (gA + _mH(gA)) * 0.5
+
+
+CholeskyBackward0 = _named(type('CholeskyBackward0', (LinalgCholeskyExBackward0,), {}),
+                           'CholeskyBackward0')
+
+
+def _phi_mask(t):
+    n = t.shape[-1]
+    xp = array_module(t._data)
+    m = xp.tril(xp.ones((n, n), dtype=t._data.dtype))
+    m[np.arange(n), np.arange(n)] = 0.5
+    return wrap(m)
+
+
+def _cholesky(A, upper, name, node_cls):
+    a = A._data
+    _check_float(a, name)
+    _check_square(a, name)
+    xp = array_module(a)
+    with _la(name):
+        r = xp.linalg.cholesky(a)
+    if upper:
+        r = xp.swapaxes(r, -1, -2).conj() if r.dtype.kind == 'c' else xp.swapaxes(r, -1, -2)
+        r = r.copy()
+    res = wrap(_fresh(r, xp, a.dtype))
+    if _Mode.grad and A._rg:
+        node = node_cls()
+        node.upper = upper
+        record(res, node, (A,), save=(res,))
+    return res
+
+
+def cholesky(A, *, upper=False, out=None):
+    """Cholesky factor ``L`` (lower triangular) with ``A = L L^H``, or ``U = L^H`` with
+    ``upper=True``. Only the lower triangle of ``A`` is read.
+
+    Example::
+
+        >>> ember.linalg.cholesky(ember.tensor([[4., 2.], [2., 2.]]))
+        tensor([[2., 0.],
+                [1., 1.]])
+    """
+    return _out(_cholesky(A, upper, 'linalg.cholesky', LinalgCholeskyExBackward0), out)
+
+
+@with_out('linalg_cholesky_ex')
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """:func:`cholesky` returning ``(L, info)``; ``info`` is 0 on success.
+
+    NOTE: unlike PyTorch, a failed factorization gives ``info = 1`` (not the order of the
+    failing leading minor) and NaN in ``L``.
+
+    Example::
+
+        >>> ember.linalg.cholesky_ex(ember.eye(2)).info
+        tensor(0, dtype=torch.int32)
+    """
+    try:
+        L = _cholesky(A, upper, 'linalg.cholesky', LinalgCholeskyExBackward0)
+        info = 0
+    except _LinAlgError:
+        if check_errors:
+            raise
+        a = A._data
+        L = wrap(array_module(a).full(a.shape, np.nan, a.dtype))
+        info = 1
+    return linalg_cholesky_ex((L, wrap(array_module(L._data).full(A.shape[:-2], info, np.int32))))
+
+
+@register('cholesky')
+def _cholesky_top(input, upper=False, *, out=None):
+    """Cholesky factor (deprecated in PyTorch in favour of :func:`ember.linalg.cholesky`).
+
+    Example::
+
+        >>> ember.cholesky(ember.eye(2) * 4)
+        tensor([[2., 0.],
+                [0., 2.]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'cholesky')
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'cholesky', 'out', None)
+    return _out(_cholesky(input, upper, 'cholesky', CholeskyBackward0), out)
+
+
+# ------------------------------------------------------------------ qr
+class LinalgQrBackward0(Node):
+    def backward(self, gQ, gR):
+        Q, R = self.saved_tensors
+        mode = self.mode
+        if mode == 'r':
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
+        if mode == 'complete' and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                               "and nrows > ncols.")
+        if m >= n:
+            # gA = [gQ + Q copyltu(M)] R^{-H},  M = R gR^H - gQ^H Q
+            M = R.matmul(_mH(gR)) - _mH(gQ).matmul(Q)
+            low = M * _tri_mask(M, False, 0)
+            strict = M * _tri_mask(M, False, 0, True)
+            b = gQ + Q.matmul(low + _mH(strict))
+            # b R^{-H} = solve(R, b^H)^H   (R upper triangular)
+            return _mH(solve_triangular(R, _mH(b), upper=True))
+        # m < n: A = Q [X | Y], X square
+        X = R[..., :, :m]
+        Y = R[..., :, m:]
+        gX = gR[..., :, :m]
+        gY = gR[..., :, m:]
+        gQ2 = gQ + Q.matmul(Y).matmul(_mH(gY))
+        M = X.matmul(_mH(gX)) - _mH(gQ2).matmul(Q)
+        low = M * _tri_mask(M, False, 0)
+        strict = M * _tri_mask(M, False, 0, True)
+        b = gQ2 + Q.matmul(low + _mH(strict))
+        gAX = _mH(solve_triangular(X, _mH(b), upper=True))
+        gAY = Q.matmul(gY)
+        return _cat_last(gAX, gAY)
+
+
+def _cat_last(a, b):
+    from .shape import cat
+    return cat([a, b], -1)
+
+
+def _qr(A, mode, tp):
+    a = A._data
+    _check_float(a, 'linalg.qr')
+    if a.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if mode not in ('reduced', 'r', 'complete'):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           f"'reduced' (default), 'r', or 'complete'")
+    xp = array_module(a)
+    if mode == 'r':
+        r = xp.linalg.qr(a, mode='r')
+        q = xp.empty((0,), a.dtype)
+    else:
+        q, r = xp.linalg.qr(a, mode=mode)
+    Q, R = wrap(_fresh(q, xp, a.dtype)), wrap(_fresh(r, xp, a.dtype))
+    if _Mode.grad and A._rg:
+        node = LinalgQrBackward0()
+        node.mode = mode
+        record((Q, R), node, (A,), save=(Q, R))
+    return tp((Q, R))
+
+
+@with_out('linalg_qr')
+def qr(A, mode='reduced', *, out=None):
+    """QR decomposition ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``).
+
+    Returns:
+        A named tuple ``(Q, R)``.
+
+    Example::
+
+        >>> Q, R = ember.linalg.qr(ember.tensor([[3., 0.], [4., 5.]]))
+        >>> (Q @ R).round()
+        tensor([[3., 0.],
+                [4., 5.]])
+    """
+    return _qr(A, mode, linalg_qr)
+
+
+@register('qr')
+@with_out('qr')
+def _qr_top(input, some=True, *, out=None):
+    """QR decomposition (deprecated in PyTorch: use :func:`ember.linalg.qr`).
+
+    Example::
+
+        >>> ember.qr(ember.eye(2)).R.shape
+        torch.Size([2, 2])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'qr')
+    return _qr(input, 'reduced' if some else 'complete', qr_t)
+
+
+# ------------------------------------------------------------------ svd
+class LinalgSvdBackward0(Node):
+    def backward(self, gU, gS, gVh):
+        U, S, Vh = self.saved_tensors
+        if U is None:   # svdvals: only S was returned
+            gU = gVh = None
+        return _svd_backward(U, S, Vh, gU, gS, gVh)
+
+
+class _SvdvalsBackward(LinalgSvdBackward0):
+    def backward(self, gS):
+        U, S, Vh = self.saved_tensors
+        return _svd_backward(U, S, Vh, None, gS, None)
+
+
+_named(_SvdvalsBackward, 'LinalgSvdBackward0')
+
+
+def _svd_backward(U, S, Vh, gU, gS, gVh):
+    if U.is_complex():
+        raise RuntimeError("svd backward for complex inputs is not implemented in ember")
+    k = S.shape[-1]
+    m, n = U.shape[-2], Vh.shape[-1]
+    if U.shape[-1] != k:
+        U = U[..., :k]
+        gU = gU[..., :k] if gU is not None else None
+    if Vh.shape[-2] != k:
+        Vh = Vh[..., :k, :]
+        gVh = gVh[..., :k, :] if gVh is not None else None
+    V = Vh.mT
+    if gU is None and gVh is None:
+        return U.matmul(gS.unsqueeze(-1) * Vh)
+    I = _eye_like(S, k)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + I     # E_ij = S_j^2 - S_i^2, 1 on the diagonal
+    offdiag = 1 - I
+    inner = (gS.unsqueeze(-1) * I) if gS is not None else None
+    gA = None
+    if gU is not None:
+        UhgU = U.mT.matmul(gU)
+        skew = (UhgU - UhgU.mT) / E * offdiag
+        t = skew * S.unsqueeze(-2)
+        inner = t if inner is None else inner + t
+    if gVh is not None:
+        gV = gVh.mT
+        VhgV = V.mT.matmul(gV)
+        skew = (VhgV - VhgV.mT) / E * offdiag
+        t = S.unsqueeze(-1) * skew
+        inner = t if inner is None else inner + t
+    gA = U.matmul(inner).matmul(Vh)
+    if gU is not None and m > k:
+        gA = gA + (gU - U.matmul(UhgU)).div(S.unsqueeze(-2)).matmul(Vh)
+    if gVh is not None and n > k:
+        gA = gA + U.matmul(((gV - V.matmul(VhgV)).div(S.unsqueeze(-2))).mT)
+    return gA
+
+
+def _svd_arrays(A, full_matrices, name):
+    a = A._data
+    _check_float(a, name)
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    xp = array_module(a)
+    with _la(name):
+        u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
+    return (_fresh(u, xp, a.dtype), _fresh(s, xp, _real_dtype(a.dtype)),
+            _fresh(vh, xp, a.dtype))
+
+
+@with_out('linalg_svd')
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """Singular value decomposition ``A = U diag(S) Vh``.
+
+    NOTE: like PyTorch, the singular vectors are only defined up to sign; the gradient is
+    implemented for real inputs with distinct singular values (for ``full_matrices=True`` the
+    extra columns get no gradient).
+
+    Returns:
+        A named tuple ``(U, S, Vh)``.
+
+    Example::
+
+        >>> ember.linalg.svd(ember.tensor([[3., 0.], [0., 4.]])).S
+        tensor([4., 3.])
+    """
+    u, s, vh = _svd_arrays(A, full_matrices, 'linalg.svd')
+    U, S, Vh = wrap(u), wrap(s), wrap(vh)
+    if _Mode.grad and A._rg:
+        record((U, S, Vh), LinalgSvdBackward0(), (A,), save=(U, S, Vh))
+    return linalg_svd((U, S, Vh))
+
+
+def svdvals(A, *, driver=None, out=None):
+    """Singular values of ``A``, in descending order.
+
+    Example::
+
+        >>> ember.linalg.svdvals(ember.tensor([[3., 0.], [0., 4.]]))
+        tensor([4., 3.])
+    """
+    if _Mode.grad and A._rg:
+        u, s, vh = _svd_arrays(A, False, 'linalg.svdvals')
+        U, S, Vh = wrap(u), wrap(s), wrap(vh)
+        record(S, _SvdvalsBackward(), (A,), save=(U, S, Vh))
+        return _out(S, out)
+    a = A._data
+    _check_float(a, 'linalg.svdvals')
+    if a.ndim < 2:
+        raise RuntimeError("linalg.svdvals: The input tensor A must have at least 2 dimensions.")
+    xp = array_module(a)
+    with _la('linalg.svdvals'):
+        s = xp.linalg.svd(a, compute_uv=False)
+    return _out(wrap(_fresh(s, xp, _real_dtype(a.dtype))), out)
+
+
+@register('svd')
+@with_out('svd')
+def _svd_top(input, some=True, compute_uv=True, *, out=None):
+    """SVD returning ``(U, S, V)`` (note ``V``, not ``Vh``); ``some=False`` gives full
+    matrices. Prefer :func:`ember.linalg.svd`.
+
+    Example::
+
+        >>> ember.svd(ember.eye(2)).V.shape
+        torch.Size([2, 2])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'svd')
+    if not compute_uv:
+        S = svdvals(input)
+        a = input._data
+        xp = array_module(a)
+        m, n = a.shape[-2], a.shape[-1]
+        U = wrap(xp.zeros(a.shape[:-2] + (m, m if not some else min(m, n)), a.dtype))
+        V = wrap(xp.zeros(a.shape[:-2] + (n, n if not some else min(m, n)), a.dtype))
+        return svd_t((U, S, V))
+    U, S, Vh = svd(input, full_matrices=not some)
+    return svd_t((U, S, _mH(Vh)))
+
+
+# ------------------------------------------------------------------ eigh
+class LinalgEighBackward0(Node):
+    def backward(self, gL, gV):
+        L, V = self.saved_tensors
+        if V.is_complex():
+            raise RuntimeError("eigh backward for complex inputs is not implemented in ember")
+        if gV is None:
+            return V.matmul(gL.unsqueeze(-1) * V.mT)
+        I = _eye_like(L)
+        VhgV = V.mT.matmul(gV)
+        skew = (VhgV - VhgV.mT) * 0.5
+        E = L.unsqueeze(-2) - L.unsqueeze(-1) + I     # E_ij = L_j - L_i, 1 on the diagonal
+        inner = skew / E * (1 - I)
+        if gL is not None:
+            inner = inner + gL.unsqueeze(-1) * I
+        return V.matmul(inner).matmul(V.mT)
+
+
+class _EigvalshBackward(LinalgEighBackward0):
+    def backward(self, gL):
+        return LinalgEighBackward0.backward(self, gL, None)
+
+
+_named(_EigvalshBackward, 'LinalgEighBackward0')
+
+
+def _eigh_arrays(A, UPLO, name):
+    a = A._data
+    _check_float(a, name)
+    _check_square(a, name)
+    if UPLO not in ('L', 'U'):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    xp = array_module(a)
+    with _la(name):
+        w, v = xp.linalg.eigh(a, UPLO=UPLO)
+    return _fresh(w, xp, _real_dtype(a.dtype)), _fresh(v, xp, a.dtype)
+
+
+@with_out('linalg_eigh')
+def eigh(A, UPLO='L', *, out=None):
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian/symmetric matrix; only the
+    triangle named by ``UPLO`` is read.
+
+    Returns:
+        A named tuple ``(eigenvalues, eigenvectors)``.
+
+    Example::
+
+        >>> ember.linalg.eigh(ember.tensor([[2., 0.], [0., 1.]])).eigenvalues
+        tensor([1., 2.])
+    """
+    w, v = _eigh_arrays(A, UPLO, 'linalg.eigh')
+    L, V = wrap(w), wrap(v)
+    if _Mode.grad and A._rg:
+        record((L, V), LinalgEighBackward0(), (A,), save=(L, V))
+    return linalg_eigh((L, V))
+
+
+def eigvalsh(A, UPLO='L', *, out=None):
+    """Eigenvalues (ascending) of a Hermitian/symmetric matrix.
+
+    Example::
+
+        >>> ember.linalg.eigvalsh(ember.tensor([[2., 0.], [0., 1.]]))
+        tensor([1., 2.])
+    """
+    w, v = _eigh_arrays(A, UPLO, 'linalg.eigvalsh')
+    L = wrap(w)
+    if _Mode.grad and A._rg:
+        record(L, _EigvalshBackward(), (A,), save=(L, wrap(v)))
+    return _out(L, out)
+
+
+@with_out('linalg_eig')
+def eig(A, *, out=None):
+    """Eigenvalues and eigenvectors of a general square matrix (complex results).
+
+    NOTE: unlike PyTorch, no gradient is implemented.
+
+    Example::
+
+        >>> ember.linalg.eig(ember.tensor([[2., 0.], [0., 1.]])).eigenvalues
+        tensor([2.+0.j, 1.+0.j])
+    """
+    a = A._data
+    _check_float(a, 'linalg.eig')
+    _check_square(a, 'linalg.eig')
+    xp = array_module(a)
+    ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    with _la('linalg.eig'):
+        w, v = xp.linalg.eig(a)
+    return linalg_eig((wrap(w.astype(ct)), wrap(v.astype(ct))))
+
+
+@with_out('linalg_eigvals')
+def eigvals(A, *, out=None):
+    """Eigenvalues of a general square matrix (complex).
+
+    Example::
+
+        >>> ember.linalg.eigvals(ember.tensor([[2., 0.], [0., 1.]]))
+        tensor([2.+0.j, 1.+0.j])
+    """
+    return eig(A)[0]
+
+
+# ------------------------------------------------------------------ pinv / lstsq
+class LinalgPinvBackward0(Node):
+    def backward(self, g):
+        A, P = self.saved_tensors
+        return _pinv_backward(A, P, g)
+
+
+def _pinv_backward(A, P, gP):
+    """VJP of the pseudo-inverse ``P = pinv(A)``:
+    ``-P^H gP P^H + (I - A P)(gP)^H... `` in its three terms (Golub & Pereyra)."""
+    Ph = _mH(P)
+    m, n = A.shape[-2], A.shape[-1]
+    gA = -Ph.matmul(gP).matmul(Ph)
+    # (I - A P) gP^H P P^H
+    gPh = _mH(gP)
+    t1 = gPh.matmul(P).matmul(Ph)
+    gA = gA + t1 - A.matmul(P.matmul(t1))
+    # P^H P gP^H (I - P A)
+    t2 = Ph.matmul(P).matmul(gPh)
+    gA = gA + t2 - t2.matmul(P).matmul(A)
+    return gA
+
+
+def _pinv_arrays(a, atol, rtol, hermitian, xp):
+    if isinstance(atol, Tensor):
+        atol = atol._data[..., None]
+    if isinstance(rtol, Tensor):
+        rtol = rtol._data[..., None]
+    if hermitian:
+        w, v = xp.linalg.eigh(a)
+        s = xp.abs(w)
+        smax = s.max(-1, keepdims=True) if s.shape[-1] else s
+    else:
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        smax = s[..., :1]
+    if rtol is None:
+        rtol = 0.0 if atol is not None and (not np.isscalar(atol) or atol > 0) else \
+            np.finfo(s.dtype).eps * max(a.shape[-2], a.shape[-1])
+    tol = rtol * smax
+    if atol is not None:
+        tol = xp.maximum(tol, atol)
+    keep = s > tol
+    with np.errstate(divide='ignore'):
+        sinv = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(s.dtype)
+    if hermitian:
+        wi = xp.where(keep, 1 / xp.where(keep, w, 1), 0).astype(s.dtype)
+        vh = xp.swapaxes(v, -1, -2).conj()
+        return xp.matmul(v * wi[..., None, :], vh)
+    return xp.matmul(xp.swapaxes(vh, -1, -2).conj() * sinv[..., None, :],
+                     xp.swapaxes(u, -1, -2).conj())
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Moore-Penrose pseudo-inverse. Singular values below
+    ``max(atol, rtol * largest)`` are treated as zero (default ``rtol`` is
+    ``eps * max(m, n)`` when neither is given).
+
+    Example::
+
+        >>> ember.linalg.pinv(ember.tensor([[2., 0.], [0., 0.]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.0000]])
+    """
+    a = A._data
+    _check_float(a, 'linalg.pinv')
+    _check_matrix(a, 'linalg.pinv')
+    xp = array_module(a)
+    with _la('linalg.pinv'):
+        r = _pinv_arrays(a, atol, rtol, hermitian, xp)
+    res = wrap(_fresh(r, xp, a.dtype))
+    if _Mode.grad and A._rg:
+        record(res, LinalgPinvBackward0(), (A,), save=(A, res))
+    return _out(res, out)
+
+
+@register()
+def pinverse(input, rcond=1e-15):
+    """Pseudo-inverse with relative tolerance ``rcond`` (see :func:`ember.linalg.pinv`).
+
+    Example::
+
+        >>> ember.pinverse(ember.eye(2) * 2)
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.5000]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'pinverse')
+    return pinv(input, rtol=rcond)
+
+
+class LinalgLstsqBackward0(Node):
+    def backward(self, gX, *_):
+        A, B = self.saved_tensors
+        vec = self.vec
+        P = pinv(A)
+        if vec:
+            gX = gX.unsqueeze(-1)
+            B = B.unsqueeze(-1)
+        gA = gB = None
+        if self.needs[0]:
+            gA = _pinv_backward(A, P, gX.matmul(_mH(B)))
+        if self.needs[1]:
+            gB = _mH(P).matmul(gX)
+            if vec:
+                gB = gB.squeeze(-1)
+        return gA, gB
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B``.
+
+    NOTE: unlike PyTorch, no gradient flows from ``residuals``.
+
+    Returns a named tuple ``(solution, residuals, rank, singular_values)``. As in PyTorch,
+    with the default driver ``'gelsy'`` only ``solution`` and ``rank`` are filled;
+    ``'gelsd'``/``'gelss'`` also give singular values, and ``residuals`` (squared residual
+    norms per column) when ``m > n`` and ``A`` has full rank.
+
+    Example::
+
+        >>> ember.linalg.lstsq(ember.tensor([[1.], [1.]]), ember.tensor([[1.], [3.]])).solution
+        tensor([[2.]])
+    """
+    a, b = A._data, B._data
+    _check_float(a, 'linalg.lstsq')
+    _check_matrix(a, 'linalg.lstsq')
+    if driver is None:
+        driver = 'gelsy'
+    if driver not in ('gels', 'gelsy', 'gelsd', 'gelss'):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of "
+                           f"(gels, gelsy, gelsd, gelss)")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got input's dtype {_st(a)} and other's dtype {_st(b)}")
+    vec = b.ndim == a.ndim - 1
+    bb = b[..., None] if vec else b
+    if bb.shape[-2] != a.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    xp = array_module(a)
+    m, n = a.shape[-2:]
+    batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+    aa = xp.broadcast_to(a, batch + a.shape[-2:]).reshape((-1, m, n))
+    bq = xp.broadcast_to(bb, batch + bb.shape[-2:]).reshape((-1, m, bb.shape[-1]))
+    if rcond is None:
+        rcond = np.finfo(_real_dtype(a.dtype)).eps * max(m, n)
+    sols, ranks, svs, res = [], [], [], []
+    for i in range(aa.shape[0]):
+        x, r, k, s = xp.linalg.lstsq(aa[i], bq[i], rcond=rcond)
+        sols.append(x)
+        ranks.append(k)
+        svs.append(s)
+        res.append(r)
+    k_ = bb.shape[-1]
+    sol = xp.stack(sols).reshape(batch + (n, k_)) if sols else xp.zeros(batch + (n, k_), a.dtype)
+    if vec:
+        sol = sol[..., 0]
+    rank = xp.asarray(ranks, dtype=np.int64).reshape(batch)
+    rdt = _real_dtype(a.dtype)
+    if driver in ('gelsd', 'gelss'):
+        sv = xp.stack(svs).astype(rdt).reshape(batch + (min(m, n),))
+    else:
+        sv = xp.empty((0,), rdt)
+    if driver != 'gelsy' and m > n and all(int(k) == n for k in ranks):
+        resid = xp.stack([r if r.size else xp.zeros(k_, rdt) for r in res]).astype(rdt)
+        resid = resid.reshape(batch + (k_,))
+    else:
+        resid = xp.empty((0,), rdt)
+    if driver == 'gels':
+        rank = xp.empty((0,), np.int64)
+    X = wrap(sol.astype(a.dtype, copy=True))
+    out = (X, wrap(resid), wrap(rank), wrap(sv))
+    if _Mode.grad and (A._rg or B._rg):
+        node = LinalgLstsqBackward0()
+        node.vec = vec
+        record(out, node, (A, B), save=(A, B))
+        for t in out[1:]:
+            t._rg, t._grad_fn = False, None
+    return linalg_lstsq(out)
+
+
+# ------------------------------------------------------------------ matrix_power / rank
+@register()
+def matrix_power(A, n, *, out=None):
+    """``A`` multiplied by itself ``n`` times (``n < 0`` uses the inverse; ``n == 0`` the
+    identity).
+
+    Example::
+
+        >>> ember.linalg.matrix_power(ember.tensor([[1., 1.], [0., 1.]]), 3)
+        tensor([[1., 3.],
+                [0., 1.]])
+    """
+    if out is not None and not isinstance(out, Tensor):
+        _args.tensor(out, 'matrix_power', 'out', None)
+    a = A._data
+    _check_square(a, 'linalg.matrix_power')
+    if n == 0:
+        xp = array_module(a)
+        r = wrap(xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape).copy())
+        if _Mode.grad and A._rg:   # the identity, but connected to A (zero gradient)
+            r = A * 0 + r
+        return _out(r, out)
+    if n < 0:
+        A = inv(A)
+        n = -n
+    if n == 1:
+        return _out(A.clone(), out)
+    prod = matmul if a.ndim > 2 else mm
+    result = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else prod(result, base)
+        n >>= 1
+        if n:
+            base = prod(base, base)
+    return _out(result, out)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+    """Numerical rank: the number of singular values above ``max(atol, rtol * largest)``.
+
+    Example::
+
+        >>> ember.linalg.matrix_rank(ember.tensor([[1., 2.], [2., 4.]]))
+        tensor(1)
+    """
+    a = A._data
+    _check_float(a, 'linalg.matrix_rank')
+    _check_matrix(a, 'linalg.matrix_rank')
+    xp = array_module(a)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if hermitian:
+        s = xp.abs(xp.linalg.eigvalsh(a))
+        smax = s.max(-1, keepdims=True) if s.shape[-1] else s
+    else:
+        s = xp.linalg.svd(a, compute_uv=False)
+        smax = s[..., :1]
+    if isinstance(atol, Tensor):
+        atol = atol._data[..., None]
+    if isinstance(rtol, Tensor):
+        rtol = rtol._data[..., None]
+    if rtol is None:
+        rtol = 0.0 if atol is not None and (not np.isscalar(atol) or atol > 0) else \
+            np.finfo(s.dtype).eps * max(a.shape[-2], a.shape[-1])
+    thr = rtol * smax
+    if atol is not None:
+        thr = xp.maximum(thr, atol)
+    return _out(wrap(xp.asarray((s > thr).sum(-1), dtype=np.int64)), out)

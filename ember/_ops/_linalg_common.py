@@ -1,18 +1,9 @@
 """Shared pieces of the linear-algebra families (``products``, ``decompositions``,
 ``norms``): result types, error class, dtype names, array helpers and checks.
 """
-from . import _args
-import math
-
-import numpy as np
-
-from .. import _dtype as D
-from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
-from ..autograd.graph import _named
 from ..return_types import _structseq
-from ._util import wrap, Node, register, record, binary_arrays, write_out, with_out
+from ._util import wrap, write_out
 from .._backend import array_module
-from .pointwise import _make_inplace
 
 
 class _LinAlgError(RuntimeError):

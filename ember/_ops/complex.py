@@ -13,7 +13,7 @@ from ..autograd.graph import _named
 from ._util import wrap, Node, register, record
 from .._backend import array_module
 from .view import make_view
-from .pointwise import _out, _w, _mask_zero
+from ._pointwise_common import _out, _w, _mask_zero
 
 
 def _complex_of(np_real):

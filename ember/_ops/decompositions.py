@@ -5,21 +5,17 @@ Forward passes call the backend's LAPACK; backward formulas are written in ember
 backward class stands right above its forward and carries PyTorch's public name.
 """
 from . import _args
-import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
+from .._tensor import Tensor, _Mode
 from ..autograd.graph import _named
-from ..return_types import _structseq
-from ._util import wrap, Node, register, record, binary_arrays, write_out, with_out
+from ._util import wrap, Node, register, record, with_out
 from .._backend import array_module
-from .pointwise import _make_inplace
 from ._linalg_common import (_LinAlgError, linalg_slogdet, slogdet_t, linalg_qr, qr_t,
     linalg_svd, svd_t, linalg_eigh, linalg_eig, linalg_inv_ex, linalg_cholesky_ex,
     linalg_solve_ex, linalg_lstsq, _st, _c, _mH, _eye_like, _shape_str, _fresh, _out)
-from .products import (mm, matmul, inner)
+from .products import mm, matmul
 
 
 # ------------------------------------------------------------------ checks for linalg

@@ -15,7 +15,7 @@ from .._tensor import (Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from ..autograd.graph import _named
-from .pointwise import _make_inplace
+from ._pointwise_common import _make_inplace
 from . import view as V
 
 _FULL = slice(None)
@@ -648,7 +648,7 @@ def nonzero(input, *, out=None, as_tuple=False):
     else:
         r = wrap(xp.argwhere(a).astype(np.int64, copy=False))
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(r, out)
     return r
 
@@ -700,7 +700,7 @@ def where(condition, input=None, other=None, *, out=None):
     if c.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_legacy_name(condition.dtype)}")
-    from .pointwise import _bin
+    from ._pointwise_common import _bin
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
     if ti or to:
         x, y, xp = _bin(input, other)
@@ -723,7 +723,7 @@ def where(condition, input=None, other=None, *, out=None):
         node = WhereBackward0()
         record(res, node, (input if ti else None, other if to else None), save=(condition,))
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 
@@ -819,7 +819,7 @@ def index_select(input, dim, index, *, out=None):
         node.shape, node.dim, node.index = a.shape, d, index.detach()
         record(res, node, (input,))
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 
@@ -889,7 +889,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         node.dim, node.index, node.alpha = d, index.detach(), alpha
         record(res, node, (input, source))
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 
@@ -1063,7 +1063,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         node.shape, node.dim, node.index = input._data.shape, d, index.detach()
         record(res, node, (input,))
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 
@@ -1144,7 +1144,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
         node.dim, node.index = d, index.detach()
         record(res, node, ins)
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 
@@ -1434,7 +1434,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         ix = indices if tuple(bj) == ia.shape else indices.expand(bj)
         res = gather(x, d, ix)
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 
@@ -1564,7 +1564,7 @@ def masked_select(input, mask, *, out=None):
         node.shape, node.mask = shape, mask.detach()
         record(res, node, (input,))
     if out is not None:
-        from .pointwise import _out
+        from ._pointwise_common import _out
         return _out(res, out)
     return res
 

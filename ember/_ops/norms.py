@@ -1,18 +1,13 @@
 """Norms: ``linalg.vector_norm``, ``linalg.matrix_norm``, ``linalg.norm`` and
 ``ember.norm``; backward formulas in ember ops.
 """
-from . import _args
 import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
-from ..autograd.graph import _named
-from ..return_types import _structseq
-from ._util import wrap, Node, register, record, binary_arrays, write_out, with_out
+from .._tensor import _Mode, _wrap_dim
+from ._util import wrap, Node, record
 from .._backend import array_module
-from .pointwise import _make_inplace
 from ._linalg_common import (_st, _fresh, _out)
 from .decompositions import (_real_dtype, svdvals)
 

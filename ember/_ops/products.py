@@ -6,17 +6,15 @@ ember ops so that higher-order gradients work. Each backward class stands right 
 forward and carries PyTorch's public name.
 """
 from . import _args
-import math
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
 from ..autograd.graph import _named
-from ..return_types import _structseq
-from ._util import wrap, Node, register, record, binary_arrays, write_out, with_out
+from ._util import wrap, Node, register, record, binary_arrays
 from .._backend import array_module
-from .pointwise import _make_inplace
+from ._pointwise_common import _make_inplace
 from ._linalg_common import (_st, _c, _mH, _eye_like, _shape_str, _fresh, _out,
     _check_same_dtype, _matmul_arrays)
 

@@ -469,8 +469,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 # ------------------------------------------------------------------ max / min family
 def _minmax(name, input, dim, keepdim, out, big):
     if isinstance(dim, Tensor):
-        from . import pointwise
-        fn = getattr(pointwise, 'maximum' if big else 'minimum')
+        from . import arithmetic
+        fn = arithmetic.maximum if big else arithmetic.minimum
         return fn(input, dim) if out is None else fn(input, dim, out=out)
     a = input._data
     xp = array_module(a)

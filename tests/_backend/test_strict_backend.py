@@ -21,7 +21,7 @@ TESTS = os.path.dirname(HERE)
 # Op-database entries whose bodies still compute with numpy around ``xp`` (remove an entry
 # when its op is fixed: the xfail is strict).
 KNOWN_BYPASS = {
-    # pointwise.py: comparisons, logical and bitwise ops call numpy's ufuncs captured at
+    # comparison.py / bitwise.py: comparisons, logical and bitwise ops call numpy's ufuncs captured at
     # import time; the shifts call np.where
     'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'eq_', 'ne_', 'lt_', 'le_', 'gt_', 'ge_',
     'op==', 'op!=', 'op<', 'op<=', 'op>', 'op>=', 'op&', 'op|', 'op^', 'op<<', 'op>>',

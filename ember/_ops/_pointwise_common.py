@@ -1,0 +1,157 @@
+"""Helpers shared by the pointwise families (``arithmetic``, ``unary``, ``comparison``,
+``bitwise``, ``pointwise``): operand promotion, result wrapping, ``out=``, masks, the
+"not implemented" errors and backward nodes, the generic in-place form."""
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _Mode, inplace, _legacy_name
+from ..autograd.graph import _named
+from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
+from .._backend import array_module
+
+_nd = np.ndarray
+_ign = np.errstate(all='ignore')     # decorator: PyTorch never warns on inf/nan results
+
+
+def _bin(a, b):
+    try:
+        return binary_arrays(a, b)
+    except _Upcast:
+        return binary(a, b)
+    except (TypeError, ValueError):   # #ARGCHK slow path: ndarray operands become tensors
+        a2, b2 = _nd_operand(a), _nd_operand(b)
+        if a2 is a and b2 is b:
+            raise
+        return _bin(a2, b2)
+
+
+def _bin_n(a, b):
+    """``_bin`` for add/sub/mul/div, which (as in PyTorch) also take two numbers: the first
+    is then read as a 0-dim tensor."""
+    try:
+        return binary_arrays(a, b)
+    except _Upcast:
+        return binary(a, b)
+    except (TypeError, ValueError):   # #ARGCHK slow path
+        if isinstance(a, (int, float, complex)) and isinstance(b, (int, float, complex)):
+            from .creation import tensor
+            return _bin(tensor(a), b)
+        return _bin(a, b)
+
+
+def _nd_operand(v):   # #ARGCHK
+    """A NumPy array operand as a tensor of its dtype (``tensor + ndarray`` as in PyTorch)."""
+    if isinstance(v, np.ndarray):
+        from .creation import tensor
+        return tensor(v)
+    return v
+
+
+def _w(r, xp=np):
+    """Wrap a ufunc result (numpy gives scalars for 0-d inputs) as a fresh tensor."""
+    return wrap(r if r.__class__ is _nd else xp.asanyarray(r))
+
+
+@_ign
+def _call(f, *args):
+    return f(*args)
+
+
+_needs = grad_needed   # the one grad check (see _util.grad_needed)
+
+
+def _req(name, v, arg='other', pos=2):
+    """PyTorch's TypeError for a non-tensor where the op takes only tensors."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                        f"{type(v).__name__}")
+
+
+def _req2(name, input, other, arg='other'):
+    _req(name, input, 'input', 1)
+    _req(name, other, arg, 2)
+
+
+def _tname(a):
+    return _legacy_name(D._NP2DT[a.dtype])
+
+
+def _not_impl(name, a):
+    raise NotImplementedError(f'"{name}" not implemented for \'{_tname(a)}\'')
+
+
+def _float_arr(x):
+    """Integer/bool arrays (and numpy scalars) as the default float dtype."""
+    if x.dtype.kind in 'biu':
+        return x.astype(D._default_dtype._np)
+    return x
+
+
+def _rg_complex(name, *ts):
+    for t in ts:
+        if isinstance(t, Tensor) and t._rg and t._data.dtype.kind == 'c':
+            raise NotImplementedError(f"the derivative for '{name}' is not implemented for "
+                                      "complex inputs")
+
+
+def _cj(t):
+    return t.conj() if t._data.dtype.kind == 'c' else t
+
+
+def _zeros(g):
+    return wrap(array_module(g._data).zeros_like(g._data))
+
+
+def _const(arr, like):
+    """A constant tensor (no graph) from array ``arr`` in the dtype of tensor ``like``."""
+    dt = like._data.dtype
+    return wrap(arr if arr.__class__ is _nd and arr.dtype == dt else
+                array_module(like._data).asarray(arr, dtype=dt))
+
+
+class MaskedFillBackward0(Node):
+    def backward(self, g):
+        return _mask_zero(g, self.mask)
+
+
+def _mask_zero(t, mask):
+    """``t`` with zeros where the constant boolean array ``mask`` is True (differentiable
+    in ``t``; unlike ``t * ~mask`` it also clears infinities and NaNs)."""
+    xp = array_module(t._data)
+    a = xp.array(xp.broadcast_to(t._data, np.broadcast_shapes(t._data.shape, mask.shape)))
+    a[xp.broadcast_to(mask, a.shape)] = 0
+    res = wrap(a)
+    if _Mode.grad and t._rg:
+        node = MaskedFillBackward0()
+        node.mask = mask
+        record(res, node, (t,))
+    return res
+
+
+class _NotImplementedBackward(Node):
+    def backward(self, *g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+_named(_NotImplementedBackward, 'torch::autograd::NotImplemented')
+
+
+def _record_not_impl(res, name, *ins):
+    ts = tuple(t for t in ins if isinstance(t, Tensor))
+    node = _NotImplementedBackward()
+    node.op = name
+    record(res, node, ts)
+
+
+def _out(res, out, name='add'):
+    """``out=`` of the pointwise ops (see ``_util.write_out``)."""
+    return res if out is None else write_out(res, out, name)
+
+
+def _make_inplace(fn, name):
+    def f(self, *args, **kwargs):
+        return inplace(self, fn, *args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return f

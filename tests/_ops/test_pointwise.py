@@ -1,5 +1,6 @@
 """Pointwise ops (ember/_ops/arithmetic.py, unary.py, comparison.py, bitwise.py and the
-in-place forms of pointwise.py) against torch: values, dtypes, shapes, gradients, in-place forms, out=, errors, plus float64 gradchecks."""
+in-place forms of pointwise.py) against torch: values, dtypes, shapes, gradients, in-place
+forms, out=, errors, plus float64 gradchecks."""
 import math
 import warnings
 

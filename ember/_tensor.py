@@ -12,7 +12,7 @@ from ._device import device as _device_cls, CPU
 from ._storage import UntypedStorage, TypedStorage, _ptr
 from ._backend import device_of, array_module
 from ._backend.meta_backend import MetaArray, no_data
-from .autograd.grad_mode import _Mode
+from ._grad_state import _Mode
 
 __all__ = ['Tensor', 'Size']
 

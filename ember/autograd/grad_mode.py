@@ -13,22 +13,7 @@ __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
            'set_multithreading_enabled', 'is_grad_enabled', 'is_inference_mode_enabled']
 
 
-class _ThreadMode(threading.local):
-    """The grad-mode switches of the current thread, read on the hot path of every op.
-
-    A ``threading.local``: each thread sees its own ``grad`` / ``inference``
-    attributes; a thread that never set them sees these class attributes, the
-    defaults of a new thread (grad on, inference off).
-
-    Writers must save the old value and restore it (``prev = _Mode.grad; _Mode.grad =
-    x; try: ... finally: _Mode.grad = prev``), never assume what it was.
-    """
-    grad = True
-    inference = False
-    multithreading = True   # set_multithreading_enabled (no effect: see there)
-
-
-_Mode = _ThreadMode()
+from .._grad_state import _Mode, _ThreadMode  # noqa: E402,F401  (the one per-thread state)
 
 
 def is_grad_enabled():

@@ -35,6 +35,7 @@ import importlib
 import numpy as np
 
 from . import _dtype as D
+from . import _backend
 from ._device import device as _device_cls
 from ._storage import UntypedStorage, TypedStorage, _ptr
 from ._tensor import Tensor, Size, _new_tensor
@@ -173,7 +174,7 @@ def _view_of(src, dtype, offset, size, stride):
     bstride = tuple(s * isz for s in stride)
     if type(src) is np.ndarray:
         return np.ndarray(size, npdt, buffer=src, offset=off, strides=bstride)
-    xp = importlib.import_module('cupy')
+    xp = _backend.array_module(src)   # the device's array module (cupy)
     return xp.ndarray(size, npdt, memptr=src.data + off, strides=bstride)
 
 
@@ -239,7 +240,7 @@ def _apply_metadata(t, metadata):
     if not metadata:
         return t
     a = t._data
-    xp = np if type(a) is np.ndarray else importlib.import_module('cupy')
+    xp = _backend.array_module(a)
     if metadata.get('conj'):
         a = xp.conj(a)
     if metadata.get('neg'):
@@ -399,7 +400,7 @@ def _layout(t):
     if ok and a.size:
         ok = byte_off + isz + sum((n - 1) * s for n, s in zip(a.shape, a.strides)) <= src.nbytes
     if not ok:
-        xp = np if type(a) is np.ndarray else importlib.import_module('cupy')
+        xp = _backend.array_module(a)
         c = xp.ascontiguousarray(a).reshape(-1)
         st = UntypedStorage(c)
         return st, dt, 0, a.shape, _contig_strides(a.shape)

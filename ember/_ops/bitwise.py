@@ -24,8 +24,8 @@ def _logical(name, f):
         if x.shape != y.shape:
             check_broadcast(x.shape, y.shape)
         xp = array_module(x)
-        res = _w(f(x.astype(bool) if x.dtype != np.bool_ else x,
-                   y.astype(bool) if getattr(y, 'dtype', None) != np.bool_ else y), xp)
+        res = _w(getattr(xp, f)(x.astype(bool) if x.dtype != np.bool_ else x,
+                                y.astype(bool) if getattr(y, 'dtype', None) != np.bool_ else y), xp)
         return res if out is None else _out(res, out, name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Element-wise logical {name[8:].upper()} (non-zero is True), as a bool "
@@ -34,9 +34,9 @@ def _logical(name, f):
     return register(name)(op)
 
 
-logical_and = _logical('logical_and', np.logical_and)
-logical_or = _logical('logical_or', np.logical_or)
-logical_xor = _logical('logical_xor', np.logical_xor)
+logical_and = _logical('logical_and', 'logical_and')
+logical_or = _logical('logical_or', 'logical_or')
+logical_xor = _logical('logical_xor', 'logical_xor')
 
 
 @register()
@@ -70,7 +70,7 @@ def _bitwise(name, f, kname, summary, dunders):
         x, y, xp = _int_arrays(kname, input, other)
         if shift and x.dtype == np.bool_:
             _not_impl(f'{kname}_cpu', x)
-        res = _w(f(x, y), xp)
+        res = _w(getattr(xp, f)(x, y) if f.__class__ is str else f(xp, x, y), xp)
         return res if out is None else _out(res, out, name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"{summary}, element-wise, of integer or bool tensors.\n\n    Example::\n\n"
@@ -78,8 +78,7 @@ def _bitwise(name, f, kname, summary, dunders):
     return register(name, dunder=dunders)(op)
 
 
-def _lshift(x, y):
-    xp = array_module(x)
+def _lshift(xp, x, y):
     if x.dtype == np.bool_:
         x = x.astype(np.int64)
     r = xp.left_shift(x, y)
@@ -87,8 +86,7 @@ def _lshift(x, y):
         else r
 
 
-def _rshift(x, y):
-    xp = array_module(x)
+def _rshift(xp, x, y):
     if x.dtype == np.bool_:
         x = x.astype(np.int64)
     big = y >= x.dtype.itemsize * 8
@@ -97,11 +95,11 @@ def _rshift(x, y):
     return r
 
 
-bitwise_and = _bitwise('bitwise_and', np.bitwise_and, 'bitwise_and', 'Bitwise AND',
+bitwise_and = _bitwise('bitwise_and', 'bitwise_and', 'bitwise_and', 'Bitwise AND',
                        ('__and__', '__rand__'))
-bitwise_or = _bitwise('bitwise_or', np.bitwise_or, 'bitwise_or', 'Bitwise OR',
+bitwise_or = _bitwise('bitwise_or', 'bitwise_or', 'bitwise_or', 'Bitwise OR',
                       ('__or__', '__ror__'))
-bitwise_xor = _bitwise('bitwise_xor', np.bitwise_xor, 'bitwise_xor', 'Bitwise XOR',
+bitwise_xor = _bitwise('bitwise_xor', 'bitwise_xor', 'bitwise_xor', 'Bitwise XOR',
                        ('__xor__', '__rxor__'))
 bitwise_left_shift = _bitwise('bitwise_left_shift', _lshift, 'lshift', 'Left shift',
                               ('__lshift__',))

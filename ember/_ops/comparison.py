@@ -16,13 +16,15 @@ from ._pointwise_common import (_bin, _w, _call, _req, _req2, _tname, _not_impl,
 
 
 # ------------------------------------------------------------------ comparisons
-def _cmp_op(name, f, ordered, summary):
+def _cmp_op(name, ufunc, ordered, summary):
+    """A comparison op; ``ufunc`` names the array module's function (``'equal'``...),
+    looked up on the operands' ``xp`` so that every backend computes it."""
     def op(input, other, *, out=None):
         _req(name, input, 'input', 1)
         x, y, xp = _bin(input, other)
         if ordered and x.dtype.kind == 'c':
             _not_impl(f'{name}_cpu', x)
-        res = _w(f(x, y), xp)
+        res = _w(getattr(xp, ufunc)(x, y), xp)
         return res if out is None else _out(res, out, name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"{summary}, element-wise, as a bool tensor.\n\n    Example::\n\n"
@@ -30,12 +32,12 @@ def _cmp_op(name, f, ordered, summary):
     return op
 
 
-eq = _cmp_op('eq', np.equal, False, '``input == other``')
-ne = _cmp_op('ne', np.not_equal, False, '``input != other``')
-lt = _cmp_op('lt', np.less, True, '``input < other``')
-le = _cmp_op('le', np.less_equal, True, '``input <= other``')
-gt = _cmp_op('gt', np.greater, True, '``input > other``')
-ge = _cmp_op('ge', np.greater_equal, True, '``input >= other``')
+eq = _cmp_op('eq', 'equal', False, '``input == other``')
+ne = _cmp_op('ne', 'not_equal', False, '``input != other``')
+lt = _cmp_op('lt', 'less', True, '``input < other``')
+le = _cmp_op('le', 'less_equal', True, '``input <= other``')
+gt = _cmp_op('gt', 'greater', True, '``input > other``')
+ge = _cmp_op('ge', 'greater_equal', True, '``input >= other``')
 register('eq')(eq)
 register('ne', aliases=('not_equal',))(ne)
 register('lt', aliases=('less',), dunder=('__lt__',))(lt)

@@ -20,16 +20,7 @@ TESTS = os.path.dirname(HERE)
 
 # Op-database entries whose bodies still compute with numpy around ``xp`` (remove an entry
 # when its op is fixed: the xfail is strict).
-KNOWN_BYPASS = {
-    # comparison.py / bitwise.py: comparisons, logical and bitwise ops call numpy's ufuncs captured at
-    # import time; the shifts call np.where
-    'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'eq_', 'ne_', 'lt_', 'le_', 'gt_', 'ge_',
-    'op==', 'op!=', 'op<', 'op<=', 'op>', 'op>=', 'op&', 'op|', 'op^', 'op<<', 'op>>',
-    'logical_and', 'logical_or', 'logical_xor', 'logical_and_', 'logical_or_', 'logical_xor_',
-    'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_and_', 'bitwise_or_', 'bitwise_xor_',
-    'bitwise_left_shift', 'bitwise_right_shift', 'bitwise_left_shift_',
-    'bitwise_right_shift_', 'complex:eq',
-}
+KNOWN_BYPASS = set()   # op bodies that still go around xp (none known)
 
 
 # ------------------------------------------------------------------ the backend itself

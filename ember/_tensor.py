@@ -87,6 +87,22 @@ class Tensor:
         tensor([[2., 4.],
                 [6., 8.]])
     """
+    # The slots (short names: they are read on the hot path of every op):
+    #   _data      the NumPy/CuPy array viewing the storage (shape, strides, offset)
+    #   _st        the storage (memory + version counter), made lazily; None until needed
+    #   _rg        requires_grad
+    #   _grad_fn   the Node that produced this tensor (None for leaves and plain tensors)
+    #   _out_nr    which output of _grad_fn this tensor is
+    #   _grad      .grad
+    #   _base      for a view, the tensor it views (None otherwise)
+    #   _grad_acc  a leaf's AccumulateGrad node, made on first use
+    #   _post_acc_hooks  register_post_accumulate_grad_hook hooks (dict or None)
+    #   _vver      a view's storage version when its grad_fn was last (re)made: a later
+    #              in-place write through the storage regenerates the view's grad_fn
+    #   _vmeta     how an in-place write on this view is treated: 0 = allowed (the
+    #              base's history is rebased, as PyTorch's CopySlices), 1 = forbidden,
+    #              output of a multi-view op (unbind, split...), 2 = forbidden, view made
+    #              in no-grad mode of a tensor that requires grad
     __slots__ = ('_data', '_st', '_rg', '_grad_fn', '_out_nr', '_grad', '_base', '_grad_acc',
                  '_post_acc_hooks', '_vver', '_vmeta', '__dict__', '__weakref__')
 

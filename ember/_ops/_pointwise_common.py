@@ -10,7 +10,7 @@ from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module
 
-_nd = np.ndarray
+_nd = np.ndarray   # the host array type: `r.__class__ is _nd` is the cheap "already an array" test
 _ign = np.errstate(all='ignore')     # decorator: PyTorch never warns on inf/nan results
 
 

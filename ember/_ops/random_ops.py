@@ -419,8 +419,9 @@ def _size_from(size, kw):
 
 
 def _new_random(arr, dev, requires_grad, out):
-    if dev.type != 'cpu':
-        arr = to_device(arr, dev)
+    # the stream is drawn on the host; the backend places the values on the device (its
+    # array type: cupy on CUDA, the strict array under the strict check backend)
+    arr = to_device(arr, dev)
     t = wrap(arr)
     if out is not None:
         return _write_out(out, t)

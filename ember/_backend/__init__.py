@@ -81,6 +81,8 @@ def to_device(arr, dev):
             if _cpu_module is not np and type(arr) is np.ndarray:   # onto the strict backend
                 return _strict_backend.to_strict(arr)
             return arr
+        if isinstance(arr, np.generic):   # a NumPy scalar: host data already
+            return to_device(np.asarray(arr), dev)
         return arr.get()
     if dev.type == 'cuda':
         cp = _get_cupy()

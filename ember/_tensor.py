@@ -236,8 +236,13 @@ class Tensor:
 
     def stride(self, dim=None):
         """Strides in elements (a tuple), or the stride of dimension ``dim``."""
-        isz = self._data.itemsize
-        st = tuple(s // isz for s in self._data.strides)
+        a = self._data
+        isz = a.itemsize
+        st = tuple(s // isz for s in a.strides)
+        if not a.size and a.ndim and self._base is None and not any(st):
+            # NumPy gives a fresh empty array zero strides; PyTorch reports the contiguous
+            # strides with every size taken as at least 1 (views keep what they computed)
+            st = _contiguous_strides(a.shape)
         if dim is None:
             return st
         return st[_wrap_dim(dim, self._data.ndim)]
@@ -681,6 +686,16 @@ _disabled_torch_function_impl = _DisabledTorchFunctionImpl()
 class _LegacyTensor(Tensor):
     __slots__ = ()
     __torch_function__ = _disabled_torch_function_impl
+
+
+def _contiguous_strides(shape):
+    """PyTorch's contiguous strides of ``shape`` (sizes 0 count as 1)."""
+    out = []
+    acc = 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n if n > 1 else 1
+    return tuple(reversed(out))
 
 
 def _host_array(a):

@@ -404,7 +404,7 @@ def _layout(t):
         c = xp.ascontiguousarray(a).reshape(-1)
         st = UntypedStorage(c)
         return st, dt, 0, a.shape, _contig_strides(a.shape)
-    return st, dt, byte_off // isz, a.shape, tuple(s // isz for s in a.strides)
+    return st, dt, byte_off // isz, a.shape, t.stride()
 
 
 def _contig_strides(shape):

@@ -209,3 +209,16 @@ def test_requires_grad_rules():
     assert c.is_leaf and c.requires_grad
     with pytest.raises(RuntimeError, match="only Tensors of floating point"):
         ember.tensor([1, 2]).requires_grad_()
+
+
+@pytest.mark.parametrize('expr', [
+    'm.empty(0, 3)', 'm.empty(2, 0, 4)', 'm.zeros(3, 0)', 'm.empty(0)', 'm.ones(2, 3)[:, :0]',
+    'm.empty(0, 2, 3).contiguous()', 'm.empty(0, 3) + 1', 'm.empty(0, 3).sum(0)',
+    'm.zeros(0, 5, dtype=m.float64).clone()', 'm.empty(4, 0).reshape(0, 2, 2)',
+    'm.tensor([]).view(0, 1)', 'm.empty(0, 3).unsqueeze(1)',
+])
+def test_empty_tensor_strides_match_torch(expr):
+    def run(m):
+        t = eval(expr)
+        return t.stride(), t.is_contiguous(), tuple(t.shape)
+    assert run(ember) == run(torch)

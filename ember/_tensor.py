@@ -307,6 +307,9 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Sets ``requires_grad`` in place and returns self."""
+        if requires_grad is not True and requires_grad is not False:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
                                "you want to use a computed variable in a subgraph that doesn't "

@@ -1061,13 +1061,21 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         >>> x.type(ember.int32)
         tensor([ 1, -2], dtype=torch.int32)
     """
+    for k in kwargs:
+        if k not in ('async', 'memory_format'):
+            raise TypeError(f"type() got an unexpected keyword argument '{k}'")
     if dtype is None:
         name = _TYPE_NAMES[self.dtype]
         return name if self.device.type == 'cpu' else name.replace('torch.', 'torch.cuda.')
     if isinstance(dtype, str):
-        dtype = _LEGACY_TYPES[dtype.replace('.cuda', '')]
+        key = dtype.replace('.cuda', '')
+        if key not in _LEGACY_TYPES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _LEGACY_TYPES[key]
     elif isinstance(dtype, type) and hasattr(dtype, '_legacy_dtype'):
         dtype = dtype._legacy_dtype
+    elif not isinstance(dtype, D.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return _cast(self, dtype)
 
 

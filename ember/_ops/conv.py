@@ -14,15 +14,30 @@ from .._backend import array_module
 from .padding import pad
 
 
-def _tup(v, n, name='value'):
+def _int_of(x, name, i, fname):
+    if x.__class__ is int:
+        return x
+    if isinstance(x, (bool, float, complex, str)) or not hasattr(x, '__index__') or \
+            getattr(x, 'ndim', 0):
+        if i is None:
+            raise TypeError(f"{fname}(): argument '{name}' must be tuple of ints, not "
+                            f"{_args.type_name(x)}")
+        raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos "
+                        f"{i + 1} with error \"type must be tuple of ints,but got "
+                        f"{_args.type_name(x)}\"")
+    return x.__index__()
+
+
+def _tup(v, n, name='value', fname='conv'):
+    """``v`` (an int or a sequence of 1 or ``n`` ints) as an ``n``-tuple of ints."""
     if isinstance(v, (list, tuple)):
         if len(v) == 1:
-            return tuple(int(v[0]) for _ in range(n))
+            return (_int_of(v[0], name, 0, fname),) * n
         if len(v) != n:
             raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values "
                                f"to match the convolution dimensions, but got {name}={list(v)}")
-        return tuple(int(x) for x in v)
-    return (int(v),) * n
+        return tuple(_int_of(x, name, i, fname) for i, x in enumerate(v))
+    return (_int_of(v, name, None, fname),) * n
 
 
 def _windows(xp, x, k, stride, dilation):
@@ -239,12 +254,16 @@ def _same_padding(input, weight, stride, dilation, nd):
 
 
 def _convnd(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    if not isinstance(weight, Tensor):
+        _args.tensor(weight, name, 'weight', 2)
+    if bias is not None and not isinstance(bias, Tensor):
+        _args.tensor(bias, name, 'bias', 3)
     _check(input, weight, nd, groups, name)
     unbatched = input.dim() == nd + 1
     if unbatched:
         input = input.unsqueeze(0)
-    stride = _tup(stride, nd, 'stride')
-    dilation = _tup(dilation, nd, 'dilation')
+    stride = _tup(stride, nd, 'stride', name)
+    dilation = _tup(dilation, nd, 'dilation', name)
     if isinstance(padding, str):
         if padding == 'valid':
             padding = (0,) * nd
@@ -252,7 +271,7 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, nd, name):
             input, padding = _same_padding(input, weight, stride, dilation, nd)
         else:
             raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
-    padding = _tup(padding, nd, 'padding')
+    padding = _tup(padding, nd, 'padding', name)
     sp = input.shape[2:]
     k = weight.shape[2:]
     for i in range(nd):

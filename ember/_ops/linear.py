@@ -30,6 +30,10 @@ def linear(input, weight, bias=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'linear')
+    if not isinstance(weight, Tensor):
+        _args.tensor(weight, 'linear', 'weight', 2)
+    if bias is not None and not isinstance(bias, Tensor):
+        _args.tensor(bias, 'linear', 'bias', 3)
     nd = input._data.ndim
     if nd == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "

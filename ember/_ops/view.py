@@ -76,10 +76,45 @@ def _infer_shape(shape, numel):
     return tuple(int(s) for s in shape)
 
 
-def _size_args(args):
+_I64 = 1 << 63
+
+
+def _size_args(args, name='view', arg='size'):
+    """The int sequence of a ``*size`` argument (``f(2, 3)`` or ``f((2, 3))``), with
+    PyTorch's TypeErrors for anything that is not an int (bools refused; 0-dim integer
+    tensors and NumPy integers accepted)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
+        args = tuple(args[0])
+    elif not args:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (), but "
+                        "expected a sequence of ints")
+    for v in args:
+        if v.__class__ is not int or v >= _I64 or v < -_I64:
+            return _checked_sizes(args, name, arg)
     return args
+
+
+def _checked_sizes(args, name, arg):
+    out = []
+    for i, v in enumerate(args):
+        if v.__class__ is int:
+            if v >= _I64 or v < -_I64:
+                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos "
+                                f"{i + 1} with error \"Overflow when unpacking long long\"")
+            out.append(v)
+        elif isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in 'iu':
+            out.append(int(v))
+        elif not isinstance(v, (bool, Tensor)) and v.__class__ is not bool and \
+                hasattr(v, '__index__') and not isinstance(v, float):
+            out.append(v.__index__())
+        elif len(args) == 1:
+            raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, "
+                            f"not {_args.type_name(v)}")
+        else:
+            raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{_args.type_name(v)}\"")
+    return tuple(out)
 
 
 def _view_strides(shape, strides, newshape):
@@ -187,7 +222,7 @@ def reshape(input, *shape):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'reshape')
-    shape = _infer_shape(_size_args(shape), input._data.size)
+    shape = _infer_shape(_size_args(shape, 'reshape', 'shape'), input._data.size)
     a = _view_arr(input._data, shape)
     if a is not None:
         node = None
@@ -319,7 +354,7 @@ def permute(input, *dims):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'permute')
-    dims = _size_args(dims)
+    dims = _size_args(dims, 'permute', 'dims')
     nd = input._data.ndim
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -486,7 +521,7 @@ def expand(self, *sizes):
         tensor([[1, 1, 1],
                 [2, 2, 2]])
     """
-    sizes = _size_args(sizes)
+    sizes = _size_args(sizes, 'expand')
     a = self._data
     nd = a.ndim
     if len(sizes) < nd:

@@ -73,6 +73,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'batch_norm')
+    for arg, pos, v in (('weight', 2, weight), ('bias', 3, bias),
+                        ('running_mean', 4, running_mean), ('running_var', 5, running_var)):
+        if v is not None and not isinstance(v, Tensor):
+            _args.tensor(v, 'batch_norm', arg, pos)
     if training:
         size = input.shape
         if input.dim() < 2:

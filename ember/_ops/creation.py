@@ -773,6 +773,8 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('arange', out, dtype, device, requires_grad)
     if dtype is None:
         dtype = D.int64 if all(isinstance(v, (builtins.int, np.integer)) for v in vals) \
             else D._default_dtype   # #ARGCHK: bools count as ints, as in PyTorch

@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from . import _args
+
 from .. import _dtype as D
 from .. import random as _random
 from .._tensor import Tensor, inplace_apply, check_inplace, _legacy_name
@@ -446,6 +448,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         >>> ember.rand(2, 3).shape
         torch.Size([2, 3])
     """
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('rand', out, dtype, device, requires_grad)
     shape = _size_from(size, kw)
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
@@ -462,6 +466,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         >>> ember.randn(4).dtype
         torch.float32
     """
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('randn', out, dtype, device, requires_grad)
     shape = _size_from(size, kw)
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
@@ -535,6 +541,8 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
         >>> ember.randint(3, 10, (2, 2)).dtype
         torch.int64
     """
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('randint', out, dtype, device, requires_grad)
     low, high, size = _parse_randint('randint', args, low, high, size)
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
@@ -577,6 +585,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         >>> sorted(ember.randperm(4).tolist())
         [0, 1, 2, 3]
     """
+    if out is not None or dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('randperm', out, dtype, device, requires_grad)
     n = _int_arg(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")

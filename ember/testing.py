@@ -299,7 +299,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     """
     from ._ops.creation import _shape_args, tensor
     from ._ops import random_ops as R
-    shape = _shape_args(shape, 'make_tensor')
+    shape = _shape_args(shape, 'make_tensor') if shape else ()
     if dtype is D.bool:
         res = R.randint(0, 2, shape, dtype=D.int64).to(D.bool)
     elif dtype._cat == 1:
@@ -319,7 +319,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         else:
             if lo > hi:
                 raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
-            u = R.rand(*shape, dtype=dtype)
+            u = R.rand(shape, dtype=dtype)
             arr = u._data * (hi - lo) + (lo if dtype._cat == 2 else lo * (1 + 1j))
             res = tensor(np.asarray(arr).astype(dtype._np))
     else:
@@ -336,7 +336,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
             a[z] = repl
     if noncontiguous and res.numel() > 1:
         from ._ops.creation import empty
-        big = empty(*(shape[:-1] + (shape[-1] * 2,)), dtype=dtype, device=res.device)
+        big = empty(shape[:-1] + (shape[-1] * 2,), dtype=dtype, device=res.device)
         st = big.stride()
         view = big.as_strided(shape, st[:-1] + (2,))
         view.copy_(res)

@@ -320,13 +320,18 @@ def _shape_args(size, name=None):
     """Normalise ``size`` given as varargs ints or one sequence (or ``ember.Size``)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
+    elif not size:
+        raise TypeError(f'{name or "empty"}() missing 1 required positional arguments: "size"')
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, Tensor):
             s = s.item()
         if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
             raise TypeError(f"{name or 'empty'}(): argument 'size' (position 1) must be tuple "
                             f"of ints, not {type(s).__name__}")
+        if s >= 1 << 63:
+            raise TypeError(f"{name or 'empty'}(): argument 'size' failed to unpack the object at "
+                            f"pos {i + 1} with error \"Overflow when unpacking long long\"")
         if s < 0:
             if name in ('zeros', 'ones'):
                 raise RuntimeError(f"{name}: Dimension size must be non-negative.")

@@ -161,7 +161,7 @@ class _Uninit:
             device = self.device
         if dtype is None:
             dtype = self.dtype
-        new = empty(*shape if isinstance(shape, (tuple, list)) else (shape,), device=device, dtype=dtype)
+        new = empty(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,), device=device, dtype=dtype)
         self._data = new._data
         self._st = None
         self.__class__ = self.cls_to_become

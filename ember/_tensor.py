@@ -102,7 +102,8 @@ class Tensor:
     #   _vmeta     how an in-place write on this view is treated: 0 = allowed (the
     #              base's history is rebased, as PyTorch's CopySlices), 1 = forbidden,
     #              output of a multi-view op (unbind, split...), 2 = forbidden, view made
-    #              in no-grad mode of a tensor that requires grad
+    #              in no-grad mode (both refuse only when autograd would have to rebase
+    #              the view: it or its base requires grad)
     __slots__ = ('_data', '_st', '_rg', '_grad_fn', '_out_nr', '_grad', '_base', '_grad_acc',
                  '_post_acc_hooks', '_vver', '_vmeta', '__dict__', '__weakref__')
 

@@ -9,6 +9,7 @@ from .._tensor import Tensor, _Mode, inplace, _legacy_name
 from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module
+from ._layout import elementwise as _elementwise
 
 _nd = np.ndarray   # the host array type: `r.__class__ is _nd` is the cheap "already an array" test
 _ign = np.errstate(all='ignore')     # decorator: PyTorch never warns on inf/nan results
@@ -48,9 +49,32 @@ def _nd_operand(v):   # #ARGCHK
     return v
 
 
-def _w(r, xp=np):
-    """Wrap a ufunc result (numpy gives scalars for 0-d inputs) as a fresh tensor."""
-    return wrap(r if r.__class__ is _nd else xp.asanyarray(r))
+def _w(r, xp=np, x=None, y=None):
+    """Wrap a ufunc result (numpy gives scalars for 0-d inputs) as a fresh tensor. Given
+    the operand arrays ``x`` (and ``y``), the result gets PyTorch's elementwise layout
+    (see ``_layout``; nothing to do when the operands are C-contiguous)."""
+    if r.__class__ is not _nd:
+        r = xp.asanyarray(r)
+    elif x is not None and r.ndim > 1 and not (
+            (x.__class__ is not _nd or x.flags.c_contiguous) and
+            (y is None or y.__class__ is not _nd or y.flags.c_contiguous)):
+        r = _elementwise(r, x) if y is None else _elementwise(r, x, y)
+    return wrap(r)
+
+
+def _wn(r, xp, *arrays):
+    """``_w`` for an elementwise op over any number of operands (tensors, arrays,
+    numbers or None, first first)."""
+    if r.__class__ is not _nd:
+        return wrap(xp.asanyarray(r))
+    if r.ndim > 1:
+        arrs = [a._data if isinstance(a, Tensor) else a for a in arrays]
+        arrs = [a for a in arrs if a.__class__ is _nd]
+        for a in arrs:
+            if not a.flags.c_contiguous:
+                r = _elementwise(r, *arrs)
+                break
+    return wrap(r)
 
 
 @_ign

@@ -17,7 +17,7 @@ from .._tensor import Tensor, _Mode
 from ..autograd.graph import _named
 from ._util import wrap, Node, register, record, check_broadcast
 from .._backend import array_module
-from ._pointwise_common import (_nd, _ign, _bin, _bin_n, _w, _call, _needs, _req, _req2,
+from ._pointwise_common import (_nd, _ign, _bin, _bin_n, _w, _wn, _call, _needs, _req, _req2,
     _not_impl, _float_arr, _rg_complex, _cj, _zeros, _const, _mask_zero, _record_not_impl,
     _out)
 from .unary import reciprocal
@@ -92,7 +92,8 @@ def add(input, other, *, alpha=1, out=None):
     if alpha != 1 or alpha.__class__ is bool:
         y = _scale_alpha(y, x, alpha)
     r = xp.add(x, y)
-    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
+    res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
+        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         _record_binary(res, input, other, AddBackward0, AddBackwardScalar, alpha=alpha)
     return res if out is None else _out(res, _args.tensor(out, 'add', 'out', None), 'add')
@@ -119,7 +120,8 @@ def sub(input, other, *, alpha=1, out=None):
     if alpha != 1 or alpha.__class__ is bool:
         y = _scale_alpha(y, x, alpha)
     r = xp.subtract(x, y)
-    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
+    res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
+        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         if isinstance(input, Tensor):
             _record_binary(res, input, other, SubBackward0, SubBackwardScalar, alpha=alpha)
@@ -184,7 +186,8 @@ def mul(input, other, *, out=None):
     """
     x, y, xp = _bin_n(input, other)
     r = xp.multiply(x, y)
-    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
+    res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
+        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if ta and tb:
@@ -291,7 +294,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     """
     x, y, xp = _bin_n(input, other)
     r = _div_arrays(x, y, xp, rounding_mode)
-    res = wrap(r if r.__class__ is _nd else xp.asanyarray(r))
+    res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
+        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if rounding_mode is not None:
@@ -332,7 +336,7 @@ def floor_divide(input, other, *, out=None):
         _args.tensor(out, 'floor_divide', 'out', None)
     x, y, xp = _bin(input, other)
     r = _div_arrays(x, y, xp, 'floor')
-    res = _w(r, xp)
+    res = _w(r, xp, x, y)
     if _needs(input, other):
         _record_not_impl(res, 'floor_divide', input, other)
     return _out(res, out, 'floor_divide')
@@ -376,7 +380,7 @@ def remainder(input, other, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'remainder', 'out', None)
     x, y, xp = _bin(input, other)
-    res = _w(_mod_arrays(x, y, xp, xp.remainder), xp)
+    res = _w(_mod_arrays(x, y, xp, xp.remainder), xp, x, y)
     if _needs(input, other):
         if not isinstance(input, Tensor):
             _record_not_impl(res, 'remainder', input, other)
@@ -417,7 +421,7 @@ def fmod(input, other, *, out=None):
         _args.tensor(out, 'fmod', 'out', None)
     _req('fmod', input, 'input', 1)
     x, y, xp = _bin(input, other)
-    res = _w(_mod_arrays(x, y, xp, xp.fmod), xp)
+    res = _w(_mod_arrays(x, y, xp, xp.fmod), xp, x, y)
     if _needs(input, other):
         if isinstance(other, Tensor):
             record(res, FmodBackward1(), (input, other),
@@ -502,7 +506,7 @@ def pow(input, exponent, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'pow', 'out', None)
     x, y, xp = _bin(input, exponent)
-    res = _w(_pow_arrays(x, y, xp, input, exponent), xp)
+    res = _w(_pow_arrays(x, y, xp, input, exponent), xp, x, y)
     if _needs(input, exponent):
         te = isinstance(exponent, Tensor)
         if not isinstance(input, Tensor):
@@ -625,7 +629,7 @@ def atan2(input, other, *, out=None):
         _args.tensor(out, 'atan2', 'out', None)
     _req2('atan2', input, other)
     x, y, xp = _bin_float('atan2', input, other)
-    res = _w(_call(xp.arctan2, x, y), xp)
+    res = _w(_call(xp.arctan2, x, y), xp, x, y)
     _bin_record(res, Atan2Backward0, input, other, (input, other))
     return _out(res, out, 'atan2')
 
@@ -650,7 +654,7 @@ def hypot(input, other, *, out=None):
         _args.tensor(out, 'hypot', 'out', None)
     _req2('hypot', input, other)
     x, y, xp = _bin_float('hypot', input, other, allow_int=False)
-    res = _w(_call(xp.hypot, x, y), xp)
+    res = _w(_call(xp.hypot, x, y), xp, x, y)
     _bin_record(res, HypotBackward0, input, other, (input, other, res))
     return _out(res, out, 'hypot')
 
@@ -682,7 +686,7 @@ def logaddexp(input, other, *, out=None):
         _args.tensor(out, 'logaddexp', 'out', None)
     _req2('logaddexp', input, other)
     x, y, xp = _bin_float('logaddexp', input, other, allow_int=False)
-    res = _w(_call(xp.logaddexp, x, y), xp)
+    res = _w(_call(xp.logaddexp, x, y), xp, x, y)
     _bin_record(res, LogaddexpBackward0, input, other, (input, other))
     return _out(res, out, 'logaddexp')
 
@@ -700,7 +704,7 @@ def logaddexp2(input, other, *, out=None):
         _args.tensor(out, 'logaddexp2', 'out', None)
     _req2('logaddexp2', input, other)
     x, y, xp = _bin_float('logaddexp2', input, other, allow_int=False)
-    res = _w(_call(xp.logaddexp2, x, y), xp)
+    res = _w(_call(xp.logaddexp2, x, y), xp, x, y)
     _bin_record(res, Logaddexp2Backward0, input, other, (input, other))
     return _out(res, out, 'logaddexp2')
 
@@ -732,7 +736,7 @@ def copysign(input, other, *, out=None):
         _args.tensor(out, 'copysign', 'out', None)
     _req('copysign', input, 'input', 1)
     x, y, xp = _bin_float('copysign', input, other)
-    res = _w(_call(xp.copysign, x, y), xp)
+    res = _w(_call(xp.copysign, x, y), xp, x, y)
     if _needs(input, other):
         if isinstance(other, Tensor):
             node = CopysignBackward0()
@@ -784,7 +788,7 @@ def xlogy(input, other, *, out=None):
     def k(a, b):
         r = a * xp.log(b)
         return xp.where((a == 0) & ~xp.isnan(b), 0, r).astype(r.dtype)
-    res = _w(_call(k, x, y), xp)
+    res = _w(_call(k, x, y), xp, x, y)
     cls = XlogyBackward0 if isinstance(input, Tensor) and isinstance(other, Tensor) else \
         XlogyBackward1 if isinstance(other, Tensor) else XlogyBackward2
     _bin_record(res, _named(cls, cls.__name__), input, other,
@@ -814,7 +818,7 @@ def heaviside(input, values, *, out=None):
         _not_impl('heaviside_cpu', x)
     xp = array_module(x)
     r = xp.where(x == 0, v, (x > 0)).astype(x.dtype)
-    res = _w(r, xp)
+    res = _w(r, xp, x, v)
     if _needs(input, values):
         _record_not_impl(res, 'heaviside', input, values)
     return _out(res, out, 'heaviside')
@@ -868,7 +872,7 @@ def _minmax(name, f, cls, input, other, out):
     x, y, xp = _bin(input, other)
     if x.dtype.kind == 'c':
         raise RuntimeError(f"{name} not implemented for complex tensors.")
-    res = _w(f(x, y), xp)
+    res = _w(f(x, y), xp, x, y)
     if _needs(input, other):
         node = cls()
         record(res, node, (input, other), save=(input, other))
@@ -1045,7 +1049,7 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     r, xp = _clamp_arrays(input, min, max)
-    res = _w(r, xp)
+    res = _wn(r, xp, input, min, max)
     if _needs(input, min, max):
         if isinstance(min, Tensor) or isinstance(max, Tensor):
             lo = min if isinstance(min, Tensor) or min is None else \
@@ -1075,7 +1079,7 @@ def clamp_min(input, min, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'clamp_min', 'out', None)
     r, xp = _clamp_arrays(input, min, None)
-    res = _w(r, xp)
+    res = _wn(r, xp, input, min)
     if _needs(input, min):
         if isinstance(min, Tensor):
             node = ClampMinBackward1()
@@ -1101,7 +1105,7 @@ def clamp_max(input, max, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'clamp_max', 'out', None)
     r, xp = _clamp_arrays(input, None, max)
-    res = _w(r, xp)
+    res = _wn(r, xp, input, max)
     if _needs(input, max):
         if isinstance(max, Tensor):
             node = ClampMaxBackward1()
@@ -1155,7 +1159,7 @@ def lerp(input, end, weight, *, out=None):
         raise RuntimeError(f"expected dtype {D._NP2DT[x.dtype]} for `weight` but got dtype "
                            f"{D._NP2DT[weight._data.dtype]}")
     res = _w(_call(lambda: xp.where(xp.abs(w) < 0.5, x + w * (y - x),
-                                    y - (y - x) * (1 - w)).astype(x.dtype)), xp)
+                                    y - (y - x) * (1 - w)).astype(x.dtype)), xp, x, y)
     if _needs(input, end, weight):
         _rg_complex('lerp', input, end, weight)
         if tw:
@@ -1197,7 +1201,7 @@ def _three(name, input, t1, t2, value, f):
     if dt.kind in 'biu' and isinstance(value, float):
         value = int(value)   # PyTorch truncates a float value for integer tensors
     v = dt.type(value) if dt.kind != 'V' else value
-    return _w(_call(f, a, b, c, v).astype(dt), xp)
+    return _wn(_call(f, a, b, c, v).astype(dt), xp, a, b, c)
 
 
 @register()

@@ -53,7 +53,7 @@ def logical_not(input, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'logical_not', 'out', None)
     x = input._data
-    res = _w(x == 0, array_module(x))
+    res = _w(x == 0, array_module(x), x)
     return _out(res, out, 'logical_not')
 
 
@@ -70,7 +70,7 @@ def _bitwise(name, f, kname, summary, dunders):
         x, y, xp = _int_arrays(kname, input, other)
         if shift and x.dtype == np.bool_:
             _not_impl(f'{kname}_cpu', x)
-        res = _w(getattr(xp, f)(x, y) if f.__class__ is str else f(xp, x, y), xp)
+        res = _w(getattr(xp, f)(x, y) if f.__class__ is str else f(xp, x, y), xp, x, y)
         return res if out is None else _out(res, out, name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"{summary}, element-wise, of integer or bool tensors.\n\n    Example::\n\n"
@@ -131,7 +131,7 @@ def bitwise_not(input, *, out=None):
     if x.dtype.kind not in 'biu':
         _not_impl('bitwise_not_cpu', x)
     xp = array_module(x)
-    return _out(_w(xp.invert(x), xp), out, 'bitwise_not')
+    return _out(_w(xp.invert(x), xp, x), out, 'bitwise_not')
 
 
 def _float_power_(self, exponent):

@@ -24,7 +24,7 @@ def _cmp_op(name, ufunc, ordered, summary):
         x, y, xp = _bin(input, other)
         if ordered and x.dtype.kind == 'c':
             _not_impl(f'{name}_cpu', x)
-        res = _w(getattr(xp, ufunc)(x, y), xp)
+        res = _w(getattr(xp, ufunc)(x, y), xp, x, y)
         return res if out is None else _out(res, out, name)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"{summary}, element-wise, as a bool tensor.\n\n    Example::\n\n"
@@ -111,7 +111,7 @@ def signbit(input, *, out=None):
     xp = array_module(x)
     if x.dtype.kind == 'c':
         _not_impl('signbit_cpu', x)
-    res = _w(xp.signbit(x.astype(np.float32) if x.dtype.kind == 'V' else x), xp)
+    res = _w(xp.signbit(x.astype(np.float32) if x.dtype.kind == 'V' else x), xp, x)
     return _out(res, out, 'signbit')
 
 
@@ -134,7 +134,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if x.dtype == np.bool_ or x.dtype.kind == 'V':
         x, y = x.astype(np.float32), y.astype(np.float32)
     xp = array_module(x)
-    return _w(_call(xp.isclose, x, y, rtol, atol, equal_nan), xp)
+    return _w(_call(xp.isclose, x, y, rtol, atol, equal_nan), xp, x, y)
 
 
 @register()

@@ -11,6 +11,7 @@ from .._device import device as _device, CPU
 from .._tensor import Tensor, Size, _Mode, inplace_apply, check_inplace
 from .._backend import module_for_device, to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record, write_out, with_out
+from . import _layout
 
 __all__ = ['tensor', 'as_tensor', 'asarray', 'from_numpy', 'zeros', 'ones', 'full', 'empty',
            'empty_strided', 'scalar_tensor', 'linspace', 'logspace', 'eye', 'complex', 'polar',
@@ -658,11 +659,23 @@ def _like(input, dtype, device, requires_grad, fn, memory_format=None):
     arr = fn(xp, a.shape, dt._np)
     t = wrap(arr)
     if memory_format is None or str(memory_format) == 'torch.preserve_format':
-        if not a.flags.c_contiguous and a.ndim > 1 and not _has_overlap(a):
-            t = _restride_like(t, input)
+        if a.ndim > 1 and not _layout.c_exact(a):
+            t = wrap(_layout.relayout(arr, _layout.preserve_strides(a.shape, _estrides(a))))
     elif str(memory_format) != 'torch.contiguous_format':
         t = t.contiguous(memory_format=memory_format)
     return _finish(t, requires_grad)
+
+
+def _estrides(a):
+    isz = a.itemsize
+    return tuple(st // isz for st in a.strides)
+
+
+def _preserve_copy(a):
+    """A copy of array ``a`` laid out as PyTorch's ``preserve_format``."""
+    c = _layout.preserve(a)
+    c[...] = a
+    return c
 
 
 def _has_overlap(a):
@@ -813,14 +826,10 @@ def clone(input, *, memory_format=None):
     if not isinstance(input, Tensor):
         _args.tensor(input, 'clone')
     a = input._data
-    if a.flags.c_contiguous or a.ndim < 2 or _has_overlap(a):
+    if a.ndim < 2 or _layout.c_exact(a):
         out = wrap(a.copy())
-    elif a.flags.f_contiguous:
-        out = wrap(a.copy(order='F'))
-    else:
-        out = _restride_like(wrap(a), input)
-        if out._data is a:
-            out = wrap(a.copy())
+    else:   # preserve_format: PyTorch's strides (see _layout.preserve_strides)
+        out = wrap(_preserve_copy(a))
     if memory_format is not None and str(memory_format) not in ('torch.preserve_format',):
         out = out.contiguous(memory_format=memory_format) if str(memory_format) != 'torch.contiguous_format' \
             else (out if out._data.flags.c_contiguous else wrap(np.ascontiguousarray(out._data)))
@@ -882,8 +891,10 @@ def _cast(input, dtype=None, device=None, copy=False):
                           UserWarning, stacklevel=3)
             arr = arr.real
         arr = arr.astype(dtype._np)
+        if arr.ndim > 1 and type(arr) is np.ndarray and not _layout.c_exact(a):
+            arr = _layout.relayout(arr, _layout.preserve_strides(a.shape, _estrides(a)))
     elif arr is a:
-        arr = a.copy()
+        arr = a.copy() if a.ndim < 2 or _layout.c_exact(a) else _preserve_copy(a)
     out = wrap(arr)
     if grad_needed(input) and (dtype is None or dtype._cat >= 2):
         node = ToCopyBackward0()

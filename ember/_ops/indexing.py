@@ -718,7 +718,8 @@ def where(condition, input=None, other=None, *, out=None):
     r = xp.where(c, x, y)
     if r.dtype != rdt:
         r = r.astype(rdt)
-    res = wrap(r)
+    from ._pointwise_common import _wn
+    res = _wn(r, xp, c, x, y)
     if grad_needed(input, other):
         node = WhereBackward0()
         record(res, node, (input if ti else None, other if to else None), save=(condition,))

@@ -948,6 +948,9 @@ def poisson(input, generator=None):
 
 
 # ------------------------------------------------------------------------- _like forms
+from ._layout import fill_like as _fill_like   # noqa: E402
+
+
 def _like_args(input, dtype, device):
     if not isinstance(input, Tensor):
         raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
@@ -966,7 +969,8 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
         torch.float64
     """
     shape, dt, dev = _like_args(input, dtype, device)
-    return _new_random(_uniform_arr(_gen(generator, dev), shape, dt), dev, requires_grad, None)
+    return _new_random(_fill_like(_uniform_arr(_gen(generator, dev), shape, dt), input._data,
+                                  memory_format), dev, requires_grad, None)
 
 
 @register(method=False)
@@ -980,7 +984,8 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
         torch.Size([4])
     """
     shape, dt, dev = _like_args(input, dtype, device)
-    return _new_random(_normal_arr(_gen(generator, dev), shape, dt), dev, requires_grad, None)
+    return _new_random(_fill_like(_normal_arr(_gen(generator, dev), shape, dt), input._data,
+                                  memory_format), dev, requires_grad, None)
 
 
 @register(method=False)
@@ -997,7 +1002,8 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
     """
     low, high, _ = _parse_randint('randint_like', args, low, high, False)
     shape, dt, dev = _like_args(input, dtype, device)
-    return _new_random(_randint_arr(_gen(generator, dev), low, high, shape, dt), dev,
+    return _new_random(_fill_like(_randint_arr(_gen(generator, dev), low, high, shape, dt),
+                                  input._data, memory_format), dev,
                        requires_grad, None)
 
 

@@ -50,7 +50,7 @@ def neg(input, *, out=None):
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
     xp = array_module(input._data)
-    res = _w(xp.negative(input._data), xp)
+    res = _w(xp.negative(input._data), xp, input._data)
     if _Mode.grad and input._rg:
         record(res, NegBackward0(), (input,))
     return res if out is None else _out(res, out, 'neg')
@@ -464,7 +464,7 @@ def _unary(input, name, kern, cls, save, kind, cgrad):
     if kind == 'f' and k in 'biu':
         x = x.astype(D._default_dtype._np)
     xp = array_module(x)
-    res = _w(_call(kern, x, xp), xp)
+    res = _w(_call(kern, x, xp), xp, x)
     if _Mode.grad and input._rg:
         if k == 'c' and not cgrad:
             _rg_complex(name, input)
@@ -524,7 +524,7 @@ def logit(input, eps=None, *, out=None):
         _not_impl('logit_cpu', x)
     if eps is not None:
         x = xp.clip(x, eps, 1 - eps).astype(x.dtype)
-    res = _w(_call(lambda v: xp.log(v / (1 - v)), x), xp)
+    res = _w(_call(lambda v: xp.log(v / (1 - v)), x), xp, x)
     if _needs(input):
         node = LogitBackward0()
         node.eps = eps
@@ -556,7 +556,7 @@ def polygamma(n, input, *, out=None):
         _not_impl('polygamma', x)
     xp = array_module(x)
     r = _call(_special.polygamma, n, x.astype(np.float64))
-    res = _w(_call(r.astype, x.dtype), xp)
+    res = _w(_call(r.astype, x.dtype), xp, x)
     if _needs(input):
         node = PolygammaBackward0() if n else DigammaBackward0()
         node.n = n
@@ -604,7 +604,7 @@ def round(input, *, decimals=0, out=None):
     else:
         f = x.dtype.type(10.0 ** -decimals)
         r = xp.rint(x / f) * f
-    res = _w(_call(lambda v: v, r).astype(x.dtype), xp)
+    res = _w(_call(lambda v: v, r).astype(x.dtype), xp, x)
     if _needs(input):
         record(res, RoundBackward1(), (input,))
     return _out(res, out, 'round')

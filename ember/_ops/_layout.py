@@ -275,3 +275,20 @@ def fill_like(values, like, memory_format=None):
     isz = values.itemsize
     return array_module(values).lib.stride_tricks.as_strided(
         values.reshape(-1), shape, tuple(s * isz for s in st))
+
+
+def suggests_channels_last(a):
+    """Whether array ``a`` (4-d or 5-d) is laid out channels_last(_3d) by PyTorch's
+    ``suggest_memory_format`` (ambiguous layouts, such as N111, count as contiguous)."""
+    if a.ndim not in (4, 5) or not a.size:
+        return False
+    return _strides_like_cl(a.shape, _estrides(a))
+
+
+def channels_last_like(r, *arrays):
+    """Result ``r`` (4-d or 5-d, C order) of a convolution or normalization, in
+    channels_last(_3d) when any of ``arrays`` suggests it, as PyTorch's CPU kernels
+    lay out their outputs."""
+    if r.ndim not in (4, 5) or not any(suggests_channels_last(a) for a in arrays if a is not None):
+        return r
+    return relayout(r, _cl_strides(r.shape))

@@ -11,6 +11,7 @@ import numpy as np
 from .._tensor import Tensor, _Mode
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
+from . import _layout
 from .padding import pad
 
 
@@ -204,6 +205,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         r = r.astype(x.dtype)
     if bias is not None:
         r += bias._data.reshape((1, -1) + (1,) * (r.ndim - 2))
+    if r.ndim >= 4 and r.__class__ is np.ndarray:
+        r = _layout.channels_last_like(r, x, w)
     out = wrap(r)
     if grad_needed(input, weight, bias):
         node = ConvolutionBackward0()

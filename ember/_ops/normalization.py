@@ -6,6 +6,7 @@ import numpy as np
 from .._tensor import Tensor, _Mode
 from ._util import wrap, Node, register, record
 from .._backend import array_module
+from . import _layout
 
 __all__ = ['native_batch_norm', 'batch_norm']
 
@@ -110,7 +111,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         y = y * weight._data.astype(cdt).reshape(bshape)
     if bias is not None:
         y = y + bias._data.astype(cdt).reshape(bshape)
-    out = wrap(xp.ascontiguousarray(y.astype(a.dtype, copy=False)))
+    y = xp.ascontiguousarray(y.astype(a.dtype, copy=False))
+    if y.ndim >= 4 and y.__class__ is np.ndarray:
+        y = _layout.channels_last_like(y, a)
+    out = wrap(y)
     smean, sinv = wrap(mean.astype(cdt)), wrap(invstd.astype(cdt))
     if _Mode.grad and (input._rg or (weight is not None and weight._rg)
                        or (bias is not None and bias._rg)):

@@ -73,7 +73,11 @@ def _to_format(t, fmt):
     xp = array_module(t._data)
     arr = xp.ascontiguousarray(t._data.transpose(p))
     inv = [p.index(i) for i in range(len(p))]
-    out = wrap(arr.transpose(inv))
+    arr = arr.transpose(inv)
+    if not arr.size:   # NumPy gives empties zero strides
+        from ._ops._layout import with_strides
+        arr = with_strides(arr, _strides_for(t.shape, p))
+    out = wrap(arr)
     if grad_needed(t):
         record(out, CloneBackward0(), (t,))
     return out

@@ -208,6 +208,14 @@ def empty_strided_arr(xp, shape, strides, dtype):
     return xp.lib.stride_tricks.as_strided(buf, tuple(shape), tuple(s * isz for s in strides))
 
 
+def with_strides(a, strides):
+    """Array ``a`` re-labelled with ``strides`` (elements): for empty arrays, and for
+    strides that differ from ``a``'s only on dims of size 1."""
+    isz = a.itemsize
+    return array_module(a).lib.stride_tricks.as_strided(a, a.shape,
+                                                         tuple(s * isz for s in strides))
+
+
 def relayout(r, strides):
     """Array ``r`` with ``strides`` (``None``: contiguous): ``r`` itself, ``r``
     re-strided where only dims of size 1 differ, or a copy."""
@@ -219,7 +227,7 @@ def relayout(r, strides):
         return r
     xp = array_module(r)
     isz = r.itemsize
-    if all(h == w for h, w, n in zip(have, strides, shape) if n != 1):
+    if not r.size or all(h == w for h, w, n in zip(have, strides, shape) if n != 1):
         return xp.lib.stride_tricks.as_strided(r, shape, tuple(s * isz for s in strides))
     out = empty_strided_arr(xp, shape, strides, r.dtype)
     out[...] = r
@@ -242,7 +250,9 @@ def c_exact(a):
     if not a.flags.c_contiguous:
         return False
     shape = a.shape
-    if 1 not in shape or not a.size:
+    if not a.size:
+        return _estrides(a) == contiguous_strides(shape) or not any(a.strides)
+    if 1 not in shape:
         return True
     isz = a.itemsize
     acc = isz
@@ -258,9 +268,12 @@ def preserve(a, dtype=None):
     rule."""
     xp = array_module(a)
     dt = a.dtype if dtype is None else dtype
-    if not a.size or c_exact(a):
+    if c_exact(a):
         return xp.empty(a.shape, dtype=dt)
-    return empty_strided_arr(xp, a.shape, preserve_strides(a.shape, _estrides(a)), dt)
+    st = preserve_strides(a.shape, _estrides(a))
+    if not a.size:
+        return with_strides(xp.empty(a.shape, dtype=dt), st)
+    return empty_strided_arr(xp, a.shape, st, dt)
 
 
 def fill_like(values, like, memory_format=None):

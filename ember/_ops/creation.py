@@ -210,6 +210,11 @@ def _reject_np(a):
 
 
 def _finish(t, requires_grad):
+    a = t._data
+    if not a.size and a.ndim and a.__class__ is np.ndarray and not any(a.strides):
+        # NumPy gives an empty array zero strides; PyTorch's contiguous ones (sizes
+        # counted as >= 1) are what views of it (t(), permute, slicing...) start from
+        t._data = _layout.with_strides(a, _layout.contiguous_strides(a.shape))
     if requires_grad:
         t.requires_grad_(True)
     return t

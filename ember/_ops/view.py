@@ -647,7 +647,13 @@ def unsqueeze(input, dim):
         node = UnsqueezeBackward0()
         node.dim = d
     xp = array_module(a)
-    return make_view(input, xp.expand_dims(a, d), node)
+    r = xp.expand_dims(a, d)
+    if not a.size and r.__class__ is np.ndarray:   # PyTorch: size * stride of the next dim
+        st = list(input.stride())
+        st.insert(d, a.shape[d] * st[d] if d < a.ndim else 1)
+        from ._layout import with_strides
+        r = with_strides(r, st)
+    return make_view(input, r, node)
 
 
 def _set_meta_inplace(self, view_fn, *args):

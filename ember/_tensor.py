@@ -730,6 +730,8 @@ def _wrap_dim(dim, ndim):
         dim = _dim_arg(dim)
     n = ndim if ndim > 0 else 1
     if dim < -n or dim >= n:
+        if dim >= 1 << 63 or dim < -(1 << 63):   # #ARGCHK
+            raise ValueError("Overflow when unpacking long long")
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
     return dim + n if dim < 0 else dim

@@ -64,6 +64,19 @@ def tensor(v, fname, arg='input', pos=1):
     return v
 
 
+def py_tensor(v, attr):
+    """For ops that PyTorch writes in Python (``F.mse_loss``, ``torch.norm``, ``split``,
+    ...): a non-Tensor ``v`` fails there on its first attribute use, so raise the same
+    AttributeError (``'str' object has no attribute 'size'``); a NumPy value, whose
+    ``size`` is a number, gives the TypeError of calling it."""
+    if isinstance(v, Tensor):
+        return v
+    a = getattr(v, attr, None)
+    if a is not None and not callable(a):
+        raise TypeError(f"'{type(a).__name__}' object is not callable")
+    raise AttributeError(f"'{type_name(v)}' object has no attribute '{attr}'")
+
+
 def tensors(vs, fname, arg='tensors', pos=1):
     """A list of tensors for a ``tuple of Tensors`` argument (raises PyTorch's TypeError)."""
     if isinstance(vs, Tensor) or not isinstance(vs, (tuple, list)):
@@ -75,10 +88,30 @@ def tensors(vs, fname, arg='tensors', pos=1):
     return list(vs)
 
 
+_I64 = 1 << 63
+
+
+def overflow(v):
+    """Raise PyTorch's ValueError for a Python int beyond int64 given as an ``int``."""
+    if v >= _I64 or v < -_I64:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def number_overflow(v):
+    """Raise PyTorch's OverflowError for a Python int beyond int64 given as a ``Number``."""
+    if type(v) is _int and (v >= _I64 or v < -_I64):
+        raise OverflowError("int too big to convert")
+    return v
+
+
 def _int_or_none(v):
-    """``int(v)`` for what PyTorch takes as an int (not bool), else None."""
+    """``int(v)`` for what PyTorch takes as an int (not bool), else None; a Python int
+    beyond int64 raises PyTorch's ValueError."""
     t = type(v)
     if t is _int:
+        if v >= _I64 or v < -_I64:
+            raise ValueError("Overflow when unpacking long long")
         return v
     if t is _bool:
         return None
@@ -146,8 +179,15 @@ def as_int_list(v, fname, arg, pos=None, allow_int=True):
         _fail(fname, arg, pos, 'tuple of ints', v)
     out = []
     for i, x in enumerate(v):
-        r = _int_or_none(x)
+        try:
+            r = _int_or_none(x)
+        except ValueError:
+            raise TypeError(f"{_where(fname, arg, pos)} failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long\"") from None
         if r is None:
+            if i == 0:
+                raise TypeError(f"{_where(fname, arg, pos)} must be tuple of ints, but found "
+                                f"element of type {type_name(x)} at pos 0")
             raise TypeError(f"{_where(fname, arg, pos)} failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
                             f"{type_name(x)}\"")

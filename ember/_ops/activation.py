@@ -6,6 +6,8 @@ from .._tensor import Tensor, _Mode, inplace
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 
+__all__ = ['leaky_relu', 'leaky_relu_']
+
 
 class LeakyReluBackward0(Node):
     def backward(self, g):

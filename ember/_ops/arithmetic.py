@@ -1143,6 +1143,12 @@ def lerp(input, end, weight, *, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'lerp')
+    if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or
+                                           type(weight) in (int, float, bool)):
+        if not isinstance(end, Tensor) or not isinstance(weight, (int, float, complex, np.number)):
+            _args.invalid('lerp', input, end, weight)
+    if type(weight) is int:
+        _args.number_overflow(weight)
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'lerp', 'out', None)
     x, y = input._data, end._data

@@ -232,6 +232,7 @@ def _select_int(x, d, i, orig_dim):
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     n = a.shape[d]
     if i >= n or i < -n:
+        _args.overflow(i)
         raise IndexError(f"index {i} is out of bounds for dimension {orig_dim} with size {n}")
     return V.select(x, d, i)
 

@@ -7,6 +7,8 @@ from .._tensor import Tensor
 from ._util import wrap, Node, grad_needed, record
 from .._backend import array_module
 
+__all__ = ['l1_loss', 'mse_loss']
+
 
 def _reduction(size_average, reduce, reduction):
     if size_average is None and reduce is None:
@@ -31,6 +33,8 @@ def _apply_reduction(x, reduction):
 
 
 def _check_sizes(input, target, name):
+    if not isinstance(target, Tensor):
+        _args.py_tensor(target, 'size')
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
@@ -46,7 +50,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
         tensor(1.5000)
     """
     if not isinstance(input, Tensor):
-        _args.tensor(input, 'l1_loss')
+        _args.py_tensor(input, 'size')
     reduction = _reduction(size_average, reduce, reduction)
     _check_sizes(input, target, 'l1_loss')
     d = (input - target).abs()
@@ -79,7 +83,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
         tensor(2.5000)
     """
     if not isinstance(input, Tensor):
-        _args.tensor(input, 'mse_loss')
+        _args.py_tensor(input, 'size')
     reduction = _reduction(size_average, reduce, reduction)
     _check_sizes(input, target, 'mse_loss')
     if weight is not None or reduction not in ('mean', 'sum') or input.dtype != target.dtype \

@@ -8,7 +8,9 @@ from ._util import wrap, Node, register, record
 from .._backend import array_module
 from . import _layout
 
-__all__ = ['native_batch_norm', 'batch_norm']
+# names given to ember.nn.functional (torch.batch_norm / native_batch_norm are ember.* ops;
+# F.batch_norm, with its own argument order, is defined in ember/nn/functional.py)
+__all__ = []
 
 
 def _bcast(v, nd):

@@ -59,8 +59,9 @@ def mm(input, mat2, *, out=None):
         >>> ember.mm(ember.ones(2, 3), ember.ones(3, 4)).shape
         torch.Size([2, 4])
     """
-    if not isinstance(input, Tensor):
+    if not isinstance(input, Tensor) or not isinstance(mat2, Tensor):
         _args.tensor(input, 'mm')
+        _args.tensor(mat2, 'mm', 'mat2', 2)
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'mm', 'out', None)
     a, b = input._data, mat2._data
@@ -87,8 +88,9 @@ def bmm(input, mat2, *, out=None):
         >>> ember.bmm(ember.ones(5, 2, 3), ember.ones(5, 3, 4)).shape
         torch.Size([5, 2, 4])
     """
-    if not isinstance(input, Tensor):
+    if not isinstance(input, Tensor) or not isinstance(mat2, Tensor):
         _args.tensor(input, 'bmm')
+        _args.tensor(mat2, 'bmm', 'mat2', 2)
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'bmm', 'out', None)
     a, b = input._data, mat2._data
@@ -175,8 +177,9 @@ def dot(input, tensor, *, out=None):
         >>> ember.dot(ember.tensor([2, 3]), ember.tensor([2, 1]))
         tensor(7)
     """
-    if not isinstance(input, Tensor):
+    if not isinstance(input, Tensor) or not isinstance(tensor, Tensor):
         _args.tensor(input, 'dot')
+        _args.tensor(tensor, 'dot', 'tensor', 2)
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'dot', 'out', None)
     a, b = input._data, tensor._data
@@ -576,8 +579,9 @@ def outer(input, vec2, *, out=None):
         tensor([[ 1, 10],
                 [ 2, 20]])
     """
-    if not isinstance(input, Tensor):
+    if not isinstance(input, Tensor) or not isinstance(vec2, Tensor):
         _args.tensor(input, 'outer')
+        _args.tensor(vec2, 'outer', 'vec2', 2)
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'outer', 'out', None)
     if input.dim() != 1:

@@ -886,7 +886,7 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
         tensor([3., 7.])
     """
     if not isinstance(input, Tensor):
-        _args.tensor(input, 'norm')
+        _args.py_tensor(input, 'layout')
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'norm', 'keepdim', 3)
     if out is not None and not isinstance(out, Tensor):

@@ -756,8 +756,16 @@ def narrow(input, dim, start, length):
         dim = _args.as_int(dim, 'narrow', 'dim', 1)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
-    if isinstance(start, Tensor):
-        start = int(start)
+    if start.__class__ is not int or length.__class__ is not int:
+        if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in 'iu'):
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        if isinstance(start, Tensor):
+            start = int(start)
+        else:
+            start = _args.as_int(start, 'narrow', 'start', 2)
+        length = _args.as_int(length, 'narrow', 'length', 3)
+    else:
+        _args.overflow(start), _args.overflow(length)
     n = a.shape[d]
     if start < -n or start > n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
@@ -801,6 +809,7 @@ def select(input, dim, index):
     if isinstance(index, Tensor):
         index = int(index)
     if index < -n or index >= n:
+        _args.overflow(index)
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{_shape_str(a.shape)} at dimension {d}")
     if index < 0:
@@ -876,10 +885,18 @@ def split(tensor, split_size_or_sections, dim=0):
         [2, 2, 1]
     """
     if not isinstance(tensor, Tensor):
-        _args.tensor(tensor, 'split')
+        _args.py_tensor(tensor, 'split')
     if dim.__class__ is not int:
         dim = _args.as_int(dim, 'split', 'dim', 2)
     a = tensor._data
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    s = split_size_or_sections
+    if s.__class__ is not int:
+        if isinstance(s, (tuple, list)):
+            _args.as_int_list(s, 'split_with_sizes', 'split_sizes', 2)
+        else:
+            _args.as_int(s, 'split', 'split_size', 2)
     d = _wrap_dim(dim, a.ndim)
     n = a.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -931,8 +948,11 @@ def chunk(input, chunks, dim=0):
         chunks = _args.as_int(chunks, 'chunk', 'chunks', 1)
     if dim.__class__ is not int:
         dim = _args.as_int(dim, 'chunk', 'dim', 2)
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    _args.overflow(chunks)
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     if n == 0:

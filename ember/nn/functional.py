@@ -4,15 +4,29 @@ from .._ops import _args
 from .._tensor import Tensor
 from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
                          conv_transpose3d)
-from .._ops.activation import leaky_relu, leaky_relu_
-from .._ops.loss import l1_loss, mse_loss
+from .._ops.activation import *  # noqa: F401,F403
+from .._ops.loss import *  # noqa: F401,F403
+from .._ops.pooling import *  # noqa: F401,F403
+from .._ops.vision import *  # noqa: F401,F403
+from .._ops.distance import *  # noqa: F401,F403
+from .._ops.dropout import *  # noqa: F401,F403
+from .._ops.embedding import *  # noqa: F401,F403
+from .._ops.rnn import *  # noqa: F401,F403
+from .._ops.attention import *  # noqa: F401,F403
+from .._ops.normalization import *  # noqa: F401,F403
+from .._ops import (activation as _act, loss as _loss, pooling as _pool, vision as _vision,
+                    distance as _dist, dropout as _drop, embedding as _emb, rnn as _rnn,
+                    attention as _attn, normalization as _norm)
 from .._ops.linear import linear
 from .._ops.padding import pad
 from .._ops.normalization import native_batch_norm as _native_batch_norm
 
-__all__ = ['linear', 'relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'conv1d', 'conv2d', 'conv3d',
-           'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'l1_loss', 'mse_loss',
-           'pad', 'batch_norm']
+__all__ = ['linear', 'relu', 'relu_', 'conv1d', 'conv2d', 'conv3d',
+           'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
+# every op family lists the names it gives this namespace in its ``__all__``
+for _m in (_act, _loss, _pool, _vision, _dist, _drop, _emb, _rnn, _attn, _norm):
+    __all__ += [_n for _n in _m.__all__ if _n not in __all__]
+del _m
 
 
 def relu(input, inplace=False):

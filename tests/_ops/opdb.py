@@ -1780,5 +1780,20 @@ OPS += [
            dtypes=(C128,), gc_max=1),
 ]
 
+
+def _family_entries():
+    """Entries of the family databases ``tests/_ops/opdb_<family>.py`` (each defines ``OPS``,
+    a list of :class:`OpInfo`, importing ``OpInfo``/``S``/... from this module)."""
+    import importlib
+    import pkgutil
+    import os
+    here = os.path.dirname(__file__)
+    for m in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):
+        if m.name.startswith('opdb_'):
+            yield from importlib.import_module(f'_ops.{m.name}').OPS
+
+
+OPS += list(_family_entries())
+
 _names = [op.name for op in OPS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)

@@ -1,11 +1,25 @@
-"""The layer library."""
+"""The layer library. Each family module lists its layers in ``__all__``; the file names
+mirror ``torch.nn.modules`` (so ``ember.nn.modules.rnn.LSTM`` is where torch's is)."""
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .lazy import LazyModuleMixin
-from .linear import Identity, Linear, LazyLinear
-from .activation import ReLU, LeakyReLU
-from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
-                   LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
-                   LazyConvTranspose3d)
-from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d,
-                        LazyBatchNorm3d)
+from .linear import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403

@@ -1,0 +1,3 @@
+"""AdaptiveLogSoftmaxWithLoss."""
+
+__all__ = []

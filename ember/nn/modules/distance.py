@@ -1,0 +1,3 @@
+"""Distance layers."""
+
+__all__ = []

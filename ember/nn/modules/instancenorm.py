@@ -1,0 +1,3 @@
+"""Instance normalization layers."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Normalization layers (LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Transformer layers."""
+
+__all__ = []

@@ -58,3 +58,8 @@ class LeakyReLU(Module):
 
     def extra_repr(self):
         return f'negative_slope={self.negative_slope}' + (', inplace=True' if self.inplace else '')
+
+
+from . import _multihead  # noqa: E402
+from ._multihead import *  # noqa: E402,F401,F403
+__all__ += _multihead.__all__

@@ -1,12 +1,16 @@
-"""Activation functions (beyond ``relu``, which lives with the pointwise ops)."""
+"""Activation functions of ``ember.nn.functional`` and their ``ember.*`` forms (the plain
+``relu``/``sigmoid``/``tanh`` kernels live with the unary pointwise ops)."""
+import warnings
+
 from . import _args
 import numpy as np
 
-from .._tensor import Tensor, _Mode, inplace
+from .._tensor import Tensor, _Mode, inplace, _wrap_dim
 from ._util import wrap, Node, register, grad_needed, record
+from ._pointwise_common import _not_impl
 from .._backend import array_module
 
-__all__ = ['leaky_relu', 'leaky_relu_']
+__all__ = ['relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'softmax', 'softmin', 'log_softmax']
 
 
 class LeakyReluBackward0(Node):
@@ -64,3 +68,256 @@ def leaky_relu_(input, negative_slope=0.01):
         fn.__class__ = LeakyReluBackward1
     return r
 
+
+
+# ------------------------------------------------------------------ relu (F.relu / F.relu_)
+def relu(input, inplace=False):
+    """Applies the rectified linear unit ``max(0, x)`` elementwise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.relu(ember.tensor([-1., 2.]))
+        tensor([0., 2.])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'relu')
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    """In-place version of :func:`relu`.
+
+    Args:
+        input (Tensor): the input, overwritten.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); F.relu_(x); x
+        tensor([0., 2.])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'relu_')
+    return input.relu_()
+
+
+# ------------------------------------------------------------------ softmax family
+def _lowp_np(dt):
+    """The dtype a kernel computes in: float16/bfloat16 go through float32."""
+    return np.dtype(np.float32) if dt.kind == 'V' or dt == np.float16 else None
+
+
+def _softmax_kernel(a, axis, log):
+    """Softmax (or log-softmax) of float array ``a`` along ``axis``, stable for large
+    values (the row maximum is subtracted first). Returns a fresh array of ``a``'s dtype."""
+    xp = array_module(a)
+    dt = a.dtype
+    w = _lowp_np(dt)
+    if w is not None:
+        a = a.astype(w)
+    if a.size == 0:
+        return a.astype(dt, copy=True)
+    nd = a.ndim
+    if nd == 0:
+        a = a.reshape(1)
+    m = a.max(axis=axis, keepdims=True)
+    e = a - m
+    if log:
+        s = xp.exp(e).sum(axis=axis, keepdims=True)
+        e -= xp.log(s, out=s)
+    else:
+        xp.exp(e, out=e)
+        e /= e.sum(axis=axis, keepdims=True)
+    if nd == 0:
+        e = e.reshape(())
+    return e if w is None else e.astype(dt)
+
+
+def _softmax_input(input, dim, dtype, name):
+    """Checks of softmax/log_softmax; returns ``(input, axis)`` (``input`` cast to
+    ``dtype`` when given, through the differentiable ``to``)."""
+    if not isinstance(input, Tensor):
+        _args.tensor(input, name)
+    axis = _wrap_dim(dim, input._data.ndim)
+    if dtype is not None:
+        dtype = _args.as_dtype(dtype, name)
+        input = input.to(dtype)
+    a = input._data
+    if a.dtype.kind not in 'fV' and a.size:
+        last = a.ndim == 0 or axis == a.ndim - 1
+        _not_impl(f"{name}_{'lastdim_' if last else ''}kernel_impl", a)
+    return input, axis
+
+
+class SoftmaxBackward0(Node):
+    _saved_names = ('result',)
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        ax = self.dim
+        if not _Mode.grad:      # no create_graph: one fused kernel on the arrays
+            ga, ya = g._data, y._data
+            dt = ya.dtype
+            w = _lowp_np(dt)
+            if w is not None:
+                ga, ya = ga.astype(w), ya.astype(w)
+            if ya.ndim == 0:
+                return wrap(ya * 0)
+            r = ga * ya
+            r -= ya * r.sum(axis=ax, keepdims=True)
+            return wrap(r if w is None else r.astype(dt))
+        return y * (g - (g * y).sum(ax, keepdim=True))
+
+
+class LogSoftmaxBackward0(Node):
+    _saved_names = ('result',)
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        ax = self.dim
+        if not _Mode.grad:
+            ga, ya = g._data, y._data
+            dt = ya.dtype
+            w = _lowp_np(dt)
+            if w is not None:
+                ga, ya = ga.astype(w), ya.astype(w)
+            if ya.ndim == 0:
+                return wrap(ga * 0)
+            xp = array_module(ya)
+            r = xp.exp(ya)
+            r *= ga.sum(axis=ax, keepdims=True)
+            xp.subtract(ga, r, out=r)
+            return wrap(r if w is None else r.astype(dt))
+        return g - y.exp() * g.sum(ax, keepdim=True)
+
+
+def _softmax_op(input, dim, dtype=None, log=False):
+    name = 'log_softmax' if log else 'softmax'
+    x, axis = _softmax_input(input, dim, dtype, name)
+    res = wrap(_softmax_kernel(x._data, axis, log))
+    if _Mode.grad and x._rg:
+        node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
+        node.dim = axis
+        record(res, node, (x,), save=(res,))
+    return res
+
+
+@register('softmax')
+def _softmax(input, dim, dtype=None):
+    """Softmax over dimension ``dim``: ``exp(x_i) / sum_j exp(x_j)``, computed stably.
+
+    Args:
+        input (Tensor): the input (floating point).
+        dim (int): the dimension the softmax is taken over.
+        dtype (ember.dtype, optional): cast the input to this dtype first. Default: None.
+
+    Example::
+
+        >>> ember.softmax(ember.tensor([0., 0.]), 0)
+        tensor([0.5000, 0.5000])
+    """
+    return _softmax_op(input, dim, dtype, False)
+
+
+@register('log_softmax')
+def _log_softmax(input, dim, dtype=None):
+    """Logarithm of the softmax over ``dim``: ``x_i - log(sum_j exp(x_j))``, computed
+    stably (no overflow for large logits).
+
+    Args:
+        input (Tensor): the input (floating point).
+        dim (int): the dimension the softmax is taken over.
+        dtype (ember.dtype, optional): cast the input to this dtype first. Default: None.
+
+    Example::
+
+        >>> ember.log_softmax(ember.tensor([0., 0.]), 0)
+        tensor([-0.6931, -0.6931])
+    """
+    return _softmax_op(input, dim, dtype, True)
+
+
+_softmax.__name__ = _softmax.__qualname__ = 'softmax'
+_log_softmax.__name__ = _log_softmax.__qualname__ = 'log_softmax'
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    """PyTorch's implicit ``dim`` of the softmax functions when none is given (0 for 0-, 1-
+    and 3-dim inputs, else 1), with its deprecation warning."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Applies softmax over dimension ``dim``: ``exp(x_i) / sum_j exp(x_j)``; the slices
+    along ``dim`` sum to 1.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dimension along which softmax is computed. When None (deprecated),
+            PyTorch's implicit choice is used (0 for 0-, 1- and 3-dim inputs, else 1),
+            with a ``UserWarning``.
+        dtype (ember.dtype, optional): cast the input to this dtype before the operation
+            (guards against overflow). Default: None.
+
+    Example::
+
+        >>> F.softmax(ember.tensor([[1., 1.], [0., 2.]]), dim=1)
+        tensor([[0.5000, 0.5000],
+                [0.1192, 0.8808]])
+    """
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{_args.type_name(input)}' object has no attribute 'softmax'")
+    if dim is None:
+        dim = _softmax_dim('softmax', input.dim(), _stacklevel)
+    return _softmax_op(input, dim, dtype, False)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """Applies softmin over dimension ``dim``: ``softmax(-input)``.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dimension along which softmin is computed (None: implicit choice,
+            deprecated, with a ``UserWarning``).
+        dtype (ember.dtype, optional): cast the input to this dtype first. Default: None.
+
+    Example::
+
+        >>> F.softmin(ember.tensor([0., 2.]), dim=0)
+        tensor([0.8808, 0.1192])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"bad operand type for unary -: '{_args.type_name(input)}'")
+    if dim is None:
+        dim = _softmax_dim('softmin', input.dim(), _stacklevel)
+    if dtype is None:
+        return _softmax_op(-input, dim, None, False)
+    return _softmax_op(-input, dim, dtype, False)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Applies ``log(softmax(x))`` over dimension ``dim``, computed stably (large logits
+    neither overflow nor lose precision).
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dimension along which log_softmax is computed (None: implicit
+            choice, deprecated, with a ``UserWarning``).
+        dtype (ember.dtype, optional): cast the input to this dtype first. Default: None.
+
+    Example::
+
+        >>> F.log_softmax(ember.tensor([1000., 0.]), dim=0)
+        tensor([    0., -1000.])
+    """
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{_args.type_name(input)}' object has no attribute "
+                             "'log_softmax'")
+    if dim is None:
+        dim = _softmax_dim('log_softmax', input.dim(), _stacklevel)
+    return _softmax_op(input, dim, dtype, True)

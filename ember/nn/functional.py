@@ -21,45 +21,12 @@ from .._ops.linear import linear
 from .._ops.padding import pad
 from .._ops.normalization import native_batch_norm as _native_batch_norm
 
-__all__ = ['linear', 'relu', 'relu_', 'conv1d', 'conv2d', 'conv3d',
+__all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
 # every op family lists the names it gives this namespace in its ``__all__``
 for _m in (_act, _loss, _pool, _vision, _dist, _drop, _emb, _rnn, _attn, _norm):
     __all__ += [_n for _n in _m.__all__ if _n not in __all__]
 del _m
-
-
-def relu(input, inplace=False):
-    """Applies the rectified linear unit ``max(0, x)`` elementwise.
-
-    Args:
-        input (Tensor): the input.
-        inplace (bool): operate in place. Default: ``False``.
-
-    Example::
-
-        >>> F.relu(ember.tensor([-1., 2.]))
-        tensor([0., 2.])
-    """
-    if not isinstance(input, Tensor):
-        _args.tensor(input, 'relu')
-    return input.relu_() if inplace else input.relu()
-
-
-def relu_(input):
-    """In-place version of :func:`relu`.
-
-    Args:
-        input (Tensor): the input, overwritten.
-
-    Example::
-
-        >>> x = ember.tensor([-1., 2.]); F.relu_(x); x
-        tensor([0., 2.])
-    """
-    if not isinstance(input, Tensor):
-        _args.tensor(input, 'relu_')
-    return input.relu_()
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

@@ -60,60 +60,78 @@ def _pad(xp, x, padding):
     return xp.pad(x, pw)
 
 
+def _im2col(xp, x, k, stride, padding, dilation, groups):
+    """Columns ``(N, G, Cg * K, L)`` of ``x`` ``(N, C, *sp)``: for each group, the input
+    channels times kernel offsets against the output positions (the output's own layout,
+    so a product with ``(G, O/G, Cg * K)`` weights is ``(N, O, *out)`` with no transpose).
+    The copy reads each window row along the input's last axis. Returns ``(cols, out)``."""
+    nd = len(k)
+    win, out = _windows(xp, _pad(xp, x, padding), k, stride, dilation)
+    N, C = x.shape[:2]
+    L = int(np.prod(out)) if out else 1
+    K = int(np.prod(k)) if k else 1
+    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    cols = xp.ascontiguousarray(win.transpose(perm)).reshape(N, groups, C // groups * K, L)
+    return cols, out
+
+
+def _col2im(xp, cols, C, k, sp, stride, dilation):
+    """The adjoint of :func:`_im2col` without padding: columns ``(N, G, Cg * K, L)`` with
+    ``L`` positions of an output of the given size, scatter-added into an ``(N, C, *full)``
+    image, ``full`` being the smallest size that holds every window (one strided add per
+    kernel offset)."""
+    nd = len(k)
+    N = cols.shape[0]
+    full = tuple((sp[i] - 1) * stride[i] + dilation[i] * (k[i] - 1) + 1 for i in range(nd))
+    c = cols.reshape((N, C) + tuple(k) + tuple(sp))
+    img = xp.zeros((N, C) + full, dtype=cols.dtype)
+    for kidx in np.ndindex(*k):
+        sl = tuple(slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + (sp[i] - 1) * stride[i]
+                         + 1, stride[i]) for i in range(nd))
+        img[(slice(None), slice(None)) + sl] += c[(slice(None), slice(None)) + kidx]
+    return img
+
+
 def _conv_fwd(x, w, stride, padding, dilation, groups):
     """Plain convolution on arrays: x (N, C, *sp), w (O, C/g, *k) -> (N, O, *out)."""
     xp = array_module(x)
-    nd = w.ndim - 2
     k = w.shape[2:]
-    xpad = _pad(xp, x, padding)
-    win, out = _windows(xp, xpad, k, stride, dilation)
-    N, C = x.shape[:2]
-    O = w.shape[0]
-    G = groups
-    Cg, Og = C // G, O // G
-    L = int(np.prod(out)) if out else 1
-    K = int(np.prod(k)) if k else 1
-    # (N, G, Cg, *out, *k) -> (G, N, *out, Cg, *k)
-    win = win.reshape((N, G, Cg) + out + tuple(k))
-    perm = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
-    cols = win.transpose(perm).reshape(G, N * L, Cg * K)
-    wm = w.reshape(G, Og, Cg * K)
-    res = cols @ wm.transpose(0, 2, 1)          # (G, N*L, Og)
-    res = res.reshape((G, N) + out + (Og,))
-    perm2 = (1, 0, nd + 2) + tuple(range(2, 2 + nd))
-    return xp.ascontiguousarray(res.transpose(perm2).reshape((N, O) + out))
+    cols, out = _im2col(xp, x, k, stride, padding, dilation, groups)
+    wm = w.reshape(groups, w.shape[0] // groups, -1)
+    res = xp.matmul(wm, cols)                    # (N, G, Og, L)
+    return res.reshape((x.shape[0], w.shape[0]) + out)
 
 
 def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups):
-    """Transposed convolution on arrays: x (N, Cin, *sp), w (Cin, Cout/g, *k)."""
+    """Transposed convolution on arrays: x (N, Cin, *sp), w (Cin, Cout/g, *k): the columns
+    ``w^T @ x`` scattered back into the image (col2im), cropped by ``padding``."""
     xp = array_module(x)
     nd = w.ndim - 2
     k = w.shape[2:]
     N, Cin = x.shape[:2]
     G = groups
-    Cg = Cin // G
-    Og = w.shape[1]
+    Cg, Og = Cin // G, w.shape[1]
     sp = x.shape[2:]
-    full = tuple((sp[i] - 1) * stride[i] + dilation[i] * (k[i] - 1) + 1 + output_padding[i]
-                 for i in range(nd))
-    # columns: (G, N*L, Og*K) = x (G, N*L, Cg) @ w (G, Cg, Og*K)
     L = int(np.prod(sp)) if sp else 1
-    K = int(np.prod(k)) if k else 1
-    xm = x.reshape((N, G, Cg, L)).transpose(1, 0, 3, 2).reshape(G, N * L, Cg)
-    wm = w.reshape(G, Cg, Og * K)
-    cols = (xm @ wm).reshape((G, N) + tuple(sp) + (Og,) + tuple(k))
-    out = xp.zeros((N, G, Og) + full, dtype=cols.dtype)
-    # scatter-add each kernel offset
-    for kidx in np.ndindex(*k):
-        sl = tuple(slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + (sp[i] - 1) * stride[i] + 1,
-                         stride[i]) for i in range(nd))
-        src = cols[(slice(None), slice(None)) + (slice(None),) * nd + (slice(None),) + kidx]
-        # src: (G, N, *sp, Og) -> (N, G, Og, *sp)
-        src = src.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
-        out[(slice(None), slice(None), slice(None)) + sl] += src
-    out = out.reshape((N, G * Og) + full)
-    crop = tuple(slice(padding[i], full[i] - padding[i]) for i in range(nd))
-    return xp.ascontiguousarray(out[(slice(None), slice(None)) + crop])
+    wm = w.reshape(G, Cg, Og * int(np.prod(k)))
+    cols = xp.matmul(wm.transpose(0, 2, 1), x.reshape(N, G, Cg, L))     # (N, G, Og*K, L)
+    img = _col2im(xp, cols, G * Og, k, sp, stride, dilation)
+    full = img.shape[2:]
+    crop = tuple(slice(padding[i], full[i] + output_padding[i] - padding[i]) for i in range(nd))
+    if any(output_padding):   # output_padding extends the far side past the last window
+        img = xp.pad(img, [(0, 0), (0, 0)] + [(0, p) for p in output_padding])
+    return xp.ascontiguousarray(img[(slice(None), slice(None)) + crop])
+
+
+def _weight_grad_arrays(a, b, k, stride, padding, dilation, groups):
+    """``sum_n a[n] @ im2col(b)[n]^T`` per group, on arrays: the weight gradient of a
+    convolution (``a`` = output gradient, ``b`` = input) and of a transposed convolution
+    (``a`` = input, ``b`` = output gradient). Returns ``(G, A/G, Bg * K)``."""
+    xp = array_module(a)
+    cols, _ = _im2col(xp, b, k, stride, padding, dilation, groups)
+    N, G = cols.shape[:2]
+    am = a.reshape(N, G, a.shape[1] // G, -1)
+    return xp.matmul(am, cols.transpose(0, 1, 3, 2)).sum(0)
 
 
 class ConvolutionBackward0(Node):
@@ -131,27 +149,36 @@ class ConvolutionBackward0(Node):
                                     + dilation[i] * (k[i] - 1) + 1) for i in range(len(k)))
                 gx = convolution(g, w, None, stride, padding, dilation, True, op, groups)
             if needs[1]:
-                gw = _weight_grad(x, g, w.shape, stride, padding, dilation, groups)
+                gw = _weight_grad(x, g, w, stride, padding, dilation, groups, False)
         else:
             if needs[0]:
                 gx = convolution(g, w, None, stride, padding, dilation, False, (0,) * len(stride), groups)
             if needs[1]:
-                # transposed conv: y = conv^T(x, w)  =>  dW = weight-grad of conv(g -> x)
-                gw = _weight_grad(g, x, w.shape, stride, padding, dilation, groups)
+                gw = _weight_grad(x, g, w, stride, padding, dilation, groups, True)
         if needs[2]:
             gb = g.sum((0,) + tuple(range(2, g.dim())))
         return gx, gw, gb
 
 
-def _weight_grad(x, g, wshape, stride, padding, dilation, groups):
-    """dL/dW of y = conv(x, W): a convolution of x with g (batch and channel roles
-    swapped, stride and dilation exchanged), cropped to the kernel size."""
+def _weight_grad(x, g, w, stride, padding, dilation, groups, transposed):
+    """dL/dW of ``y = conv(x, W)`` (or of the transposed conv). Outside ``create_graph``
+    (grad mode off in backward) one batched product on arrays (:func:`_weight_grad_arrays`);
+    under it, the differentiable form: a convolution of the input with the gradient (batch
+    and channel roles swapped, stride and dilation exchanged), cropped to the kernel."""
+    if not _Mode.grad:
+        a, b = (x, g) if transposed else (g, x)
+        r = _weight_grad_arrays(a._data, b._data, tuple(w.shape[2:]), stride, padding,
+                                dilation, groups)
+        if r.dtype != w._data.dtype:
+            r = r.astype(w._data.dtype)
+        return wrap(r.reshape(w.shape))
+    if transposed:   # y = conv^T(x, W)  =>  dW = weight-grad of conv(g -> x)
+        x, g = g, x
+    wshape = w.shape
     nd = len(wshape) - 2
-    N = x.shape[0]
     C = x.shape[1]
     O = g.shape[1]
     G = groups
-    # xt: (C, N, *sp) grouped as batch=C/G per group... do per group for clarity
     outs = []
     Cg, Og = C // G, O // G
     for gi in range(G):

@@ -26,7 +26,8 @@ from .._backend import array_module
 from ._util import wrap, Node, register, grad_needed, record
 from .conv import _windows
 
-__all__ = ['interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear']
+__all__ = ['interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'pixel_shuffle',
+           'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'unfold', 'fold']
 
 
 # ----------------------------------------------------------------------------- axis maps
@@ -581,3 +582,368 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
+
+
+# ----------------------------------------------------------------------------- pixel shuffle
+
+def _factor(v, fname, arg):
+    if v.__class__ is int:
+        return v
+    if isinstance(v, bool) or not hasattr(v, '__index__') or isinstance(v, (float, Tensor)):
+        raise TypeError(f"{fname}(): argument '{arg}' (position 2) must be int, not "
+                        f"{_args.type_name(v)}")
+    return v.__index__()
+
+
+class PixelShuffleBackward0(Node):
+    """Backward of ``pixel_shuffle``: ``pixel_unshuffle`` of the gradient."""
+
+    def backward(self, g):
+        return (pixel_unshuffle(g, self.r),)
+
+
+class PixelUnshuffleBackward0(Node):
+    """Backward of ``pixel_unshuffle``: ``pixel_shuffle`` of the gradient."""
+
+    def backward(self, g):
+        return (pixel_shuffle(g, self.r),)
+
+
+@register(method=False)
+def pixel_shuffle(input, upscale_factor):
+    """Rearrange ``(*, C * r**2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution).
+
+    Args:
+        input (Tensor): the input, at least 3-D.
+        upscale_factor (int): ``r``, the factor to increase spatial resolution by.
+
+    Example::
+
+        >>> F.pixel_shuffle(ember.randn(1, 9, 4, 4), 3).shape
+        torch.Size([1, 1, 12, 12])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'pixel_shuffle')
+    r = _factor(upscale_factor, 'pixel_shuffle', 'upscale_factor')
+    sh = tuple(input.shape)
+    if len(sh) < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {len(sh)} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    C, H, W = sh[-3:]
+    if C % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible "
+                           f"by the square of upscale_factor, but input.size(-3)={C} is not "
+                           f"divisible by {r * r}")
+    a = input._data
+    xp = array_module(a)
+    b = sh[:-3]
+    nb = len(b)
+    v = a.reshape(b + (C // (r * r), r, r, H, W))
+    perm = tuple(range(nb)) + tuple(nb + i for i in (0, 3, 1, 4, 2))
+    res = xp.ascontiguousarray(v.transpose(perm)).reshape(b + (C // (r * r), H * r, W * r))
+    out = wrap(res)
+    if _Mode.grad and input._rg:
+        node = PixelShuffleBackward0()
+        node.r = r
+        record(out, node, (input,))
+    return out
+
+
+@register(method=False)
+def pixel_unshuffle(input, downscale_factor):
+    """Rearrange ``(*, C, H * r, W * r)`` into ``(*, C * r**2, H, W)``, the inverse of
+    :func:`pixel_shuffle`.
+
+    Args:
+        input (Tensor): the input, at least 3-D.
+        downscale_factor (int): ``r``, the factor to decrease spatial resolution by.
+
+    Example::
+
+        >>> F.pixel_unshuffle(ember.randn(1, 1, 12, 12), 3).shape
+        torch.Size([1, 9, 4, 4])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'pixel_unshuffle')
+    r = _factor(downscale_factor, 'pixel_unshuffle', 'downscale_factor')
+    sh = tuple(input.shape)
+    if len(sh) < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {len(sh)} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    C, H, W = sh[-3:]
+    if H % r:
+        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={H} is not divisible by {r}")
+    if W % r:
+        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={W} is not divisible by {r}")
+    a = input._data
+    xp = array_module(a)
+    b = sh[:-3]
+    nb = len(b)
+    v = a.reshape(b + (C, H // r, r, W // r, r))
+    perm = tuple(range(nb)) + tuple(nb + i for i in (0, 2, 4, 1, 3))
+    res = xp.ascontiguousarray(v.transpose(perm)).reshape(b + (C * r * r, H // r, W // r))
+    out = wrap(res)
+    if _Mode.grad and input._rg:
+        node = PixelUnshuffleBackward0()
+        node.r = r
+        record(out, node, (input,))
+    return out
+
+
+# ----------------------------------------------------------------------------- channel shuffle
+
+class ChannelShuffleBackward0(Node):
+    """Backward of ``channel_shuffle``: the inverse shuffle (``C / groups`` groups)."""
+
+    def backward(self, g):
+        return (channel_shuffle(g, g.shape[1] // self.groups),)
+
+
+class NotImplemented(Node):  # noqa: A001 - PyTorch's name for ops without a derivative
+    """The grad_fn PyTorch gives ops that have no derivative: backward raises."""
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+def _shuffle(input, groups, fname):
+    if not isinstance(input, Tensor):
+        _args.tensor(input, fname)
+    g = _factor(groups, fname, 'groups')
+    sh = tuple(input.shape)
+    if len(sh) <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(sh)}")
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{g}")
+    C = sh[1]
+    if C % g:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {C} channels "
+                           f"and {g} groups.")
+    a = input._data
+    xp = array_module(a)
+    v = a.reshape((sh[0], g, C // g) + sh[2:]).swapaxes(1, 2)
+    return wrap(xp.ascontiguousarray(v).reshape(sh)), g
+
+
+@register(method=False)
+def channel_shuffle(input, groups):
+    """Split the channels of ``(N, C, *)`` into ``groups`` groups and interleave them:
+    ``(N, g, C/g, *)`` transposed to ``(N, C/g, g, *)``.
+
+    Args:
+        input (Tensor): the input, at least 3-D.
+        groups (int): number of groups to divide channels in.
+
+    Example::
+
+        >>> F.channel_shuffle(ember.arange(4.).view(1, 4, 1), 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
+    out, g = _shuffle(input, groups, 'channel_shuffle')
+    if _Mode.grad and input._rg:
+        node = ChannelShuffleBackward0()
+        node.groups = g
+        record(out, node, (input,))
+    return out
+
+
+@register(method=False)
+def native_channel_shuffle(input, groups):
+    """:func:`channel_shuffle` without a derivative (as PyTorch's native kernel).
+
+    Args:
+        input (Tensor): the input, at least 3-D.
+        groups (int): number of groups to divide channels in.
+
+    Example::
+
+        >>> F.native_channel_shuffle(ember.arange(4.).view(1, 4, 1), 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
+    out, g = _shuffle(input, groups, 'native_channel_shuffle')
+    if _Mode.grad and input._rg:
+        node = NotImplemented()
+        node.op = 'native_channel_shuffle'
+        record(out, node, (input,))
+    return out
+
+
+# ----------------------------------------------------------------------------- fold / unfold
+
+def _pair2(v, name, fname):
+    if isinstance(v, (list, tuple)):
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+        return tuple(_factor(x, fname, name) for x in v)
+    v = _factor(v, fname, name)
+    return (v, v)
+
+
+def _fold_args(kernel_size, dilation, padding, stride, fname):
+    k = _pair2(kernel_size, 'kernel_size', fname)
+    d = _pair2(dilation, 'dilation', fname)
+    p = _pair2(padding, 'padding', fname)
+    s = _pair2(stride, 'stride', fname)
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError("kernel size should be greater than zero, but got kernel_height: "
+                           f"{k[0]} kernel_width: {k[1]}")
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError("stride should be greater than zero, but got stride_height: "
+                           f"{s[0]} stride_width: {s[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError("dilation should be greater than zero, but got dilation_height: "
+                           f"{d[0]} dilation_width: {d[1]}")
+    if p[0] < 0 or p[1] < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} "
+                           f"pad_width: {p[1]}")
+    return k, d, p, s
+
+
+def _blocks(sp, k, d, p, s):
+    return tuple((sp[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2))
+
+
+class Im2ColBackward0(Node):
+    """Backward of ``unfold``: ``fold`` (col2im) of the gradient."""
+
+    def backward(self, g):
+        return (fold(g, self.size, self.k, self.d, self.p, self.s),)
+
+
+class Col2ImBackward0(Node):
+    """Backward of ``fold``: ``unfold`` (im2col) of the gradient."""
+
+    def backward(self, g):
+        return (unfold(g, self.k, self.d, self.p, self.s),)
+
+
+def _float_check(input, opname, allow_bool=False):
+    dt = input._data.dtype
+    if dt.kind in 'fcV' or (allow_bool and dt.kind == 'b'):
+        return
+    raise NotImplementedError(f'"{opname}" not implemented for '
+                              f"'{_legacy_name(_NP2DT[dt])}'")
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extract sliding local blocks (im2col): ``(N, C, H, W)`` -> ``(N, C * kh * kw, L)``,
+    ``L`` being the number of block positions.
+
+    Args:
+        input (Tensor): a 4-D (batched) or 3-D (unbatched) input.
+        kernel_size (int or tuple): the block size.
+        dilation (int or tuple): spacing of the elements within a block.
+        padding (int or tuple): implicit zero padding on both sides.
+        stride (int or tuple): step of the blocks.
+
+    Example::
+
+        >>> F.unfold(ember.randn(1, 3, 10, 12), kernel_size=(2, 3)).shape
+        torch.Size([1, 18, 99])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'unfold')
+    k, d, p, s = _fold_args(kernel_size, dilation, padding, stride, 'unfold')
+    sh = tuple(input.shape)
+    if len(sh) < 3 and len(sh) >= 1:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(sh)}, "
+                         f"{len(sh) - 1}], but got {len(sh)})")
+    if len(sh) not in (3, 4) or any(v == 0 for v in sh[-3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(sh)}")
+    _float_check(input, 'im2col_out_cpu', allow_bool=True)
+    batched = len(sh) == 4
+    a = input._data if batched else input._data[None]
+    sp = a.shape[2:]
+    blocks = _blocks(sp, k, d, p, s)
+    if blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(f"Given input with spatial size {tuple(sp)}, kernel_size={k}, "
+                           f"dilation={d}, padding={p}, calculated shape of the array of sliding "
+                           f"blocks as {blocks}, but its components must be at least one.")
+    xp = array_module(a)
+    if any(p):
+        a = xp.pad(a, [(0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])])
+    win, _ = _windows(xp, a, k, s, d)                      # (N, C, bh, bw, kh, kw)
+    N, C = a.shape[:2]
+    cols = xp.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(
+        N, C * k[0] * k[1], blocks[0] * blocks[1])
+    out = wrap(cols if batched else cols[0])
+    if _Mode.grad and input._rg:
+        node = Im2ColBackward0()
+        node.size, node.k, node.d, node.p, node.s = tuple(sp), k, d, p, s
+        record(out, node, (input,))
+    return out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Combine sliding local blocks into an image (col2im), summing overlaps:
+    ``(N, C * kh * kw, L)`` -> ``(N, C, *output_size)``.
+
+    Args:
+        input (Tensor): a 3-D (batched) or 2-D (unbatched) input.
+        output_size (int or tuple): spatial size of the output.
+        kernel_size (int or tuple): the block size.
+        dilation (int or tuple): spacing of the elements within a block.
+        padding (int or tuple): implicit zero padding on both sides (cropped).
+        stride (int or tuple): step of the blocks.
+
+    Example::
+
+        >>> F.fold(ember.ones(1, 4, 9), (4, 4), 2).shape
+        torch.Size([1, 1, 4, 4])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'fold')
+    osz = _pair2(output_size, 'output_size', 'fold')
+    k, d, p, s = _fold_args(kernel_size, dilation, padding, stride, 'fold')
+    sh = tuple(input.shape)
+    if len(sh) not in (2, 3) or any(v == 0 for v in sh[-2:]):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: {list(sh)}")
+    K = k[0] * k[1]
+    if sh[-2] % K:
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={sh[-2]} and "
+                           f"kernel_size={k}.")
+    blocks = _blocks(osz, k, d, p, s)
+    if blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(f"Given output_size={osz}, kernel_size={k}, dilation={d}, "
+                           f"padding={p}, stride={s}, calculated shape of the array of sliding "
+                           f"blocks as {blocks}, but its components must be at least one.")
+    if blocks[0] * blocks[1] != sh[-1]:
+        raise RuntimeError(f"Given output_size={osz}, kernel_size={k}, dilation={d}, "
+                           f"padding={p}, stride={s}, expected size of input's dimension 2 to "
+                           f"match the calculated number of sliding blocks {blocks[0]} * "
+                           f"{blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)="
+                           f"{sh[-1]}.")
+    _float_check(input, 'col2im_out_cpu')
+    batched = len(sh) == 3
+    a = input._data if batched else input._data[None]
+    xp = array_module(a)
+    N = a.shape[0]
+    C = sh[-2] // K
+    c = a.reshape(N, C, k[0], k[1], blocks[0], blocks[1])
+    full = (osz[0] + 2 * p[0], osz[1] + 2 * p[1])
+    img = xp.zeros((N, C) + full, dtype=a.dtype)
+    for i in range(k[0]):          # one strided add per kernel offset
+        for j in range(k[1]):
+            r0, c0 = i * d[0], j * d[1]
+            img[:, :, r0:r0 + (blocks[0] - 1) * s[0] + 1:s[0],
+                c0:c0 + (blocks[1] - 1) * s[1] + 1:s[1]] += c[:, :, i, j]
+    res = img[:, :, p[0]:p[0] + osz[0], p[1]:p[1] + osz[1]]
+    if any(p):
+        res = xp.ascontiguousarray(res)
+    out = wrap(res if batched else res[0])
+    if _Mode.grad and input._rg:
+        node = Col2ImBackward0()
+        node.k, node.d, node.p, node.s = k, d, p, s
+        record(out, node, (input,))
+    return out

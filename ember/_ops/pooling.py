@@ -1474,3 +1474,11 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     """
     v, i = _fractional_nd(input, kernel_size, output_size, output_ratio, _random_samples, 3)
     return (v, i) if return_indices else v
+
+
+for _f, _n in ((_torch_max_pool1d, 'max_pool1d'), (_torch_max_pool1d_with_indices,
+               'max_pool1d_with_indices'), (_torch_max_pool2d, 'max_pool2d'),
+               (_torch_max_pool3d, 'max_pool3d'), (_torch_adaptive_max_pool1d,
+               'adaptive_max_pool1d')):
+    _f.__name__ = _f.__qualname__ = _n
+del _f, _n

@@ -812,3 +812,106 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         torch.Size([3, 2])
     """
     return _cell('GRU', 'gru_cell', input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+# ----------------------------------------------------------------------------- packing kernels
+
+def _pack_rows(bs, B, xp):
+    """Row indices, into a ``(T*B, *)`` matrix, of the packed rows (step-major)."""
+    if not bs:
+        return xp.zeros(0, xp.int64)
+    return xp.concatenate([xp.arange(t * B, t * B + b, dtype=xp.int64)
+                           for t, b in enumerate(bs)])
+
+
+class PackPaddedSequenceBackward0(Node):
+    def backward(self, g, *_):
+        from .creation import zeros
+        from .indexing import index_copy
+        shape, idx, batch_first = self.shape, self.idx, self.batch_first
+        T, B = shape[0], shape[1]
+        z = zeros((T * B,) + tuple(shape[2:]), dtype=g.dtype, device=g.device)
+        r = index_copy(z, 0, wrap(idx), g).view(shape)
+        return r.transpose(0, 1) if batch_first else r
+
+
+@register(method=False)
+def _pack_padded_sequence(input, lengths, batch_first):
+    """Pack a padded ``(T, B, *)`` batch (``(B, T, *)`` with ``batch_first``) whose
+    sequences have ``lengths`` (decreasing) into ``(data, batch_sizes)``.
+
+    Example::
+
+        >>> d, bs = ember._pack_padded_sequence(ember.ones(3, 2), ember.tensor([3, 1]), False)
+        >>> bs
+        tensor([2, 1, 1])
+    """
+    from .creation import tensor as _tensor
+    if lengths.dim() != 1 or lengths._data.dtype.kind not in 'iu':
+        from .. import _dtype as D_
+        tn = D_._NP2DT[lengths._data.dtype]._name
+        kind = {'int64': 'Long', 'int32': 'Int', 'float32': 'Float',
+                'float64': 'Double'}.get(tn, tn)
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{lengths.dim()}D cpu {kind} tensor")
+    x = input.transpose(0, 1) if batch_first else input
+    if x.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(x.dim(), 1)}, {max(x.dim(), 1) - 1}], but got 1)")
+    T, B = x.shape[0], x.shape[1]
+    ls = [int(v) for v in lengths.tolist()]
+    if len(ls) != B:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{len(ls)} (batch_size={B})")
+    if ls[-1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an "
+                           "element in 'lengths' that is <= 0")
+    if any(ls[i] < ls[i + 1] for i in range(B - 1)):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                           "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
+                           "pack_padded_sequence and/or pack_sequence to sidestep this "
+                           "requirement if you do not need ONNX exportability.")
+    if ls[0] > T:
+        # NOTE: unlike PyTorch, which reads past the end of the input here
+        raise RuntimeError(f"pack_padded_sequence: a length ({ls[0]}) exceeds the sequence "
+                           f"length of the input ({T})")
+    bs = [sum(1 for v in ls if v > t) for t in range(ls[0])]
+    a = x._data
+    xp = array_module(a)
+    idx = _pack_rows(bs, B, xp)
+    data = wrap(xp.ascontiguousarray(a.reshape((T * B,) + a.shape[2:])[idx]))
+    batch_sizes = _tensor(bs)
+    if _Mode.grad and input._rg:
+        node = PackPaddedSequenceBackward0()
+        node.shape, node.idx, node.batch_first = tuple(x.shape), idx, bool(batch_first)
+        record(data, node, (input,))
+    return data, batch_sizes
+
+
+@register(method=False)
+def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length):
+    """Unpack ``(data, batch_sizes)`` into a ``(total_length, B, *)`` batch (``(B,
+    total_length, *)`` with ``batch_first``) filled with ``padding_value``; returns it and
+    the lengths (int64).
+
+    Example::
+
+        >>> p, l = ember._pad_packed_sequence(ember.ones(3), ember.tensor([2, 1]), False, 0., 2)
+        >>> p, l
+        (tensor([[1., 1.],
+                [1., 0.]]), tensor([2, 1]))
+    """
+    from .creation import full, tensor as _tensor
+    from .indexing import index_copy
+    bs = [int(b) for b in batch_sizes.tolist()]
+    B = bs[0] if bs else 0
+    T = int(total_length)
+    xp = array_module(data._data)
+    idx = _pack_rows(bs, B, xp)
+    rest = tuple(data.shape[1:])
+    base = full((T * B,) + rest, padding_value, dtype=data.dtype, device=data.device)
+    out = index_copy(base, 0, wrap(idx), data).view((T, B) + rest)
+    if batch_first:
+        out = out.transpose(0, 1)
+    lengths = _tensor([sum(1 for b in bs if b > i) for i in range(B)])
+    return out, lengths

@@ -27,7 +27,8 @@ from ._util import wrap, Node, register, grad_needed, record
 from .conv import _windows
 
 __all__ = ['interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'pixel_shuffle',
-           'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'unfold', 'fold']
+           'pixel_unshuffle', 'channel_shuffle', 'native_channel_shuffle', 'unfold', 'fold',
+           'grid_sample', 'affine_grid']
 
 
 # ----------------------------------------------------------------------------- axis maps
@@ -947,3 +948,442 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         node.k, node.d, node.p, node.s = k, d, p, s
         record(out, node, (input,))
     return out
+
+
+# ----------------------------------------------------------------------------- affine_grid
+
+def _base_coords(xp, n, align_corners, dt):
+    if n <= 1:
+        return xp.zeros(1, dtype=dt)
+    r = xp.linspace(-1, 1, n).astype(dt)
+    if not align_corners:
+        r = r * dt.type(n - 1) / dt.type(n)
+    return r
+
+
+def _base_grid(xp, sp, align_corners, dt):
+    """(prod(sp), nd + 1) rows ``(x, y[, z], 1)`` over the output positions."""
+    nd = len(sp)
+    axes = [_base_coords(xp, n, align_corners, dt) for n in sp]      # D, H, W order
+    mesh = xp.meshgrid(*axes, indexing='ij')
+    cols = [mesh[nd - 1 - a].reshape(-1) for a in range(nd)]          # x (W), y (H), z (D)
+    cols.append(xp.ones(cols[0].shape, dtype=dt))
+    return xp.stack(cols, axis=1)
+
+
+class AffineGridGeneratorBackward0(Node):
+    """Backward of ``affine_grid``: ``grad_theta = g^T @ base`` per batch."""
+
+    def backward(self, g):
+        N = g.shape[0]
+        nd = g.shape[-1]
+        gm = g.reshape(N, -1, nd).transpose(1, 2)                 # (N, nd, P)
+        return (gm.matmul(wrap(self.base)),)
+
+
+@register(method=False)
+def affine_grid_generator(theta, size, align_corners):
+    """The grid of ``affine_grid`` (no argument checks beyond the shapes).
+
+    Example::
+
+        >>> ember.affine_grid_generator(ember.eye(2, 3)[None], (1, 1, 2, 2), False).shape
+        torch.Size([1, 2, 2, 2])
+    """
+    size = [int(v) for v in size]
+    sp = tuple(size[2:])
+    nd = len(sp)
+    a = theta._data
+    xp = array_module(a)
+    if a.shape[0] != size[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {nd + 1}] but got: [{a.shape[0]}, {a.shape[2]}].")
+    base = _base_grid(xp, sp, align_corners, a.dtype)               # (P, nd + 1)
+    res = xp.matmul(base, a.transpose(0, 2, 1))                      # (N, P, nd)
+    out = wrap(res.reshape((size[0],) + sp + (nd,)))
+    if _Mode.grad and theta._rg:
+        node = AffineGridGeneratorBackward0()
+        node.base = base
+        record(out, node, (theta,))
+    return out
+
+
+_ALIGN_WARN = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+               "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+               "See the documentation of grid_sample for details.")
+
+
+def affine_grid(theta, size, align_corners=None):
+    """A sampling grid for :func:`grid_sample` from a batch of affine matrices.
+
+    Args:
+        theta (Tensor): ``(N, 2, 3)`` (2-D) or ``(N, 3, 4)`` (3-D) affine matrices.
+        size (torch.Size or tuple): the target output size ``(N, C, H, W)`` or
+            ``(N, C, D, H, W)``.
+        align_corners (bool): -1 and 1 are the centres (True) or the outer edges (False) of
+            the corner pixels. Default (None, warns): False.
+
+    Returns:
+        Tensor: ``(N, H, W, 2)`` or ``(N, D, H, W, 3)``.
+
+    Example::
+
+        >>> theta = ember.tensor([[[1., 0., 0.], [0., 1., 0.]]])
+        >>> F.affine_grid(theta, (1, 1, 2, 2), align_corners=True)[0, 0]
+        tensor([[-1., -1.],
+                [ 1., -1.]])
+    """
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARN, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError("Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return affine_grid_generator(theta, size, align_corners)
+
+
+# ----------------------------------------------------------------------------- grid_sample
+
+_GS_MODES = ('bilinear', 'nearest', 'bicubic')
+_GS_PADS = ('zeros', 'border', 'reflection')
+
+
+def _gs_clip(xp, x, S):
+    r = xp.minimum(xp.maximum(x, 0), S - 1)
+    gm = ((x > 0) & (x < S - 1)).astype(x.dtype)
+    return r, gm
+
+
+def _gs_reflect(xp, x, tl, th):
+    if tl == th:
+        z = xp.zeros_like(x)
+        return z, z
+    mn = tl / 2
+    span = (th - tl) / 2
+    y = x - mn
+    sign = xp.where(y < 0, -1, 1).astype(x.dtype)
+    y = xp.abs(y)
+    extra = xp.fmod(y, span)
+    even = (xp.floor(y / span) % 2) == 0
+    r = xp.where(even, extra + mn, span - extra + mn).astype(x.dtype)
+    return r, xp.where(even, sign, -sign)
+
+
+def _gs_pad(xp, x, S, pad, align):
+    """Coordinates of padding mode ``pad`` and their derivative w.r.t. ``x``."""
+    if pad == 'border':
+        return _gs_clip(xp, x, S)
+    if align:
+        r, g1 = _gs_reflect(xp, x, 0, 2 * (S - 1))
+    else:
+        r, g1 = _gs_reflect(xp, x, -1, 2 * S - 1)
+    r, g2 = _gs_clip(xp, r, S)
+    return r, g1 * g2
+
+
+def _cubic1_d(x, A):
+    return (3 * (A + 2) * x - 2 * (A + 3)) * x
+
+
+def _cubic2_d(x, A):
+    return (3 * A * x - 10 * A) * x + 8 * A
+
+
+def _gs_axes(grid, sizes, mode, pad, align, lin):
+    """Per grid component ``a`` (x, y[, z]): ``(taps, mult)`` with ``taps`` a list of
+    ``(index array, valid array, weight, dweight)`` (weight / dweight: tensors (N, P), or
+    None for 1 / 0) and ``mult`` d(source coordinate)/d(grid component). With ``lin`` the
+    weights are differentiable in the grid (for double backward)."""
+    g = grid._data
+    xp = array_module(g)
+    nd = g.shape[-1]
+    N = g.shape[0]
+    gf = g.reshape(N, -1, nd)
+    dt = g.dtype
+    res = []
+    for a in range(nd):
+        S = sizes[nd - 1 - a]
+        c = gf[:, :, a]
+        if align:
+            ix = ((c + 1) / 2) * (S - 1)
+            m = (S - 1) / 2
+        else:
+            ix = ((c + 1) * S - 1) / 2
+            m = S / 2
+        ix = ix.astype(dt)
+        mult = xp.full(ix.shape, m, dtype=dt)
+        if mode != 'bicubic' and pad != 'zeros':
+            ix, gm = _gs_pad(xp, ix, S, pad, align)
+            mult = (mult * gm).astype(dt)
+        if lin:
+            gc = grid.reshape(N, -1, nd).select(2, a)
+            ix_t = wrap(ix) + (gc - gc.detach()) * wrap(mult)
+        else:
+            ix_t = wrap(ix)
+        taps = []
+        if mode == 'nearest':
+            taps.append((xp.rint(ix), None, None))
+        elif mode == 'bilinear':
+            x0 = xp.floor(ix)
+            taps.append((x0, wrap(x0 + 1) - ix_t, -1.0))
+            taps.append((x0 + 1, ix_t - wrap(x0), 1.0))
+        else:
+            x0 = xp.floor(ix)
+            t = ix_t - wrap(x0)
+            A = -0.75
+            ws = [_cubic2(t + 1, A), _cubic1(t, A), _cubic1(1 - t, A), _cubic2(2 - t, A)]
+            dws = [_cubic2_d(t + 1, A), _cubic1_d(t, A), -_cubic1_d(1 - t, A),
+                   -_cubic2_d(2 - t, A)]
+            for k in range(4):
+                xk = x0 - 1 + k
+                if pad != 'zeros':
+                    xk = _gs_pad(xp, xk, S, pad, align)[0]
+                taps.append((xp.trunc(xk), ws[k], dws[k]))
+        out = []
+        for xi, w, dw in taps:
+            valid = (xi >= 0) & (xi <= S - 1)
+            out.append((xp.where(valid, xi, 0).astype(np.int64), valid, w, dw))
+        res.append((out, wrap(mult)))
+    return res
+
+
+def _gs_corners(axes, sizes):
+    """Every corner (one tap per axis): flat index (N, P), valid (N, P), the tap per axis."""
+    import itertools
+    nd = len(axes)
+    strides = [1] * nd              # stride of grid component a's spatial axis
+    for a in range(1, nd):
+        strides[a] = strides[a - 1] * sizes[nd - a]
+    for combo in itertools.product(*[range(len(ax[0])) for ax in axes]):
+        taps = [axes[a][0][k] for a, k in enumerate(combo)]
+        idx = taps[0][0] * strides[0]
+        valid = taps[0][1]
+        for a in range(1, nd):
+            idx = idx + taps[a][0] * strides[a]
+            valid = valid & taps[a][1]
+        yield idx, valid, taps
+
+
+def _corner_weight(taps, skip=None):
+    w = None
+    for a, tap in enumerate(taps):
+        if a == skip or tap[2] is None:
+            continue
+        w = tap[2] if w is None else w * tap[2]
+    return w
+
+
+def _gs_forward(input, grid, mode, pad, align):
+    """Output (N, C, P) of grid sampling, in ember ops (no graph recorded by the caller)."""
+    from .indexing import take_along_dim
+    sizes = tuple(input.shape[2:])
+    N, C = input.shape[:2]
+    flat = input.reshape(N, C, -1)
+    axes = _gs_axes(grid, sizes, mode, pad, align, False)
+    out = None
+    for idx, valid, taps in _gs_corners(axes, sizes):
+        v = take_along_dim(flat, wrap(idx).unsqueeze(1), 2)
+        w = _corner_weight(taps)
+        w = wrap(valid.astype(flat._data.dtype)) if w is None else \
+            w * wrap(valid.astype(flat._data.dtype))
+        term = v * w.unsqueeze(1)
+        out = term if out is None else out + term
+    if out is None:
+        out = input.new_zeros((N, C, 0))
+    return out
+
+
+class _GridSamplerBackward(Node):
+    """Backward of grid sampling, in ember ops (double backward works): the input gradient
+    scatter-adds ``g * weight`` onto each corner; the grid gradient sums ``g * value`` times
+    the weights' derivative along each component, times d(coordinate)/d(grid)."""
+
+    def backward(self, g):
+        from .indexing import take_along_dim
+        from .shape import stack
+        input, grid = self.saved_tensors
+        mode, pad, align = self.args
+        sizes = tuple(input.shape[2:])
+        N, C = input.shape[:2]
+        nd = len(sizes)
+        L = math.prod(sizes)
+        gf = g.reshape(N, C, -1)
+        P = gf.shape[2]
+        lin = _Mode.grad
+        axes = _gs_axes(grid, sizes, mode, pad, align, lin)
+        flat = input.reshape(N, C, -1)
+        dt = flat._data.dtype
+        gi = input.new_zeros((N, C, L)) if self.needs[0] else None
+        gc = [None] * nd
+        want_grid = self.needs[1] and mode != 'nearest'
+        for idx, valid, taps in _gs_corners(axes, sizes):
+            vmask = wrap(valid.astype(dt))
+            w = _corner_weight(taps)
+            wv = vmask if w is None else w * vmask
+            it = wrap(idx)
+            if gi is not None:
+                gi = gi.scatter_add(2, it.unsqueeze(1).expand(N, C, P), gf * wv.unsqueeze(1))
+            if want_grid:
+                v = take_along_dim(flat, it.unsqueeze(1), 2)
+                gv = (gf * v).sum(1) * vmask                      # (N, P)
+                for a in range(nd):
+                    dw = taps[a][3]
+                    if dw is None:
+                        continue
+                    rest = _corner_weight(taps, skip=a)
+                    term = gv * dw if rest is None else gv * dw * rest
+                    gc[a] = term if gc[a] is None else gc[a] + term
+        ggrid = None
+        if self.needs[1]:
+            comps = []
+            for a in range(nd):
+                mult = axes[a][1]
+                comps.append(grid.new_zeros((N, P)) if gc[a] is None else gc[a] * mult)
+            ggrid = stack(comps, -1).reshape(grid.shape)
+        return (None if gi is None else gi.reshape(input.shape)), ggrid
+
+
+class GridSampler2DBackward0(_GridSamplerBackward):
+    pass
+
+
+class GridSampler3DBackward0(_GridSamplerBackward):
+    pass
+
+
+def _gs_check(input, grid):
+    si, sg = list(input.shape), list(grid.shape)
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {_legacy_name(input.dtype)} but found "
+                           f"{_legacy_name(grid.dtype)}")
+    if not si or not sg or si[0] != sg[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, but "
+                           f"got input with sizes {si} and grid with sizes {sg}")
+    if sg[-1] != len(si) - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {len(si) - 2} in last "
+                           f"dimension, but got grid with sizes {sg}")
+    if len(si) not in (4, 5) or len(sg) != len(si):
+        raise RuntimeError(f"grid_sampler(): expected {4 if len(si) == 4 else 5}D input and grid "
+                           "with same number of dimensions, but got input with sizes "
+                           f"{si} and grid with sizes {sg}")
+    for d in range(2, len(si)):
+        if si[d] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {si} with dimension {d} being "
+                               "empty")
+
+
+@register(method=False)
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """Grid sampling with integer enums (``interpolation_mode``: 0 bilinear, 1 nearest,
+    2 bicubic; ``padding_mode``: 0 zeros, 1 border, 2 reflection); see :func:`grid_sample`.
+
+    Example::
+
+        >>> x = ember.randn(1, 1, 3, 3)
+        >>> ember.grid_sampler(x, ember.zeros(1, 1, 1, 2), 0, 0, False).shape
+        torch.Size([1, 1, 1, 1])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'grid_sampler')
+    if not isinstance(grid, Tensor):
+        _args.tensor(grid, 'grid_sampler', 'grid', 2)
+    _gs_check(input, grid)
+    mode = _GS_MODES[int(interpolation_mode)]
+    pad = _GS_PADS[int(padding_mode)]
+    nd = input.dim() - 2
+    if mode == 'bicubic' and nd == 3:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    _float_check(input, f'grid_sampler_{nd}d_cpu_kernel_impl')
+    return _grid_sampler(input, grid, mode, pad, bool(align_corners), nd)
+
+
+def _grid_sampler(input, grid, mode, pad, align, nd):
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        out = _gs_forward(input.detach(), grid.detach(), mode, pad, align)
+    out = wrap(out._data.reshape(tuple(input.shape[:2]) + tuple(grid.shape[1:-1])))
+    if grad_needed(input, grid):
+        node = GridSampler2DBackward0() if nd == 2 else GridSampler3DBackward0()
+        node.args = (mode, pad, align)
+        record(out, node, (input, grid), save=(input, grid))
+    return out
+
+
+@register(method=False)
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """:func:`grid_sampler` on a 4-D input.
+
+    Example::
+
+        >>> ember.grid_sampler_2d(ember.ones(1, 1, 2, 2), ember.zeros(1, 1, 1, 2), 0, 0, False)
+        tensor([[[[1.]]]])
+    """
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@register(method=False)
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """:func:`grid_sampler` on a 5-D input.
+
+    Example::
+
+        >>> ember.grid_sampler_3d(ember.ones(1, 1, 2, 2, 2), ember.zeros(1, 1, 1, 1, 3),
+        ...                       0, 0, False).shape
+        torch.Size([1, 1, 1, 1, 1])
+    """
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
+    """Sample ``input`` at the locations of ``grid`` (normalised to [-1, 1]).
+
+    Args:
+        input (Tensor): ``(N, C, H_in, W_in)`` or ``(N, C, D_in, H_in, W_in)``.
+        grid (Tensor): ``(N, H_out, W_out, 2)`` or ``(N, D_out, H_out, W_out, 3)``, the
+            ``(x, y[, z])`` sampling locations.
+        mode (str): ``'bilinear'`` (default), ``'nearest'`` or ``'bicubic'`` (4-D only).
+        padding_mode (str): values outside the input: ``'zeros'`` (default), ``'border'``
+            or ``'reflection'``.
+        align_corners (bool): -1 and 1 are the centres (True) or the outer edges (False) of
+            the corner pixels. Default (None, warns): False.
+
+    Returns:
+        Tensor: ``(N, C, H_out, W_out)`` or ``(N, C, D_out, H_out, W_out)``.
+
+    Example::
+
+        >>> x = ember.arange(4.).view(1, 1, 2, 2)
+        >>> F.grid_sample(x, ember.zeros(1, 1, 1, 2), align_corners=True)
+        tensor([[[[1.5000]]]])
+    """
+    if mode not in _GS_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
+                         f"or 'bicubic', but got: '{mode}'")
+    if padding_mode not in _GS_PADS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARN, stacklevel=2)
+        align_corners = False
+    return grid_sampler(input, grid, _GS_MODES.index(mode), _GS_PADS.index(padding_mode),
+                        align_corners)

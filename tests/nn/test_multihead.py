@@ -147,7 +147,11 @@ def test_batch_first_eval_no_grad():
     x = X.transpose(1, 0, 2).astype('float32')
     kpm = np.zeros((3, 5), bool)
     kpm[1, 3:] = True
-    for kw in ({}, {'key_padding_mask': kpm}, {'need_weights': False}):
+    full = kpm.copy()
+    full[2] = True                  # every key masked: NaN rows in torch's inference kernel
+    for kw in ({}, {'key_padding_mask': kpm}, {'need_weights': False},
+               {'key_padding_mask': full}, {'key_padding_mask': full, 'need_weights': False},
+               {'attn_mask': np.ones((5, 5), bool), 'need_weights': False}):
         with torch.no_grad(), ember.no_grad():
             kt = {k: torch.from_numpy(v) for k, v in kw.items() if k.endswith('mask')}
             ke = {k: ember.from_numpy(v) for k, v in kw.items() if k.endswith('mask')}

@@ -368,3 +368,26 @@ def test_errors():
     _raises_both(lambda m: m.nn.TransformerEncoderLayer(8, 3), 'divisible')
     _raises_both(lambda m: m.nn.TransformerEncoderLayer(8, 2, 16)(
         m.zeros(4, 3, 8), src_mask=m.zeros(4, 4, dtype=m.int64)), 'only bool and floating')
+
+
+def test_encoder_layer_inference_kernel_semantics():
+    """Where PyTorch runs its fused inference kernel (eval, no grad, batch_first): a sequence
+    with every key padded gives NaN, and the is_causal hint without a mask is ignored."""
+    e, t = pair(_enc_layer(batch_first=True))
+    e.eval()
+    t.eval()
+    x = _bf(SRC, True).astype('float32')
+    kpm = _pad_mask(3, 6)
+    kpm[2] = True
+    for kw in ({'src_key_padding_mask': kpm}, {'is_causal': True},
+               {'src_mask': np.where(np.triu(np.ones((6, 6), bool), 1), -np.inf, 0.)
+                .astype('float32'), 'is_causal': True}):
+        with torch.no_grad(), ember.no_grad():
+            ot = t(torch.from_numpy(x), **{k: torch.from_numpy(v) if isinstance(v, np.ndarray)
+                                           else v for k, v in kw.items()})
+            oe = e(ember.from_numpy(x), **{k: ember.from_numpy(v) if isinstance(v, np.ndarray)
+                                           else v for k, v in kw.items()})
+        np.testing.assert_allclose(oe.numpy(), ot.numpy(), rtol=3e-5, atol=3e-5)
+    # with grad: the ordinary path, where is_causal needs a mask
+    _raises_both(lambda m: m.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)(
+        m.zeros(2, 4, 8), is_causal=True), 'Need attn_mask')

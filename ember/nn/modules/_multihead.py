@@ -10,10 +10,16 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from . import linear as _linear
+from ..._tensor import _Mode
 from .linear import Linear
 from .module import Module
 
 __all__ = ['MultiheadAttention']
+
+
+def _grad_needed(tensors):
+    """Grad mode is on and one of ``tensors`` requires grad."""
+    return _Mode.grad and any(t is not None and t.requires_grad for t in tensors)
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -66,8 +72,9 @@ class MultiheadAttention(Module):
         - Output: ``(L, E)``, ``(L, N, E)`` or ``(N, L, E)``; weights ``(N, L, S)`` (averaged)
           or ``(N, num_heads, L, S)``, without ``N`` for unbatched input.
 
-    NOTE: unlike PyTorch, there is no separate inference fast path (PyTorch's
-    ``_native_multi_head_attention``); the general computation gives the same values.
+    NOTE: unlike PyTorch, there is no separate fused inference kernel (PyTorch's
+    ``_native_multi_head_attention``); where PyTorch would use it, ember computes the same
+    values in the general way (including NaN rows where every key is masked).
 
     Example::
 
@@ -160,6 +167,7 @@ class MultiheadAttention(Module):
             (Tensor, Tensor or None): output and attention weights.
         """
         is_batched = query.dim() == 3
+        fast = self._inference_fast_path(query, key, value, attn_mask, key_padding_mask)
         key_padding_mask = _canonical_mask(key_padding_mask, 'key_padding_mask',
                                              _none_or_dtype(attn_mask), 'attn_mask',
                                              query.dtype)
@@ -173,8 +181,10 @@ class MultiheadAttention(Module):
                     value = key
             else:
                 query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        # PyTorch's inference kernel uses a plain softmax (rows with every key masked give
+        # NaN, not zeros): the weights path computes the same
         kw = dict(training=self.training, key_padding_mask=key_padding_mask,
-                  need_weights=need_weights, attn_mask=attn_mask,
+                  need_weights=need_weights or fast, attn_mask=attn_mask,
                   average_attn_weights=average_attn_weights, is_causal=is_causal)
         if not self._qkv_same_embed_dim:
             kw.update(use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
@@ -183,9 +193,29 @@ class MultiheadAttention(Module):
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
             self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
             self.out_proj.weight, self.out_proj.bias, **kw)
+        if fast and not need_weights:
+            weights = None
         if self.batch_first and is_batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+    def _inference_fast_path(self, query, key, value, attn_mask, key_padding_mask):
+        """Whether PyTorch would run its fused inference kernel for this call (evaluation,
+        no gradient, batch_first self-attention with packed projections and biases, an even
+        number of heads, no float masks)."""
+        if (self.training or query.dim() != 3 or not self.batch_first
+                or query is not key or key is not value or self.num_heads % 2
+                or self.in_proj_weight is None or self.in_proj_bias is None
+                or self.bias_k is not None or self.bias_v is not None or self.add_zero_attn
+                or not self._qkv_same_embed_dim):
+            return False
+        if any(m is not None and m.dtype.is_floating_point
+               for m in (attn_mask, key_padding_mask)):
+            return False
+        if query.dtype != self.in_proj_weight.dtype or query.dtype != self.in_proj_bias.dtype:
+            return False
+        return not _grad_needed((query, self.in_proj_weight, self.in_proj_bias,
+                                 self.out_proj.weight, self.out_proj.bias))
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
         """Combine ``attn_mask`` and ``key_padding_mask`` (float masks) into one

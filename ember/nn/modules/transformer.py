@@ -400,8 +400,10 @@ class TransformerEncoderLayer(Module):
     Shape:
         see :class:`Transformer`.
 
-    NOTE: unlike PyTorch, there is no separate inference fast path
-    (``_transformer_encoder_layer_fwd``); the general computation gives the same values.
+    NOTE: unlike PyTorch, there is no separate fused inference kernel
+    (``_transformer_encoder_layer_fwd``); where PyTorch would use it, ember computes the same
+    values in the general way (including NaN rows where every key is masked, and the
+    ``is_causal`` hint being ignored there, as PyTorch's kernel does).
 
     Example::
 
@@ -452,16 +454,38 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, 'src_key_padding_mask',
                                                _none_or_dtype(src_mask), 'src_mask', src.dtype)
         src_mask = _canonical_mask(src_mask, 'src_mask', None, '', src.dtype, False)
+        sa = self._sa_block
+        if self._inference_fast_path(src):
+            # PyTorch's fused inference kernel: plain softmax (rows with every key masked
+            # give NaN), the is_causal hint unused; the weights path computes the same
+            def sa(x, attn_mask, key_padding_mask, is_causal=False):
+                return self.self_attn(x, x, x, attn_mask=attn_mask,
+                                      key_padding_mask=key_padding_mask, need_weights=True,
+                                      average_attn_weights=False)[0]
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask,
-                                   is_causal=is_causal)
+            x = x + sa(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
             x = x + self._ff_block(self.norm2(x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask,
-                                              is_causal=is_causal))
+            x = self.norm1(x + sa(x, src_mask, src_key_padding_mask, is_causal=is_causal))
             x = self.norm2(x + self._ff_block(x))
         return x
+
+    def _inference_fast_path(self, src):
+        """Whether PyTorch would run its fused inference kernel
+        (``_transformer_encoder_layer_fwd``) for this call."""
+        sa = self.self_attn
+        if (self.training or src.dim() != 3 or not sa.batch_first or sa.in_proj_bias is None
+                or not sa._qkv_same_embed_dim or not self.activation_relu_or_gelu
+                or self.norm1.eps != self.norm2.eps or sa.num_heads % 2):
+            return False
+        if any(getattr(m, '_forward_hooks', None) or getattr(m, '_forward_pre_hooks', None)
+               for m in self.modules()):
+            return False
+        return not _requires_grad_now((
+            src, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias,
+            self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias,
+            self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,

@@ -1,4 +1,5 @@
-"""Batch normalization layers: ``BatchNorm1d/2d/3d`` and their lazy forms."""
+"""Batch normalization layers: ``BatchNorm1d/2d/3d``, their lazy forms, and
+``SyncBatchNorm``."""
 from ... import _dtype as D
 from ..._ops.creation import empty, zeros, ones, tensor as _tensor
 from .. import functional as F
@@ -8,7 +9,7 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LazyBatchNorm1d', 'LazyBatchNorm2d',
-           'LazyBatchNorm3d']
+           'LazyBatchNorm3d', 'SyncBatchNorm']
 
 
 class _NormBase(Module):
@@ -307,3 +308,92 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Applies batch normalization over an ``(N, C, *)`` input, with the batch statistics
+    meant to be gathered over every process of ``process_group`` in distributed training:
+    ``y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias``, per channel. In training mode
+    running estimates are updated with ``momentum`` (the unbiased variance); in eval mode
+    they are used instead.
+
+    NOTE: unlike PyTorch, the statistics are always those of the local batch (as PyTorch
+    computes them in a single process or in eval mode); cross-rank statistics come with
+    ``ember.distributed``. ``process_group`` is kept for that.
+
+    Args:
+        num_features (int): ``C``, the number of channels.
+        eps (float): added to the variance for stability. Default: 1e-5.
+        momentum (float or None): factor of the running statistics (``None``: cumulative
+            average). Default: 0.1.
+        affine (bool): learnable ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var``. Default: ``True``.
+        process_group: the group the statistics are reduced over (``None``: the world).
+        device, dtype: factory arguments of parameters and buffers.
+
+    Shape:
+        - Input: ``(N, C, +)``
+        - Output: same shape as the input.
+
+    Example::
+
+        >>> m = nn.SyncBatchNorm(100)
+        >>> m(ember.randn(20, 100, 35, 45)).shape
+        torch.Size([20, 100, 35, 45])
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Return ``module`` with every ``BatchNorm*d`` layer in it (itself included)
+        replaced by a :class:`SyncBatchNorm` sharing its parameters and buffers and keeping
+        its training flag.
+
+        Args:
+            module (nn.Module): the module (tree) to convert.
+            process_group: the group given to the new layers. Default: ``None``.
+
+        Example::
+
+            >>> net = nn.Sequential(nn.Linear(20, 100), nn.BatchNorm1d(100))
+            >>> sync = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+            >>> type(sync[1]).__name__
+            'SyncBatchNorm'
+        """
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                module.affine, module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                out.weight = module.weight
+                out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, 'qconfig'):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return out

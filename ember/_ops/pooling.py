@@ -438,8 +438,18 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         >>> F.max_pool1d(ember.tensor([[[1., 3., 2., 0.]]]), 2)
         tensor([[[3., 2.]]])
     """
+    if not return_indices:
+        _values_only_1d(input)
     v, i = _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (v, i) if return_indices else v
+
+
+def _values_only_1d(input):
+    # PyTorch's values-only 1-d kernel (used when no gradient is recorded) is float-only
+    if isinstance(input, Tensor) and input._data.dtype.kind in 'iub' and \
+            not grad_needed(input):
+        raise NotImplementedError(
+            f'"max_pool1d_impl" not implemented for \'{_dtype_name(input._data)}\'')
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -523,6 +533,7 @@ def _torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil
         >>> ember.max_pool1d(ember.tensor([[1., 3., 2., 0.]]), 2)
         tensor([[3., 2.]])
     """
+    _values_only_1d(input)
     return _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
@@ -590,6 +601,7 @@ def _max_unpool_op(input, indices, out_sp, nd):
         raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
                            f"({list(x.shape)}) but got indices tensor with shape: "
                            f"{list(ix.shape)}")
+    _check_dtype(x, f'max_unpool{nd}d', ints=False)
     xp = array_module(x)
     lead = x.shape[:-nd]
     P = int(np.prod(lead))
@@ -806,7 +818,7 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
     s = _tuple(stride, nd, fname, 'stride', omit=True) or k
     p = _tuple(padding, nd, fname, 'padding')
     x = input._data
-    if x.ndim < nd + 1:
+    if x.ndim < nd + 1 and nd == 2:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got {-nd - 1})")
     _check_ndim(x, nd, fname)
@@ -1393,7 +1405,8 @@ def _fractional_nd(input, kernel_size, output_size, output_ratio, _random_sample
     sp = x.shape[-nd:]
     suffix = '' if nd == 2 else '_out'
     for i in range(nd):
-        if osz[i] + k[i] - 1 > sp[i]:
+        # PyTorch's bound: out + pool - 1 <= in in 2-d, < in in 3-d
+        if osz[i] + k[i] - 1 > sp[i] - (nd == 3):
             w = _DIMNAMES[nd][i]
             raise RuntimeError(f"{fname}{suffix}(): pool {w} {k[i]} too large relative to "
                                f"input {w} {sp[i]}")

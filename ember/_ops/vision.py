@@ -191,12 +191,23 @@ class UpsampleBicubic2DAaBackward0(_MapsBackward):
     pass
 
 
-class AdaptiveAvgPool2DBackward0(_MapsBackward):
-    pass
+class _AdaptiveAvgBackward(_MapsBackward):
+    def backward(self, g):
+        nd = self._nd
+        for d in range(1 if g.dim() == nd + 2 else 0, g.dim()):
+            if g.shape[d] == 0:
+                raise RuntimeError(f"adaptive_avg_pool{nd}d_backward(): Expected grad_output to "
+                                   "have non-zero size for non-batch dimensions, but grad_output "
+                                   f"has sizes {list(g.shape)} with dimension {d} being empty")
+        return super().backward(g)
 
 
-class AdaptiveAvgPool3DBackward0(_MapsBackward):
-    pass
+class AdaptiveAvgPool2DBackward0(_AdaptiveAvgBackward):
+    _nd = 2
+
+
+class AdaptiveAvgPool3DBackward0(_AdaptiveAvgBackward):
+    _nd = 3
 
 
 # ----------------------------------------------------------------------------- index formulas
@@ -1117,7 +1128,8 @@ def _gs_axes(grid, sizes, mode, pad, align, lin):
     xp = array_module(g)
     nd = g.shape[-1]
     N = g.shape[0]
-    gf = g.reshape(N, -1, nd)
+    P = math.prod(g.shape[1:-1])
+    gf = g.reshape(N, P, nd)
     dt = g.dtype
     res = []
     for a in range(nd):
@@ -1135,7 +1147,7 @@ def _gs_axes(grid, sizes, mode, pad, align, lin):
             ix, gm = _gs_pad(xp, ix, S, pad, align)
             mult = (mult * gm).astype(dt)
         if lin:
-            gc = grid.reshape(N, -1, nd).select(2, a)
+            gc = grid.reshape(N, P, nd).select(2, a)
             ix_t = wrap(ix) + (gc - gc.detach()) * wrap(mult)
         else:
             ix_t = wrap(ix)
@@ -1197,7 +1209,7 @@ def _gs_forward(input, grid, mode, pad, align):
     from .indexing import take_along_dim
     sizes = tuple(input.shape[2:])
     N, C = input.shape[:2]
-    flat = input.reshape(N, C, -1)
+    flat = input.reshape(N, C, math.prod(sizes))
     axes = _gs_axes(grid, sizes, mode, pad, align, False)
     out = None
     for idx, valid, taps in _gs_corners(axes, sizes):
@@ -1226,11 +1238,11 @@ class _GridSamplerBackward(Node):
         N, C = input.shape[:2]
         nd = len(sizes)
         L = math.prod(sizes)
-        gf = g.reshape(N, C, -1)
-        P = gf.shape[2]
+        P = math.prod(grid.shape[1:-1])
+        gf = g.reshape(N, C, P)
         lin = _Mode.grad
         axes = _gs_axes(grid, sizes, mode, pad, align, lin)
-        flat = input.reshape(N, C, -1)
+        flat = input.reshape(N, C, L)
         dt = flat._data.dtype
         gi = input.new_zeros((N, C, L)) if self.needs[0] else None
         gc = [None] * nd

@@ -440,13 +440,16 @@ class NativeGroupNormBackward0(Node):
 
     def backward(self, g, gmean=None, grstd=None):
         # as PyTorch's: the gradients reaching the mean / rstd outputs count only when both
-        # of them and the output's are defined (else they are dropped)
-        if g is None:
-            return None, None, None
-        x, w, mean, rstd = self.saved_tensors
-        needs = self.needs
+        # of them are defined (else they are dropped)
         if gmean is None or grstd is None:
             gmean = grstd = None
+        needs = self.needs
+        if g is None:
+            if gmean is None:
+                return None, None, None
+            g = self.saved_tensors[0].detach() * 0
+            needs = (needs[0], False, False)
+        x, w, mean, rstd = self.saved_tensors
         if not _Mode.grad:
             return _gn_backward_arrays(g, x, w, mean, rstd, self.group, needs, gmean, grstd)
         G = self.group

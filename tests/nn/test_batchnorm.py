@@ -158,3 +158,61 @@ def test_lazy_no_affine_no_stats():
     t(torch.randn(4, 3))
     assert m.weight is None and m.running_mean is None
     assert repr(m) == repr(t)     # nothing to infer: num_features stays 0, as in torch
+
+
+# ----------------------------------------------------------------------------- SyncBatchNorm
+
+@pytest.mark.parametrize('shape', [(8, 3), (4, 3, 5), (2, 3, 4, 2), (2, 3, 2, 2, 2)])
+@pytest.mark.parametrize('kw', [dict(), dict(momentum=None), dict(affine=False, eps=1e-3),
+                                dict(track_running_stats=False), dict(bias=False)])
+def test_sync_batch_norm_single_process(shape, kw):
+    """Without a process group to sync over, SyncBatchNorm is batch norm (torch too)."""
+    e, t = pair(lambda n: n.SyncBatchNorm(3, **kw))
+    for step in range(2):
+        ye, yt = run_both(e, t, rand(*shape, seed=step) * 2 + 1, rtol=1e-4, atol=1e-5, seed=step)
+        assert ye.grad_fn.name() == yt.grad_fn.name() == 'NativeBatchNormBackward0'
+        _cmp_buffers(e, t)
+    e.eval()
+    t.eval()
+    run_both(e, t, rand(*shape, seed=9), rtol=1e-4, atol=1e-5)
+    _cmp_buffers(e, t)
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert e.process_group is None
+    assert type(e).__module__ == 'ember.nn.modules.batchnorm'
+
+
+def test_sync_batch_norm_errors():
+    check_error(lambda m, x: m.nn.SyncBatchNorm(3)(x), [rand(3)],
+                match='expected at least 2D input (got 1D input)')
+    check_error(lambda m, x: m.nn.SyncBatchNorm(3)(x), [rand(2, 0, 3)],
+                match='SyncBatchNorm number of input channels should be non-zero')
+    check_error(lambda m, x: m.nn.SyncBatchNorm(3)(x), [rand(1, 3)],
+                match='Expected more than 1 value per channel when training')
+
+
+def test_convert_sync_batchnorm():
+    def build(n):
+        torch.manual_seed(0)
+        ember.manual_seed(0)
+        net = n.Sequential(n.Linear(4, 3), n.BatchNorm1d(3, momentum=0.3),
+                           n.Sequential(n.BatchNorm2d(3, affine=False),
+                                        n.BatchNorm3d(3, track_running_stats=False)))
+        net[2][0].eval()
+        return net
+    e_net, t_net = build(nn), build(torch.nn)
+    w, rm = e_net[1].weight, e_net[1].running_mean
+    e = nn.SyncBatchNorm.convert_sync_batchnorm(e_net, process_group='pg')
+    t = torch.nn.SyncBatchNorm.convert_sync_batchnorm(t_net)
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert type(e[0]).__name__ == 'Linear'
+    assert [type(m).__name__ for m in (e[1], e[2][0], e[2][1])] == ['SyncBatchNorm'] * 3
+    assert e[1].weight is w and e[1].running_mean is rm      # shared, not copied
+    assert e[1].momentum == 0.3 and e[1].process_group == 'pg'
+    assert [m.training for m in (e[1], e[2][0], e[2][1])] == [True, False, True]
+    assert e[2][0].weight is None and e[2][1].running_mean is None
+    single = nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm2d(5, bias=False))
+    assert isinstance(single, nn.SyncBatchNorm) and single.bias is None
+    lin = nn.Linear(2, 2)
+    assert nn.SyncBatchNorm.convert_sync_batchnorm(lin) is lin

@@ -14,6 +14,8 @@ from .._ops.embedding import *  # noqa: F401,F403
 from .._ops.rnn import *  # noqa: F401,F403
 from .._ops.attention import *  # noqa: F401,F403
 from .._ops.normalization import *  # noqa: F401,F403
+from .._ops.nn_misc import *  # noqa: F401,F403
+from .._ops import nn_misc as _misc
 from .._ops import (activation as _act, loss as _loss, pooling as _pool, vision as _vision,
                     distance as _dist, dropout as _drop, embedding as _emb, rnn as _rnn,
                     attention as _attn, normalization as _norm)
@@ -24,7 +26,7 @@ from .._ops.normalization import native_batch_norm as _native_batch_norm
 __all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
 # every op family lists the names it gives this namespace in its ``__all__``
-for _m in (_act, _loss, _pool, _vision, _dist, _drop, _emb, _rnn, _attn, _norm):
+for _m in (_act, _loss, _pool, _vision, _dist, _drop, _emb, _rnn, _attn, _norm, _misc):
     __all__ += [_n for _n in _m.__all__ if _n not in __all__]
 del _m
 

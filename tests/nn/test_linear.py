@@ -6,7 +6,7 @@ import torch
 
 import ember
 from ember import nn
-from oracle import check_error, rand
+from oracle import check, check_error, errors_both, rand
 from _util import pair, run_both
 
 
@@ -117,3 +117,78 @@ def test_lazy_linear():
     m2 = nn.LazyLinear(4, bias=False, dtype=ember.float64)
     m2(ember.ones(2, 3, dtype=ember.float64))
     assert m2.bias is None and m2.weight.dtype == ember.float64
+
+
+# ----------------------------------------------------------------------------- Bilinear
+def _bilinear_both(e, t, x1, x2, rtol=1e-5, atol=1e-5):
+    ins = {}
+    outs = {}
+    for m, mod in ((torch, t), (ember, e)):
+        a = m.from_numpy(x1.copy()).requires_grad_(True)
+        b = m.from_numpy(x2.copy()).requires_grad_(True)
+        y = mod(a, b)
+        g = np.random.default_rng(0).standard_normal(tuple(y.shape)).astype(x1.dtype)
+        y.backward(m.from_numpy(g))
+        ins[m], outs[m] = (a, b), y
+    ye, yt = outs[ember], outs[torch]
+    assert tuple(ye.shape) == tuple(yt.shape) and str(ye.dtype) == str(yt.dtype)
+    assert ye.grad_fn.name() == yt.grad_fn.name()
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
+    for a, b in zip(ins[ember], ins[torch]):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=rtol, atol=atol)
+    for (n, pe), (_, pt) in zip(e.named_parameters(), t.named_parameters()):
+        np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=rtol, atol=atol,
+                                   err_msg=n)
+
+
+@pytest.mark.parametrize('lead', [(4,), (), (2, 3), (0,)])
+@pytest.mark.parametrize('bias', [True, False])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_bilinear_forward_backward(lead, bias, dtype):
+    e, t = pair(lambda n: n.Bilinear(3, 5, 4, bias=bias))
+    if dtype == np.float64:
+        e, t = e.double(), t.double()
+    _bilinear_both(e, t, rand(*lead, 3, dtype=dtype, seed=1), rand(*lead, 5, dtype=dtype, seed=2))
+
+
+def test_bilinear_init_repr_state():
+    for kw in (dict(), dict(bias=False)):
+        ws = []
+        for m in (torch, ember):
+            m.manual_seed(5)
+            mod = m.nn.Bilinear(4, 6, 3, **kw)
+            ws.append([p.detach().numpy() for p in mod.parameters()])
+            if m is ember:
+                e = mod
+            else:
+                t = mod
+        for a, b in zip(*ws):
+            np.testing.assert_array_equal(a, b)
+        assert repr(e) == repr(t)
+        assert list(e.state_dict()) == list(t.state_dict())
+    assert nn.Bilinear.__constants__ == torch.nn.Bilinear.__constants__
+    assert nn.Bilinear.__module__ == 'ember.nn.modules.linear'
+    b = nn.Bilinear(2, 3, 4, dtype=ember.float64)
+    assert b.weight.dtype == ember.float64 and b.weight.shape == (4, 2, 3)
+    errors_both(lambda m: m.nn.Bilinear(0, 3, 4), 'in1_features must be > 0')
+
+
+def test_bilinear_functional_and_errors():
+    x1, x2, w, b = rand(4, 3, seed=1), rand(4, 5, seed=2), rand(6, 3, 5, seed=3), rand(6, seed=4)
+    check(lambda m, a, c, ww, bb: m.bilinear(a, c, ww, bb), [x1, x2, w, b], grad=True)
+    check(lambda m, a, c, ww: m.nn.functional.bilinear(a, c, ww), [x1, x2, w], grad=True)
+    assert ember.autograd.gradcheck(
+        lambda a, c, ww, bb: ember.nn.functional.bilinear(a, c, ww, bb),
+        tuple(ember.from_numpy(v.astype(np.float64)).requires_grad_(True)
+              for v in (x1[:2], x2[:2], w[:2], b[:2])))
+    assert ember.autograd.gradgradcheck(
+        lambda a, c, ww: ember.nn.functional.bilinear(a, c, ww),
+        tuple(ember.from_numpy(v.astype(np.float64)).requires_grad_(True)
+              for v in (x1[:2], x2[:2], w[:2])))
+    for args, match in (((x1, x2[:3], w, b), 'input batch dimensions do not match at dim 0'),
+                        ((x1, x2[:, :4], w, b), 'input2 size does not match weight size'),
+                        ((x1[:, :2], x2, w, b), 'input1 size does not match weight size'),
+                        ((x1, x2, w, b[:3]), 'bias size does not match weight size'),
+                        ((x1, x2[None], w, b), 'input dimensions do not match: got 2 and 3'),
+                        ((x1, x2.astype(np.float64), w, b), 'All tensors must have the same')):
+        check_error(lambda m, *a: m.nn.functional.bilinear(*a), list(args), match=match)

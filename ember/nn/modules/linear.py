@@ -1,4 +1,4 @@
-"""Linear layers: ``Identity``, ``Linear``, ``LazyLinear``."""
+"""Linear layers: ``Identity``, ``Linear``, ``Bilinear``, ``LazyLinear``."""
 import math
 
 from ... import _ops
@@ -9,7 +9,7 @@ from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ['Identity', 'Linear', 'LazyLinear']
+__all__ = ['Identity', 'Linear', 'Bilinear', 'LazyLinear']
 
 
 class Identity(Module):
@@ -86,6 +86,66 @@ class Linear(Module):
 
     def extra_repr(self):
         return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
+
+
+class Bilinear(Module):
+    """Applies a bilinear transformation to two inputs: ``y = x1^T A x2 + b``.
+
+    Args:
+        in1_features (int): size of each first input sample (must be > 0).
+        in2_features (int): size of each second input sample.
+        out_features (int): size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device, dtype: factory arguments of the parameters.
+
+    Shape:
+        - Input1: ``(*, H_in1)`` where ``H_in1 = in1_features``.
+        - Input2: ``(*, H_in2)`` where ``H_in2 = in2_features``, same leading dims.
+        - Output: ``(*, H_out)`` where ``H_out = out_features``.
+
+    Attributes:
+        weight (Parameter): ``(out_features, in1_features, in2_features)``, drawn from
+            ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``.
+        bias (Parameter): ``(out_features)``, drawn from the same distribution.
+
+    Example::
+
+        >>> m = nn.Bilinear(20, 30, 40)
+        >>> m(ember.randn(128, 20), ember.randn(128, 30)).size()
+        torch.Size([128, 40])
+    """
+    __constants__ = ['in1_features', 'in2_features', 'out_features']
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features),
+                                      device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter('bias', None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Re-draw weight and bias from ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``."""
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got "
+                             f"(in1_features={self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f'in1_features={self.in1_features}, in2_features={self.in2_features}, '
+                f'out_features={self.out_features}, bias={self.bias is not None}')
 
 
 class LazyLinear(LazyModuleMixin, Linear):

@@ -375,3 +375,33 @@ def test_mismatched_mask_types_warn():
                                              'attn_mask is deprecated'):
             mod(xx, xx, xx, key_padding_mask=m.zeros(3, 5, dtype=m.bool),
                 attn_mask=m.zeros(5, 5))
+
+
+def test_gradcheck_and_double_backward():
+    """float64 finite differences, first and second order, through the weights path and the
+    scaled_dot_product_attention path (composed of ember ops: double backward works)."""
+    from ember.autograd import gradcheck, gradgradcheck
+    F = ember.nn.functional
+    rng = np.random.default_rng(6)
+    E, H = 4, 2
+    t = [ember.from_numpy(rng.standard_normal(s)).requires_grad_()
+         for s in ((2, 1, E), (3 * E, E), (3 * E,), (E, E), (1, 1, E), (1, 1, E))]
+    am = ember.from_numpy(np.triu(np.full((2, 2), -np.inf), 1) + rng.standard_normal((2, 2)))
+
+    def f(x, w, b, ow, bk, bv, nw=True):
+        out, wts = F.multi_head_attention_forward(x, x, x, E, H, w, b, bk, bv, False, 0., ow,
+                                                  None, attn_mask=am, need_weights=nw)
+        return (out, wts) if nw else out
+
+    assert gradcheck(f, t)
+    assert gradcheck(lambda *a: f(*a, nw=False), t)
+    x, w = t[:2]
+    assert gradgradcheck(lambda x, w: f(x, w, *t[2:]), (x, w))
+    assert gradgradcheck(lambda x, w: f(x, w, *t[2:], nw=False), (x, w))
+    q, k, v = (ember.from_numpy(rng.standard_normal(s)).requires_grad_()
+               for s in ((1, 2, 3, 2), (1, 1, 4, 2), (1, 1, 4, 2)))
+    mask = ember.from_numpy(np.array([[1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 1, 1]], bool))
+
+    def g(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+    assert gradcheck(g, (q, k, v)) and gradgradcheck(g, (q, k, v))

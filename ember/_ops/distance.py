@@ -36,6 +36,8 @@ def _pnorm_last(xp, d, p):
         return (a != 0).sum(-1).astype(d.dtype)
     if p == math.inf:
         return a.max(-1) if a.shape[-1] else xp.zeros(a.shape[:-1], d.dtype)
+    if p == -math.inf:
+        return a.min(-1) if a.shape[-1] else xp.full(a.shape[:-1], math.inf, d.dtype)
     return (a ** p).sum(-1) ** (1.0 / p)
 
 
@@ -255,7 +257,11 @@ class DistBackward0(Node):
         import ember
         diff = a - b
         p = self.p
-        if p == math.inf:
+        if p == 0:
+            # PyTorch's backward of dist with p = 0 fails this way (its grad is undefined)
+            raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor "
+                               "in C++) for argument #0 'self'")
+        if abs(p) == math.inf:
             m = (diff.abs() == res).to(diff.dtype)
             t = diff.sign() * m * (g / m.sum())
         else:

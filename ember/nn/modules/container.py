@@ -556,3 +556,30 @@ class ParameterDict(Module):
         c = self.copy()
         c.update(other)
         return c
+
+
+class Container(Module):
+    """Deprecated: a module holding the modules given as keyword arguments. Subclass
+    :class:`Module` instead (constructing one gives PyTorch's FutureWarning).
+
+    Args:
+        **kwargs: name -> submodule.
+
+    Example::
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter('ignore')
+        ...     c = nn.Container(fc=nn.Linear(2, 2))
+        >>> list(dict(c.named_children()))
+        ['fc']
+    """
+
+    def __init__(self, **kwargs):
+        import warnings
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

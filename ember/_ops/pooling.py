@@ -33,6 +33,7 @@ from .._tensor import Tensor
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from . import _args
+from . import _layout
 
 __all__ = ['max_pool1d', 'max_pool2d', 'max_pool3d', 'max_pool1d_with_indices',
            'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool1d',
@@ -150,6 +151,14 @@ def _named(prefix, v):
 
 
 # ----------------------------------------------------------------------------- kernels
+
+def _lay(r, x):
+    """Result ``r`` laid out as PyTorch's CPU pooling kernels lay it out: channels_last(_3d)
+    for a batched input in that layout, else contiguous."""
+    if r.ndim == x.ndim and r.ndim >= 4 and _layout.suggests_channels_last(x):
+        return _layout.relayout(r, _layout._cl_strides(r.shape))
+    return _layout.relayout(r, None)
+
 
 def _lowest(dt):
     if dt.kind in 'iu':
@@ -384,6 +393,7 @@ def _max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, nd, f
     _check_dtype(x, fname)
     out = _geometry(x, nd, k, s, p, d, ceil_mode)
     best, idx, arg = _max_pool_arrays(x, k, s, p, d, out)
+    best, idx = _lay(best, x), _lay(idx, x)
     return _finish_max(input, best, idx, _MAX_NODE[nd], x.shape[-nd:],
                        (arg, k, s, p, d, out))
 
@@ -613,7 +623,7 @@ def _max_unpool_op(input, indices, out_sp, nd):
         if bad.any():
             v = int(flat[bad].reshape(-1)[0])
             raise RuntimeError(f"Found an invalid max index: {v} (output volumes are of size "
-                               f"{'x'.join(map(str, out_sp))}")
+                               f"{'x'.join(map(str, out_sp))})")
         res[xp.arange(P)[:, None], flat] = x.reshape(P, -1)
     out = wrap(res.reshape(lead + tuple(out_sp)))
     if grad_needed(input):
@@ -793,7 +803,7 @@ AvgPool3DBackwardBackward0.fw = AvgPool3DBackward0
 
 def _avg_op(input, geo, cls):
     x = input._data
-    out = wrap(_avg_pool_arrays(x, geo))
+    out = wrap(_lay(_avg_pool_arrays(x, geo), x))
     if grad_needed(input):
         node = cls()
         node.geo = geo
@@ -1030,6 +1040,7 @@ def _adaptive_max_nd(input, output_size, nd, fname):
         idx = xp.zeros(best.shape, np.int64)
     else:
         best, idx = _adaptive_max_arrays(x, osz)
+        best, idx = _lay(best, x), _lay(idx, x)
     cls = AdaptiveMaxPool2DBackward0 if nd == 2 else AdaptiveMaxPool3DBackward0
     return _finish_max(input, best, idx, cls, x.shape[-nd:])
 
@@ -1226,7 +1237,7 @@ AdaptiveAvgPool3DBackwardBackward0.fw = AdaptiveAvgPool3DBackward0
 
 def _adaptive_avg_op(input, osz, cls):
     x = input._data
-    out = wrap(_adaptive_avg_arrays(x, osz))
+    out = wrap(_lay(_adaptive_avg_arrays(x, osz), x))
     if grad_needed(input):
         node = cls()
         node.in_sp = x.shape[-len(osz):]

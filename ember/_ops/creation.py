@@ -474,22 +474,14 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return _finish(t, requires_grad)
 
 
-def _fill_check(v, dt):
-    """PyTorch's overflow check for a fill value of an integer dtype."""
-    if dt._cat == 1 and not isinstance(v, builtins.bool):
-        ii = np.iinfo(dt._np)
-        if isinstance(v, builtins.complex):
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt._name)} "
-                               "without overflow")
-        if isinstance(v, builtins.float) and v != v or v in (np.inf, -np.inf) or \
-                v > ii.max or v < (ii.min if dt.is_signed else -builtins.int(ii.max)):
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt._name)} "
-                               "without overflow")
-
-
-_C_NAMES = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int32_t',
-            'int64': 'int64_t', 'uint16': 'uint16_t', 'uint32': 'uint32_t',
-            'uint64': 'uint64_t'}
+def _fill_arg(v, fname):
+    """A ``fill_value`` argument: a number, or a 0-dim tensor read as one (PyTorch's
+    ``Number`` parameter); anything else is its TypeError."""
+    if isinstance(v, Tensor) and not v._data.ndim:
+        v = v.item()
+    elif not _args.is_number(v):
+        _args.as_number(v, fname, 'fill_value', 2)
+    return v.item() if isinstance(v, np.generic) else v
 
 
 @register(method=False)
@@ -509,14 +501,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if isinstance(fill_value, np.generic):
-        fill_value = fill_value.item()
+    fill_value = _fill_arg(fill_value, 'full')
     dt = dtype or (out.dtype if out is not None else D._scalar_dtype(fill_value))
-    _fill_check(fill_value, dt)
-    if dt._cat < 3 and isinstance(fill_value, builtins.complex):
-        fill_value = fill_value.real
+    fill_value = _args.fill_value(fill_value, dt)
 
     def mk(xp, s, d):
         with np.errstate(over='ignore', invalid='ignore'):
@@ -790,8 +777,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
         _args.tensor(input, 'full_like')
     if dtype is not None or device is not None or requires_grad is not False:
         _args.factory_args('full_like', None, dtype, device, requires_grad)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    fill_value = _args.fill_value(_fill_arg(fill_value, 'full_like'), dtype or input.dtype)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d),
                  memory_format)
 
@@ -1214,5 +1200,6 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     """
     if dtype is not None or device is not None or requires_grad is not False:
         _args.factory_args('new_full', None, dtype, device, requires_grad)
+    fill_value = _fill_arg(fill_value, 'new_full')
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)

@@ -574,7 +574,7 @@ def _scalar_arg(v, name):
         return v.item()
     if not isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)):
         _args.invalid(name, v)   # #ARGCHK
-    return v
+    return _args.number_overflow(v)
 
 
 def _lin_result(arr, dt, device, out, requires_grad):
@@ -855,7 +855,7 @@ def clone(input, *, memory_format=None):
 
 
 @register(function=False)
-def contiguous(self, memory_format=None):
+def contiguous(self, *, memory_format=None):
     """This tensor if it is already contiguous (in ``memory_format``), else a contiguous
     copy (recorded by autograd).
 
@@ -1165,10 +1165,17 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 
 def _new_factory(fn, example):
-    def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    name = 'new_' + fn.__name__
+
+    def m(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+          pin_memory=False):
+        if dtype is not None or device is not None or requires_grad is not False:
+            _args.factory_args(name, None, dtype, device, requires_grad)
+            if device is not None and not isinstance(device, (builtins.str, _device)):
+                _to_args((device,), {})    # an int index: PyTorch's accelerator error
         return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
-                  requires_grad=requires_grad, **kw)
-    m.__name__ = 'new_' + fn.__name__
+                  requires_grad=requires_grad)
+    m.__name__ = name
     m.__doc__ = (f":func:`ember.{fn.__name__}` with this tensor's dtype and device by default.\n\n"
                  f"Example::\n\n    >>> x = ember.zeros(1, dtype=ember.float64)\n{example}")
     return m

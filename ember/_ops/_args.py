@@ -105,6 +105,52 @@ def number_overflow(v):
     return v
 
 
+# the C++ type names PyTorch's "value cannot be converted to type ... without overflow" uses
+C_TYPE_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half',
+                'bfloat16': 'c10::BFloat16', 'bool': 'bool', 'uint8': 'uint8_t',
+                'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int32_t', 'int64': 'int64_t',
+                'uint16': 'uint16_t', 'uint32': 'uint32_t', 'uint64': 'uint64_t'}
+_NUMBER_TYPES = (_bool, _int, _float, complex, np.number, np.bool_)
+
+
+def is_number(v):
+    """A Python or NumPy number (what PyTorch's parser takes as a ``Number``)."""
+    return isinstance(v, _NUMBER_TYPES)
+
+
+def fill_value(v, dtype, int_limit=None):
+    """Check a scalar written into a tensor of ``dtype`` (an ember dtype) as PyTorch does:
+    a Python int beyond what the parser unpacks raises (``OverflowError: int too big to
+    convert`` past uint64, or ``int_limit``'s error when given), a complex value into a
+    real dtype (a nonzero imaginary part) and an out-of-range value into an integer dtype
+    raise PyTorch's RuntimeError. Returns ``v`` (a complex with zero imaginary part as its
+    real part for a real dtype). The caller has checked that ``v`` is a number."""
+    if type(v) is _int:
+        if int_limit is not None:
+            int_limit(v)
+        elif v >= 2 ** 64 or v < -_I64:
+            raise OverflowError("int too big to convert")
+    cat = dtype._cat
+    if type(v) is complex:
+        if cat < 3 and v.imag:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{C_TYPE_NAMES.get(dtype._name, dtype._name)} without overflow")
+        v = v.real if cat < 3 else v
+    if cat == 1 and not isinstance(v, (_bool, np.bool_)) and _out_of_int_range(v, dtype):
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{C_TYPE_NAMES.get(dtype._name, dtype._name)} without overflow")
+    return v
+
+
+def _out_of_int_range(v, dtype):
+    if isinstance(v, np.complexfloating):
+        v = v.real
+    if v != v or v in (np.inf, -np.inf):
+        return True
+    ii = np.iinfo(dtype._np)
+    return v > ii.max or v < (ii.min if dtype.is_signed else -_int(ii.max))
+
+
 def _int_or_none(v):
     """``int(v)`` for what PyTorch takes as an int (not bool), else None; a Python int
     beyond int64 raises PyTorch's ValueError."""

@@ -144,7 +144,9 @@ def _scalar_for(arr, s):
             except OverflowError:
                 raise OverflowError(f"value cannot be converted to type {_NP2DT[dt]._name} "
                                     "without overflow") from None
-        return dt.type(s)
+        if -9223372036854775808 <= s < 18446744073709551616:
+            return dt.type(s)
+        raise OverflowError("int too big to convert")   # what PyTorch's parser unpacks
     if t is bool:
         return dt.type(s)
     if t is complex:

@@ -65,6 +65,8 @@ def _record_binary(out, a, b, cls_tt, cls_ts, **attrs):
 
 
 def _scale_alpha(y, x, alpha):
+    if alpha.__class__ is int and not -(1 << 63) <= alpha < (1 << 64):   # #ARGCHK
+        raise OverflowError("int too big to convert")
     if alpha.__class__ is bool and x.dtype.kind != 'b':
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if x.dtype.kind in 'biu' and isinstance(alpha, float):
@@ -265,6 +267,10 @@ def _div_arrays(x, y, xp, rounding_mode):
                 _not_impl('div_floor_cpu', x)
             _check_zero_div(y)
         return _floor_div_arrays(x, y, xp)
+    if not isinstance(rounding_mode, str):   # #ARGCHK
+        raise TypeError(f"div() received an invalid combination of arguments - got "
+                        f"rounding_mode={_args.type_name(rounding_mode)}, but expected one of "
+                        "the documented signatures")
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                        f"but found '{rounding_mode}'")
 

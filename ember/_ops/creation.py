@@ -65,8 +65,7 @@ def _infer_dtype(data):
                 raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
             res = d if res is None else D.promote_types(res, d)
         elif isinstance(x, builtins.str):
-            raise (TypeError(f"new(): invalid data type 'str'") if x is data else
-                   ValueError(f"too many dimensions 'str'"))
+            raise TypeError(f"new(): invalid data type 'str'")
         elif x is None:
             raise RuntimeError("Could not infer dtype of NoneType")
         elif hasattr(x, '__float__') or hasattr(x, '__index__'):
@@ -81,10 +80,10 @@ def _infer_dtype(data):
 
 
 def _to_list(x):
-    if isinstance(x, Tensor):
-        if x.numel() != 1 and x.dim() > 0:
-            return x.tolist()
-        return x.item() if x.dim() == 0 else x.tolist()
+    if isinstance(x, Tensor):    # an element of nested data: a scalar, as in PyTorch
+        if x.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return x.item()
     if isinstance(x, _SEQ):
         return [_to_list(v) for v in x]
     return x
@@ -144,6 +143,27 @@ def _check_range(arr, dt):
         raise _overflow(dt)
 
 
+def _check_sizes_chain(data):
+    """PyTorch sizes nested data by following first elements; a string met there (a
+    sequence of itself) is "too many dimensions"."""
+    x = data
+    while isinstance(x, _SEQ) and len(x):
+        x = x[0]
+        if isinstance(x, builtins.str):
+            raise ValueError("too many dimensions 'str'")
+
+
+def _bad_element(data):
+    """Raise PyTorch's error for the first element of nested data that is no number."""
+    for v in _iter_flat(data) if isinstance(data, _SEQ) else (data,):
+        if isinstance(v, builtins.str):
+            raise TypeError("new(): invalid data type 'str'")
+        if v is None or not (isinstance(v, (builtins.bool, builtins.int, builtins.float,
+                                             builtins.complex, np.generic, Tensor))
+                             or hasattr(v, '__float__') or hasattr(v, '__index__')):
+            raise TypeError(f"must be real number, not {type(v).__name__}")
+
+
 def _np_from_python(data, dt, inferred=False):
     """A host array of dtype ``dt`` from (nested) Python data, with PyTorch's checks."""
     if isinstance(data, _SEQ) and any(isinstance(v, Tensor) for v in _iter_flat(data)):
@@ -153,6 +173,8 @@ def _np_from_python(data, dt, inferred=False):
     except (ValueError, TypeError):
         _ragged_error(data)
         raise
+    if raw.dtype == object or raw.dtype.kind in 'US':
+        _bad_element(data)
     if raw.dtype == object:
         if isinstance(data, _SEQ):
             _ragged_error(data)
@@ -188,6 +210,7 @@ def _array_from_data(data, dtype, device):
     if hasattr(data, '__cuda_array_interface__') and d.type == 'cuda':
         return xp.array(data, dtype=(dtype._np if dtype else None), copy=True)
     inferred = dtype is None
+    _check_sizes_chain(data)
     if inferred:
         dtype = _infer_dtype(data)
     elif isinstance(data, builtins.str):
@@ -248,6 +271,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    if dtype is not None or device is not None or requires_grad is not False:
+        _args.factory_args('tensor', None, dtype, device, requires_grad)
     return _finish(wrap(_array_from_data(data, dtype, device)), requires_grad)
 
 
@@ -449,22 +474,14 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return _finish(t, requires_grad)
 
 
-def _fill_check(v, dt):
-    """PyTorch's overflow check for a fill value of an integer dtype."""
-    if dt._cat == 1 and not isinstance(v, builtins.bool):
-        ii = np.iinfo(dt._np)
-        if isinstance(v, builtins.complex):
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt._name)} "
-                               "without overflow")
-        if isinstance(v, builtins.float) and v != v or v in (np.inf, -np.inf) or \
-                v > ii.max or v < (ii.min if dt.is_signed else -builtins.int(ii.max)):
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt._name)} "
-                               "without overflow")
-
-
-_C_NAMES = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int32_t',
-            'int64': 'int64_t', 'uint16': 'uint16_t', 'uint32': 'uint32_t',
-            'uint64': 'uint64_t'}
+def _fill_arg(v, fname):
+    """A ``fill_value`` argument: a number, or a 0-dim tensor read as one (PyTorch's
+    ``Number`` parameter); anything else is its TypeError."""
+    if isinstance(v, Tensor) and not v._data.ndim:
+        v = v.item()
+    elif not _args.is_number(v):
+        _args.as_number(v, fname, 'fill_value', 2)
+    return v.item() if isinstance(v, np.generic) else v
 
 
 @register(method=False)
@@ -484,14 +501,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if isinstance(fill_value, np.generic):
-        fill_value = fill_value.item()
+    fill_value = _fill_arg(fill_value, 'full')
     dt = dtype or (out.dtype if out is not None else D._scalar_dtype(fill_value))
-    _fill_check(fill_value, dt)
-    if dt._cat < 3 and isinstance(fill_value, builtins.complex):
-        fill_value = fill_value.real
+    fill_value = _args.fill_value(fill_value, dt)
 
     def mk(xp, s, d):
         with np.errstate(over='ignore', invalid='ignore'):
@@ -562,7 +574,7 @@ def _scalar_arg(v, name):
         return v.item()
     if not isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)):
         _args.invalid(name, v)   # #ARGCHK
-    return v
+    return _args.number_overflow(v)
 
 
 def _lin_result(arr, dt, device, out, requires_grad):
@@ -765,8 +777,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
         _args.tensor(input, 'full_like')
     if dtype is not None or device is not None or requires_grad is not False:
         _args.factory_args('full_like', None, dtype, device, requires_grad)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    fill_value = _args.fill_value(_fill_arg(fill_value, 'full_like'), dtype or input.dtype)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d),
                  memory_format)
 
@@ -844,7 +855,7 @@ def clone(input, *, memory_format=None):
 
 
 @register(function=False)
-def contiguous(self, memory_format=None):
+def contiguous(self, *, memory_format=None):
     """This tensor if it is already contiguous (in ``memory_format``), else a contiguous
     copy (recorded by autograd).
 
@@ -908,6 +919,48 @@ def _cast(input, dtype=None, device=None, copy=False):
     return out
 
 
+def _to_args(args, kwargs):
+    """``(dtype, device, copy, memory_format)`` of a ``Tensor.to`` call, parsed as PyTorch's
+    three signatures: ``to(device=None, dtype=None, non_blocking=False, copy=False)``,
+    ``to(dtype, non_blocking=False, copy=False)`` and ``to(tensor, non_blocking=False,
+    copy=False)``, all with keyword-only ``memory_format``."""
+    from .. import _memory_format as mf
+    first = args[0] if args else None
+    if isinstance(first, (D.dtype, Tensor)):
+        names, lead = ('non_blocking', 'copy'), 1
+    else:
+        names, lead = ('device', 'dtype', 'non_blocking', 'copy'), 0
+    given = dict(zip(names, args[lead:]))
+    ok = len(args) - lead <= len(names)
+    for k, v in kwargs.items():
+        if k in given or (k not in names and k != 'memory_format'):
+            ok = False
+        given[k] = v
+    dtype, device = given.get('dtype'), given.get('device')
+    memory_format = given.get('memory_format')
+    ok = ok and (dtype is None or isinstance(dtype, D.dtype)) and (
+        memory_format is None or isinstance(memory_format, mf.memory_format)) and all(
+        type(given.get(k, False)) is builtins.bool for k in ('non_blocking', 'copy'))
+    if device is not None and not isinstance(device, (str, _device)):
+        if isinstance(device, builtins.int) and not isinstance(device, builtins.bool):
+            _args.overflow(device)
+            if device < 0:
+                raise RuntimeError("Device index must not be negative")
+            from .. import cuda
+            if not cuda.is_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            device = _device('cuda', device)
+        else:
+            ok = False
+    if not ok:
+        _args.invalid('to', *args, **kwargs)
+    if isinstance(first, D.dtype):
+        dtype = first
+    elif isinstance(first, Tensor):
+        dtype, device = first.dtype, first.device
+    return dtype, device, given.get('copy', False), memory_format
+
+
 @register(function=False)
 def to(self, *args, **kwargs):
     """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``
@@ -921,27 +974,7 @@ def to(self, *args, **kwargs):
         >>> ember.tensor([1, 2]).to('cpu', dtype=ember.float64)
         tensor([1., 2.], dtype=torch.float64)
     """
-    dtype = kwargs.pop('dtype', None)
-    device = kwargs.pop('device', None)
-    copy = kwargs.pop('copy', False)
-    memory_format = kwargs.pop('memory_format', None)
-    kwargs.pop('non_blocking', None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
-                        f"keyword arguments {', '.join(kwargs)}")
-    for a in args:
-        if isinstance(a, D.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
-        elif isinstance(a, (str, _device, builtins.int)):
-            device = _dev(a) if not isinstance(a, builtins.int) else _device('cuda', a)
-        elif isinstance(a, builtins.bool):
-            copy = a
-        elif a is None:
-            continue
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    dtype, device, copy, memory_format = _to_args(args, kwargs)
     if device is not None:
         device = _dev(device)
         if device.type == 'cuda':
@@ -1132,10 +1165,17 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 
 def _new_factory(fn, example):
-    def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+    name = 'new_' + fn.__name__
+
+    def m(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+          pin_memory=False):
+        if dtype is not None or device is not None or requires_grad is not False:
+            _args.factory_args(name, None, dtype, device, requires_grad)
+            if device is not None and not isinstance(device, (builtins.str, _device)):
+                _to_args((device,), {})    # an int index: PyTorch's accelerator error
         return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
-                  requires_grad=requires_grad, **kw)
-    m.__name__ = 'new_' + fn.__name__
+                  requires_grad=requires_grad)
+    m.__name__ = name
     m.__doc__ = (f":func:`ember.{fn.__name__}` with this tensor's dtype and device by default.\n\n"
                  f"Example::\n\n    >>> x = ember.zeros(1, dtype=ember.float64)\n{example}")
     return m
@@ -1167,5 +1207,6 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     """
     if dtype is not None or device is not None or requires_grad is not False:
         _args.factory_args('new_full', None, dtype, device, requires_grad)
+    fill_value = _fill_arg(fill_value, 'new_full')
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)

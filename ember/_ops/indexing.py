@@ -421,15 +421,12 @@ def setitem(self, index, value):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     is_t = isinstance(value, Tensor)
-    if not is_t and not isinstance(value, (int, float, complex, np.number, np.bool_, list, tuple,
-                                           np.ndarray)):
-        raise TypeError(f"can't assign a {_args.type_name(value)} to a "   # #ARGCHK
-                        f"torch.{_legacy_name(self.dtype)}Tensor")
+    if not is_t:
+        if not _args.is_number(value):
+            raise TypeError(f"can't assign a {_args.type_name(value)} to a "   # #ARGCHK
+                            f"torch.{_legacy_name(self.dtype)}Tensor")
+        value = _args.fill_value(value, self.dtype, int_limit=_args.overflow)
     res, key = _basic(self, index)
-    if not is_t and isinstance(value, (list, tuple, np.ndarray)):
-        from .creation import tensor
-        value = tensor(value, dtype=self.dtype)   # PyTorch converts to self's dtype
-        is_t = True
     if key is None:
         _copy_to(res, value, is_t)
         return
@@ -528,13 +525,18 @@ class ZeroBackward0(Node):
         return g.new_zeros(g.shape)
 
 
-def _scalar_value(value, name):
+def _scalar_value(value, name, self, *call):
+    """The value of ``fill_``/``masked_fill``: a 0-dim tensor's array, or a number checked
+    against ``self``'s dtype; other types raise PyTorch's invalid-combination TypeError
+    (``call``: the arguments to name in it)."""
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"{name} only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
         return value._data
-    return value
+    if not _args.is_number(value):
+        _args.invalid(name, *call)
+    return _args.fill_value(value, self.dtype)
 
 
 def _cast_scalar(v, npdt):
@@ -553,7 +555,7 @@ def _cast_scalar(v, npdt):
 def _filled(self, value):
     a = self._data
     xp = _xp(a)
-    v = _cast_scalar(_scalar_value(value, 'fill_'), a.dtype)
+    v = _cast_scalar(_scalar_value(value, 'fill_', self, value), a.dtype)
     out = wrap(xp.full(a.shape, v, a.dtype))
     if grad_needed(self, value):
         if isinstance(value, Tensor):
@@ -572,7 +574,7 @@ def fill_(self, value):
         >>> ember.empty(2).fill_(3)
         tensor([3., 3.])
     """
-    v = _scalar_value(value, 'fill_')
+    v = _scalar_value(value, 'fill_', self, value)
     if check_inplace(self, value):
         return inplace(self, _filled, value)
     a = _writable(self)
@@ -618,7 +620,7 @@ def fill(input, value):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'fill')
-    _scalar_value(value, 'fill')
+    _scalar_value(value, 'fill', input, value)
     return _filled(input, value)
 
 
@@ -962,7 +964,8 @@ def index_fill(input, dim, index, value):
     n = a.shape[d] if a.ndim else 1
     _check_bounds(idx, n, d, allow_neg=True, exc=IndexError)
     o = a.copy()
-    _moved(o, d)[idx] = _cast_scalar(_scalar_value(value, 'index_fill_'), a.dtype)
+    _moved(o, d)[idx] = _cast_scalar(
+        _scalar_value(value, 'index_fill_', input, dim, index, value), a.dtype)
     res = wrap(o)
     if grad_needed(input, value):
         if isinstance(value, Tensor):
@@ -1486,7 +1489,7 @@ def masked_fill(input, mask, value):
         shape = np.broadcast_shapes(a.shape, m.shape)
     except ValueError:
         _raise_bc(m.shape, a.shape)
-    v = _cast_scalar(_scalar_value(value, 'masked_fill_'), a.dtype)
+    v = _cast_scalar(_scalar_value(value, 'masked_fill_', input, mask, value), a.dtype)
     r = xp.where(m, v, a)
     if r.dtype != a.dtype:
         r = r.astype(a.dtype)
@@ -1522,7 +1525,7 @@ def masked_fill_(self, mask, value):
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s).")
-    v = _cast_scalar(_scalar_value(value, 'masked_fill_'), a.dtype)
+    v = _cast_scalar(_scalar_value(value, 'masked_fill_', self, mask, value), a.dtype)
     if m.shape != a.shape:
         m = _xp(m).broadcast_to(m, a.shape)
     a[m] = v

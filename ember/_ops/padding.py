@@ -38,6 +38,8 @@ def pad(input, pad, mode='constant', value=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'pad')
+    if not (isinstance(pad, (tuple, list)) and all(type(p) is int for p in pad)):   # #ARGCHK
+        pad = _args.as_int_list(pad, 'pad', 'pad', 2, allow_int=False)
     if mode not in ('constant', 'reflect', 'replicate', 'circular'):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:

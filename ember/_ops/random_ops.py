@@ -527,6 +527,10 @@ def _parse_randint(name, args, low, high, size):
         raise TypeError(f"{name}() received an invalid combination of arguments")
     if high is None:
         raise TypeError(f"{name}() missing required argument 'high'")
+    for v in (low, high):
+        if v is not None and _args._int_or_none(v) is None and not (
+                isinstance(v, Tensor) and name == 'randint_like'):
+            _args.invalid(name, *args)
     return (0 if low is None else _int_arg(low)), _int_arg(high), size
 
 
@@ -587,7 +591,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
         _args.factory_args('randperm', out, dtype, device, requires_grad)
-    n = _int_arg(n)
+    n = _args.as_int(n, 'randperm', 'n', 1)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dev = _dev(device)

@@ -695,6 +695,8 @@ def argmin(input, dim=None, keepdim=False):
 
 # ------------------------------------------------------------------ var / std
 def _var_args(name, dim, unbiased, keepdim, correction):
+    if unbiased is not None and unbiased.__class__ is not bool:   # #ARGCHK
+        _args.invalid(name, dim, unbiased)
     if isinstance(dim, bool):          # std(input, unbiased)
         if unbiased is not None:
             raise TypeError(f"{name}() received an invalid combination of arguments")

@@ -56,11 +56,9 @@ def _out(res, out, name):
 
 
 def _as_int_dim(dim, fname):
-    if isinstance(dim, Tensor):
-        dim = int(dim)
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"{fname}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return int(dim)
+    if type(dim) is int:
+        return dim
+    return _args.as_int(dim, fname, 'dim')
 
 
 # ------------------------------------------------------------------ cat / stack
@@ -254,9 +252,7 @@ def column_stack(tensors, *, out=None):
 
 # ------------------------------------------------------------------ flip / roll / rot90
 def _dim_list(dims, nd, fname):
-    if isinstance(dims, (int, np.integer)):
-        raise TypeError(f"{fname}(): argument 'dims' (position 2) must be tuple of ints, not int")
-    ds = [_wrap_dim(int(d), nd) for d in dims]
+    ds = [_wrap_dim(d, nd) for d in _args.as_int_list(dims, fname, 'dims', 2, allow_int=False)]
     seen = set()
     for d in ds:
         if d in seen:
@@ -488,7 +484,8 @@ def tile(input, dims):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'tile')
-    dims = _int_tuple(dims)
+    dims = (dims,) if type(dims) is int else _args.as_int_list(dims, 'tile', 'dims', 2,
+                                                                allow_int=False)
     nd = input._data.ndim
     if len(dims) < nd:
         dims = (1,) * (nd - len(dims)) + dims

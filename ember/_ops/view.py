@@ -286,6 +286,8 @@ def flatten(input, start_dim=0, end_dim=-1):
         end_dim = _args.as_int(end_dim, 'flatten', 'end_dim', 2)
     nd = input._data.ndim
     if nd == 0:
+        _wrap_dim(start_dim, 0)
+        _wrap_dim(end_dim, 0)
         return reshape(input, 1)
     s = _wrap_dim(start_dim, nd)
     e = _wrap_dim(end_dim, nd)
@@ -1309,7 +1311,29 @@ register('t_', function=False)(t_)
 register('as_strided_', function=False)(as_strided_)
 register('unfold', function=False)(unfold)
 register('split_with_sizes', function=True)(split_with_sizes)
-for _f in (reshape, flatten, unflatten, transpose, t, movedim, swapaxes, broadcast_to, squeeze,
+register('reshape', function=False)(reshape)
+
+
+@register('reshape', method=False)
+def _reshape(input, shape):  # bound as ember.reshape (named so below)
+    """``ember.reshape(input, shape)``: :meth:`Tensor.reshape` with ``shape`` one tuple of
+    ints (the function form takes no ``*shape``, as in PyTorch).
+
+    Example::
+
+        >>> ember.reshape(ember.arange(6), (2, 3)).shape
+        torch.Size([2, 3])
+    """
+    if not isinstance(shape, (tuple, list)):
+        if not isinstance(input, Tensor):
+            _args.tensor(input, 'reshape')
+        _args._fail('reshape', 'shape', 2, 'tuple of ints', shape)
+    return reshape(input, shape)
+
+
+_reshape.__name__ = _reshape.__qualname__ = 'reshape'
+
+for _f in (flatten, unflatten, transpose, t, movedim, swapaxes, broadcast_to, squeeze,
            unsqueeze, narrow, select, unbind, split, chunk, tensor_split, diagonal, as_strided):
     register()(_f)
 register('permute', method=True)(permute)

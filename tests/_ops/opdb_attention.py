@@ -66,6 +66,10 @@ def _samples(mk):
         fm[1, 0, 2, :3] = -INF
     yield S(*_qkv(mk, (2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), attn_mask=fm, gc=False,
             desc='float mask with -inf rows')
+    # small ones for float64 gradcheck: float mask, negative scale, causal with L < S
+    yield S(*_qkv(mk, (1, 2, 2), (1, 3, 2), (1, 3, 2)), attn_mask=mk((2, 3)))
+    yield S(*_qkv(mk, (2, 2), (3, 2), (3, 1)), scale=-0.6)
+    yield S(*_qkv(mk, (1, 2, 2), (1, 4, 2), (1, 4, 2)), is_causal=True)
     # grouped-query attention
     yield S(*_qkv(mk, (2, 4, 3, 5), (2, 2, 6, 5), (2, 1, 6, 7)), enable_gqa=True, gc=False)
     yield S(*_qkv(mk, (1, 2, 3, 2), (1, 1, 4, 2), (1, 1, 4, 2)), enable_gqa=True)
@@ -99,8 +103,8 @@ def _samples(mk):
 
 def _dropout_samples(mk):
     for p in (0.3, 0.9, 1.0):
-        yield S(*_qkv(mk, (2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), dropout_p=p,
-                gc=p == 0.3)
+        yield S(*_qkv(mk, (2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), dropout_p=p, gc=False)
+    yield S(*_qkv(mk, (1, 3, 2), (1, 4, 2), (1, 4, 2)), dropout_p=0.4)
     yield S(*_qkv(mk, (2, 4, 3), (2, 5, 3), (2, 5, 3)), dropout_p=0.5, is_causal=True,
             gc=False)
     bm = mk((4, 5), dtype='bool')
@@ -110,7 +114,7 @@ def _dropout_samples(mk):
 
 
 OPS += [
-    OpInfo('F.scaled_dot_product_attention', _sdpa, _samples, dtypes=(F32, F64), gc_max=6),
+    OpInfo('F.scaled_dot_product_attention', _sdpa, _samples, dtypes=(F32, F64), gc_max=7),
     OpInfo('F.scaled_dot_product_attention:dropout', _sdpa_seeded, _dropout_samples,
            dtypes=(F32, F64), gc_max=1),
 ]

@@ -191,6 +191,10 @@ class UpsampleBicubic2DAaBackward0(_MapsBackward):
     pass
 
 
+class UpsampleLanczos2DAaBackward0(_MapsBackward):
+    pass
+
+
 class _AdaptiveAvgBackward(_MapsBackward):
     def backward(self, g):
         nd = self._nd
@@ -312,7 +316,16 @@ def _map_area(axis, n_in, n_out):
     return _AxisMap(axis, n_in, idx, w)
 
 
+def _sinc(x):
+    px = np.pi * x
+    return np.where(x == 0, 1.0, np.sin(px) / np.where(x == 0, 1.0, px))
+
+
 def _aa_filter(mode):
+    if mode == 'lanczos':
+        def f(x):
+            return np.where((x >= -3) & (x < 3), _sinc(x) * _sinc(x / 3), 0)
+        return f, 6
     if mode == 'bilinear':
         def f(x):
             x = np.abs(x)
@@ -355,7 +368,8 @@ _EXACT_NODES = {1: UpsampleNearestExact1DBackward0, 2: UpsampleNearestExact2DBac
 _LINEAR = {'linear': (1, UpsampleLinear1DBackward0, 'upsample_linear1d'),
            'bilinear': (2, UpsampleBilinear2DBackward0, 'upsample_bilinear2d'),
            'trilinear': (3, UpsampleTrilinear3DBackward0, 'upsample_trilinear3d'),
-           'bicubic': (2, UpsampleBicubic2DBackward0, 'upsample_bicubic2d')}
+           'bicubic': (2, UpsampleBicubic2DBackward0, 'upsample_bicubic2d'),
+           'lanczos': (2, UpsampleLanczos2DAaBackward0, 'upsample_lanczos2d')}
 
 
 def _is_integer(x):
@@ -409,8 +423,8 @@ def _upsample(input, output_size, scales, nd, kind, align_corners=False, antiali
         return _resample(input, maps, (_EXACT_NODES if exact else _NEAREST_NODES)[nd])
     _, node, opname = _LINEAR[kind]
     if antialias:
-        node = UpsampleBilinear2DAaBackward0 if kind == 'bilinear' else \
-            UpsampleBicubic2DAaBackward0
+        node = {'bilinear': UpsampleBilinear2DAaBackward0, 'bicubic': UpsampleBicubic2DAaBackward0,
+                'lanczos': UpsampleLanczos2DAaBackward0}[kind]
         opname = f'_{opname}_aa'
     _dtype_check(input, opname, False)
     _size_check(input, out, nd)
@@ -463,14 +477,17 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             ``recompute_scale_factor`` it is also used, as ``1 / scale_factor``, in the
             coordinate map.
         mode (str): ``'nearest'`` | ``'nearest-exact'`` | ``'linear'`` (3-D) |
-            ``'bilinear'`` (4-D) | ``'bicubic'`` (4-D) | ``'trilinear'`` (5-D) | ``'area'``.
+            ``'bilinear'`` (4-D) | ``'bicubic'`` (4-D) | ``'trilinear'`` (5-D) | ``'area'`` |
+            ``'lanczos'`` (4-D, with ``antialias=True``).
         align_corners (bool): for the interpolating modes, map the corner pixels' centres
             onto each other (True) or the corners of the corner pixels (False, default).
         recompute_scale_factor (bool): compute the output size from ``scale_factor`` and use
             only that size (the scale is not passed on).
-        antialias (bool): anti-aliasing filter when downsampling (bilinear / bicubic).
+        antialias (bool): anti-aliasing filter when downsampling (bilinear / bicubic /
+            lanczos).
 
-    NOTE: unlike PyTorch, ``mode='lanczos'`` is not supported, and outputs are always
+    NOTE: unlike PyTorch, uint8 inputs are supported by the nearest modes only (PyTorch also
+    resamples them bilinearly / bicubically with fixed-point weights), and outputs are always
     contiguous (PyTorch keeps channels_last inputs channels_last).
 
     Example::
@@ -541,13 +558,16 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             return _upsample(input, output_size, scale_factors, nd, mode)
         if mode == 'area':
             return _adaptive_avg(input, output_size, nd)
-        need = {'linear': 1, 'bilinear': 2, 'bicubic': 2, 'trilinear': 3}.get(mode)
+        need = {'linear': 1, 'bilinear': 2, 'bicubic': 2, 'trilinear': 3, 'lanczos': 2}.get(mode)
+        if mode == 'lanczos' and nd == 2:
+            if align_corners:
+                raise ValueError("Lanczos mode does not support align_corners=True")
+            if not antialias:
+                raise ValueError("Lanczos mode requires antialias=True")
         if need == nd:
             return _upsample(input, output_size, scale_factors, nd, mode, align_corners,
                              antialias)
-        if mode == 'lanczos' and nd == 2:
-            raise NotImplementedError("NOTE: unlike PyTorch, ember has no lanczos mode")
-        if need is not None and not (mode == 'bicubic'):
+        if need is not None and mode not in ('bicubic', 'lanczos'):
             raise NotImplementedError(f"Got {nd + 2}D input, but {mode} mode needs "
                                       f"{need + 2}D input")
     raise NotImplementedError(

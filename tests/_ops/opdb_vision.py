@@ -84,6 +84,20 @@ for _mode, _dims, _al in _INTERP:
                       rtol=2e-5, atol=2e-5))
 
 
+def _lanczos(mk):
+    yield S(mk((1, 1, 3, 4)), size=(2, 3), antialias=True)
+    yield S(mk((2, 3, 9, 11)), scale_factor=0.3, antialias=True)
+    yield S(mk((2, 3, 4, 5)), size=(9, 12), antialias=True)
+    yield S(mk((2, 3, 4, 5)), size=(2, 5), antialias=True, align_corners=False)
+    yield S(mk((2, 3, 4, 5)), size=3, antialias=True, align_corners=True)   # not allowed
+    yield S(mk((2, 3, 4, 5)), size=3)                                       # needs antialias
+    yield S(mk((2, 3, 4)), size=3, antialias=True)
+
+
+OPS.append(OpInfo('interpolate:lanczos', _F('interpolate', mode='lanczos'), _lanczos,
+                  rtol=2e-5, atol=2e-5))
+
+
 def _mode_mismatch(mk):
     yield S(mk((2, 3, 4)), size=3, mode='bilinear')
     yield S(mk((2, 3, 4)), size=3, mode='trilinear')

@@ -116,10 +116,11 @@ def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_nam
             flag = default
         return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
 
+    # the one docstring is shared by both implementations and the dispatcher (as PyTorch)
     if if_true.__doc__ is None and if_false.__doc__ is not None:
-        fn.__doc__ = if_false.__doc__
+        if_true.__doc__ = fn.__doc__ = if_false.__doc__
     elif if_false.__doc__ is None and if_true.__doc__ is not None:
-        fn.__doc__ = if_true.__doc__
+        if_false.__doc__ = fn.__doc__ = if_true.__doc__
     elif if_false.__doc__ is not None and if_true.__doc__ is not None:
         raise RuntimeError("only one function can have a docstring")
     fn.__module__ = module_name

@@ -1,16 +1,25 @@
 """Activation functions of ``ember.nn.functional`` and their ``ember.*`` forms (the plain
 ``relu``/``sigmoid``/``tanh`` kernels live with the unary pointwise ops)."""
+import math
 import warnings
 
 from . import _args
 import numpy as np
 
+from .. import random as _random
 from .._tensor import Tensor, _Mode, inplace, _wrap_dim
 from ._util import wrap, Node, register, grad_needed, record
-from ._pointwise_common import _not_impl
-from .._backend import array_module
+from ._pointwise_common import _not_impl, _call, _w
+from . import unary as _unary, _special
+from .indexing import where as _where
+from .shape import cat as _cat
+from .._backend import array_module, to_device, device_of
 
-__all__ = ['relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'softmax', 'softmin', 'log_softmax']
+__all__ = ['relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'softmax', 'softmin', 'log_softmax',
+           'elu', 'elu_', 'celu', 'celu_', 'selu', 'selu_', 'gelu', 'glu', 'hardshrink',
+           'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'logsigmoid', 'mish', 'prelu',
+           'relu6', 'rrelu', 'rrelu_', 'sigmoid', 'silu', 'softplus', 'softshrink', 'softsign',
+           'tanh', 'tanhshrink', 'threshold', 'threshold_', 'gumbel_softmax']
 
 
 class LeakyReluBackward0(Node):
@@ -33,11 +42,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         >>> F.leaky_relu(ember.tensor([-1., 2.]), 0.1)
         tensor([-0.1000,  2.0000])
     """
-    if not isinstance(input, Tensor):
-        _args.tensor(input, 'leaky_relu')
     if inplace:
         return leaky_relu_(input, negative_slope)
-    a = input._data
+    a = _float_in(input, 'leaky_relu', 'leaky_relu_cpu')
     xp = array_module(a)
     r = xp.where(a > 0, a, a * a.dtype.type(negative_slope))
     out = wrap(r)
@@ -196,7 +203,7 @@ class SoftmaxBackward0(Node):
             if w is not None:
                 ga, ya = ga.astype(w), ya.astype(w)
             if ya.ndim == 0:
-                return wrap(ya * 0)
+                return wrap(array_module(ya).zeros_like(ya, dtype=dt))
             xp = array_module(ya)
             r = ga * ya
             s = _sum_keep(r, ax, xp)
@@ -224,7 +231,7 @@ class LogSoftmaxBackward0(Node):
             if w is not None:
                 ga, ya = ga.astype(w), ya.astype(w)
             if ya.ndim == 0:
-                return wrap(ga * 0)
+                return wrap(array_module(ya).zeros_like(ya, dtype=dt))
             xp = array_module(ya)
             sg = _sum_keep(ga, ax, xp)
             kept = self._exp
@@ -367,3 +374,1015 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim('log_softmax', input.dim(), _stacklevel)
     return _softmax_op(input, dim, dtype, True)
+
+
+# ====================================================================== elementwise activations
+# Shared pieces: the float check (PyTorch's "<kernel>" not implemented error for integer,
+# bool and complex inputs), the kernel runner (float16/bfloat16 computed in float32, no
+# warnings on inf/nan, PyTorch's elementwise output layout) and the in-place forms.
+_SQRT1_2 = math.sqrt(0.5)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _float_in(input, name, kernel):
+    """The array of a floating ``input`` (PyTorch's errors for anything else)."""
+    if not isinstance(input, Tensor):
+        _args.tensor(input, name)
+    a = input._data
+    if a.dtype.kind not in 'fV':
+        _not_impl(kernel, a)
+    return a
+
+
+def _run(a, fn, *args):
+    """``fn(x, xp, *args)`` on float array ``a`` as a fresh tensor of ``a``'s dtype."""
+    xp = array_module(a)
+    w = _lowp_np(a.dtype)
+    r = _call(fn, a if w is None else a.astype(w), xp, *args)
+    if r.dtype != a.dtype:
+        r = r.astype(a.dtype)
+    return _w(r, xp, a)
+
+
+def _record(res, input, cls, save=True, **attrs):
+    if _Mode.grad and input._rg:
+        node = cls()
+        for k, v in attrs.items():
+            setattr(node, k, v)
+        record(res, node, (input,), save=(input,) if save else None)
+    return res
+
+
+def _mask(arr):
+    """A constant boolean tensor."""
+    return wrap(arr)
+
+
+def _pick(mask_arr, a, b):
+    """``where(mask, a, b)`` for a constant mask (a, b: tensors or numbers)."""
+    return _where(wrap(mask_arr), a, b)
+
+
+def _inplace_form(input, name, fn, args, renames=()):
+    """``fn(input, *args)`` written into ``input`` (PyTorch's in-place rules); the node
+    gets PyTorch's name for the in-place variant (``renames``: (out-of-place class,
+    in-place class) pairs)."""
+    if not isinstance(input, Tensor):
+        _args.tensor(input, name)
+    r = inplace(input, fn, *args)
+    fn_ = input._grad_fn
+    for a, b in renames:
+        if fn_ is not None and type(fn_) is a:
+            fn_.__class__ = b
+    return r
+
+
+# ------------------------------------------------------------------ elu / celu / selu
+class EluBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        neg = (x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale)
+        return g * _pick(x._data <= 0, neg, self.scale)     # NaN takes the linear branch
+
+
+class EluBackward1(EluBackward0):
+    """The in-place form's node (PyTorch computes it from the result, which a negative
+    ``alpha`` makes ambiguous: it refuses, and so does ember)."""
+
+    def backward(self, g):
+        if self.alpha < 0:
+            raise RuntimeError(
+                "In-place elu backward calculation is triggered with a negative slope which is "
+                "not supported. This is caused by calling in-place forward function with a "
+                "negative slope, please call out-of-place version instead.")
+        return super().backward(g)
+
+
+class CeluBackward0(EluBackward0):
+    pass
+
+
+class CeluBackward1(EluBackward1):
+    pass
+
+
+def _elu_k(x, xp, alpha, scale, input_scale):
+    return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
+
+
+def _elu(input, alpha, scale, input_scale, name, cls):
+    a = _float_in(input, name, 'elu_cpu')
+    res = _run(a, _elu_k, alpha, scale, input_scale)
+    return _record(res, input, cls, alpha=alpha, scale=scale, input_scale=input_scale)
+
+
+def _elu_fn(input, alpha=1.0):
+    return _elu(input, alpha, 1.0, 1.0, 'elu', EluBackward0)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """Applies the exponential linear unit elementwise:
+    ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
+
+    Args:
+        input (Tensor): the input (floating point).
+        alpha (float): the value the negative part saturates to (``-alpha``). Default: 1.0.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.elu(ember.tensor([-1., 2.]))
+        tensor([-0.6321,  2.0000])
+    """
+    if inplace:
+        return elu_(input, alpha)
+    return _elu_fn(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    """In-place :func:`elu`.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); F.elu_(x); x
+        tensor([-0.6321,  2.0000])
+    """
+    return _inplace_form(input, 'elu_', _elu_fn, (alpha,), ((EluBackward0, EluBackward1),))
+
+
+def _celu_fn(input, alpha=1.0):
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'celu')
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _elu(input, alpha, 1.0, 1.0 / alpha, 'celu', CeluBackward0)
+
+
+@register('celu', method=False)
+def _celu_t(input, alpha=1.0):
+    """Applies the continuously differentiable ELU elementwise:
+    ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        alpha (float): the ``alpha`` of the formula (not 0). Default: 1.0.
+
+    Example::
+
+        >>> ember.celu(ember.tensor([-1., 2.]), 2.)
+        tensor([-0.7869,  2.0000])
+    """
+    return _celu_fn(input, alpha)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """Applies the continuously differentiable ELU elementwise:
+    ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        alpha (float): the ``alpha`` of the formula (not 0). Default: 1.0.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.celu(ember.tensor([-1., 2.]), 2.)
+        tensor([-0.7869,  2.0000])
+    """
+    if inplace:
+        return celu_(input, alpha)
+    return _celu_fn(input, alpha)
+
+
+@register(method=False)
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); ember.celu_(x); x
+        tensor([-0.6321,  2.0000])
+    """
+    return _inplace_form(input, 'celu_', _celu_fn, (alpha,), ((CeluBackward0, CeluBackward1),))
+
+
+def _selu_fn(input):
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, 'selu', EluBackward0)
+
+
+@register('selu', method=False)
+def _selu_t(input):
+    """Applies the scaled ELU elementwise: ``scale * (max(0, x) + min(0, alpha * (exp(x) -
+    1)))`` with ``alpha = 1.6732632423543772...`` and ``scale = 1.0507009873554804...``.
+
+    Example::
+
+        >>> ember.selu(ember.tensor([-1., 2.]))
+        tensor([-1.1113,  2.1014])
+    """
+    return _selu_fn(input)
+
+
+def selu(input, inplace=False):
+    """Applies the scaled ELU elementwise: ``scale * (max(0, x) + min(0, alpha * (exp(x) -
+    1)))`` with ``alpha = 1.6732632423543772...`` and ``scale = 1.0507009873554804...``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.selu(ember.tensor([-1., 2.]))
+        tensor([-1.1113,  2.1014])
+    """
+    if inplace:
+        return selu_(input)
+    return _selu_fn(input)
+
+
+@register(method=False)
+def selu_(input):
+    """In-place :func:`selu`.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); ember.selu_(x); x
+        tensor([-1.1113,  2.1014])
+    """
+    return _inplace_form(input, 'selu_', _selu_fn, (), ((EluBackward0, EluBackward1),))
+
+
+# ------------------------------------------------------------------ gelu
+class GeluBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if self.approximate == 'tanh':
+            x2 = x * x
+            t = ((x2 * 0.044715 + 1) * x * _SQRT_2_PI).tanh()
+            d = (t + 1) * 0.5 + x * 0.5 * (-t * t + 1) * (x2 * (3 * 0.044715) + 1) * _SQRT_2_PI
+        else:
+            d = ((x * _SQRT1_2).erf() + 1) * 0.5 + x * (x * x * -0.5).exp() * _INV_SQRT_2PI
+        return g * d
+
+
+def _gelu_k(x, xp, approximate):
+    if approximate == 'tanh':
+        inner = (x * x * 0.044715 + 1) * x * _SQRT_2_PI
+        return x * 0.5 * (xp.tanh(inner) + 1)
+    return x * 0.5 * (_special.erf(x.astype(np.float64) * _SQRT1_2).astype(x.dtype) + 1)
+
+
+def gelu(input, approximate='none'):
+    """Applies the Gaussian error linear unit elementwise: ``x * Phi(x)`` (``Phi``: the
+    standard normal CDF), or with ``approximate='tanh'``
+    ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        approximate (str): ``'none'`` or ``'tanh'``. Default: ``'none'``.
+
+    Example::
+
+        >>> F.gelu(ember.tensor([-1., 1.]))
+        tensor([-0.1587,  0.8413])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'gelu')
+    if not isinstance(approximate, str):
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not "
+                        f"{_args.type_name(approximate)}")
+    if approximate not in ('none', 'tanh'):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    a = _float_in(input, 'gelu', 'GeluKernelImpl')
+    res = _run(a, _gelu_k, approximate)
+    return _record(res, input, GeluBackward0, approximate=approximate)
+
+
+# ------------------------------------------------------------------ glu
+class GluBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        d = self.dim
+        h = x.shape[d] // 2
+        a, b = x.narrow(d, 0, h), x.narrow(d, h, h)
+        s = b.sigmoid()
+        ga = g * s
+        return _cat([ga, ga * a * (-s + 1)], d)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: splits ``input`` in halves ``a``, ``b`` along ``dim`` and
+    returns ``a * sigmoid(b)``.
+
+    Args:
+        input (Tensor): the input; its size along ``dim`` must be even.
+        dim (int): the dimension to split. Default: -1.
+
+    Example::
+
+        >>> F.glu(ember.tensor([1., 2., 0., 0.]))
+        tensor([0.5000, 1.0000])
+    """
+    _args.py_tensor(input, 'dim')
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    ax = _wrap_dim(dim, input.dim())
+    a = input._data
+    n = a.shape[ax]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {ax} is size {n}")
+    if a.dtype.kind not in 'fV':
+        _not_impl('glu_cpu', a)
+    h = n // 2
+    sl = (slice(None),) * ax
+
+    def k(x, xp):
+        p, q = x[sl + (slice(0, h),)], x[sl + (slice(h, n),)]
+        return p * _unary._sigmoid_k(q, xp)
+    xp = array_module(a)
+    w = _lowp_np(a.dtype)
+    r = _call(k, a if w is None else a.astype(w), xp)
+    res = wrap(r if r.dtype == a.dtype else r.astype(a.dtype))
+    return _record(res, input, GluBackward0, dim=ax)
+
+
+# ------------------------------------------------------------------ hardshrink / softshrink
+class HardshrinkBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        a = x._data
+        return _pick((a >= -self.lambd) & (a <= self.lambd), 0., g)
+
+
+@register()
+def hardshrink(input, lambd=0.5):
+    """Applies hard shrinkage elementwise: ``x`` where ``|x| > lambd``, else 0.
+
+    Args:
+        input (Tensor): the input (floating point).
+        lambd (float): the threshold. Default: 0.5.
+
+    Example::
+
+        >>> ember.hardshrink(ember.tensor([-1., 0.2, 0.7]))
+        tensor([-1.0000,  0.0000,  0.7000])
+    """
+    a = _float_in(input, 'hardshrink', 'hardshrink_cpu')
+    res = _run(a, lambda x, xp, l: xp.where((x >= -l) & (x <= l), 0, x).astype(x.dtype), lambd)
+    return _record(res, input, HardshrinkBackward0, lambd=lambd)
+
+
+class SoftshrinkBackward0(HardshrinkBackward0):
+    pass
+
+
+def _softshrink_k(x, xp, l):
+    return xp.where(x > l, x - l, xp.where(x < -l, x + l, x * 0)).astype(x.dtype)
+
+
+def softshrink(input, lambd=0.5):
+    """Applies soft shrinkage elementwise: ``x - lambd`` above ``lambd``, ``x + lambd``
+    below ``-lambd``, 0 in between.
+
+    Args:
+        input (Tensor): the input (floating point).
+        lambd (float): the threshold (>= 0). Default: 0.5.
+
+    Example::
+
+        >>> F.softshrink(ember.tensor([-1., 0.2, 0.7]))
+        tensor([-0.5000,  0.0000,  0.2000])
+    """
+    a = _float_in(input, 'softshrink', 'softshrink_check')
+    mx = float(np.finfo(np.float32 if a.dtype.kind == 'V' else a.dtype).max)
+    if not 0 <= lambd <= mx:
+        raise RuntimeError(f"lambda must be in range [0, {mx:g}] for input dtype "
+                           f"{_unary._tname(a)}, but found {lambd:g}.")
+    res = _run(a, _softshrink_k, lambd)
+    return _record(res, input, SoftshrinkBackward0, lambd=lambd)
+
+
+# ------------------------------------------------------------------ hardsigmoid / hardswish
+class HardsigmoidBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        a = x._data
+        return _pick((a > -3) & (a < 3), g / 6, 0.)
+
+
+def _hardsigmoid_fn(input):
+    a = _float_in(input, 'hardsigmoid', 'hardsigmoid_cpu')
+    res = _run(a, lambda x, xp: xp.clip(x + 3, 0, 6) / 6)
+    return _record(res, input, HardsigmoidBackward0)
+
+
+def hardsigmoid(input, inplace=False):
+    """Applies the hard sigmoid elementwise: ``relu6(x + 3) / 6``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.hardsigmoid(ember.tensor([-4., 0., 1.5]))
+        tensor([0.0000, 0.5000, 0.7500])
+    """
+    if inplace:
+        return _inplace_form(input, 'hardsigmoid_', _hardsigmoid_fn, ())
+    return _hardsigmoid_fn(input)
+
+
+class HardswishBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        a = x._data
+        return _pick(a <= -3, 0., _pick(a < 3, g * (x / 3 + 0.5), g))
+
+
+def _hardswish_fn(input):
+    a = _float_in(input, 'hardswish', 'hardswish_cpu')
+    res = _run(a, lambda x, xp: x * xp.clip(x + 3, 0, 6) / 6)
+    return _record(res, input, HardswishBackward0)
+
+
+def hardswish(input, inplace=False):
+    """Applies the hard swish elementwise: ``x * relu6(x + 3) / 6``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.hardswish(ember.tensor([-4., 1., 4.]))
+        tensor([-0.0000,  0.6667,  4.0000])
+    """
+    if inplace:
+        return _inplace_form(input, 'hardswish_', _hardswish_fn, ())
+    return _hardswish_fn(input)
+
+
+# ------------------------------------------------------------------ hardtanh / relu6
+class HardtanhBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        a = x._data
+        return _pick((a <= self.min_val) | (a >= self.max_val), 0., g)
+
+
+def _bound(a, v):
+    """A bound for integer inputs is cast as PyTorch casts a scalar (truncation)."""
+    return int(v) if a.dtype.kind in 'iu' else v
+
+
+def _hardtanh_fn(input, min_val=-1.0, max_val=1.0):
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'hardtanh')
+    a = input._data
+    if a.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if a.dtype.kind == 'c':
+        _not_impl('clamp_scalar_cpu', a)
+    lo, hi = _bound(a, min_val), _bound(a, max_val)
+    if a.dtype.kind in 'iu':
+        xp = array_module(a)
+        return _w(xp.minimum(xp.maximum(a, lo), hi).astype(a.dtype), xp, a)
+    res = _run(a, lambda x, xp: xp.minimum(xp.maximum(x, lo), hi).astype(x.dtype))
+    return _record(res, input, HardtanhBackward0, min_val=min_val, max_val=max_val)
+
+
+def _hardtanh_check(min_val, max_val):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Applies the hard tanh elementwise: ``x`` clamped to ``[min_val, max_val]``.
+
+    Args:
+        input (Tensor): the input.
+        min_val (float): lower end of the linear region. Default: -1.
+        max_val (float): upper end of the linear region. Default: 1.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.hardtanh(ember.tensor([-2., 0.5, 2.]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
+    _hardtanh_check(min_val, max_val)
+    if inplace:
+        return hardtanh_(input, min_val, max_val)
+    return _hardtanh_fn(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`.
+
+    Example::
+
+        >>> x = ember.tensor([-2., 0.5]); F.hardtanh_(x); x
+        tensor([-1.0000,  0.5000])
+    """
+    return _inplace_form(input, 'hardtanh_', _hardtanh_fn, (min_val, max_val))
+
+
+def relu6(input, inplace=False):
+    """Applies ``min(max(0, x), 6)`` elementwise (``hardtanh(x, 0, 6)``).
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.relu6(ember.tensor([-1., 3., 7.]))
+        tensor([0., 3., 6.])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'relu6_' if inplace else 'relu6')
+    if inplace:
+        return hardtanh_(input, 0., 6.)
+    return _hardtanh_fn(input, 0., 6.)
+
+
+# ------------------------------------------------------------------ logsigmoid / softplus
+class LogSigmoidBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * (-x).sigmoid()
+
+
+def _logsigmoid_k(x, xp):
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def logsigmoid(input):
+    """Applies ``log(sigmoid(x))`` elementwise, computed stably.
+
+    Example::
+
+        >>> F.logsigmoid(ember.tensor([-100., 0.]))
+        tensor([-100.0000,   -0.6931])
+    """
+    a = _float_in(input, 'log_sigmoid', 'log_sigmoid_cpu')
+    res = _run(a, _logsigmoid_k)
+    return _record(res, input, LogSigmoidBackward0)
+
+
+class SoftplusBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        xb = x * self.beta
+        return g * _pick(xb._data > self.threshold, 1., xb.sigmoid())
+
+
+def _softplus_k(x, xp, beta, threshold):
+    xb = x * beta
+    return xp.where(xb > threshold, x, xp.log1p(xp.exp(xb)) / beta).astype(x.dtype)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """Applies ``log(1 + exp(beta * x)) / beta`` elementwise; where ``beta * x >
+    threshold`` the result is ``x`` itself (numerical stability).
+
+    Args:
+        input (Tensor): the input (floating point).
+        beta (float): the ``beta`` of the formula. Default: 1.
+        threshold (float): above it the function is linear. Default: 20.
+
+    Example::
+
+        >>> F.softplus(ember.tensor([0., 30.]))
+        tensor([ 0.6931, 30.0000])
+    """
+    a = _float_in(input, 'softplus', 'softplus_cpu')
+    res = _run(a, _softplus_k, beta, threshold)
+    return _record(res, input, SoftplusBackward0, beta=beta, threshold=threshold)
+
+
+# ------------------------------------------------------------------ mish / silu
+class MishBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        t = softplus(x).tanh()
+        return g * (t + x * x.sigmoid() * (-t * t + 1))
+
+
+def _mish_fn(input):
+    a = _float_in(input, 'mish', 'mish_cpu')
+    res = _run(a, lambda x, xp: x * xp.tanh(xp.logaddexp(0, x)))
+    return _record(res, input, MishBackward0)
+
+
+def mish(input, inplace=False):
+    """Applies ``x * tanh(softplus(x))`` elementwise.
+
+    Args:
+        input (Tensor): the input (floating point).
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.mish(ember.tensor([-1., 1.]))
+        tensor([-0.3034,  0.8651])
+    """
+    if inplace:
+        return _inplace_form(input, 'mish_', _mish_fn, ())
+    return _mish_fn(input)
+
+
+class SiluBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        s = x.sigmoid()
+        return g * (s * (x * (-s + 1) + 1))
+
+
+def _silu_fn(input):
+    a = _float_in(input, 'silu', 'silu_cpu')
+    res = _run(a, lambda x, xp: x * _unary._sigmoid_k(x, xp))
+    return _record(res, input, SiluBackward0)
+
+
+def silu(input, inplace=False):
+    """Applies the sigmoid linear unit (swish) ``x * sigmoid(x)`` elementwise.
+
+    Args:
+        input (Tensor): the input (floating point).
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.silu(ember.tensor([-1., 1.]))
+        tensor([-0.2689,  0.7311])
+    """
+    if inplace:
+        return _inplace_form(input, 'silu_', _silu_fn, ())
+    return _silu_fn(input)
+
+
+# ------------------------------------------------------------------ sigmoid / tanh and composites
+def sigmoid(input):
+    """Applies the logistic sigmoid ``1 / (1 + exp(-x))`` elementwise (``input.sigmoid()``).
+
+    Example::
+
+        >>> F.sigmoid(ember.tensor([0.]))
+        tensor([0.5000])
+    """
+    return _args.py_tensor(input, 'sigmoid').sigmoid()
+
+
+def tanh(input):
+    """Applies the hyperbolic tangent elementwise (``input.tanh()``).
+
+    Example::
+
+        >>> F.tanh(ember.tensor([0.]))
+        tensor([0.])
+    """
+    return _args.py_tensor(input, 'tanh').tanh()
+
+
+def softsign(input):
+    """Applies ``x / (1 + |x|)`` elementwise.
+
+    Example::
+
+        >>> F.softsign(ember.tensor([-1., 3.]))
+        tensor([-0.5000,  0.7500])
+    """
+    _args.py_tensor(input, 'abs')
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """Applies ``x - tanh(x)`` elementwise.
+
+    Example::
+
+        >>> F.tanhshrink(ember.tensor([1.]))
+        tensor([0.2384])
+    """
+    _args.py_tensor(input, 'tanh')
+    return input - input.tanh()
+
+
+# ------------------------------------------------------------------ threshold
+class ThresholdBackward0(Node):
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return _pick(x._data <= self.threshold, 0., g)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    pass
+
+
+def _threshold_fn(input, threshold, value):
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'threshold')
+    a = input._data
+    if a.dtype == np.bool_ or a.dtype.kind == 'c':
+        _not_impl('threshold_cpu', a)
+    if a.dtype.kind in 'iu':
+        xp = array_module(a)
+        th, v = _bound(a, threshold), _bound(a, value)
+        return _w(xp.where(a <= th, a.dtype.type(v), a), xp, a)
+    res = _run(a, lambda x, xp: xp.where(x <= threshold, x.dtype.type(value), x))
+    return _record(res, input, ThresholdBackward0, threshold=threshold)
+
+
+@register('threshold', method=False)
+def _threshold_t(input, threshold, value):
+    """Thresholds each element: ``x`` where ``x > threshold``, else ``value``.
+
+    Args:
+        input (Tensor): the input.
+        threshold (float): the threshold.
+        value (float): the value that replaces elements at or below ``threshold``.
+
+    Example::
+
+        >>> ember.threshold(ember.tensor([0.5, 2.]), 1., -1.)
+        tensor([-1.,  2.])
+    """
+    return _threshold_fn(input, threshold, value)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """Thresholds each element: ``x`` where ``x > threshold``, else ``value``.
+
+    Args:
+        input (Tensor): the input.
+        threshold (float): the threshold.
+        value (float): the value that replaces elements at or below ``threshold``.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.threshold(ember.tensor([0.5, 2.]), 1., -1.)
+        tensor([-1.,  2.])
+    """
+    if inplace:
+        return threshold_(input, threshold, value)
+    return _threshold_fn(input, threshold, value)
+
+
+@register(method=False)
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`.
+
+    Example::
+
+        >>> x = ember.tensor([0.5, 2.]); F.threshold_(x, 1., -1.); x
+        tensor([-1.,  2.])
+    """
+    return _inplace_form(input, 'threshold_', _threshold_fn, (threshold, value),
+                         ((ThresholdBackward0, ThresholdBackward1),))
+
+
+# ------------------------------------------------------------------ prelu
+class PreluKernelBackward0(Node):
+    _saved_names = ('self', 'weight')
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        pos = x._data > 0
+        wb = w.reshape(self.wshape)
+        gx = _pick(pos, g, g * wb) if self.needs[0] else None
+        gw = None
+        if self.needs[1]:
+            full = _pick(pos, 0., g * x)
+            dims = tuple(i for i in range(full.dim()) if i != 1 or w.numel() == 1)
+            gw = (full.sum(dims) if dims else full).reshape(w.shape)
+        return gx, gw
+
+
+@register()
+def prelu(input, weight):
+    """Applies ``max(0, x) + weight * min(0, x)`` elementwise, with a learnable slope per
+    channel (dim 1 of the input; one slope when ``weight`` has one element).
+
+    Args:
+        input (Tensor): the input (floating point).
+        weight (Tensor): the slopes: one element, or one per channel.
+
+    Example::
+
+        >>> ember.prelu(ember.tensor([[-1., 2.]]), ember.tensor([0.5, 0.1]))
+        tensor([[-0.5000,  2.0000]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'prelu')
+    if not isinstance(weight, Tensor):
+        _args.tensor(weight, 'prelu', 'weight', 2)
+    a, wa = input._data, weight._data
+    nd = a.ndim
+    nw = wa.size
+    if wa.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {wa.ndim}")
+    if nw != 1:
+        if nd == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        ch = a.shape[1] if nd >= 2 else 1
+        if ch != nw:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {nw} and channel size = {ch}.")
+    if a.dtype != wa.dtype and a.dtype.kind in 'fV' and wa.dtype.kind in 'fV':
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_unary._tname(a)} and "
+                           f"{_unary._tname(wa)}")
+    if a.dtype.kind not in 'fV':
+        _not_impl('prelu_cpu', a)
+    wshape = (1, nw) + (1,) * (nd - 2) if nw != 1 else (1,) * max(nd, 1)
+    if nw == 1 and nd == 0:
+        wshape = ()
+    wv = wa.reshape(wshape)
+    xp = array_module(a)
+    w32 = _lowp_np(a.dtype)
+    if w32 is not None:
+        wv = wv.astype(w32)
+    res = _run(a, lambda x, xp_: xp_.where(x > 0, x, x * wv).astype(x.dtype))
+    if grad_needed(input, weight):
+        node = PreluKernelBackward0()
+        node.wshape = wshape
+        record(res, node, (input, weight), save=(input, weight))
+    return res
+
+
+# ------------------------------------------------------------------ rrelu
+class RreluWithNoiseBackward0(Node):
+    _saved_names = ('self', 'noise')
+
+    def backward(self, g):
+        x, noise = self.saved_tensors
+        if noise is not None:
+            return g * noise
+        slope = self.slope
+        return g * _pick(x._data > 0, 1., slope)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    def backward(self, g):
+        if self.noise_none and self.slope < 0:
+            raise RuntimeError(
+                "In-place leakyReLu backward calculation is triggered with a negative slope "
+                "which is not supported. This is caused by calling in-place forward function "
+                "with a negative slope, please call out-of-place version instead.")
+        return super().backward(g)
+
+
+def _rrelu_fn(input, lower=1.0 / 8.0, upper=1.0 / 3.0, training=False, generator=None):
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'rrelu')
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    a = input._data
+    if a.dtype.kind not in 'fV':
+        _not_impl('rrelu_with_noise_out_cpu' if training else 'leaky_relu_cpu', a)
+    xp = array_module(a)
+    slope = (lower + upper) / 2
+    if training:
+        # PyTorch's CPU kernel: one uniform_real_distribution<double>(lower, upper) draw per
+        # element <= 0, in (contiguous) index order, the bounds first rounded to the
+        # compute type; those elements are scaled by their draw, the others kept
+        w = _lowp_np(a.dtype) or a.dtype
+        x = a.astype(w)
+        neg = x <= 0
+        n = int(neg.sum())
+        lo, hi = float(w.type(lower)), float(w.type(upper))
+        gen = generator if generator is not None else _random._default_for(device_of(a))
+        u = (gen._words64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * (2.0 ** -53)
+        nz = xp.ones(a.shape, w)
+        nz[neg] = to_device((u * (hi - lo) + lo).astype(w), device_of(a))
+        res = _w(xp.where(neg, x * nz, x).astype(a.dtype), xp, a)
+        if _Mode.grad and input._rg:
+            node = RreluWithNoiseBackward0()
+            node.slope, node.noise_none = slope, not hi - lo > 1e-6
+            noise = None if node.noise_none else wrap(nz.astype(a.dtype))
+            record(res, node, (input,), save=(input, noise))
+        return res
+    res = _run(a, lambda x, xp_: xp_.where(x > 0, x, x * slope).astype(x.dtype))
+    if _Mode.grad and input._rg:
+        node = RreluWithNoiseBackward0()
+        node.slope, node.noise_none = slope, True
+        record(res, node, (input, ), save=(input, None))
+    return res
+
+
+@register('rrelu', method=False)
+def _rrelu_t(input, lower=1.0 / 8.0, upper=1.0 / 3.0, training=False, generator=None):
+    """Randomized leaky ReLU (see :func:`ember.nn.functional.rrelu`).
+
+    Example::
+
+        >>> ember.rrelu(ember.tensor([-1., 2.]))
+        tensor([-0.2292,  2.0000])
+    """
+    return _rrelu_fn(input, lower, upper, training, generator)
+
+
+def rrelu(input, lower=1.0 / 8.0, upper=1.0 / 3.0, training=False, inplace=False):
+    """Randomized leaky ReLU: in training, each element ``<= 0`` is multiplied by a slope
+    drawn uniformly from ``[lower, upper]`` (PyTorch's CPU random stream, so the same seed
+    gives the same slopes); in evaluation the slope is ``(lower + upper) / 2``.
+
+    Args:
+        input (Tensor): the input (floating point).
+        lower (float): lower bound of the slope. Default: 1/8.
+        upper (float): upper bound of the slope. Default: 1/3.
+        training (bool): draw random slopes. Default: ``False``.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example::
+
+        >>> F.rrelu(ember.tensor([-1., 2.]))
+        tensor([-0.2292,  2.0000])
+    """
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    return _rrelu_fn(input, lower, upper, training)
+
+
+@register(method=False)
+def rrelu_(input, lower=1.0 / 8.0, upper=1.0 / 3.0, training=False, generator=None):
+    """In-place :func:`rrelu`.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); F.rrelu_(x); x
+        tensor([-0.2292,  2.0000])
+    """
+    return _inplace_form(input, 'rrelu_', _rrelu_fn, (lower, upper, training, generator),
+                         ((RreluWithNoiseBackward0, RreluWithNoiseBackward1),))
+
+
+# ------------------------------------------------------------------ gumbel_softmax
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    ``g = -log(Exponential(1))`` noise drawn from the random stream as PyTorch draws it;
+    with ``hard=True`` the result is one-hot (the argmax) in the forward pass while the
+    gradient is the soft sample's (straight-through).
+
+    Args:
+        logits (Tensor): ``(*, num_features)`` unnormalized log-probabilities.
+        tau (float): temperature (> 0). Default: 1.
+        hard (bool): return one-hot samples. Default: ``False``.
+        eps (float): deprecated, unused.
+        dim (int): the dimension softmax is computed over. Default: -1.
+
+    Example::
+
+        >>> y = F.gumbel_softmax(ember.zeros(2, 3), hard=True)
+        >>> y.sum(-1)
+        tensor([1., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    if not isinstance(logits, Tensor):
+        _args.tensor(logits, 'empty_like')
+    noise = wrap(array_module(logits._data).empty(logits._data.shape, logits._data.dtype))
+    noise.exponential_()
+    y = ((logits - noise.log()) / tau).softmax(dim)
+    if not hard:
+        return y
+    idx = y.max(dim, keepdim=True)[1]
+    one = wrap(array_module(logits._data).zeros(logits._data.shape, logits._data.dtype))
+    one.scatter_(dim, idx, 1.0)
+    return one - y.detach() + y
+
+
+for _f, _n in ((_celu_t, 'celu'), (_selu_t, 'selu'), (_threshold_t, 'threshold'),
+               (_rrelu_t, 'rrelu')):
+    _f.__name__ = _f.__qualname__ = _n

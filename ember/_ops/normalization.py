@@ -828,9 +828,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     Example::
 
         >>> F.local_response_norm(ember.ones(1, 3, 1), 2, alpha=1.)
-        tensor([[[0.5946],
+        tensor([[[0.7378],
                  [0.5946],
-                 [0.7071]]])
+                 [0.5946]]])
     """
     if not isinstance(input, Tensor):
         _args.py_tensor(input, 'dim')
@@ -880,9 +880,9 @@ def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
     Example::
 
         >>> cross_map_lrn2d(ember.ones(1, 2, 1, 1), 3, alpha=3.)
-        tensor([[[[0.5946]],
+        tensor([[[[0.4387]],
         <BLANKLINE>
-                 [[0.5946]]]])
+                 [[0.4387]]]])
     """
     if not isinstance(input, Tensor):
         _args.py_tensor(input, 'dim')
@@ -911,3 +911,9 @@ def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
         node.scale = wrap(scale)
         record(out, node, (input,), save=(input, out))
     return out
+
+
+for _f, _n in ((_torch_layer_norm, 'layer_norm'), (_torch_group_norm, 'group_norm'),
+               (_torch_instance_norm, 'instance_norm')):
+    _f.__name__ = _f.__qualname__ = _n     # as ember.<name> shows them
+del _f, _n

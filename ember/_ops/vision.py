@@ -24,6 +24,7 @@ from .._dtype import _NP2DT
 from .._tensor import Tensor, _Mode, _legacy_name
 from .._backend import array_module
 from ._util import wrap, Node, register, grad_needed, record
+from . import _layout
 from .conv import _windows
 
 __all__ = ['interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'pixel_shuffle',
@@ -114,12 +115,20 @@ class _MapsBackward(Node):
         return (_apply_maps(g, [m.T() for m in reversed(self.maps)], _MapsBackward),)
 
 
-def _apply_maps(t, maps, node_cls):
+def _apply_maps(t, maps, node_cls, like=None):
     a = t._data
+    dt = a.dtype
+    low = dt.kind in 'fV' and dt.itemsize < 4          # half / bfloat16: compute in float32
+    if low:
+        a = a.astype(np.float32)
     for m in maps:
         a = m.apply(a)
-    if not maps:
+    if not maps and not low:
         a = a.copy()
+    if low:
+        a = a.astype(dt)
+    if like is not None:                                 # channels_last in, channels_last out
+        a = _layout.channels_last_like(a, like)
     out = wrap(a)
     if _Mode.grad and t._rg:
         node = node_cls()
@@ -128,11 +137,11 @@ def _apply_maps(t, maps, node_cls):
     return out
 
 
-def _resample(input, maps, node_cls):
+def _resample(input, maps, node_cls, keep_layout=False):
     """Apply the per-axis maps, the ones that shrink first (less work), skipping identities."""
     maps = [m for m in maps if not _is_identity(m)]
     maps.sort(key=lambda m: m.n_out / m.n_in)
-    return _apply_maps(input, maps, node_cls)
+    return _apply_maps(input, maps, node_cls, input._data if keep_layout else None)
 
 
 def _is_identity(m):
@@ -420,7 +429,7 @@ def _upsample(input, output_size, scales, nd, kind, align_corners=False, antiali
         ft = np.float64 if input._data.dtype == np.float64 else np.float32
         maps = [_map_nearest(ft, 2 + i, input.shape[2 + i], out[i], sc[i], exact, nd != 2)
                 for i in range(nd)]
-        return _resample(input, maps, (_EXACT_NODES if exact else _NEAREST_NODES)[nd])
+        return _resample(input, maps, (_EXACT_NODES if exact else _NEAREST_NODES)[nd], True)
     _, node, opname = _LINEAR[kind]
     if antialias:
         node = {'bilinear': UpsampleBilinear2DAaBackward0, 'bicubic': UpsampleBicubic2DAaBackward0,
@@ -440,7 +449,7 @@ def _upsample(input, output_size, scales, nd, kind, align_corners=False, antiali
             maps.append(_map_cubic(ft, 2 + i, n_in, out[i], align_corners, sc[i]))
         else:
             maps.append(_map_linear(ft, 2 + i, n_in, out[i], align_corners, sc[i]))
-    return _resample(input, maps, node)
+    return _resample(input, maps, node, True)
 
 
 def _adaptive_avg(input, out, nd):
@@ -675,7 +684,7 @@ def pixel_shuffle(input, upscale_factor):
     v = a.reshape(b + (C // (r * r), r, r, H, W))
     perm = tuple(range(nb)) + tuple(nb + i for i in (0, 3, 1, 4, 2))
     res = xp.ascontiguousarray(v.transpose(perm)).reshape(b + (C // (r * r), H * r, W * r))
-    out = wrap(res)
+    out = wrap(_layout.channels_last_like(res, a))
     if _Mode.grad and input._rg:
         node = PixelShuffleBackward0()
         node.r = r
@@ -720,7 +729,7 @@ def pixel_unshuffle(input, downscale_factor):
     v = a.reshape(b + (C, H // r, r, W // r, r))
     perm = tuple(range(nb)) + tuple(nb + i for i in (0, 2, 4, 1, 3))
     res = xp.ascontiguousarray(v.transpose(perm)).reshape(b + (C * r * r, H // r, W // r))
-    out = wrap(res)
+    out = wrap(_layout.channels_last_like(res, a))
     if _Mode.grad and input._rg:
         node = PixelUnshuffleBackward0()
         node.r = r
@@ -762,7 +771,7 @@ def _shuffle(input, groups, fname):
     a = input._data
     xp = array_module(a)
     v = a.reshape((sh[0], g, C // g) + sh[2:]).swapaxes(1, 2)
-    return wrap(xp.ascontiguousarray(v).reshape(sh)), g
+    return wrap(_layout.channels_last_like(xp.ascontiguousarray(v).reshape(sh), a)), g
 
 
 @register(method=False)

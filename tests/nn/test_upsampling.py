@@ -94,3 +94,22 @@ def test_bilinear_x2_workload():
     """The benchmark shape (16x64x56x56 -> x2, forward + backward), smaller batch here."""
     e, t = pair(lambda nn: nn.Upsample(scale_factor=2, mode='bilinear'))
     run_both(e, t, rand(2, 8, 56, 56, seed=5), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('mode', ['nearest', 'bilinear', 'bicubic', 'nearest-exact'])
+def test_channels_last_in_channels_last_out(mode):
+    x = rand(2, 3, 4, 5, seed=6)
+    ye = ember.nn.Upsample(size=(6, 7), mode=mode)(
+        ember.from_numpy(x).to(memory_format=ember.channels_last))
+    yt = torch.nn.Upsample(size=(6, 7), mode=mode)(
+        torch.from_numpy(x).to(memory_format=torch.channels_last))
+    assert ye.stride() == yt.stride()
+    np.testing.assert_allclose(ye.numpy(), yt.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_half_precision_computes_in_float32():
+    x = rand(2, 3, 4, 5, seed=7).astype(np.float16)
+    ye = ember.nn.functional.interpolate(ember.from_numpy(x), size=(7, 9), mode='bilinear')
+    yt = torch.nn.functional.interpolate(torch.from_numpy(x), size=(7, 9), mode='bilinear')
+    assert ye.dtype == ember.float16
+    np.testing.assert_allclose(ye.float().numpy(), yt.float().numpy(), rtol=1e-3, atol=1e-3)

@@ -391,3 +391,24 @@ def test_encoder_layer_inference_kernel_semantics():
     # with grad: the ordinary path, where is_causal needs a mask
     _raises_both(lambda m: m.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)(
         m.zeros(2, 4, 8), is_causal=True), 'Need attn_mask')
+
+
+def test_torch_pickled_model_loads():
+    """A whole model pickled by torch names torch.nn.modules.{transformer,activation,linear}
+    classes (MultiheadAttention, NonDynamicallyQuantizableLinear): ember finds its own."""
+    import io
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        t = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.),
+                                        2, torch.nn.LayerNorm(8))
+    buf = io.BytesIO()
+    torch.save(t, buf)
+    buf.seek(0)
+    e = ember.load(buf, weights_only=False)
+    assert type(e) is ember.nn.TransformerEncoder
+    assert type(e.layers[1].self_attn) is ember.nn.MultiheadAttention
+    assert type(e.layers[0].self_attn.out_proj).__name__ == 'NonDynamicallyQuantizableLinear'
+    x = np.random.default_rng(0).standard_normal((4, 2, 8)).astype('float32')
+    np.testing.assert_allclose(e(ember.from_numpy(x)).detach().numpy(),
+                               t(torch.from_numpy(x)).detach().numpy(), rtol=3e-5, atol=3e-5)

@@ -400,9 +400,7 @@ def _max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, nd, f
 
 def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
     _check_tensor(input, 'max_pool1d')
-    if input.dim() not in (2, 3):
-        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
-                           f"dim batch size for input, but got:{list(input.shape)}")
+    _check_1d_input(input)
     k = _tuple(kernel_size, 1, 'max_pool1d', 'kernel_size')
     s = _tuple(stride, 1, 'max_pool1d', 'stride', omit=True) or k
     p = _tuple(padding, 1, 'max_pool1d', 'padding')
@@ -449,15 +447,55 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         tensor([[[3., 2.]]])
     """
     if not return_indices:
-        _values_only_1d(input)
+        _values_only_1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     v, i = _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (v, i) if return_indices else v
 
 
-def _values_only_1d(input):
-    # PyTorch's values-only 1-d kernel (used when no gradient is recorded) is float-only
-    if isinstance(input, Tensor) and input._data.dtype.kind in 'iub' and \
-            not grad_needed(input):
+def _check_1d_input(input):
+    sh = input.shape
+    if len(sh) not in (2, 3) or 0 in tuple(sh)[-2:]:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(sh)}")
+
+
+def _len1(v, what, more=''):
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            comma = ',' if what in ('stride', 'padding') else ''
+            raise RuntimeError(f"max_pool1d() {what} must be {more}an int, list of ints{comma} "
+                               f"or tuple of ints of size 1 but got size {len(v)}")
+        return _int(v[0], 'max_pool1d', what)
+    return _int(v, 'max_pool1d', what)
+
+
+def _values_only_1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch's values-only 1-d max pooling (taken when no gradient is recorded) checks
+    its arguments with its own wording and is float-only."""
+    _check_tensor(input, 'max_pool1d')
+    if grad_needed(input):
+        return
+    _check_1d_input(input)
+    k = _len1(kernel_size, 'kernel_size')
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not len(stride)) else \
+        _len1(stride, 'stride', 'None, ')
+    p = _len1(padding, 'padding')
+    d = _len1(dilation, 'dilation')
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    ol = _out_len(input.shape[-1], k, s, p, d, ceil_mode)
+    if ol < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {ol}")
+    if input._data.dtype.kind in 'iub':
         raise NotImplementedError(
             f'"max_pool1d_impl" not implemented for \'{_dtype_name(input._data)}\'')
 
@@ -543,7 +581,7 @@ def _torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil
         >>> ember.max_pool1d(ember.tensor([[1., 3., 2., 0.]]), 2)
         tensor([[3., 2.]])
     """
-    _values_only_1d(input)
+    _values_only_1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     return _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
@@ -833,6 +871,9 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
                          f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got {-nd - 1})")
     _check_ndim(x, nd, fname)
     _check_dtype(x, fname, ints=np.dtype(np.int64))
+    if nd == 3 and x.dtype.kind in 'fV' and x.dtype.itemsize < 4:
+        raise NotImplementedError(f'"avg_pool3d_out_frame" not implemented for '
+                                  f'\'{_dtype_name(x)}\'')
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _geometry(x, nd, k, s, p, (1,) * nd, ceil_mode)
@@ -1174,6 +1215,8 @@ def _along(xp, y, m, axis):
 
 
 def _adaptive_avg_arrays(x, osz):
+    if x.dtype.itemsize < 4:     # half/bfloat16: sums in float32, as PyTorch accumulates
+        return _adaptive_avg_arrays(x.astype(np.float32), osz).astype(x.dtype)
     xp = array_module(x)
     nd = len(osz)
     sp = x.shape[-nd:]
@@ -1191,6 +1234,8 @@ def _adaptive_avg_arrays(x, osz):
 
 
 def _adaptive_avg_backward_arrays(g, in_sp):
+    if g.dtype.itemsize < 4:
+        return _adaptive_avg_backward_arrays(g.astype(np.float32), in_sp).astype(g.dtype)
     xp = array_module(g)
     nd = len(in_sp)
     osz = g.shape[-nd:]
@@ -1323,8 +1368,8 @@ def _intervals(xp, u, n_in, n_out, pool):
     P = u.shape[0]
     res = xp.empty((P, n_out), np.int64)
     if n_out > 1:
-        ct = u.dtype if u.dtype.itemsize >= 4 else np.dtype(np.float32)
-        uu = u.astype(ct)
+        ct = u.dtype          # PyTorch computes in the input's dtype (half: each op rounded)
+        uu = u
         alpha = ct.type(n_in - pool) / ct.type(n_out - 1)
         i = xp.arange(n_out - 1).astype(ct)
         a = ((i[None, :] + uu[:, None]) * alpha).astype(np.int64)

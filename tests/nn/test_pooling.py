@@ -248,6 +248,20 @@ def test_error_messages():
                                                m.zeros(1, 1, 2, 2, dtype=m.long), 2,
                                                output_size=(9, 9)),
         lambda m: m.nn.functional.max_pool2d(m.zeros(1, 2, 4, 4, dtype=m.bool), 2),
+        # the values-only 1-d kernel's own checks
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), (2, 2)),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), 2, stride=(1, 2)),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), 2, padding=(1, 1)),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), 2, stride=0),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), 3, padding=2),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), 2, dilation=-1),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(1, 2, 4), 5),
+        lambda m: m.nn.functional.max_pool1d(m.zeros(2, 0, 4), 2),
+        lambda m: m.max_pool1d(m.zeros(1, 2, 4, dtype=m.long), 2),
+        lambda m: m.nn.functional.avg_pool3d(m.zeros(1, 1, 2, 2, 2, dtype=m.float16), 2),
+        lambda m: m.nn.functional.avg_pool2d(m.zeros(1, 1, 2, 2, dtype=m.int32), 2),
+        lambda m: m.nn.functional.max_unpool2d(m.zeros(1, 1, 2, 2, dtype=m.long),
+                                               m.zeros(1, 1, 2, 2, dtype=m.long), 2),
     ]
     for fn in cases:
         e, t = errors_both(fn)
@@ -257,3 +271,18 @@ def test_error_messages():
 def test_lenet_pool_shapes():
     x = rand(64, 1, 28, 28, seed=8)
     check(lambda m, x: m.nn.MaxPool2d(2)(m.nn.MaxPool2d(2)(x)), [x], grad=True)
+
+
+@pytest.mark.parametrize('dt', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('fn', [
+    lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True),
+    lambda m, x: m.nn.functional.avg_pool2d(x, 3, 2, 1),
+    lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (3, 5)),
+    lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (3, 5), return_indices=True),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=(4, 5), return_indices=True,
+        _random_samples=m.tensor([[[0.123, 0.777]] * 3] * 2, dtype=x.dtype)),
+])
+def test_low_precision(dt, fn):
+    x = rand(2, 3, 9, 11, seed=9)
+    check(lambda m, x: fn(m, x.to(getattr(m, dt))), [x], grad=True, rtol=1e-2, atol=1e-2)

@@ -368,6 +368,78 @@ def _map_aa(ft, axis, n_in, n_out, align_corners, scale, mode):
     return _AxisMap(axis, n_in, idx, w.astype(np.float64))
 
 
+def _map_u8(axis, n_in, n_out, align_corners, scale, mode, antialias):
+    """uint8 bilinear / bicubic: float64 weights over a window starting at ``xmin`` (weights
+    of taps outside the input folded onto the edge taps), scaled to int16 with the largest
+    precision that fits, as PyTorch's (PIL-compatible) fixed-point kernel.
+    Returns ``(map with integer weights, precision)``."""
+    if antialias:
+        m = _map_aa(np.float64, axis, n_in, n_out, align_corners, scale, mode)
+        w = m.w
+    else:
+        size = 2 if mode == 'bilinear' else 4
+        s = _pixel_scale(np.float64, n_in, n_out, align_corners, scale)
+        src = _source_index(np.float64, s, n_out, align_corners, size > 2)
+        i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+        lam = np.clip(src - i0, 0.0, 1.0)
+        sup = size // 2
+        umin = i0 - sup + 1
+        xmin = np.maximum(umin, 0)
+        xsize = np.clip(np.minimum(i0 + sup + 1, n_in) - xmin, 0, size)
+        if mode == 'bilinear':
+            def filt(x):
+                x = np.abs(x)
+                return np.where(x < 1, 1 - x, 0.0)
+        else:
+            def filt(x):
+                x = np.abs(x)
+                return np.where(x < 1, _cubic1(x, -0.75), np.where(x < 2, _cubic2(x, -0.75), 0.0))
+        w = np.zeros((size, n_out))
+        cols = np.arange(n_out)
+        widx = np.zeros(n_out, np.int64)
+        for j in range(size):                  # the filter's taps, not pixels
+            wj = filt((j + 1 - sup) - lam)
+            u = umin + j
+            widx = np.where(u <= 0, 0, np.where(u >= n_in - 1, xsize - 1, widx))
+            np.add.at(w, (widx, cols), wj)
+            widx = widx + 1
+        idx = np.minimum(xmin[None] + np.arange(size)[:, None], n_in - 1)
+        m = _AxisMap(axis, n_in, idx, w)
+    wmax = float(np.max(w)) if w.size else 0.0
+    prec = 0
+    while prec < 22 and int(0.5 + wmax * (1 << (prec + 1))) < (1 << 15):
+        prec += 1
+    v = w * (1 << prec)
+    wi = np.where(v < 0, np.trunc(-0.5 + v), np.trunc(0.5 + v))
+    return _AxisMap(axis, n_in, m.idx, wi), prec
+
+
+def _apply_u8(a, m, prec):
+    """One fixed-point pass: ``clip((2**(prec-1) + sum_k w_k * a[idx_k]) >> prec, 0, 255)``."""
+    xp = array_module(a)
+    shp = (-1,) + (1,) * (a.ndim - 1 - m.axis)
+    acc = xp.full(a.shape[:m.axis] + (m.n_out,) + a.shape[m.axis + 1:], 1 << (prec - 1),
+                  dtype=np.int64)
+    for k in range(m.idx.shape[0]):
+        acc += xp.take(a, xp.asarray(m.idx[k]), axis=m.axis).astype(np.int64) * \
+            xp.asarray(m.w[k].astype(np.int64).reshape(shp))
+    return xp.clip(acc >> prec, 0, 255).astype(np.uint8)
+
+
+def _resample_u8(input, out, sc, kind, align_corners, antialias):
+    a = input._data
+    nd = len(out)
+    for i in reversed(range(nd)):              # width first, then height (PyTorch's order)
+        n_in = a.shape[2 + i]
+        if n_in == out[i]:
+            continue
+        m, prec = _map_u8(2 + i, n_in, out[i], align_corners, sc[i], kind, antialias)
+        a = _apply_u8(a, m, prec)
+    if a is input._data:
+        a = a.copy()
+    return wrap(_layout.channels_last_like(a, input._data))
+
+
 # ----------------------------------------------------------------------------- interpolate
 
 _NEAREST_NODES = {1: UpsampleNearest1DBackward0, 2: UpsampleNearest2DBackward0,
@@ -435,8 +507,10 @@ def _upsample(input, output_size, scales, nd, kind, align_corners=False, antiali
         node = {'bilinear': UpsampleBilinear2DAaBackward0, 'bicubic': UpsampleBicubic2DAaBackward0,
                 'lanczos': UpsampleLanczos2DAaBackward0}[kind]
         opname = f'_{opname}_aa'
-    _dtype_check(input, opname, False)
+    _dtype_check(input, opname, kind in ('bilinear', 'bicubic') and nd == 2)
     _size_check(input, out, nd)
+    if input._data.dtype == np.uint8:
+        return _resample_u8(input, out, sc, kind, align_corners, antialias)
     ft = _ft(input._data.dtype)
     maps = []
     for i in range(nd):
@@ -495,9 +569,8 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
         antialias (bool): anti-aliasing filter when downsampling (bilinear / bicubic /
             lanczos).
 
-    NOTE: unlike PyTorch, uint8 inputs are supported by the nearest modes only (PyTorch also
-    resamples them bilinearly / bicubically with fixed-point weights), and outputs are always
-    contiguous (PyTorch keeps channels_last inputs channels_last).
+    uint8 inputs are resampled by the nearest modes, and by bilinear / bicubic (also with
+    ``antialias``) with PyTorch's fixed-point (int16 weights) passes, width then height.
 
     Example::
 

@@ -114,6 +114,14 @@ def _byte(mk):
     x = (np.arange(2 * 3 * 4 * 5) % 251).astype(np.uint8).reshape(2, 3, 4, 5)
     yield S(x, size=(7, 3), grad=False)
     yield S(x, scale_factor=2, mode='nearest-exact', grad=False)
+    for mode in ('bilinear', 'bicubic'):                     # fixed-point passes
+        for ac in (False, True):
+            yield S(x, size=(3, 11), mode=mode, align_corners=ac, grad=False)
+            yield S(x, scale_factor=2.3, mode=mode, align_corners=ac, grad=False)
+            yield S(x, scale_factor=0.45, mode=mode, align_corners=ac, antialias=True,
+                    grad=False)
+    yield S(x[:, :, :1], size=(1, 3), mode='bilinear', grad=False)
+    yield S(x[0], size=3, mode='linear', grad=False)          # torch: not implemented
     yield S(x.astype(np.int64), size=3, grad=False)          # torch: not implemented for Long
 
 

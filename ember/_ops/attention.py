@@ -8,28 +8,18 @@ backward and the dropout random stream come for free and match PyTorch's.
 import math
 import warnings
 
-from .._tensor import Tensor, _Mode, _new_tensor as wrap
+from .._tensor import Tensor, _new_tensor as wrap
 from .._backend import array_module
 from . import _args
+from ._linalg_common import _C_NAME, _ST_NAME
 from ._util import check_broadcast
 
 __all__ = ['scaled_dot_product_attention', 'multi_head_attention_forward']
 
-_DT_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half',
-             'bfloat16': 'c10::BFloat16', 'int64': 'long int', 'int32': 'int',
-             'int16': 'short int', 'int8': 'signed char', 'uint8': 'unsigned char',
-             'bool': 'bool', 'complex64': 'c10::complex<float>',
-             'complex128': 'c10::complex<double>'}
-_SCALAR_NAMES = {'float32': 'Float', 'float64': 'Double', 'float16': 'Half',
-                 'bfloat16': 'BFloat16', 'int64': 'Long', 'int32': 'Int', 'int16': 'Short',
-                 'int8': 'Char', 'uint8': 'Byte', 'bool': 'Bool', 'complex64': 'ComplexFloat',
-                 'complex128': 'ComplexDouble'}
-
-
 def _cname(dt):
     """How PyTorch's C++ messages name a dtype (``float``, ``double``, ``long int``)."""
-    n = str(dt).replace('torch.', '')
-    return _DT_NAMES.get(n, n)
+    n = dt._name
+    return _C_NAME.get(n, n)
 
 
 def _dropout(x, p):
@@ -38,13 +28,12 @@ def _dropout(x, p):
     return dropout(x, p, True)
 
 
-def _neg_inf_mask(mask, dtype):
-    """A float mask in ``dtype`` from a boolean "take part" mask: 0 where True, -inf where
-    False (a fresh tensor, outside autograd)."""
+def _float_mask(mask, dtype, masked):
+    """A float mask of ``dtype`` from a boolean one: -inf where ``mask == masked``, 0
+    elsewhere (a fresh tensor, outside autograd)."""
     m = mask._data
-    xp = array_module(m)
-    out = xp.zeros(m.shape, dtype._np)
-    out[~m] = -math.inf
+    out = array_module(m).zeros(m.shape, dtype._np)
+    out[m if masked else ~m] = -math.inf
     return wrap(out)
 
 
@@ -146,7 +135,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                              "to be in range of [-1, 0], but got -2)")
     if not qd.is_floating_point:
         raise RuntimeError(f"expected scalar type Float but found "
-                           f"{_SCALAR_NAMES.get(str(qd).replace('torch.', ''), qd)}")
+                           f"{_ST_NAME.get(qd._name, qd._name)}")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                            "set when is_causal=True")
@@ -176,7 +165,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         attn_mask = _causal_mask(L, S, scores)
     elif attn_mask is not None:
         if str(attn_mask.dtype) == 'torch.bool':
-            attn_mask = _neg_inf_mask(attn_mask, qd)
+            attn_mask = _float_mask(attn_mask, qd, False)   # True: takes part
         ss, ms = tuple(scores.shape), tuple(attn_mask.shape)
         if ms != ss:
             check_broadcast(ss, ms)
@@ -251,13 +240,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if check_other and other_type is not None and md != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
                       f"same type for both instead.", UserWarning, stacklevel=3)
-    if is_bool:
-        m = mask._data
-        xp = array_module(m)
-        out = xp.zeros(m.shape, target_type._np)
-        out[m] = -math.inf
-        return wrap(out)
-    return mask
+    return _float_mask(mask, target_type, True) if is_bool else mask
 
 
 def _none_or_dtype(t):

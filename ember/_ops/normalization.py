@@ -388,6 +388,7 @@ def _layer_norm(input, ns, axis, weight, bias, eps):
         node = NativeLayerNormBackward0()
         node.axis = axis
         node.eps = eps
+        node.normalized_shape = tuple(ns)      # grad_fn._saved_normalized_shape
         record((out, smean, srstd), node, (input, weight, bias),
                save=(input, weight, bias, smean, srstd))
         smean._rg = srstd._rg = False
@@ -619,6 +620,7 @@ def _group_norm(input, weight, bias, n, c, hw, G, eps):
         node = NativeGroupNormBackward0()
         node.group = G
         node.eps = eps
+        node.N, node.C, node.HxW = n, c, hw      # grad_fn._saved_N, ... as PyTorch's
         record((out, smean, srstd), node, (input, weight, bias),
                save=(input, weight, smean, srstd))
     return out, smean, srstd

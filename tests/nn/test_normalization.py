@@ -269,3 +269,17 @@ def test_gradcheck_layers():
                     [rand(2, 6, 2, seed=1), rand(6, seed=2), rand(6, seed=3)])
     gradcheck_ember(lambda m, x, w: m.nn.functional.rms_norm(x, [2, 3], w),
                     [rand(2, 2, 3, seed=1), rand(2, 3, seed=2)])
+
+
+def test_saved_values_introspection():
+    x = rand(2, 4, 3, seed=1)
+    res = []
+    for m in (ember, torch):
+        xt = m.tensor(x, requires_grad=True)
+        f = m.layer_norm(xt, [3], m.ones(3, requires_grad=True)).grad_fn
+        g = m.group_norm(xt, 2).grad_fn
+        res.append((f._saved_normalized_shape, tuple(f._saved_result1.shape),
+                    tuple(f._saved_result2.shape), tuple(f._saved_input.shape),
+                    g._saved_N, g._saved_C, g._saved_HxW, g._saved_group, g._saved_eps,
+                    tuple(g._saved_result1.shape)))
+    assert res[0] == res[1]

@@ -1181,7 +1181,7 @@ _GS_PADS = ('zeros', 'border', 'reflection')
 
 
 def _gs_clip(xp, x, S):
-    r = xp.minimum(xp.maximum(x, 0), S - 1)
+    r = xp.fmin(xp.fmax(x, 0), S - 1)              # NaN -> 0, as PyTorch's CPU kernel
     gm = ((x > 0) & (x < S - 1)).astype(x.dtype)
     return r, gm
 

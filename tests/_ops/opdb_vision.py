@@ -155,6 +155,10 @@ def _gs_samples(mode, pad):
             if mode != 'bicubic':
                 yield S(mk((1, 1, 2, 2, 2)), _grid(mk, (1, 1, 2, 2, 3)), align_corners=ac)
                 yield S(mk((2, 2, 3, 4, 2)), _grid(mk, (2, 2, 3, 2, 3)), align_corners=ac)
+        nonfinite = np.array([[[[np.nan, 0.], [0., np.nan], [np.inf, 0.], [-np.inf, 0.5],
+                                [0.3, -np.inf]]]], mk.np)
+        yield S(mk((1, 2, 3, 4)), nonfinite, align_corners=False, grad=False,
+                note='non-finite grid: values only (NaN -> 0 under border/reflection clipping)')
         yield S(mk((0, 3, 4, 5)), _grid(mk, (0, 2, 2, 2)), align_corners=False, grad=False)
         yield S(mk((2, 3, 4, 5)), _grid(mk, (2, 0, 2, 2)), align_corners=False)
         # errors

@@ -115,6 +115,20 @@ def _euclid_mm(x1, x2):
     return a.matmul(b.mT).clamp_min(0).sqrt()
 
 
+def _euclid_mm_arrays(xp, a, b, batch):
+    """The matrix-product p = 2 distances on arrays, in place (no autograd): the same
+    sums as :func:`_euclid_mm`."""
+    r = xp.matmul(a, xp.swapaxes(b, -1, -2))
+    if r.shape[:-2] != batch:
+        r = xp.array(xp.broadcast_to(r, batch + r.shape[-2:]))
+    r *= -2
+    r += (a * a).sum(-1)[..., :, None]
+    r += (b * b).sum(-1)[..., None, :]
+    xp.maximum(r, 0, out=r)
+    xp.sqrt(r, out=r)
+    return r
+
+
 @register(method=False)
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Computes the p-norm distance between each pair of row vectors of two batches of
@@ -173,6 +187,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         xp, 'broadcast_shapes') else _bshape(a.shape[:-2], b.shape[:-2])
     P, R = a.shape[-2], b.shape[-2]
     if p == 2 and a.size and b.size and (mode == 1 or (mode == 0 and (P > 25 or R > 25))):
+        if not (_Mode.grad and (x1._rg or x2._rg)):
+            return wrap(_euclid_mm_arrays(xp, a, b, batch))
         e1 = x1.expand(batch + x1.shape[-2:]) if x1.shape[:-2] != batch else x1
         e2 = x2.expand(batch + x2.shape[-2:]) if x2.shape[:-2] != batch else x2
         return _euclid_mm(e1, e2)

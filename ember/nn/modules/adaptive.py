@@ -30,6 +30,10 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         ``forward`` returns the named tuple ``(output, loss)``: ``output`` is the
         log-probability of each target ``(N)``, ``loss`` the mean negative of it.
 
+    NOTE: unlike PyTorch 2.13, whose ``log_prob`` (and ``predict`` beyond the shortlist)
+    raise an IndexError for an unbatched input, ember computes them (the batched result's
+    row).
+
     Shape:
         - input: ``(N, in_features)`` or ``(in_features)``.
         - target: ``(N)`` or ``()``, class indices in ``[0, n_classes)``.

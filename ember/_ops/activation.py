@@ -56,7 +56,22 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
-    """The in-place form's node (PyTorch names it apart)."""
+    """The in-place form's node (PyTorch names it apart, and refuses a negative slope: its
+    formula reads the result, which a negative slope makes ambiguous)."""
+
+    def backward(self, g):
+        if self.slope < 0:
+            _leaky_inplace_error()
+        return super().backward(g)
+
+
+def _leaky_inplace_error():
+    raise RuntimeError(
+        "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+        "not supported. This is caused by calling in-place forward function with a negative "
+        "slope, please call out-of-place version instead. File an issue at "
+        "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+        "backward calculation with negative slope")
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -1250,16 +1265,13 @@ class RreluWithNoiseBackward0(Node):
         if noise is not None:
             return g * noise
         slope = self.slope
-        return g * _pick(x._data > 0, 1., slope)
+        return _pick(x._data > 0, g, g * slope)
 
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
     def backward(self, g):
         if self.noise_none and self.slope < 0:
-            raise RuntimeError(
-                "In-place leakyReLu backward calculation is triggered with a negative slope "
-                "which is not supported. This is caused by calling in-place forward function "
-                "with a negative slope, please call out-of-place version instead.")
+            _leaky_inplace_error()
         return super().backward(g)
 
 

@@ -242,6 +242,7 @@ def _norm_shape_check(input, normalized_shape, weight, bias, fname, rms=False):
 
 class NativeLayerNormBackward0(Node):
     _saved_names = ('input', 'weight', 'bias', 'result1', 'result2')
+    _materialize = False      # mean / rstd are not differentiable: no zero gradients for them
 
     def backward(self, g, *_):
         if g is None:

@@ -24,7 +24,8 @@ import warnings
 
 from .._tensor import Tensor, _legacy_name
 from . import _args
-from ._util import register
+from ._util import register, wrap
+from .._backend import to_device
 from .random_ops import dropout_noise
 
 __all__ = ['dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout',
@@ -73,6 +74,9 @@ def _noise(input, p, feature, alpha):
             for i, d in enumerate(perm):
                 inv[d] = i
             n = dropout_noise(input.permute(perm), p).permute(inv)
+    if type(n._data) is not type(input._data):
+        # the mask is drawn on the host: place it with the backend of the input's array
+        n = wrap(to_device(n._data, input.device))
     if alpha:
         n = (n != 0).to(input.dtype)
     return n

@@ -166,3 +166,55 @@ def test_container_and_factory_kwargs():
         assert ember.nn.factory_kwargs(kw) == torch.nn.factory_kwargs(kw)
     for kw in ({'foo': 1}, {'dtype': 1, 'factory_kwargs': {'dtype': 2}}):
         errors_both(lambda m: m.nn.factory_kwargs(kw))
+
+
+@pytest.fixture
+def fake_accelerators(monkeypatch):
+    """Two 'accelerator' devices that are the CPU: DataParallel's multi-device path
+    (scatter, replicate, threads, gather) runs end to end."""
+    from ember.nn.parallel import _devices
+    dp = sys.modules['ember.nn.parallel.data_parallel']
+    monkeypatch.setattr(_devices, 'accelerator_available', lambda: True)
+    monkeypatch.setattr(_devices, 'check_accelerator', lambda: None)
+    monkeypatch.setattr(_devices, 'to_device', lambda i: ember.device('cpu'))
+    monkeypatch.setattr(dp, '_all_device_indices', lambda: [0, 1])
+
+
+def test_data_parallel_multi_device_path(fake_accelerators):
+    ember.manual_seed(0)
+    net = _net(ember.nn)
+    dp = ember.nn.DataParallel(net)
+    assert dp.device_ids == [0, 1] and dp.output_device == 0 and dp.dim == 0
+    x = ember.randn(7, 3, requires_grad=True)
+    y = dp(x)
+    ref = net(x)
+    np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-6)
+    g = ember.randn(7, 2)
+    y.backward(g)
+    gx, gp = x.grad.clone(), [p.grad.clone() for p in net.parameters()]
+    x.grad = None
+    net.zero_grad()
+    ref.backward(g)
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-5, atol=1e-6)
+    for a, p in zip(gp, net.parameters()):
+        np.testing.assert_allclose(a.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+    # split along another dim, keyword inputs, the functional form, one device
+    dp1 = ember.nn.DataParallel(ember.nn.Softmax(dim=0), device_ids=[0, 1], dim=1)
+    xt = ember.randn(4, 5)
+    np.testing.assert_allclose(dp1(xt).numpy(), xt.softmax(0).numpy(), rtol=1e-6)
+    y2 = P.data_parallel(net, x, device_ids=[0, 1])
+    np.testing.assert_allclose(y2.detach().numpy(), ref.detach().numpy(), rtol=1e-6)
+    one = ember.nn.DataParallel(net, device_ids=[1])
+    np.testing.assert_allclose(one(x).detach().numpy(), ref.detach().numpy(), rtol=1e-6)
+    with ember.no_grad():
+        assert not dp(x).requires_grad
+
+
+def test_data_parallel_kwargs_and_small_batches(fake_accelerators):
+    class Add(ember.nn.Module):
+        def forward(self, a, b=None):
+            return a if b is None else a + b
+    dp = ember.nn.DataParallel(Add())
+    a, b = ember.arange(6.).view(3, 2), ember.ones(3, 2)
+    assert dp(a, b=b).tolist() == (a + b).tolist()
+    assert dp(a[:1]).tolist() == a[:1].tolist()       # one slice: one replica

@@ -3,7 +3,7 @@ replica of the module on each, gather the outputs on one device."""
 from itertools import chain
 
 from ..modules.module import Module
-from ._devices import device_index, accelerator_available, to_device
+from . import _devices as _dev
 from .parallel_apply import parallel_apply
 from .replicate import replicate
 from .scatter_gather import gather, scatter_kwargs
@@ -45,7 +45,7 @@ class DataParallel(Module):
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
         super().__init__()
-        if not accelerator_available():
+        if not _dev.accelerator_available():
             self.module = module
             self.device_ids = []
             return
@@ -57,9 +57,9 @@ class DataParallel(Module):
             output_device = device_ids[0]
         self.dim = dim
         self.module = module
-        self.device_ids = [device_index(x) for x in device_ids]
-        self.output_device = device_index(output_device)
-        self.src_device_obj = to_device(self.device_ids[0])
+        self.device_ids = [_dev.device_index(x) for x in device_ids]
+        self.output_device = _dev.device_index(output_device)
+        self.src_device_obj = _dev.to_device(self.device_ids[0])
         if len(self.device_ids) == 1:
             self.module.to(self.src_device_obj)
 
@@ -124,7 +124,7 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
     """
     if not isinstance(inputs, tuple):
         inputs = (inputs,) if inputs is not None else ()
-    if not accelerator_available():
+    if not _dev.accelerator_available():
         raise RuntimeError("device type could not be determined")
     if device_ids is None:
         device_ids = _all_device_indices()
@@ -132,9 +132,9 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
         raise RuntimeError("no available devices were found")
     if output_device is None:
         output_device = device_ids[0]
-    device_ids = [device_index(x) for x in device_ids]
-    output_device = device_index(output_device)
-    src = to_device(device_ids[0])
+    device_ids = [_dev.device_index(x) for x in device_ids]
+    output_device = _dev.device_index(output_device)
+    src = _dev.to_device(device_ids[0])
     for t in chain(module.parameters(), module.buffers()):
         if t.device != src:
             raise RuntimeError(f"module must have its parameters and buffers on device {src} "

@@ -4,7 +4,7 @@ import traceback
 
 from ..._tensor import Tensor
 from ..._grad_state import _Mode
-from ._devices import device_index, check_accelerator
+from . import _devices as _dev
 
 __all__ = ['parallel_apply']
 
@@ -105,10 +105,10 @@ def parallel_apply(modules, inputs, kwargs_tup=None, devices=None):
         if len(modules) != len(devices):
             raise AssertionError(f"The number of modules {len(modules)} is not equal to the "
                                  f"number of devices {len(devices)}")
-        devices = [device_index(d, 'cuda') for d in devices]
+        devices = [_dev.device_index(d, 'cuda') for d in devices]
     else:
         if modules:
-            check_accelerator()
+            _dev.check_accelerator()
         devices = []
         for x in inputs:
             t = _first_tensor(x)

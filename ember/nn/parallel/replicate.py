@@ -1,8 +1,7 @@
 """``replicate``: copies of a module on several devices whose parameters are
 differentiable copies of the original's (gradients flow back to the original)."""
-from ..._tensor import Tensor
 from ..modules.module import Module
-from ._devices import device_index, to_device
+from . import _devices as _dev
 
 __all__ = ['replicate']
 
@@ -63,9 +62,7 @@ def replicate(network, devices, detach=False):
         raise TypeError(f"replicate() expects a Module, got {type(network).__name__}")
     if not devices:
         return []
-    devs = [to_device(device_index(d)) for d in devices]
-    if not any(isinstance(t, Tensor) and t.device.type != 'cpu'
-               for t in list(network.parameters()) + list(network.buffers())):
-        if any(True for _ in network.parameters()):
-            raise AssertionError("Broadcast function not implemented for CPU tensors")
+    devs = [_dev.to_device(_dev.device_index(d)) for d in devices]
+    if not _dev.accelerator_available() and any(True for _ in network.parameters()):
+        raise AssertionError("Broadcast function not implemented for CPU tensors")
     return _replicate(network, devs, detach)

@@ -4,7 +4,7 @@ dim and concatenate outputs back (both differentiable: the pieces are ``chunk`` 
 import warnings
 
 from ..._tensor import Tensor
-from ._devices import device_index, to_device
+from . import _devices as _dev
 
 __all__ = ['scatter', 'scatter_kwargs', 'gather']
 
@@ -52,7 +52,7 @@ def scatter(inputs, target_gpus, dim=0):
         >>> scatter('not a tensor', [0, 1])
         ['not a tensor', 'not a tensor']
     """
-    devices = [to_device(device_index(d)) for d in target_gpus]
+    devices = [_dev.to_device(_dev.device_index(d)) for d in target_gpus]
     return _scatter(inputs, devices, dim)
 
 
@@ -82,7 +82,7 @@ def scatter_kwargs(inputs, kwargs, target_gpus, dim=0):
         >>> scatter_kwargs(('a',), {'k': 1}, [0, 1])
         ((('a',), ('a',)), ({'k': 1}, {'k': 1}))
     """
-    devices = [to_device(device_index(d)) for d in target_gpus]
+    devices = [_dev.to_device(_dev.device_index(d)) for d in target_gpus]
     return _scatter_kwargs(inputs, kwargs, devices, dim)
 
 
@@ -130,13 +130,11 @@ def gather(outputs, target_device, dim=0):
         True
     """
     if isinstance(target_device, int) and target_device == -1:
-        target = to_device(-1)
+        target = _dev.to_device(-1)
     else:
-        target = to_device(device_index(target_device))
-    out0 = outputs[0] if outputs else None
-    if out0 is not None and not _has_accelerator_tensors(outputs):
-        if _has_tensors(outputs):
-            raise AssertionError("Gather function not implemented for CPU tensors")
+        target = _dev.to_device(_dev.device_index(target_device))
+    if not _dev.accelerator_available() and _has_tensors(outputs):
+        raise AssertionError("Gather function not implemented for CPU tensors")
     return _gather(outputs, target, dim)
 
 
@@ -147,14 +145,4 @@ def _has_tensors(obj):
         return any(_has_tensors(v) for v in obj.values())
     if isinstance(obj, (list, tuple)):
         return any(_has_tensors(v) for v in obj)
-    return False
-
-
-def _has_accelerator_tensors(obj):
-    if isinstance(obj, Tensor):
-        return obj.device.type != 'cpu'
-    if isinstance(obj, dict):
-        return any(_has_accelerator_tensors(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return any(_has_accelerator_tensors(v) for v in obj)
     return False

@@ -115,7 +115,7 @@ def _check_ndim(x, nd, fname):
                            f"dim batch size for input, but got:{list(x.shape)}")
 
 
-def _geometry(x, nd, k, s, p, d, ceil):
+def _geometry(x, nd, k, s, p, d, ceil, kind='max'):
     """Check pooling arguments as PyTorch does and return the output spatial sizes."""
     if any(v == 0 for v in s):
         raise RuntimeError("stride should not be zero")
@@ -134,6 +134,16 @@ def _geometry(x, nd, k, s, p, d, ceil):
             raise RuntimeError("pad should be at most half of effective kernel size, but got "
                                f"pad={p[i]}, kernel_size={k[i]} and dilation={d[i]}")
     sp = x.shape[-nd:]
+    if nd == 3 and kind == 'max' and any(p[i] > k[i] // 2 for i in range(3)):
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} "
+                           f"padH: {p[1]}")
+    if nd == 2 and kind == 'max' and any(p[i] > k[i] // 2 for i in range(2)):
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    if nd == 3 and kind == 'avg' and any(sp[i] < k[i] for i in range(3)):
+        raise RuntimeError(f"input image (T: {sp[0]} H: {sp[1]} W: {sp[2]}) smaller than kernel "
+                           f"size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     out = tuple(_out_len(sp[i], k[i], s[i], p[i], d[i], ceil) for i in range(nd))
     if any(o < 1 for o in out):
         c = x.shape[-nd - 1]
@@ -273,25 +283,60 @@ def _first_valid_fix(xp, arg, k, s, p, d, out, sp, pst):
     return idx
 
 
+def _place(gx, contrib, k, s, p, d, out):
+    """Add, into ``gx`` (``(*lead, *in)``, zeros), ``contrib(n)`` (``(*lead, *out)``) at kernel
+    offset ``n`` of every window: the adjoint of reading one strided slice per offset.
+
+    Strided in-place adds are slow, so the offsets are grouped by phase (their position
+    modulo the stride, per dim): offsets of one phase add into a contiguous buffer at their
+    shift (position // stride); each phase's buffer is then assigned once into the strided
+    view of its positions (phases are disjoint), clipped to the unpadded input."""
+    nd = len(k)
+    lead = gx.shape[:-nd]
+    in_sp = gx.shape[-nd:]
+    xp = array_module(gx)
+    groups = []
+    for i in range(nd):
+        g = {}
+        for kk in range(k[i]):
+            pos = kk * d[i]
+            g.setdefault(pos % s[i], []).append((kk, pos // s[i]))
+        groups.append(sorted(g.items()))
+    kst = _flat_strides(k)
+    for combo in itertools.product(*groups):
+        ph = [c[0] for c in combo]
+        M = [max(sh for _, sh in c[1]) for c in combo]
+        members = list(itertools.product(*[c[1] for c in combo]))
+        if len(members) == 1 and not any(M):
+            n = sum(members[0][i][0] * kst[i] for i in range(nd))
+            buf = contrib(n)
+        else:
+            buf = xp.zeros(lead + tuple(out[i] + M[i] for i in range(nd)), gx.dtype)
+            for mem in members:
+                n = sum(mem[i][0] * kst[i] for i in range(nd))
+                sl = (Ellipsis,) + tuple(slice(mem[i][1], mem[i][1] + out[i]) for i in range(nd))
+                buf[sl] += contrib(n)
+        src, dst = [], []
+        for i in range(nd):
+            cnt = out[i] + M[i]
+            lo = max(0, -((ph[i] - p[i]) // s[i]))
+            hi = min(cnt, (in_sp[i] - 1 + p[i] - ph[i]) // s[i] + 1)
+            if hi <= lo:
+                break
+            t = ph[i] + lo * s[i] - p[i]
+            src.append(slice(lo, hi))
+            dst.append(slice(t, t + (hi - lo - 1) * s[i] + 1, s[i]))
+        else:
+            gx[(Ellipsis,) + tuple(dst)] = buf[(Ellipsis,) + tuple(src)]
+    return gx
+
+
 def _scatter_offsets(g, arg, in_sp, k, s, p, d, out):
-    """Gradient of max pooling from the argmax offsets: one strided add per offset."""
+    """Gradient of max pooling from the argmax offsets (see ``_place``)."""
     xp = array_module(g)
     nd = len(k)
-    right = _right_pad(in_sp, k, s, p, d, out)
-    lead = g.shape[:-nd]
-    full = lead + tuple(in_sp[i] + p[i] + right[i] for i in range(nd))
-    gx = xp.zeros(full, g.dtype)
-    disjoint = all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(nd))
-    for n, sl in enumerate(_offset_slices(k, s, d, out)):
-        m = g * (arg == n)
-        if disjoint:
-            gx[sl] = m
-        else:
-            gx[sl] += m
-    if any(p) or any(right):
-        gx = xp.ascontiguousarray(gx[(Ellipsis,) + tuple(slice(p[i], p[i] + in_sp[i])
-                                                         for i in range(nd))])
-    return gx
+    gx = xp.zeros(g.shape[:-nd] + tuple(in_sp), g.dtype)
+    return _place(gx, lambda n: g * (arg == n), k, s, p, d, out)
 
 
 def _scatter_flat(g, idx, in_sp):
@@ -303,10 +348,15 @@ def _scatter_flat(g, idx, in_sp):
     Q = int(np.prod(in_sp))
     if P * Q == 0 or g.size == 0:
         return xp.zeros(lead + tuple(in_sp), g.dtype)
-    flat = idx.reshape(P, -1) + (xp.arange(P, dtype=np.int64) * Q)[:, None]
+    idx = idx.reshape(P, -1)
     w = g.reshape(-1)
     if w.dtype.kind not in 'f' or w.dtype.itemsize < 4:
         w = w.astype(np.float64)
+    bad = (idx < 0) | (idx >= Q)
+    if bad.any():   # a window of padding only (dilated): PyTorch's index lies outside
+        idx = xp.where(bad, 0, idx)
+        w = xp.where(bad.reshape(-1), 0, w)
+    flat = idx + (xp.arange(P, dtype=np.int64) * Q)[:, None]
     r = xp.bincount(flat.reshape(-1), weights=w, minlength=P * Q)
     return r.astype(g.dtype).reshape(lead + tuple(in_sp))
 
@@ -470,11 +520,9 @@ def _len1(v, what, more=''):
 
 
 def _values_only_1d(input, kernel_size, stride, padding, dilation, ceil_mode):
-    """PyTorch's values-only 1-d max pooling (taken when no gradient is recorded) checks
-    its arguments with its own wording and is float-only."""
+    """``max_pool1d`` (values only) checks its arguments with its own wording, and without
+    a gradient to record takes PyTorch's float-only kernel."""
     _check_tensor(input, 'max_pool1d')
-    if grad_needed(input):
-        return
     _check_1d_input(input)
     k = _len1(kernel_size, 'kernel_size')
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not len(stride)) else \
@@ -495,7 +543,7 @@ def _values_only_1d(input, kernel_size, stride, padding, dilation, ceil_mode):
     ol = _out_len(input.shape[-1], k, s, p, d, ceil_mode)
     if ol < 1:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {ol}")
-    if input._data.dtype.kind in 'iub':
+    if input._data.dtype.kind in 'iub' and not grad_needed(input):
         raise NotImplementedError(
             f'"max_pool1d_impl" not implemented for \'{_dtype_name(input._data)}\'')
 
@@ -799,20 +847,9 @@ def _avg_pool_backward_arrays(g, geo, in_sp):
     k, s, p, out, div = geo
     xp = array_module(g)
     nd = len(k)
-    right = _right_pad(in_sp, k, s, p, (1,) * nd, out)
     gd = g / div
-    full = g.shape[:-nd] + tuple(in_sp[i] + p[i] + right[i] for i in range(nd))
-    gx = xp.zeros(full, g.dtype)
-    disjoint = all(s[i] >= k[i] for i in range(nd))
-    for sl in _offset_slices(k, s, (1,) * nd, out):
-        if disjoint:
-            gx[sl] = gd
-        else:
-            gx[sl] += gd
-    if any(p) or any(right):
-        gx = xp.ascontiguousarray(gx[(Ellipsis,) + tuple(slice(p[i], p[i] + in_sp[i])
-                                                         for i in range(nd))])
-    return gx
+    gx = xp.zeros(g.shape[:-nd] + tuple(in_sp), g.dtype)
+    return _place(gx, lambda n: gd, k, s, p, (1,) * nd, out)
 
 
 class _AvgBackward(Node):
@@ -876,7 +913,7 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
                                   f'\'{_dtype_name(x)}\'')
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    out = _geometry(x, nd, k, s, p, (1,) * nd, ceil_mode)
+    out = _geometry(x, nd, k, s, p, (1,) * nd, ceil_mode, 'avg')
     xp = array_module(x)
     div = _avg_divisor(xp, x.shape[-nd:], k, s, p, out, count_include_pad, divisor_override,
                        x.dtype)

@@ -286,3 +286,42 @@ def test_lenet_pool_shapes():
 def test_low_precision(dt, fn):
     x = rand(2, 3, 9, 11, seed=9)
     check(lambda m, x: fn(m, x.to(getattr(m, dt))), [x], grad=True, rtol=1e-2, atol=1e-2)
+
+
+def test_random_configurations():
+    """Max/avg pooling, 1-3d, over random kernel/stride/padding/dilation/ceil_mode/
+    count_include_pad: values, input gradients (float64) and errors equal torch's."""
+    rng = np.random.default_rng(0)
+    done = 0
+    for trial in range(150):
+        nd = int(rng.integers(1, 4))
+        k = tuple(int(v) for v in rng.integers(1, 5, nd))
+        s = tuple(int(v) for v in rng.integers(1, 5, nd))
+        d = tuple(int(v) for v in rng.integers(1, 3, nd))
+        p = tuple(int(rng.integers(0, ((k[i] - 1) * d[i] + 1) // 2 + 1)) for i in range(nd))
+        ceil = bool(rng.integers(0, 2))
+        sp = tuple(int(v) for v in rng.integers(1, 10, nd))
+        is_max = bool(rng.integers(0, 2))
+        if nd == 3 and is_max and ceil:
+            ceil = False     # torch's max_pool3d can corrupt memory on some of these
+        x = rng.standard_normal((2, 2) + sp)
+
+        def fn(m, x):
+            F = m.nn.functional
+            if is_max:
+                return getattr(F, f'max_pool{nd}d')(x, k, s, p, d, ceil_mode=ceil,
+                                                     return_indices=True)
+            return getattr(F, f'avg_pool{nd}d')(x, k, s, p, ceil_mode=ceil,
+                                                 count_include_pad=bool(trial % 2))
+        try:
+            with ember.no_grad():
+                r = fn(ember, ember.from_numpy(x))
+        except RuntimeError:
+            errors_both(lambda m: fn(m, m.from_numpy(x)))
+            continue
+        r = r[0] if is_max else r
+        if np.isinf(r.numpy()).any():
+            continue   # a window of padding only: torch's backward writes out of bounds
+        check(fn, [x], grad=True)
+        done += 1
+    assert done > 60

@@ -92,6 +92,11 @@ def _check_dtype(input, alpha):
 def _impl(input, p, train, feature, alpha, inplace):
     if not isinstance(input, Tensor):
         _args.tensor(input, _name(feature, alpha) + ('_' if inplace else ''))
+    if type(train) is not bool:
+        _args.as_bool(train, _name(feature, alpha) + ('_' if inplace else ''), 'train', 3)
+    if not isinstance(p, (int, float)) or isinstance(p, bool):
+        raise TypeError(f"{_name(feature, alpha)}{'_' if inplace else ''}(): argument 'p' "
+                        f"(position 2) must be float, not {_args.type_name(p)}")
     p = float(p)
     if not (0 <= p <= 1):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {_fmt(p)}")

@@ -120,6 +120,11 @@ def test_functional_errors_and_warnings():
     errors_both(lambda m: m.nn.functional.dropout(m.arange(4), 0.5),
                 match="can't be cast to the desired output type Long")
     errors_both(lambda m: m.nn.functional.dropout([1., 2.], 0.5))
+    for args, match in (((0.5, 1), "argument 'train' (position 3) must be bool, not int"),
+                        ((0.5, None), "must be bool, not NoneType"),
+                        (('a', True), "argument 'p' (position 2) must be float, not str")):
+        ee, et = errors_both(lambda m: m.dropout(m.ones(3), *args), match)
+        assert str(ee) == str(et)
     for fn, shape, n in (('dropout2d', (2, 3), 1), ('dropout2d', (2, 3, 4), 1),
                          ('dropout3d', (2, 3), 1), ('dropout2d', (2, 3, 4, 5, 6), 1)):
         msgs = []

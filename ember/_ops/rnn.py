@@ -180,7 +180,7 @@ def _layer_arrays(mode, xa, h0a, c0a, wih, whh, bih, bhh, whr, bs, offs, reverse
     return out, h, None, saved
 
 
-# ----------------------------------------------------------------------------- differentiable recompute
+# ----------------------------------------------------------------------------- recompute (create_graph)
 
 def _layer_graph(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse):
     """The tensors :func:`_layer_arrays` keeps, recomputed from the inputs with
@@ -311,7 +311,7 @@ def _bptt(mode, S, x, h0, c0, wih, whh, whr, bs, offs, reverse, gout, gh, gc, ne
             dh_state = dhp if b == B0 else _cat([dhp, dh_state.narrow(0, b, B0 - b)], 0)
             if lstm:
                 dc_state = dcp if b == B0 else _cat([dcp, dc_state.narrow(0, b, B0 - b)], 0)
-    if reverse and T:
+    if reverse and h0p:
         dh_state = _cat(h0p[::-1], 0)
         if lstm:
             dc_state = _cat(c0p[::-1], 0)
@@ -570,6 +570,8 @@ def _entry(mode, name, args, kwargs):
         _check_layer(name, x, hs, params, per, has_biases, proj)
         xt = x.transpose(0, 1) if batch_first else x
         T, B = xt.shape[0], xt.shape[1]
+        if T == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         _check_hidden(hs, num_layers * D, B, params, per, proj)
         data = xt.reshape(T * B, xt.shape[2])
         out, h, c = _run(mode, data, (B,) * T, hx, cx, params, has_biases, num_layers,

@@ -379,9 +379,17 @@ def _err(fn):
     lambda m: m.nn.LSTMCell(3, 4)(m.randn(2, 5)),
     lambda m: m.nn.GRUCell(3, 4)(m.randn(2, 3), m.randn(3, 4)),
     lambda m: m.nn.RNNCell(3, 4, nonlinearity='gelu')(m.randn(2, 3)),
+    lambda m: m.nn.LSTM(3, 4)(m.randn(0, 2, 3)),
+    lambda m: m.nn.GRU(3, 4, batch_first=True)(m.randn(2, 0, 3)),
 ])
 def test_errors_like_torch(fn):
     _err(fn)
+
+
+@pytest.mark.parametrize('kind', list(KINDS))
+def test_empty_batch(kind):
+    e, t = pair(lambda n: KINDS[kind](n, num_layers=2, bidirectional=True))
+    _compare(e, t, [np.zeros((3, 0, 3), np.float32), None], np.float32)
 
 
 def test_dropout_warning_single_layer():

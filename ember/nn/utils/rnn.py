@@ -320,7 +320,8 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     max_length = padded_sequences.shape[1]
     idx = arange(max_length, device=lengths.device)
     if len(padded_sequences) != len(lengths):
-        raise ValueError(f"zip() argument 2 is {'shorter' if len(lengths) < len(padded_sequences) else 'longer'} than argument 1")
+        which = 'shorter' if len(lengths) < len(padded_sequences) else 'longer'
+        raise ValueError(f"zip() argument 2 is {which} than argument 1")
     for seq, length in zip(padded_sequences, lengths):
         out.append(seq[idx < length])
     return out

@@ -21,6 +21,8 @@ def _embedding(mk):
     yield S(np.array([0, 2, 2, 5]), w, sparse=True, note="ember's sparse=True gradient is "
             "dense; the harness compares the values", grad=False)
     yield S(np.array([0, 2, 2, 5]).astype(np.int32), w)
+    yield S(np.array([[0, 2], [2, 5]]), w, max_norm=0.8, gc=False)     # renormalises w's rows
+    yield S(np.array([0, 3, 3]), w, max_norm=0.5, norm_type=1.0, gc=False)
     yield S(np.array([1.0, 2.0]), w, grad=False)       # RuntimeError: float indices
     yield S(np.array([1, 7]), w, grad=False)           # IndexError
     yield S(np.array([1, 2]), mk((7,)), grad=False)     # 'weight' must be 2-D
@@ -38,6 +40,7 @@ def _embedding_bag(mk):
         yield S(np.zeros(0, np.int64), w, np.array([0, 0]), mode=mode)
     yield S(idx, w, np.array([0, 5]), mode='sum', per_sample_weights=mk((9,)))
     yield S(idx, w, np.array([0, 5]), mode='mean', scale_grad_by_freq=True, gc=False)
+    yield S(idx, w, np.array([0, 5]), mode='max', max_norm=0.7, gc=False)
     yield S(idx, w, np.array([1, 5]), grad=False)                # offsets[0] != 0
     yield S(idx, w, np.array([0, 5]), mode='mode', grad=False)   # ValueError
     yield S(idx, w, grad=False)                                  # offsets None

@@ -81,7 +81,7 @@ def _apply_reduction(x, reduction):
 def _reduce_arr(xp, arr, reduction):
     """Reduce an array of elementwise losses (mean of nothing is nan)."""
     if reduction == 'none':
-        return arr
+        return arr if arr.ndim else xp.asarray(arr, dtype=arr.dtype)   # numpy 0-d: a scalar
     s = arr.sum()
     if reduction == 'mean':
         s = s / arr.size if arr.size else xp.asarray(math.nan, arr.dtype)
@@ -306,7 +306,7 @@ class BinaryCrossEntropyWithLogitsBackward0(_PointwiseLoss):
 
 
 def _pointwise(node, input, target, reduction, arr, save_shape_n):
-    res = wrap(_reduce_arr(array_module(arr), arr, reduction))
+    res = wrap(_reduce_arr(array_module(input._data), arr, reduction))
     if grad_needed(input, target):
         node.reduction = reduction
         node.n = save_shape_n

@@ -49,7 +49,7 @@ def l1_samples(mk):
 
 def weighted_pair(name):
     def fn(m, x, t, reduction='mean'):
-        w = m.from_numpy(np.linspace(0.5, 2, x.numel()).reshape(tuple(x.shape))).to(x.dtype)
+        w = m.linspace(0.5, 2, x.numel(), dtype=x.dtype).reshape(tuple(x.shape))
         return getattr(F(m), name)(x, t, reduction=reduction, weight=w)
 
     def gen(mk):

@@ -8,11 +8,11 @@ backward and the dropout random stream come for free and match PyTorch's.
 import math
 import warnings
 
-from .._tensor import Tensor, _new_tensor as wrap
+from .._tensor import Tensor, _Mode, _new_tensor as wrap
 from .._backend import array_module
 from . import _args
 from ._linalg_common import _C_NAME, _ST_NAME
-from ._util import check_broadcast
+from ._util import Node, check_broadcast, record
 
 __all__ = ['scaled_dot_product_attention', 'multi_head_attention_forward']
 
@@ -142,6 +142,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got "
                            f"{float(dropout_p)}")
+    rk = rv = 1
     if enable_gqa:
         for t in (query, key, value):
             if t.dim() < 3:
@@ -151,10 +152,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if hk == 0 or hv == 0 or hq % hk or hq % hv:
             raise RuntimeError("Number of heads in key and value must divide the number of "
                                "heads in query")
-        if hk != hq:
-            key = key.repeat_interleave(hq // hk, -3)
-        if hv != hq:
-            value = value.repeat_interleave(hq // hv, -3)
+        rk, rv = hq // hk, hq // hv
+    if _flash_eligible(query, key, value, attn_mask, rk, rv):
+        if dropout_p < 0:
+            raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not "
+                               "support dropout > 0")
+        if dropout_p == 0 and query._data.dtype.kind == 'f' and query._data.dtype.itemsize >= 4:
+            return _sdpa_fused(query, key, value, attn_mask, is_causal, scale, rk, rv)
+    if rk != 1:
+        key = key.repeat_interleave(rk, -3)
+    if rv != 1:
+        value = value.repeat_interleave(rv, -3)
 
     L, S = query.shape[-2], key.shape[-2]
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
@@ -166,15 +174,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None:
         if str(attn_mask.dtype) == 'torch.bool':
             attn_mask = _float_mask(attn_mask, qd, False)   # True: takes part
-        ss, ms = tuple(scores.shape), tuple(attn_mask.shape)
-        if ms != ss:
-            check_broadcast(ss, ms)
-            if len(ms) > len(ss) or any(m != 1 and m != d for m, d in zip(ms[::-1], ss[::-1])):
-                n = max(len(ss), len(ms))
-                b = [max(x, y) for x, y in zip((1,) * (n - len(ss)) + ss,
-                                                (1,) * (n - len(ms)) + ms)]
-                raise RuntimeError(f"output with shape [{', '.join(map(str, ss))}] doesn't "
-                                   f"match the broadcast shape [{', '.join(map(str, b))}]")
+        _check_mask_shape(tuple(scores.shape), tuple(attn_mask.shape))
     if attn_mask is not None:
         scores = scores + attn_mask
         attn = _safe_softmax(scores)
@@ -183,6 +183,152 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0:
         attn = _dropout(attn, dropout_p)
     return attn.matmul(value)
+
+
+def _check_mask_shape(ss, ms):
+    """The mask (shape ``ms``) must broadcast to the scores (shape ``ss``) without growing
+    them (PyTorch adds it in place)."""
+    if ms == ss:
+        return
+    check_broadcast(ss, ms)
+    if len(ms) > len(ss) or any(m != 1 and m != d for m, d in zip(ms[::-1], ss[::-1])):
+        n = max(len(ss), len(ms))
+        b = [max(x, y) for x, y in zip((1,) * (n - len(ss)) + ss, (1,) * (n - len(ms)) + ms)]
+        raise RuntimeError(f"output with shape [{', '.join(map(str, ss))}] doesn't match the "
+                           f"broadcast shape [{', '.join(map(str, b))}]")
+
+
+# ----------------------------------------------------------------------------- fused kernel
+def _flash_eligible(q, k, v, mask, rk, rv):
+    """Whether PyTorch's CPU dispatcher picks its fused ("flash") kernel: 4-D inputs of equal
+    batch, heads (up to grouped-query repetition) and head dims, no empty sizes, unit last
+    stride, and a 2-D or 4-D mask that does not require grad (dropout is checked by the
+    caller)."""
+    qs, ks, vs = q.shape, k.shape, v.shape
+    if len(qs) != 4 or len(ks) != 4 or len(vs) != 4:
+        return False
+    B, H, L, E = qs
+    if ks[0] != B or vs[0] != B or ks[1] * rk != H or vs[1] * rv != H:
+        return False
+    if ks[3] != E or vs[3] != E or ks[2] != vs[2] or not (B and H and L and ks[2] and E):
+        return False
+    if mask is not None and (mask.requires_grad or mask.dim() not in (2, 4)):
+        return False
+    return q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
+
+
+def _repeat_heads(a, r, xp):
+    """Array ``(B, Hk, S, E)`` with each head repeated ``r`` times: ``(B, Hk * r, S, E)``."""
+    if r == 1:
+        return a
+    B, h, S, E = a.shape
+    return xp.broadcast_to(a[:, :, None], (B, h, r, S, E)).reshape(B, h * r, S, E)
+
+
+def _sum_heads(a, r):
+    """Gradient ``(B, Hk * r, S, E)`` summed back over the repeated heads."""
+    if r == 1:
+        return a
+    B, H, S, E = a.shape
+    return a.reshape(B, H // r, r, S, E).sum(2)
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(Node):
+    """Backward of the fused attention kernel: with ``P`` the attention weights and ``O`` the
+    output, ``dV = P^T g``, ``dS = P * (g V^T - rowsum(g * O))``, ``dQ = scale dS K``,
+    ``dK = scale dS^T Q``. Under ``create_graph`` the weights are recomputed from the
+    saved inputs in ember ops, so the gradient is itself differentiable."""
+    _saved_names = ('query', 'key', 'value', 'attn_mask', 'output')
+
+    def backward(self, g):
+        q, k, v, mask, out = self.saved_tensors
+        rk, rv, sc = self.rk, self.rv, self.sc
+        if _Mode.grad:
+            return self._backward_graph(g, q, k, v, mask, sc)
+        ga = g._data
+        xp = array_module(ga)
+        p = self.p
+        need = self.needs
+        dq = dk = dv = None
+        if need[2]:
+            dv = wrap(_sum_heads(xp.matmul(p.swapaxes(-1, -2), ga), rv))
+        if need[0] or need[1]:
+            va = _repeat_heads(v._data, rv, xp)
+            ds = xp.matmul(ga, va.swapaxes(-1, -2))
+            ds -= (ga * out._data).sum(-1, keepdims=True)
+            ds *= p
+            if need[0]:
+                dq = xp.matmul(ds, _repeat_heads(k._data, rk, xp))
+                dq *= sc
+                dq = wrap(dq)
+            if need[1]:
+                dk = _sum_heads(xp.matmul(ds.swapaxes(-1, -2), q._data), rk)
+                dk *= sc
+                dk = wrap(dk)
+        return dq, dk, dv
+
+    def _backward_graph(self, g, q, k, v, mask, sc):
+        rk, rv = self.rk, self.rv
+        ke = k.repeat_interleave(rk, -3) if rk != 1 else k
+        ve = v.repeat_interleave(rv, -3) if rv != 1 else v
+        scores = q.matmul(ke.transpose(-2, -1)) * sc
+        if mask is not None:
+            scores = scores + mask
+        p = _safe_softmax(scores) if mask is not None else scores.softmax(-1)
+        dv = p.transpose(-2, -1).matmul(g)
+        dp = g.matmul(ve.transpose(-2, -1))
+        ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+        dq = ds.matmul(ke) * sc
+        dk = ds.transpose(-2, -1).matmul(q) * sc
+        if rk != 1:
+            dk = dk.unflatten(-3, (dk.shape[-3] // rk, rk)).sum(-3)
+        if rv != 1:
+            dv = dv.unflatten(-3, (dv.shape[-3] // rv, rv)).sum(-3)
+        return dq, dk, dv
+
+
+def _sdpa_fused(query, key, value, attn_mask, is_causal, scale, rk, rv):
+    """Attention of 4-D inputs in one pass over arrays (PyTorch's fused CPU kernel's
+    choice): ``softmax(Q K^T * scale + mask) V`` with fully masked rows giving zeros."""
+    qa = query._data
+    xp = array_module(qa)
+    dt = qa.dtype
+    L, S, E = qa.shape[2], key.shape[2], qa.shape[3]
+    sc = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    ka = _repeat_heads(key._data, rk, xp)
+    va = _repeat_heads(value._data, rv, xp)
+    p = xp.matmul(qa, ka.swapaxes(-1, -2))
+    p *= dt.type(sc)
+    fmask = None
+    if is_causal:
+        fmask = _causal_mask(L, S, query)
+    elif attn_mask is not None:
+        fmask = _float_mask(attn_mask, query.dtype, False) \
+            if str(attn_mask.dtype) == 'torch.bool' else attn_mask
+        _check_mask_shape(tuple(p.shape), tuple(fmask.shape))
+    if fmask is not None:
+        p += fmask._data
+        m = p.max(-1, keepdims=True)
+        dead = m == -math.inf            # every key masked: zeros, as PyTorch
+        if dead.any():
+            m[dead] = 0
+        else:
+            dead = None
+    else:
+        m, dead = p.max(-1, keepdims=True), None
+    p -= m
+    xp.exp(p, out=p)
+    den = p.sum(-1, keepdims=True)
+    if dead is not None:
+        den[dead] = 1
+    p /= den
+    out = wrap(xp.matmul(p, va))
+    if _Mode.grad and (query._rg or key._rg or value._rg):
+        node = ScaledDotProductFlashAttentionForCpuBackward0()
+        node.p, node.sc, node.rk, node.rv = p, sc, rk, rv
+        node.scale, node.dropout_p, node.is_causal = scale, 0.0, bool(is_causal)
+        record(out, node, (query, key, value), save=(query, key, value, fmask, out))
+    return out
 
 
 # ----------------------------------------------------------------------------- multi-head

@@ -101,6 +101,63 @@ def _samples(mk):
     yield S(*_qkv(mk, (2, 3, 4), (2, 5, 4), (2, 5, 3)), dropout_p=-0.5, desc='p < 0: no dropout')
 
 
+def _fused_samples(mk):
+    """4-D inputs of equal head dims, where PyTorch's CPU dispatcher takes its fused kernel
+    (ScaledDotProductFlashAttentionForCpuBackward0)."""
+    sh = ((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5))
+    yield S(*_qkv(mk, *sh), gc=False)
+    yield S(*_qkv(mk, (1, 2, 2, 2), (1, 2, 3, 2), (1, 2, 3, 2)))
+    yield S(*_qkv(mk, *sh), scale=-0.7, gc=False)
+    yield S(*_qkv(mk, (2, 3, 6, 5), (2, 3, 4, 5), (2, 3, 4, 5)), is_causal=True, gc=False)
+    yield S(*_qkv(mk, (1, 1, 3, 2), (1, 1, 4, 2), (1, 1, 4, 2)), is_causal=True, scale=0.4)
+    bm = mk((4, 6), dtype='bool')
+    bm[1] = False
+    bm[:, 0] |= np.arange(4) != 1
+    yield S(*_qkv(mk, *sh), attn_mask=bm, gc=False, desc='bool mask with a dead row')
+    bm4 = mk((2, 1, 4, 6), dtype='bool')
+    bm4[1, 0, 2] = False
+    yield S(*_qkv(mk, *sh), attn_mask=bm4, gc=False)
+    yield S(*_qkv(mk, *sh), attn_mask=mk((2, 3, 1, 1), dtype='bool'), gc=False)
+    bs = np.array([[True, False, True], [False, False, False]])
+    yield S(*_qkv(mk, (1, 2, 2, 2), (1, 2, 3, 2), (1, 2, 3, 2)), attn_mask=bs)
+    # grouped-query attention in the fused kernel
+    yield S(*_qkv(mk, (2, 4, 3, 5), (2, 2, 6, 5), (2, 1, 6, 5)), enable_gqa=True, gc=False)
+    yield S(*_qkv(mk, (1, 2, 2, 2), (1, 1, 3, 2), (1, 1, 3, 2)), enable_gqa=True)
+    yield S(*_qkv(mk, (2, 4, 3, 5), (2, 2, 6, 5), (2, 2, 6, 5)), enable_gqa=True,
+            attn_mask=mk((3, 6), dtype='bool'), gc=False)
+    # non-contiguous (but unit last stride) inputs
+    q = mk((2, 4, 3, 5)).transpose(0, 2, 1, 3)
+    yield S(q, mk((2, 3, 6, 5)), mk((2, 3, 6, 5)), gc=False)
+    # negative dropout: PyTorch's fused kernel refuses it
+    yield S(*_qkv(mk, *sh), dropout_p=-0.5)
+
+
+def _sdpa_const_mask(m, q, k, v, mask, **kw):
+    # the mask travels as a nested list: a constant (no grad) of the query's dtype
+    mask = m.tensor(mask, dtype=q.dtype)
+    return m.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kw)
+
+
+def _const_mask_samples(mk):
+    """Float masks that do not require grad (the fused kernel takes them; a mask requiring
+    grad goes to the reference computation)."""
+    sh = ((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5))
+    yield S(*_qkv(mk, *sh), mk((4, 6)).tolist(), gc=False)
+    fm = mk((2, 1, 4, 6))
+    fm[0, 0, 1] = -INF
+    fm[1, 0, 2, :3] = -INF
+    yield S(*_qkv(mk, *sh), fm.tolist(), gc=False, desc='float mask with -inf rows')
+    yield S(*_qkv(mk, (1, 1, 2, 2), (1, 1, 3, 2), (1, 1, 3, 2)), mk((2, 3)).tolist(),
+            desc='small float mask')
+    fm = mk((2, 3))
+    fm[1] = -INF
+    yield S(*_qkv(mk, (1, 2, 2, 2), (1, 2, 3, 2), (1, 2, 3, 2)), fm.tolist(),
+            desc='small float mask, dead row')
+    yield S(*_qkv(mk, (2, 3, 4), (2, 6, 4), (2, 6, 4)), mk((3, 6)).tolist(), gc=False)
+    yield S(*_qkv(mk, *sh), mk((3, 4, 6)).tolist(), gc=False)
+    yield S(*_qkv(mk, *sh), mk((4, 5)).tolist(), desc='bad mask shape')
+
+
 def _dropout_samples(mk):
     for p in (0.3, 0.9, 1.0):
         yield S(*_qkv(mk, (2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), dropout_p=p, gc=False)
@@ -115,6 +172,9 @@ def _dropout_samples(mk):
 
 OPS += [
     OpInfo('F.scaled_dot_product_attention', _sdpa, _samples, dtypes=(F32, F64), gc_max=7),
+    OpInfo('F.scaled_dot_product_attention:fused', _sdpa, _fused_samples, gc_max=4),
+    OpInfo('F.scaled_dot_product_attention:const_mask', _sdpa_const_mask, _const_mask_samples,
+           gc_max=2),
     OpInfo('F.scaled_dot_product_attention:dropout', _sdpa_seeded, _dropout_samples,
            dtypes=(F32, F64), gc_max=1),
 ]

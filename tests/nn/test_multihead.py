@@ -405,3 +405,39 @@ def test_gradcheck_and_double_backward():
     def g(q, k, v):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
     assert gradcheck(g, (q, k, v)) and gradgradcheck(g, (q, k, v))
+
+
+def test_sdpa_grad_fn_names_follow_torch_kernel_choice():
+    """PyTorch's CPU dispatcher picks its fused kernel for 4-D inputs of equal head dims, no
+    dropout, and a mask that does not require grad; ember's grad_fn names follow."""
+    rng = np.random.default_rng(8)
+
+    def arr(*s):
+        return rng.standard_normal(s).astype('float32')
+    q4, k4, v4, v7 = arr(2, 3, 4, 5), arr(2, 3, 6, 5), arr(2, 3, 6, 5), arr(2, 3, 6, 7)
+    cases = [
+        ((q4, k4, v4), {}), ((q4, k4, v7), {}), ((q4[0], k4[0], v4[0]), {}),
+        ((q4[0, 0], k4[0, 0], v4[0, 0]), {}), ((q4, k4, v4), {'is_causal': True}),
+        ((q4, k4, v4), {'dropout_p': 0.2}), ((q4, k4[:1], v4[:1]), {}),
+        ((q4, k4, v4), {'mask': np.ones((4, 6), bool)}),
+        ((q4, k4, v4), {'mask': arr(3, 4, 6)}), ((q4, k4, v4), {'mask': arr(4, 6)}),
+        ((q4, k4, v4), {'mask': arr(4, 6), 'mask_grad': True}),
+        ((arr(2, 6, 4, 5), k4, v4), {'enable_gqa': True}),
+    ]
+    for arrays, kw in cases:
+        names, saved = [], []
+        for m in (torch, ember):
+            t = [m.from_numpy(a.copy()).requires_grad_() for a in arrays]
+            kw2 = dict(kw)
+            mask = kw2.pop('mask', None)
+            if mask is not None:
+                kw2['attn_mask'] = m.from_numpy(mask.copy()).requires_grad_(
+                    kw2.pop('mask_grad', False))
+            m.manual_seed(0)
+            o = m.nn.functional.scaled_dot_product_attention(*t, **kw2)
+            names.append(type(o.grad_fn).__name__)
+            if names[-1].startswith('ScaledDotProductFlash'):
+                saved.append((o.grad_fn._saved_scale, o.grad_fn._saved_is_causal,
+                              o.grad_fn._saved_dropout_p))
+        assert names[0] == names[1], (kw, [a.shape for a in arrays], names)
+        assert len(set(saved)) <= 1, saved

@@ -147,6 +147,10 @@ def _pad_index(input, pad, mode):
     """reflect / replicate / circular padding: a gather along each padded dim."""
     nd = input.dim()
     npad = len(pad) // 2
+    if npad > nd:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of "
+                           f"dimension {nd}")
     if npad not in (1, 2, 3) or nd not in (npad + 1, npad + 2):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
@@ -155,6 +159,10 @@ def _pad_index(input, pad, mode):
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     shape = tuple(input.shape)
+    if mode != 'circular' and 0 in shape[nd - npad - 1:]:   # only the batch dim may be empty
+        raise RuntimeError(f"Expected {npad + 1}D or {npad + 2}D (batch mode) tensor with "
+                           "possibly 0 batch size and other non-zero dimensions for input, but "
+                           f"got: {list(shape)}")
     a = input._data
     xp = array_module(a)
     plan = []

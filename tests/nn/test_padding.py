@@ -71,11 +71,21 @@ def test_grad_fn_names():
     ('Circular', 1, 1, (3,)),
     ('Reflection', 2, 1, (3,)),
     ('Replication', 3, 1, (2, 3)),
+    ('Reflection', 3, 1, (2, 4)),          # padding longer than the input's dims
+    ('Reflection', 2, 1, (0, 3, 4)),       # unbatched: no dim may be empty
+    ('Replication', 2, 1, (2, 0, 4, 5)),   # batched: only the batch dim may be empty
+    ('Replication', 1, 1, (2, 3, 0)),
 ])
 def test_pad_errors(case):
     kind, nd, padding, shape = case
     x = rand(*shape, seed=0)
     errors_both(lambda m: _make(m.nn, kind, nd, padding)(m.from_numpy(x.copy())))
+
+
+def test_empty_batch():
+    for kind in KINDS:
+        e, t = pair(lambda nn: _make(nn, kind, 2, 1))
+        run_both(e, t, rand(0, 3, 4, 5, seed=1))
 
 
 def test_double_backward():

@@ -9,7 +9,7 @@ Small samples come first in each generator: the harness's float64 gradcheck take
 ones with at most 40 elements."""
 import numpy as np
 
-from _ops.opdb import OpInfo, S, F32, FLOAT
+from _ops.opdb import OpInfo, S, F32
 
 OPS = []
 

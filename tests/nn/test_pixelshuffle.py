@@ -2,7 +2,6 @@
 float64, batched, unbatched, extra batch dims), round trip, grad_fn names, errors."""
 import numpy as np
 import pytest
-import torch
 
 import ember
 from oracle import errors_both, rand

@@ -354,14 +354,23 @@ class _RnnLayerNode(Node):
         x, h0, c0, wih, whh, bih, bhh, whr = self.saved_tensors
         bs, offs, reverse = self.cfg
         mode = self.mode
+        xshape = None
+        if x.dim() == 3:   # a dense (T, B, I) layer input: rows are its (T*B) positions
+            xshape = x.shape
+            x = x.reshape(-1, xshape[2])
+            if gout is not None:
+                gout = gout.reshape(-1, gout.shape[2])
         if _Mode.grad:   # create_graph: activations as functions of the inputs
             S = _layer_graph(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse)
         else:
             S = tuple(None if a is None else wrap(a) for a in self.kept)
         if gout is not None and gout.dtype != x.dtype:
             gout = gout.to(x.dtype)
-        return _bptt(mode, S, x, h0, c0, wih, whh, whr, bs, offs, reverse, gout, gh, gc,
-                     self.needs)
+        grads = _bptt(mode, S, x, h0, c0, wih, whh, whr, bs, offs, reverse, gout, gh, gc,
+                      self.needs)
+        if xshape is not None and grads[0] is not None:
+            grads = (grads[0].view(xshape),) + grads[1:]
+        return grads
 
     def _release(self):
         super()._release()
@@ -393,7 +402,9 @@ _NODES = {'LSTM': MkldnnRnnLayerBackward0, 'RNN_TANH': RnnTanhLayerBackward0,
 
 
 def _layer(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse):
-    """One layer/direction: ``(out (N, Hr), h_T, c_T or None)``, recorded as one node."""
+    """One layer/direction: ``(out (N, Hr), h_T, c_T or None)``, recorded as one node.
+    ``x`` is ``(N, I)`` in packed row order, or a dense ``(T, B, I)`` (then ``out`` is
+    ``(T, B, Hr)``)."""
     ins = (x, h0, c0, wih, whh, bih, bhh, whr)
     need = False
     if _Mode.grad:
@@ -401,10 +412,17 @@ def _layer(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse):
             if t is not None and t._rg:
                 need = True
                 break
+    xa = x._data
+    lead = None
+    if xa.ndim == 3:
+        lead = xa.shape[:2]
+        xa = xa.reshape(-1, xa.shape[2])
     out, h, c, kept = _layer_arrays(
-        mode, x._data, h0._data, None if c0 is None else c0._data, wih._data, whh._data,
+        mode, xa, h0._data, None if c0 is None else c0._data, wih._data, whh._data,
         None if bih is None else bih._data, None if bhh is None else bhh._data,
         None if whr is None else whr._data, bs, offs, reverse, need)
+    if lead is not None:
+        out = out.reshape(lead + (out.shape[1],))
     o, hT = wrap(out), wrap(h)
     cT = None if c is None else wrap(c)
     if need:
@@ -462,7 +480,8 @@ def _check_layer(name, x, hs, params, per, has_biases, proj):
 
 def _run(mode, data, bs, hx, cx, params, has_biases, num_layers, dropout, train,
          bidirectional, per, proj):
-    """All layers over packed ``data`` (N, I): ``(out (N, D*Hr), h_n, c_n or None)``."""
+    """All layers over packed ``data`` (N, I), or dense (T, B, I): ``(out (N or T, B,
+    D*Hr), h_n, c_n or None)``."""
     from .shape import stack
     dt = data._data.dtype
     if dt.itemsize < 4 or dt.kind == 'V':
@@ -488,15 +507,15 @@ def _run(mode, data, bs, hx, cx, params, has_biases, num_layers, dropout, train,
             wih, whh = p[0], p[1]
             bih, bhh = (p[2], p[3]) if has_biases else (None, None)
             whr = p[-1] if proj else None
-            if layer_in.shape[1] != wih.shape[1]:
+            if layer_in.shape[-1] != wih.shape[1]:
                 raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                                   f"{wih.shape[1]}, got {layer_in.shape[1]}")
+                                   f"{wih.shape[1]}, got {layer_in.shape[-1]}")
             o, h, c = _layer(mode, layer_in, hs[k], None if cs is None else cs[k], wih, whh,
                              bih, bhh, whr, bs, offs, d == 1)
             outs.append(o)
             hn.append(h)
             cn.append(c)
-        layer_out = _cat(outs, 1)
+        layer_out = _cat(outs, -1)
         if dropout and train and layer < num_layers - 1:
             layer_out = _dropout(layer_out, dropout)
         layer_in = layer_out
@@ -573,10 +592,8 @@ def _entry(mode, name, args, kwargs):
         if T == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         _check_hidden(hs, num_layers * D, B, params, per, proj)
-        data = xt.reshape(T * B, xt.shape[2])
-        out, h, c = _run(mode, data, (B,) * T, hx, cx, params, has_biases, num_layers,
+        out, h, c = _run(mode, xt, (B,) * T, hx, cx, params, has_biases, num_layers,
                          dropout, train, bidirectional, per, proj)
-        out = out.view(T, B, out.shape[1])
         if batch_first:
             out = out.transpose(0, 1)
     return (out, h) if cx is None else (out, h, c)

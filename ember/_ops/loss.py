@@ -249,6 +249,8 @@ class _PointwiseLoss(Node):
 
 class HuberLossBackward0(_PointwiseLoss):
     def grads(self, g, x, t):
+        if x.dtype != t.dtype:     # PyTorch's huber backward refuses mixed dtypes
+            raise RuntimeError(f"Found dtype {_tname(t._data)} but expected {_tname(x._data)}")
         gx = (x - t).clamp(-self.delta, self.delta) * g
         return (gx if self.needs[0] else None), (-gx if self.needs[1] else None)
 
@@ -273,7 +275,7 @@ class BinaryCrossEntropyBackward0(_PointwiseLoss):
             if w is not None:
                 gx = gx * w
         if self.needs[1]:
-            gt = ((-x).log1p().clamp_min(-100) - x.log().clamp_min(-100)) * g
+            gt = ((-x).log1p() - x.log()) * g
             if w is not None:
                 gt = gt * w
         return gx, gt
@@ -388,13 +390,11 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
     reduction = _red(reduction)
-    a, b = input._data, target._data
-    _float_kernel(a, 'smooth_l1_cpu')
+    _float_kernel(input._data, 'smooth_l1_cpu')
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    xp = array_module(a)
-    if b.dtype != a.dtype:
-        b = b.astype(a.dtype)
+    from ._util import binary_arrays
+    a, b, xp = binary_arrays(input, target)    # PyTorch's result dtype is the promoted one
     z = xp.abs(a - b)
     arr = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(a.dtype, copy=False)
     node = SmoothL1LossBackward0()
@@ -539,12 +539,8 @@ def _bce_logits(input, target, weight, pos_weight, reduction):
     if weight is not None:
         check_broadcast(arr.shape, weight._data.shape)
         arr = arr * weight._data
-    dt = a.dtype
-    for o in (weight, pos_weight):
-        if o is not None and o._data.dtype.kind == 'f' and o._data.dtype.itemsize > dt.itemsize \
-                and o.dim():
-            dt = o._data.dtype
-    arr = arr.astype(dt, copy=False)
+    # PyTorch computes into a tensor of the target's shape and dtype
+    arr = arr.astype(target._data.dtype, copy=False)
     node = BinaryCrossEntropyWithLogitsBackward0()
     node.weight = None if weight is None else weight.detach()
     node.pos_weight = None if pos_weight is None else pos_weight.detach()
@@ -1014,6 +1010,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
 
 def _kl(input, target, reduction, log_target):
     import ember
+    if input._data.dtype.kind in 'biu' or target._data.dtype.kind in 'biu':
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = target.exp() * (target - input)
     else:
@@ -1487,7 +1485,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     # the targets of each row are its values before the first -1
     neg = t2 < 0
     live = xp.cumsum(neg, 1) == 0
-    if bool((live & (t2 >= C)).any()):
+    if bool(((t2 >= C) | (t2 < -1)).any()):
         raise RuntimeError("argument #2 'target' is out of range")
     cnt = xp.zeros((n, C), dtype=x.dtype)   # how often class j is listed
     rows = xp.broadcast_to(xp.arange(n)[:, None], (n, C))

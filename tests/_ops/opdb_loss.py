@@ -132,7 +132,7 @@ def _bce_samples(mk):
         for r in REDS:
             yield S(mk(sh, 'prob'), mk(sh, 'prob'), reduction=r)
     yield S(np.array([0.0, 1.0, 0.5, 1e-30], mk.np), np.array([0.0, 1.0, 0.3, 0.0], mk.np),
-            grad=False, desc='edges (log clamp at -100)')
+            reduction='none', desc='edges (log clamp at -100; unclamped target gradient)')
     yield S(mk((3, 4), 'prob'), mk((3, 4), 'prob'), size_average=False)
     yield S(mk((3, 4)), mk((3, 4), 'prob'), desc='err range')
     yield S(mk((3, 4), 'prob'), mk((4,), 'prob'), desc='err size')
@@ -168,6 +168,8 @@ def bcel_samples(mk):
         yield S(mk((3, 4)), mk((3, 4), 'prob'), w=[[1.0], [2.0], [0.5]], reduction=r)
     yield S(np.array([-60., 60., 0., 30.], mk.np), np.array([1., 0., 0.5, 1.], mk.np),
             desc='large logits')
+    other = np.float64 if mk.dtype == 'float32' else np.float32
+    yield S(mk((3, 4)), mk((3, 4), 'prob').astype(other), desc='mixed dtypes: promoted')
     yield S(mk((3, 4)), mk((4,), 'prob'), desc='err size')
     yield S(mk((3, 4)), mk((3, 4), 'prob'), pw=W3, desc='err pos_weight')
 
@@ -178,6 +180,8 @@ def huber_samples(mk):
         yield S(mk((3, 4)), mk((3, 4)), delta=d)
         yield S(mk((3, 4)), mk((3, 4)), delta=d, reduction='none')
     yield S(mk((3, 4)), mk((3, 4)), delta=0.0, desc='err delta')
+    other = np.float64 if mk.dtype == 'float32' else np.float32
+    yield S(mk((3, 4)), mk((3, 4)).astype(other), desc='mixed dtypes: backward refused')
     yield S(mk((3, 4)), mk((3, 4)), delta=-1.0, desc='err delta')
 
 
@@ -187,6 +191,8 @@ def sl1_samples(mk):
         yield S(mk((3, 4), 'away'), mk((3, 4), 'away'), beta=b)
         yield S(mk((3, 4), 'away'), mk((3, 4), 'away'), beta=b, reduction='none')
     yield S(mk((3, 4)), mk((3, 4)), beta=-1.0, desc='err beta')
+    other = np.float64 if mk.dtype == 'float32' else np.float32
+    yield S(mk((3, 4)), mk((3, 4)).astype(other), desc='mixed dtypes: promoted')
 
 
 def soft_fn(m, x, t, **kw):
@@ -240,6 +246,7 @@ def kl_samples(mk):
             desc='zero target')
     yield S(mk((3, 4)), mk((3, 4), 'prob'), size_average=False)
     yield S(mk((3, 4)), mk((3, 4), 'prob'), reduction='bad', grad=False)
+    yield S(mk((3, 4)), mk.index(3, (3, 4)), reduction='sum', desc='err int target')
 
 
 def mrl_fn(m, a, b, t, **kw):
@@ -274,6 +281,8 @@ def mlm_samples(mk):
         yield S(mk((4,), 'uniq'), np.array([2, 0, -1, 1]), reduction=r)
     yield S(mk((3, 4)), t[:2], desc='err target size')
     yield S(mk((3, 4)), t[:3] + 4, desc='err target range')
+    yield S(mk((3,)), np.array([0, -1, 3]), desc='err range after -1')
+    yield S(mk((3,)), np.array([0, -2, 1]), desc='err below -1')
     yield S(mk((3, 4)), t[:3].astype(np.int32), desc='err int32')
     yield S(mk((3, 2, 2)), np.zeros((3, 2, 2), np.int64), desc='err 3d')
 

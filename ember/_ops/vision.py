@@ -1306,24 +1306,88 @@ def _corner_weight(taps, skip=None):
     return w
 
 
+def _arr(t):
+    return t._data if isinstance(t, Tensor) else t
+
+
+def _corner_weight_arr(taps, valid, dt, skip=None):
+    w = valid.astype(dt)
+    for a, tap in enumerate(taps):
+        if a != skip and tap[2] is not None:
+            w = w * _arr(tap[2])
+    return w
+
+
 def _gs_forward(input, grid, mode, pad, align):
-    """Output (N, C, P) of grid sampling, in ember ops (no graph recorded by the caller)."""
-    from .indexing import take_along_dim
-    sizes = tuple(input.shape[2:])
-    N, C = input.shape[:2]
-    flat = input.reshape(N, C, math.prod(sizes))
+    """Output (N, C, P) array of grid sampling: each corner's rows gathered from the input
+    laid out (N, L, C), weighted and summed."""
+    a = input._data
+    xp = array_module(a)
+    sizes = tuple(a.shape[2:])
+    N, C = a.shape[:2]
+    L = math.prod(sizes)
+    P = math.prod(grid.shape[1:-1])
     axes = _gs_axes(grid, sizes, mode, pad, align, False)
+    xl = xp.ascontiguousarray(a.reshape(N, C, L).transpose(0, 2, 1))
+    nidx = xp.arange(N)[:, None]
     out = None
     for idx, valid, taps in _gs_corners(axes, sizes):
-        v = take_along_dim(flat, wrap(idx).unsqueeze(1), 2)
-        w = _corner_weight(taps)
-        w = wrap(valid.astype(flat._data.dtype)) if w is None else \
-            w * wrap(valid.astype(flat._data.dtype))
-        term = v * w.unsqueeze(1)
-        out = term if out is None else out + term
+        term = xl[nidx, idx] * _corner_weight_arr(taps, valid, a.dtype)[..., None]
+        if out is None:
+            out = term
+        else:
+            out += term
     if out is None:
-        out = input.new_zeros((N, C, 0))
-    return out
+        out = xp.zeros((N, P, C), dtype=a.dtype)
+    return out.transpose(0, 2, 1)
+
+
+def _gs_backward_fast(input, grid, g, mode, pad, align, need_input, need_grid):
+    """First-order gradients of grid sampling on arrays (no graph): the input gradient as one
+    bincount over every corner's (position, channel) targets; the grid gradient from the
+    gathered corner rows."""
+    a = input._data
+    xp = array_module(a)
+    dt = a.dtype
+    sizes = tuple(a.shape[2:])
+    N, C = a.shape[:2]
+    nd = len(sizes)
+    L = math.prod(sizes)
+    P = math.prod(grid.shape[1:-1])
+    axes = _gs_axes(grid, sizes, mode, pad, align, False)
+    gl = xp.ascontiguousarray(g._data.reshape(N, C, P).transpose(0, 2, 1))      # (N, P, C)
+    xl = xp.ascontiguousarray(a.reshape(N, C, L).transpose(0, 2, 1)) if need_grid else None
+    nidx = xp.arange(N)[:, None]
+    cidx = xp.arange(C)
+    tgt, wts = [], []
+    gc = [None] * nd
+    for idx, valid, taps in _gs_corners(axes, sizes):
+        w = _corner_weight_arr(taps, valid, dt)
+        if need_input:
+            tgt.append((((nidx * L + idx) * C)[..., None] + cidx).reshape(-1))
+            wts.append((gl * w[..., None]).reshape(-1))
+        if need_grid:
+            gv = (gl * xl[nidx, idx]).sum(-1) * valid                              # (N, P)
+            for ax in range(nd):
+                dw = taps[ax][3]
+                if dw is None:
+                    continue
+                term = gv * _arr(dw) * _corner_weight_arr(taps, xp.ones_like(valid), dt, ax)
+                gc[ax] = term if gc[ax] is None else gc[ax] + term
+    gi = gg = None
+    if need_input:
+        if tgt:
+            flat = xp.bincount(xp.concatenate(tgt), weights=xp.concatenate(wts),
+                               minlength=N * L * C)[:N * L * C]
+        else:
+            flat = xp.zeros(N * L * C)
+        gi = wrap(xp.ascontiguousarray(
+            flat.astype(dt).reshape(N, L, C).transpose(0, 2, 1)).reshape(a.shape))
+    if need_grid:
+        comps = [xp.zeros((N, P), dtype=dt) if gc[ax] is None else
+                 (gc[ax] * _arr(axes[ax][1])).astype(dt) for ax in range(nd)]
+        gg = wrap(xp.stack(comps, axis=-1).reshape(grid.shape))
+    return gi, gg
 
 
 class _GridSamplerBackward(Node):
@@ -1336,13 +1400,20 @@ class _GridSamplerBackward(Node):
         from .shape import stack
         input, grid = self.saved_tensors
         mode, pad, align = self.args
+        lin = _Mode.grad                  # create_graph: the gradients in ember ops
+        if not lin:
+            want_grid = self.needs[1] and mode != 'nearest'
+            gi, gg = _gs_backward_fast(input, grid, g, mode, pad, align, self.needs[0],
+                                       want_grid)
+            if self.needs[1] and gg is None:
+                gg = grid.new_zeros(grid.shape)
+            return gi, gg
         sizes = tuple(input.shape[2:])
         N, C = input.shape[:2]
         nd = len(sizes)
         L = math.prod(sizes)
         P = math.prod(grid.shape[1:-1])
         gf = g.reshape(N, C, P)
-        lin = _Mode.grad
         axes = _gs_axes(grid, sizes, mode, pad, align, lin)
         flat = input.reshape(N, C, L)
         dt = flat._data.dtype
@@ -1435,7 +1506,7 @@ def _grid_sampler(input, grid, mode, pad, align, nd):
     from ..autograd.grad_mode import no_grad
     with no_grad():
         out = _gs_forward(input.detach(), grid.detach(), mode, pad, align)
-    out = wrap(out._data.reshape(tuple(input.shape[:2]) + tuple(grid.shape[1:-1])))
+    out = wrap(out.reshape(tuple(input.shape[:2]) + tuple(grid.shape[1:-1])))
     if grad_needed(input, grid):
         node = GridSampler2DBackward0() if nd == 2 else GridSampler3DBackward0()
         node.args = (mode, pad, align)

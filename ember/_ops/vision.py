@@ -8,8 +8,10 @@ source-index formulas, in the input's precision). The backward of such a map is 
 transpose, again a map in gather form (the host inverts the index table once), so the
 backward is the same kernel and double backward needs nothing more.
 
-``grid_sample`` gathers its 4 / 8 / 16 corner values from the flattened input; its backward
-is written in ember ops (scatter-add for the input, the weights' derivatives for the grid).
+``grid_sample`` gathers its 4 / 8 / 16 corner rows from the input laid out (N, L, C); its
+first-order backward runs on arrays (one bincount for the input gradient), and under
+``create_graph`` the same gradients are written in ember ops (scatter-add for the input, the
+weights' derivatives for the grid), so double backward works.
 ``unfold`` is a strided view of the windows (``conv._windows``); ``fold`` scatter-adds one
 kernel offset at a time (a loop over the kernel's few offsets, not over pixels).
 

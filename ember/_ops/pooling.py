@@ -225,6 +225,22 @@ def _reduce_max(xp, vals, floating):
     return best, arg
 
 
+_MANY = 16    # kernels with more offsets than this are reduced from a view of the windows
+
+
+def _reduce_max_last(xp, vals, floating):
+    """``(best, arg)`` of ``vals`` along its last axis (a window's elements in PyTorch's
+    scan order): the first maximum, or the last NaN of a window holding NaN."""
+    arg = vals.argmax(-1)
+    best = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
+    if floating:
+        nan = best != best          # argmax stops at the first NaN
+        if nan.any():
+            last = vals.shape[-1] - 1 - (vals[..., ::-1] != vals[..., ::-1]).argmax(-1)
+            arg = xp.where(nan, last, arg)
+    return best, arg
+
+
 def _flat_strides(sp):
     st = []
     acc = 1
@@ -248,8 +264,20 @@ def _max_pool_arrays(x, k, s, p, d, out):
     sp = x.shape[-nd:]
     fill = _lowest(x.dtype)
     xpad = _pad_for(xp, x, nd, p, _right_pad(sp, k, s, p, d, out), fill)
-    vals = [xpad[sl] for sl in _offset_slices(k, s, d, out)]
-    best, arg = _reduce_max(xp, vals, x.dtype.kind not in 'iu')
+    floating = x.dtype.kind not in 'iu'
+    K = int(np.prod(k))
+    if K > _MANY:
+        # large windows: one strided view of all windows, reduced along their last axis
+        st = xpad.strides
+        lead = xpad.shape[:-nd]
+        win = xp.lib.stride_tricks.as_strided(
+            xpad, lead + tuple(out) + tuple(k),
+            st[:-nd] + tuple(st[-nd + i] * s[i] for i in range(nd)) +
+            tuple(st[-nd + i] * d[i] for i in range(nd)))
+        best, arg = _reduce_max_last(xp, win.reshape(lead + tuple(out) + (K,)), floating)
+    else:
+        vals = [xpad[sl] for sl in _offset_slices(k, s, d, out)]
+        best, arg = _reduce_max(xp, vals, floating)
     pst = _flat_strides(sp)
     # flat index = window start (per output position) + offset of the kernel position
     base = 0
@@ -264,6 +292,8 @@ def _max_pool_arrays(x, k, s, p, d, out):
         # reports its first in-bounds element there
         idx = _first_valid_fix(xp, arg, k, s, p, d, out, sp, pst)
         arg = None
+    if K > _MANY:
+        arg = None     # the backward's one pass per kernel offset would be slow: bincount
     return best, idx, arg
 
 
@@ -1079,26 +1109,36 @@ def _windows(sp, osz):
 
 
 def _adaptive_max_arrays(x, osz):
+    """Adaptive max pooling: every window gathered (clamped to its last element where it is
+    shorter than the longest), then reduced along the window axis."""
     xp = array_module(x)
     nd = len(osz)
     sp = x.shape[-nd:]
+    lead = x.shape[:-nd]
     wins = _windows(sp, osz)
-    K = [int((e - s).max()) if len(s) else 1 for s, e in wins]
+    K = [int((e - s).max()) for s, e in wins]
     pst = _flat_strides(sp)
-    vals, flats = [], []
-    for kk in itertools.product(*[range(v) for v in K]):
-        ix = []
-        flat = 0
-        for i, (s, e) in enumerate(wins):
-            a = np.minimum(s + kk[i], e - 1).reshape(_bshape(i, nd, osz[i]))
-            ix.append(xp.asarray(a))
-            flat = flat + a * pst[i]
-        vals.append(x[(Ellipsis,) + tuple(ix)])
-        flats.append(np.broadcast_to(flat, osz))
-    best, arg = _reduce_max(xp, vals, x.dtype.kind not in 'iu')
-    table = xp.asarray(np.stack(flats).reshape(len(flats), -1))
-    idx = table[arg.reshape(-1, int(np.prod(osz))).astype(np.int64),
-                xp.arange(int(np.prod(osz)))].reshape(arg.shape)
+    ix = []
+    flat = 0
+    for i, (s, e) in enumerate(wins):
+        a = np.minimum(s[:, None] + np.arange(K[i])[None, :], e[:, None] - 1)   # (o, K)
+        sh = [1] * (2 * nd)
+        sh[2 * i], sh[2 * i + 1] = osz[i], K[i]
+        a = a.reshape(sh)
+        ix.append(xp.asarray(a))
+        flat = flat + a * pst[i]
+    g = x[(Ellipsis,) + tuple(ix)]                       # (*lead, o0, K0, o1, K1, ...)
+    L = len(lead)
+    perm = tuple(range(L)) + tuple(L + 2 * i for i in range(nd)) + \
+        tuple(L + 2 * i + 1 for i in range(nd))
+    KK = int(np.prod(K))
+    vals = g.transpose(perm).reshape(lead + tuple(osz) + (KK,))
+    best, arg = _reduce_max_last(xp, vals, x.dtype.kind not in 'iu')
+    R = int(np.prod(osz))
+    table = np.broadcast_to(flat, sum(((o, k) for o, k in zip(osz, K)), ()))
+    table = xp.asarray(table.transpose(tuple(range(0, 2 * nd, 2)) +
+                                       tuple(range(1, 2 * nd, 2))).reshape(R, KK))
+    idx = table[xp.arange(R), arg.reshape(-1, R)].reshape(arg.shape)
     return best, idx
 
 

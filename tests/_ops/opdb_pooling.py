@@ -55,10 +55,15 @@ def _max2d(mk):
     yield S(mk((2, 2, 6, 7)), kernel_size=[2, 3], stride=[3, 2], dilation=[2, 1])
     yield S(mk((3, 4, 5)), (3, 4), pre='t')
     yield S(mk((0, 2, 4, 4)), 2, grad=False)
+    yield S(mk((2, 2, 11, 10)), 5, 2, 2, desc='25-element windows (window-view path)')
+    yield S(mk((2, 2, 12, 12)), (5, 4), 3, (2, 1), 2, True)
     if mk.is_float:
         yield S(_nan(mk, (2, 3, 7, 8)), 3, 2, 1, desc='nan windows')
+        yield S(_nan(mk, (2, 3, 11, 10)), 5, 2, 2, desc='nan in 25-element windows')
         yield S(np.full((1, 2, 5, 5), -np.inf, mk.np), 3, 2, 1, grad=False,
                 desc='all -inf windows (first in-bounds index)')
+        yield S(np.full((1, 2, 9, 9), -np.inf, mk.np), 5, 2, 2, grad=False,
+                desc='all -inf 25-element windows')
     yield S(mk((3, 4)), 2)                    # 2-d input
     yield S(mk((2, 3, 4, 4)), 3, padding=2)   # padding too large
     yield S(mk((2, 3, 1, 1)), 2)              # output too small
@@ -73,8 +78,10 @@ def _max3d(mk):
     yield S(mk((2, 2, 5, 6, 7)), 3, (1, 2, 2), 1)
     yield S(mk((2, 5, 6, 7)), 3, (1, 2, 2), 1, ceil_mode=True)
     yield S(mk((1, 2, 6, 6, 6)), 2, 2, 0, 2)
+    yield S(mk((1, 2, 6, 7, 8)), 3, 2, 1, desc='27-element windows')
     if mk.is_float:
         yield S(_nan(mk, (1, 2, 4, 5, 6)), 2, 1, desc='nan windows')
+        yield S(_nan(mk, (1, 2, 6, 7, 8)), 3, 2, 1, desc='nan in 27-element windows')
     yield S(mk((2, 3, 4)), 2)                 # 3-d input
     yield S(mk((1, 1, 1, 1, 1)), 2)           # output too small
 
@@ -210,12 +217,14 @@ def _ad2d(mk):
     yield S(mk((2, 3, 6, 8)), (3, 4))
     yield S(mk((2, 3, 7, 8)), (None, 3))
     yield S(mk((2, 3, 5, 4)), 1)
+    yield S(mk((2, 3, 9, 10)), (2, 3))
     yield S(mk((2, 2, 3, 4)), (5, 6))
     yield S(mk((2, 3, 5, 4)), (1, None))
     yield S(mk((3, 4, 5)), (2, 3), pre='t')
     yield S(mk((0, 2, 4, 4)), 2, grad=False)
     if mk.is_float:
         yield S(_nan(mk, (2, 3, 7, 8)), (3, 5), desc='nan windows')
+        yield S(_nan(mk, (2, 3, 9, 10)), (2, 1), desc='nan in long windows')
     yield S(mk((3,)), 2)
     yield S(mk((1, 2, 4, 4)), (2, 2, 2))
     yield S(mk((1, 2, 0, 4)), 2, grad=False)

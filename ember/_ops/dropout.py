@@ -119,7 +119,7 @@ def _impl(input, p, train, feature, alpha, inplace):
     noise = noise * a
     if inplace:
         return input.mul_(noise).add_(b)
-    return input.mul(noise).add_(b)
+    return input.mul(noise).add(b)   # a fresh product: add and add_ are the same here
 
 
 def _name(feature, alpha):

@@ -358,7 +358,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if pidx >= 0:
         keep &= idx != pidx
     if not nb:
-        keep &= False
+        keep = xp.zeros(nnz, bool)
     pos_k = pos[keep]
     bag_k = bag[keep]
     idx_k = idx[keep]

@@ -22,76 +22,6 @@ __all__ = ['relu', 'relu_', 'leaky_relu', 'leaky_relu_', 'softmax', 'softmin', '
            'tanh', 'tanhshrink', 'threshold', 'threshold_', 'gumbel_softmax']
 
 
-class LeakyReluBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * _slope_mask(x, self.slope)
-
-
-def _slope_mask(x, slope):
-    a = x._data
-    xp = array_module(a)
-    return wrap(xp.where(a > 0, xp.asarray(1, a.dtype), xp.asarray(slope, a.dtype)).astype(a.dtype))
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """``max(0, x) + negative_slope * min(0, x)``, elementwise.
-
-    Example::
-
-        >>> F.leaky_relu(ember.tensor([-1., 2.]), 0.1)
-        tensor([-0.1000,  2.0000])
-    """
-    if inplace:
-        return leaky_relu_(input, negative_slope)
-    a = _float_in(input, 'leaky_relu', 'leaky_relu_cpu')
-    xp = array_module(a)
-    r = xp.where(a > 0, a, a * a.dtype.type(negative_slope))
-    out = wrap(r)
-    if grad_needed(input):
-        node = LeakyReluBackward0()
-        node.slope = negative_slope
-        record(out, node, (input,), save=(input,))
-    return out
-
-
-class LeakyReluBackward1(LeakyReluBackward0):
-    """The in-place form's node (PyTorch names it apart, and refuses a negative slope: its
-    formula reads the result, which a negative slope makes ambiguous)."""
-
-    def backward(self, g):
-        if self.slope < 0:
-            _leaky_inplace_error()
-        return super().backward(g)
-
-
-def _leaky_inplace_error():
-    raise RuntimeError(
-        "In-place leakyReLu backward calculation is triggered with a negative slope which is "
-        "not supported. This is caused by calling in-place forward function with a negative "
-        "slope, please call out-of-place version instead. File an issue at "
-        "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
-        "backward calculation with negative slope")
-
-
-def leaky_relu_(input, negative_slope=0.01):
-    """In-place :func:`leaky_relu`.
-
-    Example::
-
-        >>> x = ember.tensor([-1., 2.]); F.leaky_relu_(x, 0.5); x
-        tensor([-0.5000,  2.0000])
-    """
-    if not isinstance(input, Tensor):
-        _args.tensor(input, 'leaky_relu_')
-    r = inplace(input, leaky_relu, negative_slope)
-    fn = input._grad_fn
-    if fn is not None and type(fn) is LeakyReluBackward0:
-        fn.__class__ = LeakyReluBackward1
-    return r
-
-
-
 # ------------------------------------------------------------------ relu (F.relu / F.relu_)
 def relu(input, inplace=False):
     """Applies the rectified linear unit ``max(0, x)`` elementwise.
@@ -417,6 +347,8 @@ def _run(a, fn, *args):
     xp = array_module(a)
     w = _lowp_np(a.dtype)
     r = _call(fn, a if w is None else a.astype(w), xp, *args)
+    if r.__class__ is not a.__class__:     # NumPy scalars of 0-d results, host arrays
+        r = xp.asarray(r)
     if r.dtype != a.dtype:
         r = r.astype(a.dtype)
     return _w(r, xp, a)
@@ -431,9 +363,48 @@ def _record(res, input, cls, save=True, **attrs):
     return res
 
 
-def _mask(arr):
-    """A constant boolean tensor."""
-    return wrap(arr)
+_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _sel(m, a, b, dt):
+    """``where(m, a, b)`` for floats of dtype ``dt`` (arrays or numbers), without branches:
+    NumPy's ``where`` mispredicts on a random mask and runs ~20x slower than arithmetic.
+    Selects bit patterns, so inf/NaN in the unselected operand do not leak."""
+    for v in (a, b, m):         # the operands' array module (numbers and NumPy scalars: np)
+        xp = array_module(v)
+        if xp is not np:
+            break
+    u = _UINT[dt.itemsize]
+    mk = xp.negative(m.astype(u))                 # all ones where m, else 0
+    av = xp.asarray(a, dt).view(u)
+    if not isinstance(b, (int, float)) or b != 0 or math.copysign(1, b) < 0:
+        bv = xp.asarray(b, dt).view(u)
+        r = bv ^ ((av ^ bv) & mk)
+    else:                                         # b is +0.: zero bits
+        r = av & mk
+    return xp.asarray(r).view(dt)
+
+
+class _ActNode(Node):
+    """Backward of an elementwise activation of one input: a fused array kernel
+    (``_fast(g, x, xp)``) when no graph of the backward is wanted, else ember ops
+    (``_graph(g, x)``, differentiable again: double backward)."""
+    _saved_names = ('self',)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if _Mode.grad:
+            return self._graph(g, x)
+        ga, xa = g._data, x._data
+        dt = ga.dtype
+        w = _lowp_np(dt)
+        if w is not None:
+            ga, xa = ga.astype(w), xa.astype(w)
+        elif xa.dtype != dt:
+            xa = xa.astype(dt)
+        xp = array_module(ga)
+        r = xp.asarray(_call(self._fast, ga, xa, xp))
+        return wrap(r if r.dtype == dt else r.astype(dt))
 
 
 def _pick(mask_arr, a, b):
@@ -455,14 +426,78 @@ def _inplace_form(input, name, fn, args, renames=()):
     return r
 
 
-# ------------------------------------------------------------------ elu / celu / selu
-class EluBackward0(Node):
-    _saved_names = ('self',)
+# ------------------------------------------------------------------ leaky_relu
+class LeakyReluBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return _sel(x > 0, g, g * self.slope, g.dtype)
+
+    def _graph(self, g, x):
+        return _pick(x._data > 0, g, g * self.slope)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``max(0, x) + negative_slope * min(0, x)``, elementwise.
+
+    Example::
+
+        >>> F.leaky_relu(ember.tensor([-1., 2.]), 0.1)
+        tensor([-0.1000,  2.0000])
+    """
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    a = _float_in(input, 'leaky_relu', 'leaky_relu_cpu')
+    res = _run(a, lambda x, xp, s: _sel(x > 0, x, x * s, x.dtype), negative_slope)
+    return _record(res, input, LeakyReluBackward0, slope=negative_slope)
+
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    """The in-place form's node (PyTorch names it apart, and refuses a negative slope: its
+    formula reads the result, which a negative slope makes ambiguous)."""
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        if self.slope < 0:
+            _leaky_inplace_error()
+        return super().backward(g)
+
+
+def _leaky_inplace_error():
+    raise RuntimeError(
+        "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+        "not supported. This is caused by calling in-place forward function with a negative "
+        "slope, please call out-of-place version instead. File an issue at "
+        "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+        "backward calculation with negative slope")
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`.
+
+    Example::
+
+        >>> x = ember.tensor([-1., 2.]); F.leaky_relu_(x, 0.5); x
+        tensor([-0.5000,  2.0000])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'leaky_relu_')
+    r = inplace(input, leaky_relu, negative_slope)
+    fn = input._grad_fn
+    if fn is not None and type(fn) is LeakyReluBackward0:
+        fn.__class__ = LeakyReluBackward1
+    return r
+
+
+
+# ------------------------------------------------------------------ elu / celu / selu
+class EluBackward0(_ActNode):
+    # x <= 0: alpha * scale * input_scale * exp(x * input_scale), else scale (NaN too)
+    def _fast(self, g, x, xp):
+        c = self.alpha * self.scale * self.input_scale
+        return g * _sel(x <= 0, xp.exp(xp.minimum(x, 0) * self.input_scale) * c, self.scale,
+                        x.dtype)
+
+    def _graph(self, g, x):
         neg = (x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale)
-        return g * _pick(x._data <= 0, neg, self.scale)     # NaN takes the linear branch
+        return g * _pick(x._data <= 0, neg, self.scale)
 
 
 class EluBackward1(EluBackward0):
@@ -487,7 +522,7 @@ class CeluBackward1(EluBackward1):
 
 
 def _elu_k(x, xp, alpha, scale, input_scale):
-    return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
+    return _sel(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale), x.dtype)
 
 
 def _elu(input, alpha, scale, input_scale, name, cls):
@@ -634,11 +669,16 @@ def selu_(input):
 
 
 # ------------------------------------------------------------------ gelu
-class GeluBackward0(Node):
-    _saved_names = ('self',)
+class GeluBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        if self.approximate == 'tanh':
+            x2 = x * x
+            t = xp.tanh((x2 * 0.044715 + 1) * x * _SQRT_2_PI)
+            return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * (x2 * (3 * 0.044715) + 1) *
+                        _SQRT_2_PI)
+        return g * (_phi(x, xp) + x * xp.exp(x * x * -0.5) * _INV_SQRT_2PI)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         if self.approximate == 'tanh':
             x2 = x * x
             t = ((x2 * 0.044715 + 1) * x * _SQRT_2_PI).tanh()
@@ -652,7 +692,12 @@ def _gelu_k(x, xp, approximate):
     if approximate == 'tanh':
         inner = (x * x * 0.044715 + 1) * x * _SQRT_2_PI
         return x * 0.5 * (xp.tanh(inner) + 1)
-    return x * 0.5 * (_special.erf(x.astype(np.float64) * _SQRT1_2).astype(x.dtype) + 1)
+    return x * _phi(x, xp)
+
+
+def _phi(x, xp):
+    """The standard normal CDF ``(1 + erf(x / sqrt(2))) / 2`` in ``x``'s dtype."""
+    return ((_special.erf(x.astype(np.float64) * _SQRT1_2) + 1) * 0.5).astype(x.dtype)
 
 
 def gelu(input, approximate='none'):
@@ -723,7 +768,7 @@ def glu(input, dim=-1):
 
     def k(x, xp):
         p, q = x[sl + (slice(0, h),)], x[sl + (slice(h, n),)]
-        return p * _unary._sigmoid_k(q, xp)
+        return p / (1 + xp.exp(-q))
     xp = array_module(a)
     w = _lowp_np(a.dtype)
     r = _call(k, a if w is None else a.astype(w), xp)
@@ -732,11 +777,11 @@ def glu(input, dim=-1):
 
 
 # ------------------------------------------------------------------ hardshrink / softshrink
-class HardshrinkBackward0(Node):
-    _saved_names = ('self',)
+class HardshrinkBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return _sel((x < -self.lambd) | (x > self.lambd) | (x != x), g, 0., g.dtype)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         a = x._data
         return _pick((a >= -self.lambd) & (a <= self.lambd), 0., g)
 
@@ -755,7 +800,7 @@ def hardshrink(input, lambd=0.5):
         tensor([-1.0000,  0.0000,  0.7000])
     """
     a = _float_in(input, 'hardshrink', 'hardshrink_cpu')
-    res = _run(a, lambda x, xp, l: xp.where((x >= -l) & (x <= l), 0, x).astype(x.dtype), lambd)
+    res = _run(a, lambda x, xp, l: _sel((x < -l) | (x > l) | (x != x), x, 0., x.dtype), lambd)
     return _record(res, input, HardshrinkBackward0, lambd=lambd)
 
 
@@ -764,7 +809,7 @@ class SoftshrinkBackward0(HardshrinkBackward0):
 
 
 def _softshrink_k(x, xp, l):
-    return xp.where(x > l, x - l, xp.where(x < -l, x + l, x * 0)).astype(x.dtype)
+    return x - xp.clip(x, -l, l)     # x - l above l, x + l below -l, 0 between; NaN stays
 
 
 def softshrink(input, lambd=0.5):
@@ -790,11 +835,11 @@ def softshrink(input, lambd=0.5):
 
 
 # ------------------------------------------------------------------ hardsigmoid / hardswish
-class HardsigmoidBackward0(Node):
-    _saved_names = ('self',)
+class HardsigmoidBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return _sel((x > -3) & (x < 3), g / 6, 0., g.dtype)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         a = x._data
         return _pick((a > -3) & (a < 3), g / 6, 0.)
 
@@ -822,11 +867,11 @@ def hardsigmoid(input, inplace=False):
     return _hardsigmoid_fn(input)
 
 
-class HardswishBackward0(Node):
-    _saved_names = ('self',)
+class HardswishBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return _sel(x <= -3, 0., _sel(x < 3, g * (x / 3 + 0.5), g, g.dtype), g.dtype)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         a = x._data
         return _pick(a <= -3, 0., _pick(a < 3, g * (x / 3 + 0.5), g))
 
@@ -855,11 +900,11 @@ def hardswish(input, inplace=False):
 
 
 # ------------------------------------------------------------------ hardtanh / relu6
-class HardtanhBackward0(Node):
-    _saved_names = ('self',)
+class HardtanhBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return _sel((x <= self.min_val) | (x >= self.max_val), 0., g, g.dtype)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         a = x._data
         return _pick((a <= self.min_val) | (a >= self.max_val), 0., g)
 
@@ -881,7 +926,7 @@ def _hardtanh_fn(input, min_val=-1.0, max_val=1.0):
     if a.dtype.kind in 'iu':
         xp = array_module(a)
         return _w(xp.minimum(xp.maximum(a, lo), hi).astype(a.dtype), xp, a)
-    res = _run(a, lambda x, xp: xp.minimum(xp.maximum(x, lo), hi).astype(x.dtype))
+    res = _run(a, lambda x, xp: xp.clip(x, lo, hi))
     return _record(res, input, HardtanhBackward0, min_val=min_val, max_val=max_val)
 
 
@@ -941,11 +986,11 @@ def relu6(input, inplace=False):
 
 
 # ------------------------------------------------------------------ logsigmoid / softplus
-class LogSigmoidBackward0(Node):
-    _saved_names = ('self',)
+class LogSigmoidBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return g / (1 + xp.exp(x))
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         return g * (-x).sigmoid()
 
 
@@ -966,18 +1011,19 @@ def logsigmoid(input):
     return _record(res, input, LogSigmoidBackward0)
 
 
-class SoftplusBackward0(Node):
-    _saved_names = ('self',)
+class SoftplusBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        xb = x * self.beta
+        return _sel(xb > self.threshold, g, g / (1 + xp.exp(-xb)), g.dtype)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         xb = x * self.beta
         return g * _pick(xb._data > self.threshold, 1., xb.sigmoid())
 
 
 def _softplus_k(x, xp, beta, threshold):
     xb = x * beta
-    return xp.where(xb > threshold, x, xp.log1p(xp.exp(xb)) / beta).astype(x.dtype)
+    return _sel(xb > threshold, x, xp.log1p(xp.exp(xb)) / beta, x.dtype)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -1000,18 +1046,19 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 # ------------------------------------------------------------------ mish / silu
-class MishBackward0(Node):
-    _saved_names = ('self',)
+class MishBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        t = xp.tanh(xp.log1p(xp.exp(x)))
+        return g * (t + x / (1 + xp.exp(-x)) * (1 - t * t))
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         t = softplus(x).tanh()
         return g * (t + x * x.sigmoid() * (-t * t + 1))
 
 
 def _mish_fn(input):
     a = _float_in(input, 'mish', 'mish_cpu')
-    res = _run(a, lambda x, xp: x * xp.tanh(xp.logaddexp(0, x)))
+    res = _run(a, lambda x, xp: x * xp.tanh(xp.log1p(xp.exp(x))))
     return _record(res, input, MishBackward0)
 
 
@@ -1032,18 +1079,19 @@ def mish(input, inplace=False):
     return _mish_fn(input)
 
 
-class SiluBackward0(Node):
-    _saved_names = ('self',)
+class SiluBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        s = 1 / (1 + xp.exp(-x))
+        return g * s * (1 + x * (1 - s))
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         s = x.sigmoid()
         return g * (s * (x * (-s + 1) + 1))
 
 
 def _silu_fn(input):
     a = _float_in(input, 'silu', 'silu_cpu')
-    res = _run(a, lambda x, xp: x * _unary._sigmoid_k(x, xp))
+    res = _run(a, lambda x, xp: x / (1 + xp.exp(-x)))
     return _record(res, input, SiluBackward0)
 
 
@@ -1112,11 +1160,11 @@ def tanhshrink(input):
 
 
 # ------------------------------------------------------------------ threshold
-class ThresholdBackward0(Node):
-    _saved_names = ('self',)
+class ThresholdBackward0(_ActNode):
+    def _fast(self, g, x, xp):
+        return _sel(x <= self.threshold, 0., g, g.dtype)
 
-    def backward(self, g):
-        (x,) = self.saved_tensors
+    def _graph(self, g, x):
         return _pick(x._data <= self.threshold, 0., g)
 
 
@@ -1134,7 +1182,7 @@ def _threshold_fn(input, threshold, value):
         xp = array_module(a)
         th, v = _bound(a, threshold), _bound(a, value)
         return _w(xp.where(a <= th, a.dtype.type(v), a), xp, a)
-    res = _run(a, lambda x, xp: xp.where(x <= threshold, x.dtype.type(value), x))
+    res = _run(a, lambda x, xp: _sel(x <= threshold, value, x, x.dtype))
     return _record(res, input, ThresholdBackward0, threshold=threshold)
 
 
@@ -1191,9 +1239,24 @@ def threshold_(input, threshold, value):
 class PreluKernelBackward0(Node):
     _saved_names = ('self', 'weight')
 
+    def _fast(self, g, x, w, pos):
+        dt = g.dtype
+        xp = array_module(g)
+        wb = w._data.reshape(self.wshape)
+        gx = wrap(xp.asarray(_sel(pos, g, g * wb, dt))) if self.needs[0] else None
+        gw = None
+        if self.needs[1]:
+            full = _sel(pos, 0., g * x, dt)
+            dims = tuple(i for i in range(full.ndim) if i != 1 or w._data.size == 1)
+            r = full.sum(axis=dims) if dims else full
+            gw = wrap(xp.asarray(r).reshape(w._data.shape))
+        return gx, gw
+
     def backward(self, g):
         x, w = self.saved_tensors
         pos = x._data > 0
+        if not _Mode.grad and x._data.dtype.kind == 'f' and x._data.dtype == g._data.dtype:
+            return self._fast(g._data, x._data, w, pos)
         wb = w.reshape(self.wshape)
         gx = _pick(pos, g, g * wb) if self.needs[0] else None
         gw = None
@@ -1248,7 +1311,7 @@ def prelu(input, weight):
     w32 = _lowp_np(a.dtype)
     if w32 is not None:
         wv = wv.astype(w32)
-    res = _run(a, lambda x, xp_: xp_.where(x > 0, x, x * wv).astype(x.dtype))
+    res = _run(a, lambda x, xp_: _sel(x > 0, x, x * wv, x.dtype))
     if grad_needed(input, weight):
         node = PreluKernelBackward0()
         node.wshape = wshape
@@ -1265,6 +1328,9 @@ class RreluWithNoiseBackward0(Node):
         if noise is not None:
             return g * noise
         slope = self.slope
+        if not _Mode.grad and g._data.dtype.kind == 'f':
+            ga = g._data
+            return wrap(array_module(ga).asarray(_sel(x._data > 0, ga, ga * slope, ga.dtype)))
         return _pick(x._data > 0, g, g * slope)
 
 
@@ -1298,14 +1364,14 @@ def _rrelu_fn(input, lower=1.0 / 8.0, upper=1.0 / 3.0, training=False, generator
         u = (gen._words64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * (2.0 ** -53)
         nz = xp.ones(a.shape, w)
         nz[neg] = to_device((u * (hi - lo) + lo).astype(w), device_of(a))
-        res = _w(xp.where(neg, x * nz, x).astype(a.dtype), xp, a)
+        res = _w((x * nz).astype(a.dtype, copy=False), xp, a)
         if _Mode.grad and input._rg:
             node = RreluWithNoiseBackward0()
             node.slope, node.noise_none = slope, not hi - lo > 1e-6
             noise = None if node.noise_none else wrap(nz.astype(a.dtype))
             record(res, node, (input,), save=(input, noise))
         return res
-    res = _run(a, lambda x, xp_: xp_.where(x > 0, x, x * slope).astype(x.dtype))
+    res = _run(a, lambda x, xp_: _sel(x > 0, x, x * slope, x.dtype))
     if _Mode.grad and input._rg:
         node = RreluWithNoiseBackward0()
         node.slope, node.noise_none = slope, True

@@ -297,6 +297,22 @@ def as_size(size, fname, arg='size', pos=1):
     return tuple(out)
 
 
+class _Omitted:
+    """The default of an optional argument that PyTorch's parser tells apart from an
+    explicit ``None`` (``mean(keepdim=True)`` is invalid where ``mean(dim=None,
+    keepdim=True)`` is not). It prints as ``None``, the default PyTorch documents."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return 'None'
+
+    def __bool__(self):
+        return False
+
+
+OMITTED = _Omitted()
+
+
 def invalid(fname, *args, **kwargs):
     """Raise PyTorch's "received an invalid combination of arguments" TypeError."""
     got = ', '.join([type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in

@@ -2,6 +2,10 @@
 ``bitwise``, ``pointwise``): operand promotion, result wrapping, ``out=``, masks, the
 "not implemented" errors and backward nodes, the generic in-place form."""
 
+import dis
+import os
+import sys
+
 import numpy as np
 
 from .. import _dtype as D
@@ -10,6 +14,7 @@ from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module
 from ._layout import elementwise as _elementwise
+from ._args import type_name, invalid as _args_invalid
 
 _nd = np.ndarray   # the host array type: `r.__class__ is _nd` is the cheap "already an array" test
 _ign = np.errstate(all='ignore')     # decorator: PyTorch never warns on inf/nan results
@@ -24,7 +29,47 @@ def _bin(a, b):
         a2, b2 = _nd_operand(a), _nd_operand(b)
         if a2 is a and b2 is b:
             raise
+        f = _user_frame()
+        opcode = f.f_code.co_code[f.f_lasti] if f is not None else None
+        if opcode not in _ARITH_OPCODES:
+            if opcode == _COMPARE_OP:
+                raise TypeError(f"comparison not supported between instances of "
+                                f"'{type_name(a)}' and '{type_name(b)}'")
+            bad, pos, arg = (a, 1, 'input') if a2 is not a else (b, 2, 'other')
+            raise TypeError(f"{_op_name()}(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type_name(bad)}")
         return _bin(a2, b2)
+
+
+_OPS_DIR = os.path.dirname(os.path.abspath(__file__))
+_ARITH_OPCODES = frozenset(dis.opmap[n] for n in (
+    'BINARY_OP', 'BINARY_ADD', 'BINARY_SUBTRACT', 'BINARY_MULTIPLY', 'BINARY_TRUE_DIVIDE',
+    'BINARY_FLOOR_DIVIDE', 'BINARY_MODULO', 'BINARY_POWER', 'BINARY_MATRIX_MULTIPLY')
+    if n in dis.opmap)
+_COMPARE_OP = dis.opmap['COMPARE_OP']
+
+
+def _user_frame():
+    """The innermost frame outside the op library (the caller of the public op).
+
+    PyTorch takes NumPy arrays as operands of its arithmetic operators (``t + a``) but not
+    of its functions and methods (``torch.add(t, a)``), nor of ``<``; ember binds one
+    function to all three, so ``_bin``'s error path (never the hot path) looks at the
+    calling instruction to tell them apart."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_OPS_DIR):
+        f = f.f_back
+    return f
+
+
+def _op_name():
+    """The public name the user called (for error messages), from the op body's frame."""
+    f = sys._getframe(2)
+    name = None
+    while f is not None and f.f_code.co_filename.startswith(_OPS_DIR):
+        name = f.f_code.co_name
+        f = f.f_back
+    return name
 
 
 def _bin_n(a, b):
@@ -175,6 +220,8 @@ def _out(res, out, name='add'):
 
 def _make_inplace(fn, name):
     def f(self, *args, **kwargs):
+        if 'out' in kwargs:   # in-place forms have no out= in PyTorch
+            _args_invalid(name, *args, **kwargs)
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"In-place version of :func:`{fn.__name__}`."

@@ -157,9 +157,8 @@ def _scalar_for(arr, s):
         raise _Upcast(_default_complex()._np)
     if isinstance(s, Tensor):
         raise TypeError("internal: tensor passed as scalar")
-    if isinstance(s, np.generic) or isinstance(s, np.ndarray):
-        c = _scalar_category(s.item() if isinstance(s, np.ndarray) else s)
-        return _scalar_for(arr, (bool, int, float, complex)[c](s))
+    if isinstance(s, np.generic):
+        return _scalar_for(arr, (bool, int, float, complex)[_scalar_category(s)](s))
     raise TypeError(f"unsupported operand type(s): 'Tensor' and '{t.__name__}'")
 
 

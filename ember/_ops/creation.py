@@ -636,7 +636,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 
 @register(method=False)
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def eye(n, m=_args.OMITTED, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     """A 2-D tensor with ones on the diagonal: ``n`` rows, ``m`` (default ``n``) columns.
 
@@ -648,6 +648,10 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     """
     if n.__class__ is not int:
         n = _args.as_int(n, 'eye', 'n', 1)
+    if m is _args.OMITTED:
+        m = None
+    elif m is None:   # eye(n, None) matches none of PyTorch's signatures
+        _args.invalid('eye', n, m)
     if m is not None and m.__class__ is not int:
         m = _args.as_int(m, 'eye', 'm', 2)
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
@@ -802,6 +806,8 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     for v in vals:   # #ARGCHK
         if not isinstance(v, (builtins.int, builtins.float, np.number, np.bool_)):
             _args.invalid('arange', start, end, step)
+        if type(v) is builtins.int and not -(1 << 63) <= v < (1 << 64):
+            raise OverflowError("int too big to convert")
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")

@@ -325,7 +325,7 @@ class MeanBackward1(Node):
 
 
 @register()
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(input, dim=_args.OMITTED, keepdim=False, *, dtype=None, out=None):
     """Mean of elements over ``dim`` (int, tuple or None for all).
 
     The input must be floating point or complex (or pass ``dtype=``).
@@ -337,6 +337,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'mean')
+    if dim is _args.OMITTED:
+        if keepdim is not False:   # PyTorch has no mean(input, keepdim) overload
+            _args.invalid('mean', keepdim=keepdim)
+        dim = None
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'mean', 'keepdim', 2)
     if dtype is not None:
@@ -468,6 +472,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 # ------------------------------------------------------------------ max / min family
 def _minmax(name, input, dim, keepdim, out, big):
+    if out is not None and not isinstance(out, (Tensor, tuple, list)):   # #ARGCHK
+        _args.invalid(name, input, dim, out=out)
     if isinstance(dim, Tensor):
         from . import arithmetic
         fn = arithmetic.maximum if big else arithmetic.minimum

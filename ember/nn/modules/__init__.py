@@ -23,3 +23,16 @@ from .flatten import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
+
+from . import (linear, activation, conv, batchnorm, pooling, padding, upsampling,  # noqa: E402
+               pixelshuffle, channelshuffle, fold, loss, distance, normalization,
+               instancenorm, dropout, sparse, flatten, rnn, transformer, adaptive)
+
+# the layers, and nothing else (not the submodules: ``ember.nn.utils`` is not ``.utils``)
+__all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
+           'LazyModuleMixin']
+for _m in (linear, activation, conv, batchnorm, pooling, padding, upsampling, pixelshuffle,
+           channelshuffle, fold, loss, distance, normalization, instancenorm, dropout, sparse,
+           flatten, rnn, transformer, adaptive):
+    __all__ += [_n for _n in _m.__all__ if _n not in __all__]
+del _m

@@ -1,6 +1,7 @@
 """Convolution layers: ``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d`` and their lazy forms."""
 import math
 
+from .utils import _ntuple
 from ..._ops.creation import empty
 from ..._ops import conv as C
 from .. import init
@@ -39,10 +40,11 @@ class _ConvNd(Module):
                              f"'circular'}}, but got padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
-        self.kernel_size = C._tup(kernel_size, nd)
-        self.stride = C._tup(stride, nd)
-        self.padding = padding if isinstance(padding, str) else C._tup(padding, nd)
-        self.dilation = C._tup(dilation, nd)
+        nt = _ntuple(nd)     # iterables are read as tuples, as PyTorch's layers do
+        self.kernel_size = C._tup(nt(kernel_size), nd)
+        self.stride = C._tup(nt(stride), nd)
+        self.padding = padding if isinstance(padding, str) else C._tup(nt(padding), nd)
+        self.dilation = C._tup(nt(dilation), nd)
         self.transposed = transposed
         self.output_padding = C._tup(output_padding, nd)
         self.groups = groups

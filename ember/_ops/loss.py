@@ -599,6 +599,14 @@ class NllLossBackward0(Node):
         (x,) = self.saved_tensors
         if self.bad is not None:     # PyTorch's backward refuses a (1,) target of a (C,) input
             raise RuntimeError(self.bad)
+        if not (_Mode.grad and g._rg):   # no graph of the gradient: one array kernel
+            xp = array_module(g._data)
+            gd = g._data.reshape(self.gshape) if self.reduction == 'none' else g._data
+            out = xp.zeros(self.xshape, dtype=x._data.dtype)
+            n, _, k = self.xshape
+            vals = xp.broadcast_to(self.coef * gd, (n, 1, k))[:, 0, :]
+            out[xp.arange(n)[:, None], self.idx[:, 0, :], xp.arange(k)[None, :]] = vals
+            return wrap(out.reshape(x.shape))
         coef = wrap(self.coef)             # (N, 1, *) or (1, 1): -w[t] / total (0 if ignored)
         if self.reduction == 'none':
             gg = g.reshape(self.gshape)    # (N, 1, *)

@@ -17,6 +17,13 @@ then a few large GEMMs. Under ``create_graph=True`` the node first recomputes th
 activations from its saved inputs with differentiable ember ops, so the same backward code
 builds a graph and double backward is exact.
 
+NOTE: unlike PyTorch, whose CPU GRU and RNN layers are composed of small ops, the grad_fn of
+a one-direction GRU/RNN layer output is ember's own node (``GruLayerBackward0``,
+``RnnTanhLayerBackward0``, ``RnnReluLayerBackward0``); the cells' results come from the same
+nodes (PyTorch composes them: ``MulBackward0``, ``AddBackward0``, ``TanhBackward0``). The
+LSTM's names are PyTorch's CPU names. float16/bfloat16 inputs are computed in float32 and
+the results cast back.
+
 ``__all__`` lists the names ``ember.nn.functional`` re-exports (none: the recurrent
 functions are ``ember.*`` ops, as in PyTorch)."""
 from .._tensor import Tensor, _Mode
@@ -180,7 +187,7 @@ def _layer_arrays(mode, xa, h0a, c0a, wih, whh, bih, bhh, whr, bs, offs, reverse
     return out, h, None, saved
 
 
-# ----------------------------------------------------------------------------- recompute (create_graph)
+# ----------------------------------------------------------------------------- recompute
 
 def _layer_graph(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse):
     """The tensors :func:`_layer_arrays` keeps, recomputed from the inputs with
@@ -348,10 +355,10 @@ class _RnnLayerNode(Node):
     """One recurrent layer in one direction over a (packed) sequence."""
     _materialize = False
     mode = None
-    kept = None
 
     def backward(self, gout, gh, gc=None):
-        x, h0, c0, wih, whh, bih, bhh, whr = self.saved_tensors
+        saved = self.saved_tensors
+        x, h0, c0, wih, whh, bih, bhh, whr = saved[:8]
         bs, offs, reverse = self.cfg
         mode = self.mode
         xshape = None
@@ -363,7 +370,7 @@ class _RnnLayerNode(Node):
         if _Mode.grad:   # create_graph: activations as functions of the inputs
             S = _layer_graph(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse)
         else:
-            S = tuple(None if a is None else wrap(a) for a in self.kept)
+            S = saved[8:]
         if gout is not None and gout.dtype != x.dtype:
             gout = gout.to(x.dtype)
         grads = _bptt(mode, S, x, h0, c0, wih, whh, whr, bs, offs, reverse, gout, gh, gc,
@@ -372,9 +379,6 @@ class _RnnLayerNode(Node):
             grads = (grads[0].view(xshape),) + grads[1:]
         return grads
 
-    def _release(self):
-        super()._release()
-        self.kept = None
 
 
 class MkldnnRnnLayerBackward0(_RnnLayerNode):
@@ -428,8 +432,10 @@ def _layer(mode, x, h0, c0, wih, whh, bih, bhh, whr, bs, offs, reverse):
     if need:
         node = _NODES[mode]()
         node.cfg = (bs, offs, reverse)
-        node.kept = kept
-        record((o, hT) if cT is None else (o, hT, cT), node, ins, save=ins)
+        # the inputs, then the activations the backward reads (saved alike: version
+        # checked, seen by saved-tensor hooks, freed after backward)
+        record((o, hT) if cT is None else (o, hT, cT), node, ins,
+               save=ins + tuple(None if a is None else wrap(a) for a in kept))
     return o, hT, cT
 
 

@@ -448,3 +448,33 @@ def test_sync_helper_roundtrip():
     for (a, p), (b, q) in zip(e.named_parameters(), t.named_parameters()):
         assert a == b
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+def test_retain_graph_hooks_and_inplace_weight_error():
+    """The layer node keeps its tensors like any node: retain_graph backs twice, the second
+    backward without it raises, saved-tensor hooks see them, an in-place weight change
+    before backward raises (torch's behaviour for each)."""
+    for m in (ember, torch):
+        net = m.nn.LSTM(3, 4, 2)
+        x = m.randn(3, 2, 3, requires_grad=True)
+        out, _ = net(x)
+        out.sum().backward(retain_graph=True)
+        g1 = x.grad.clone()
+        out.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), 2 * g1.numpy(), rtol=1e-6)
+        with pytest.raises(RuntimeError):
+            out.sum().backward()
+        packed = []
+
+        def pack(t):
+            packed.append(t)
+            return t
+        with m.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out, _ = net(x)
+        assert packed
+        out.sum().backward()
+        out, _ = net(x)
+        with m.no_grad():
+            net.weight_hh_l1.mul_(2)
+        with pytest.raises(RuntimeError):
+            out.sum().backward()

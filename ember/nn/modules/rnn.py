@@ -357,6 +357,9 @@ class RNN(RNNBase):
         weight_ih_l[k], weight_hh_l[k], bias_ih_l[k], bias_hh_l[k] (and ``_reverse``): the
             parameters, drawn from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
 
+    NOTE: unlike PyTorch, the output of a one-direction layer has ember's own grad_fn
+    (``RnnTanhLayerBackward0`` / ``RnnReluLayerBackward0``; PyTorch composes small ops).
+
     Example::
 
         >>> rnn = nn.RNN(10, 20, 2)
@@ -503,6 +506,9 @@ class GRU(RNNBase):
         - h_0: ``(D * num_layers, [N,] H_out)``; zeros if omitted.
         - output: ``(L, [N,] D * H_out)`` (batch first with ``batch_first``), or packed.
         - h_n: as h_0.
+
+    NOTE: unlike PyTorch, the output of a one-direction layer has ember's own grad_fn
+    (``GruLayerBackward0``; PyTorch composes small ops).
 
     Example::
 

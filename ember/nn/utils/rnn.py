@@ -179,6 +179,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     Returns:
         PackedSequence.
 
+    NOTE: unlike PyTorch, a length above the input's sequence length raises a
+    ``RuntimeError`` (PyTorch reads past the end of the input).
+
     Example::
 
         >>> x = ember.tensor([[1, 2, 3], [4, 5, 0]])

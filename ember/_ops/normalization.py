@@ -302,8 +302,8 @@ def _ln_backward_arrays(g, x, w, mean, rstd, axis, needs):
         if needs[2]:
             gb = wrap(xp.zeros(w._data.shape if w is not None else shape[axis:], g._data.dtype))
         return gx, gw, gb
-    xc = x2 - mu[:, None]
-    p = xc * g2                                    # g * (x - mean)
+    p = x2 - mu[:, None]
+    p *= g2                                        # g * (x - mean)
     if needs[1]:
         gw = wrap(xp.matmul(r, p).reshape(w._data.shape).astype(w._data.dtype, copy=False))
     if needs[2]:
@@ -324,9 +324,10 @@ def _ln_backward_arrays(g, x, w, mean, rstd, axis, needs):
         c2 *= -inv_k
         c3 = r * s_g
         c3 *= -inv_k
-        xp.multiply(xc, c2[:, None], out=p)
+        c3 -= c2 * mu                              # dx = r w g + c2 x + c3 (x, not x - mean)
+        xp.multiply(x2, c2[:, None], out=p)
+        p += c3[:, None]
         dx += p
-        dx += c3[:, None]
         gx = wrap(dx.reshape(shape).astype(a.dtype, copy=False))
     return gx, gw, gb
 
@@ -509,8 +510,8 @@ def _gn_backward_arrays(g, x, w, mean, rstd, G, needs, gmean=None, grstd=None):
     r = rstd._data.reshape(n, G).astype(cdt, copy=False)
     x3 = a.reshape(n, G, d * hw).astype(cdt, copy=False)
     g2 = g._data.reshape(n * c, hw).astype(cdt, copy=False)
-    xc = x3 - mu[:, :, None]
-    p = xc.reshape(n * c, hw) * g2                  # g * (x - mean)
+    p = (x3 - mu[:, :, None]).reshape(n * c, hw)
+    p *= g2                                         # g * (x - mean)
     ones = xp.ones(hw, cdt)
     s_gxc = xp.matmul(p, ones).reshape(n, c)        # per (n, c): sum of g * (x - mean)
     s_g = xp.matmul(g2, ones).reshape(n, c)         # per (n, c): sum of g
@@ -536,9 +537,10 @@ def _gn_backward_arrays(g, x, w, mean, rstd, G, needs, gmean=None, grstd=None):
             c2 -= r3 * grstd._data.astype(cdt, copy=False) * inv_m
             c3 += gmean._data.astype(cdt, copy=False) * inv_m
         c1 = rc if w1 is None else rc * w1
+        c3 -= c2 * mu                               # dx = c1 g + c2 x + c3 (x, not x - mean)
         dx = g2 * c1.reshape(n * c, 1)
         p3 = p.reshape(n, G, d * hw)
-        xp.multiply(xc, c2[:, :, None], out=p3)
+        xp.multiply(x3, c2[:, :, None], out=p3)
         p3 += c3[:, :, None]
         dx += p
         gx = wrap(dx.reshape(shape).astype(a.dtype, copy=False))

@@ -478,3 +478,19 @@ def test_retain_graph_hooks_and_inplace_weight_error():
             net.weight_hh_l1.mul_(2)
         with pytest.raises(RuntimeError):
             out.sum().backward()
+
+
+@pytest.mark.parametrize('kind', ['lstm', 'gru'])
+def test_dropout_masks_packed(kind):
+    """Train-mode dropout on packed data draws torch's masks too."""
+    e, t = pair(lambda n: KINDS[kind](n, num_layers=3, dropout=0.5, bidirectional=True))
+    x = np.random.default_rng(0).standard_normal((4, 3, 3)).astype(np.float32)
+    res = {}
+    for m, mod in ((ember, e), (torch, t)):
+        m.manual_seed(5)
+        p = m.nn.utils.rnn.pack_padded_sequence(m.from_numpy(x.copy()), [4, 2, 3],
+                                                enforce_sorted=False)
+        o, h = mod(p)
+        res[m] = [_np(o.data)] + [_np(a) for a in (h if isinstance(h, tuple) else (h,))]
+    for a, b in zip(res[ember], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

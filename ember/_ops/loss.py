@@ -59,10 +59,11 @@ def _red(reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _red_enum(reduction):
+def _red_enum(reduction, fname='loss'):
     """The reduction string of PyTorch's enumeration (the ``torch.xxx`` forms)."""
-    if isinstance(reduction, str):
-        raise TypeError(f"reduction must be int, not str")
+    if isinstance(reduction, bool) or not isinstance(reduction, int):
+        raise TypeError(f"{fname}(): argument 'reduction' must be int, not "
+                        f"{_args.type_name(reduction)}")
     if reduction not in (0, 1, 2):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _ENUM[int(reduction)]
@@ -588,7 +589,8 @@ def _binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=Non
         >>> ember.binary_cross_entropy_with_logits(ember.tensor([0.]), ember.tensor([1.]))
         tensor(0.6931)
     """
-    return _bce_logits(input, target, weight, pos_weight, _red_enum(reduction))
+    red = _red_enum(reduction, 'binary_cross_entropy_with_logits')
+    return _bce_logits(input, target, weight, pos_weight, red)
 
 
 # ----------------------------------------------------------------------------- nll / cross entropy
@@ -967,7 +969,8 @@ def _poisson_nll_loss(input, target, log_input, full, eps, reduction):
         >>> ember.poisson_nll_loss(ember.tensor([0.]), ember.tensor([1.]), True, False, 1e-8, 1)
         tensor(1.)
     """
-    return _poisson(input, target, log_input, full, eps, _red_enum(reduction))
+    red = _red_enum(reduction, 'poisson_nll_loss')
+    return _poisson(input, target, log_input, full, eps, red)
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
@@ -1071,7 +1074,8 @@ def _kl_div(input, target, reduction=1, *, log_target=False):
         >>> ember.kl_div(ember.tensor([-1., -1.]), ember.tensor([0.5, 0.5]), 2)
         tensor(0.3069)
     """
-    return _kl(input, target, _red_enum(reduction), log_target)
+    red = _red_enum(reduction, 'kl_div')
+    return _kl(input, target, red, log_target)
 
 
 def _margin_ranking(input1, input2, target, margin, reduction):
@@ -1112,7 +1116,8 @@ def _margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
         >>> ember.margin_ranking_loss(ember.tensor([1.]), ember.tensor([2.]), ember.tensor([1.]))
         tensor(1.)
     """
-    return _margin_ranking(input1, input2, target, margin, _red_enum(reduction))
+    red = _red_enum(reduction, 'margin_ranking_loss')
+    return _margin_ranking(input1, input2, target, margin, red)
 
 
 def _hinge(input, target, margin, reduction):
@@ -1154,7 +1159,8 @@ def _hinge_embedding_loss(input, target, margin=1.0, reduction=1):
         >>> ember.hinge_embedding_loss(ember.tensor([0.3]), ember.tensor([-1.]))
         tensor(0.7000)
     """
-    return _hinge(input, target, margin, _red_enum(reduction))
+    red = _red_enum(reduction, 'hinge_embedding_loss')
+    return _hinge(input, target, margin, red)
 
 
 def _cosine_emb(input1, input2, target, margin, reduction):
@@ -1211,7 +1217,8 @@ def _cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
         >>> ember.cosine_embedding_loss(ember.tensor([[1., 0.]]), ember.tensor([[0., 1.]]), ember.tensor([1]))
         tensor(1.)
     """
-    return _cosine_emb(input1, input2, target, margin, _red_enum(reduction))
+    red = _red_enum(reduction, 'cosine_embedding_loss')
+    return _cosine_emb(input1, input2, target, margin, red)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -1300,7 +1307,8 @@ def _triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, 
         >>> ember.triplet_margin_loss(a, a, a + 3)
         tensor(0.)
     """
-    return _triplet(anchor, positive, negative, margin, p, eps, swap, _red_enum(reduction))
+    red = _red_enum(reduction, 'triplet_margin_loss')
+    return _triplet(anchor, positive, negative, margin, p, eps, swap, red)
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
@@ -1757,5 +1765,13 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduct
         >>> ember.ctc_loss(lp, ember.tensor([[1, 2]]), [5], [2]).shape
         torch.Size([])
     """
-    return _ctc(log_probs, targets, input_lengths, target_lengths, blank, _red_enum(reduction),
+    red = _red_enum(reduction, 'ctc_loss')
+    return _ctc(log_probs, targets, input_lengths, target_lengths, blank, red,
                 zero_infinity)
+
+
+# the torch-level forms carry their public names (``ember.kl_div.__name__ == 'kl_div'``)
+for _f in (_binary_cross_entropy_with_logits, _poisson_nll_loss, _kl_div, _margin_ranking_loss,
+           _hinge_embedding_loss, _cosine_embedding_loss, _triplet_margin_loss, _ctc_loss):
+    _f.__name__ = _f.__qualname__ = _f.__name__[1:]
+del _f

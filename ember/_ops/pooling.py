@@ -225,7 +225,7 @@ def _reduce_max(xp, vals, floating):
     return best, arg
 
 
-_MANY = 16    # kernels with more offsets than this are reduced from a view of the windows
+_MANY = 64    # kernels with more offsets than this are reduced from a view of the windows
 
 
 def _reduce_max_last(xp, vals, floating):
@@ -292,8 +292,6 @@ def _max_pool_arrays(x, k, s, p, d, out):
         # reports its first in-bounds element there
         idx = _first_valid_fix(xp, arg, k, s, p, d, out, sp, pst)
         arg = None
-    if K > _MANY:
-        arg = None     # the backward's one pass per kernel offset would be slow: bincount
     return best, idx, arg
 
 
@@ -370,7 +368,8 @@ def _scatter_offsets(g, arg, in_sp, k, s, p, d, out):
 
 
 def _scatter_flat(g, idx, in_sp):
-    """``out[plane, idx] += g`` over the flattened planes (one bincount)."""
+    """``out[plane, idx] += g`` over the flattened planes (``add.at``, or a bincount where
+    the array module has no ``ufunc.at``)."""
     xp = array_module(g)
     nd = len(in_sp)
     lead = g.shape[:-nd]
@@ -380,15 +379,20 @@ def _scatter_flat(g, idx, in_sp):
         return xp.zeros(lead + tuple(in_sp), g.dtype)
     idx = idx.reshape(P, -1)
     w = g.reshape(-1)
-    if w.dtype.kind not in 'f' or w.dtype.itemsize < 4:
-        w = w.astype(np.float64)
     bad = (idx < 0) | (idx >= Q)
     if bad.any():   # a window of padding only (dilated): PyTorch's index lies outside
         idx = xp.where(bad, 0, idx)
         w = xp.where(bad.reshape(-1), 0, w)
-    flat = idx + (xp.arange(P, dtype=np.int64) * Q)[:, None]
-    r = xp.bincount(flat.reshape(-1), weights=w, minlength=P * Q)
-    return r.astype(g.dtype).reshape(lead + tuple(in_sp))
+    flat = (idx + (xp.arange(P, dtype=np.int64) * Q)[:, None]).reshape(-1)
+    at = getattr(xp.add, 'at', None)
+    if at is not None:
+        r = xp.zeros(P * Q, g.dtype)
+        at(r, flat, w)
+    else:
+        if w.dtype.kind not in 'f' or w.dtype.itemsize < 4:
+            w = w.astype(np.float64)
+        r = xp.bincount(flat, weights=w, minlength=P * Q).astype(g.dtype)
+    return r.reshape(lead + tuple(in_sp))
 
 
 def _gather_flat(src, idx, nd):
@@ -417,7 +421,10 @@ class _MaxBackward(Node):
 
 
 def _scatter_grad(g, idx, in_sp, cls, fast=None):
-    if fast is not None and fast[0] is not None:
+    # add.at by the flat indices is the fastest where the array module has it; else one
+    # pass per kernel offset where the argmax offsets are known, else a bincount
+    if fast is not None and fast[0] is not None and \
+            getattr(array_module(g._data).add, 'at', None) is None:
         arg, k, s, p, d, out = fast
         r = _scatter_offsets(g._data, arg, in_sp, k, s, p, d, out)
     else:
@@ -1127,8 +1134,12 @@ def _adaptive_max_arrays(x, osz):
         a = a.reshape(sh)
         ix.append(xp.asarray(a))
         flat = flat + a * pst[i]
-    g = x[(Ellipsis,) + tuple(ix)]                       # (*lead, o0, K0, o1, K1, ...)
     L = len(lead)
+    g = x                                  # gather per dim: (*lead, o0, K0, o1, K1, ...)
+    for i in range(nd):
+        ax = L + 2 * i
+        g = xp.take(g, ix[i].reshape(-1), axis=ax)
+        g = g.reshape(g.shape[:ax] + (osz[i], K[i]) + g.shape[ax + 1:])
     perm = tuple(range(L)) + tuple(L + 2 * i for i in range(nd)) + \
         tuple(L + 2 * i + 1 for i in range(nd))
     KK = int(np.prod(K))
@@ -1156,6 +1167,10 @@ def _adaptive_max_nd(input, output_size, nd, fname):
         xp = array_module(x)
         best = xp.zeros(x.shape[:-nd] + osz, x.dtype)
         idx = xp.zeros(best.shape, np.int64)
+    elif all(i % o == 0 for i, o in zip(x.shape[-nd:], osz)):   # regular windows
+        k = tuple(i // o for i, o in zip(x.shape[-nd:], osz))
+        best, idx, _ = _max_pool_arrays(x, k, k, (0,) * nd, (1,) * nd, osz)
+        best, idx = _lay(best, x), _lay(idx, x)
     else:
         best, idx = _adaptive_max_arrays(x, osz)
         best, idx = _lay(best, x), _lay(idx, x)

@@ -205,7 +205,8 @@ def _row_stats(x2, eps, xp):
     mean = xp.matmul(x2, xp.ones(k, x2.dtype))
     mean *= 1.0 / k
     xc = x2 - mean[:, None]
-    var = xp.einsum('ij,ij->i', xc, xc)
+    vecdot = getattr(xp, 'vecdot', None)           # a BLAS dot per row (NumPy >= 2)
+    var = vecdot(xc, xc) if vecdot is not None else xp.einsum('ij,ij->i', xc, xc)
     var *= 1.0 / k
     var += eps
     rstd = xp.sqrt(var)

@@ -59,7 +59,7 @@ def _make_fast_inplace(fn, name, ufunc):
         if not args and not kwargs and (not _Mode.grad or (
                 not self._rg and not (isinstance(other, Tensor) and other._rg))):
             a = self._data
-            if a.dtype.kind in 'fc':
+            if a.__class__ is np.ndarray and a.dtype.kind in 'fc':   # host arrays: NumPy's ufunc
                 if isinstance(other, Tensor):
                     b = other._data
                     ok = b.dtype == a.dtype

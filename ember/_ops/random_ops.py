@@ -1297,10 +1297,10 @@ def dropout_noise(input, p, feature=False, generator=None):
         shape = shape[:2] + (1,) * (len(shape) - 2)
     dt, dev = input.dtype, input.device
     if p == 1:
-        return wrap(np.zeros(shape, dt._np)) if dev.type == 'cpu' else \
-            wrap(to_device(np.zeros(shape, dt._np), dev))
+        return wrap(to_device(np.zeros(shape, dt._np), dev))
     g = _gen(generator, dev)
     q = 1.0 - p
     noise = _bernoulli_scalar_arr(g, shape, dt, q)
     noise = _dt_op(noise, q, dt, 'div')
-    return wrap(noise if dev.type == 'cpu' else to_device(noise, dev))
+    # drawn on the host; the backend places it (cupy on CUDA, the strict check array)
+    return wrap(to_device(noise, dev))

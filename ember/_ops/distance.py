@@ -191,7 +191,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
             return wrap(_euclid_mm_arrays(xp, a, b, batch))
         e1 = x1.expand(batch + x1.shape[-2:]) if x1.shape[:-2] != batch else x1
         e2 = x2.expand(batch + x2.shape[-2:]) if x2.shape[:-2] != batch else x2
-        return _euclid_mm(e1, e2)
+        return _euclid_mm(e1, e2).view(batch + (P, R))     # ViewBackward0, as PyTorch's
     ab = xp.broadcast_to(a, batch + a.shape[-2:])
     bb = xp.broadcast_to(b, batch + b.shape[-2:])
     res = wrap(_cdist_direct(ab, bb, p, xp))

@@ -60,6 +60,9 @@ def test_grad_fn_names():
     assert ember.cdist(a, b).grad_fn.name() == torch.cdist(ta, tb).grad_fn.name() == \
         'CdistBackward0'
     assert ember.nn.functional.pdist(a).grad_fn.name() == 'PdistBackward0'
+    big, tbig = ember.randn(30, 4, requires_grad=True), torch.randn(30, 4, requires_grad=True)
+    assert ember.cdist(big, b).grad_fn.name() == torch.cdist(tbig, tb).grad_fn.name() == \
+        'ViewBackward0'
     assert ember.dist(a, a.detach() + 1).grad_fn.name() == 'DistBackward0'
     assert a.dist(a.detach() + 1).grad_fn.name() == 'DistBackward0'
 

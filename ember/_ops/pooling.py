@@ -885,7 +885,18 @@ def _avg_pool_backward_arrays(g, geo, in_sp):
     xp = array_module(g)
     nd = len(k)
     gd = g / div
-    gx = xp.zeros(g.shape[:-nd] + tuple(in_sp), g.dtype)
+    lead = g.shape[:-nd]
+    gx = xp.zeros(lead + tuple(in_sp), g.dtype)
+    if tuple(s) == tuple(k) and not any(p) and all(out[i] * k[i] <= in_sp[i]
+                                                   for i in range(nd)):
+        # windows tile the input: one broadcast write through a (.., o, k, ..) view
+        st = gx.strides
+        L = len(lead)
+        shape = lead + sum(((out[i], k[i]) for i in range(nd)), ())
+        strides = st[:L] + sum(((st[L + i] * k[i], st[L + i]) for i in range(nd)), ())
+        view = xp.lib.stride_tricks.as_strided(gx, shape, strides)
+        view[...] = gd.reshape(lead + sum(((out[i], 1) for i in range(nd)), ()))
+        return gx
     return _place(gx, lambda n: gd, k, s, p, (1,) * nd, out)
 
 
@@ -1331,6 +1342,10 @@ def _adaptive_avg_backward_arrays(g, in_sp):
     xp = array_module(g)
     nd = len(in_sp)
     osz = g.shape[-nd:]
+    if all(o and i % o == 0 for i, o in zip(in_sp, osz)):   # regular windows
+        k = tuple(i // o for i, o in zip(in_sp, osz))
+        return _avg_pool_backward_arrays(
+            g, (k, k, (0,) * nd, osz, g.dtype.type(int(np.prod(k)))), in_sp)
     mats = _adaptive_mats(xp, in_sp, osz, g.dtype)
     cnt = 1
     for i in range(nd):

@@ -11,13 +11,17 @@ How they compute, with no loop over positions:
   kernel offset: ``x[..., i*d::s, j*d::s]`` has one element of every window. Max pooling
   reduces the slices with ``maximum`` (NaN-propagating) and finds the argmax offset with one
   comparison per offset (the first offset holding the max wins ties, the last NaN wins, as
-  in PyTorch's CPU kernels); average pooling sums the slices.
-* the backward of max pooling adds the gradient into the input through the argmax offsets
-  (one strided add per kernel offset), or, where only the flat indices are known, with one
-  ``bincount``. The backward of average pooling spreads ``g / divisor`` over the slices.
+  in PyTorch's CPU kernels); average pooling sums the slices. Kernels of more than 64
+  offsets are reduced instead from one strided view of all windows (``argmax``).
+* the backward of max-style pooling adds the gradient into the input at the flat indices
+  (``add.at``; a bincount, or one pass per kernel offset, where the array module has no
+  ``ufunc.at``). The backward of average pooling spreads ``g / divisor`` over the windows:
+  offsets of the same stride phase add into one contiguous buffer, written once per phase
+  (or one broadcast write where the windows tile the input).
 * adaptive average pooling is separable: a 0/1 window matrix per spatial dim (a GEMM), then
-  a division by the window sizes. Adaptive and fractional max pooling gather one element per
-  window per kernel offset with computed indices.
+  a division by the window sizes (plain average pooling where the windows are regular).
+  Adaptive max pooling gathers every window (one ``take`` per dim) and reduces along the
+  window axis; fractional max pooling gathers one element per window per kernel offset.
 
 Each backward is itself an op with its own node (``MaxPool2DWithIndicesBackwardBackward0``,
 ``AvgPool2DBackwardBackward0``, ...), whose backward is the gather by the saved indices or

@@ -349,6 +349,14 @@ def test_linear_cross_entropy_layer_init_and_grads():
 def test_linear_cross_entropy_options_accepted():
     o = ember.nn.LinearCrossEntropyOptions(batch_chunk_size=2)
     assert o.batch_chunk_size == 2
+    ot = torch.nn.LinearCrossEntropyOptions(batch_chunk_size=2)
+    assert repr(o) == repr(ot)
+    assert o == ember.nn.LinearCrossEntropyOptions(batch_chunk_size=2)
+    assert hash(o) == hash(ember.nn.LinearCrossEntropyOptions(batch_chunk_size=2))
+    with pytest.raises(AttributeError):
+        o.acc_policy = 'compact'
+    m = ember.nn.LinearCrossEntropyLoss(3, 4, options=o)
+    assert repr(m) == repr(torch.nn.LinearCrossEntropyLoss(3, 4, options=ot))
     x, w, tg = R(4, 3), R(5, 3), IDX(5, 4)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')

@@ -1,6 +1,5 @@
 """Loss functions as modules: each holds its options (``reduction``, class ``weight``
 buffers, ...) and calls the functional form of ``ember.nn.functional``."""
-import dataclasses
 import math
 
 from ..._ops.loss import _reduction
@@ -441,14 +440,15 @@ class CrossEntropyLoss(_WeightedLoss):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
-@dataclasses.dataclass(slots=True, frozen=True)
 class LinearCrossEntropyOptions:
     """Options of the chunked :func:`linear_cross_entropy` (validated as PyTorch does).
+    Frozen, compared and printed as PyTorch's dataclass.
 
     NOTE: unlike PyTorch, ember has no chunked path: ``linear_cross_entropy`` always
     computes the reference (full logits); the options are accepted and checked only. The
     class lives in ``ember.nn.modules.loss`` (PyTorch's in
-    ``torch.nn.modules.linear_cross_entropy_options``).
+    ``torch.nn.modules.linear_cross_entropy_options``) and is a plain frozen class, not a
+    ``dataclasses`` dataclass (importing ``dataclasses`` would slow ``import ember``).
 
     Args:
         allow_retain_graph (bool): Default: ``False``.
@@ -463,13 +463,14 @@ class LinearCrossEntropyOptions:
         >>> nn.LinearCrossEntropyOptions(batch_chunk_size=64).batch_chunk_size
         64
     """
-    allow_retain_graph: bool = False
-    batch_chunk_size: 'int | None' = None
-    chunking_method: 'str | None' = 'auto'
-    acc_policy: str = 'auto'
-    acc_dtype: object = None
+    __slots__ = ('allow_retain_graph', 'batch_chunk_size', 'chunking_method', 'acc_policy',
+                 'acc_dtype')
 
-    def __post_init__(self):
+    def __init__(self, allow_retain_graph=False, batch_chunk_size=None, chunking_method='auto',
+                 acc_policy='auto', acc_dtype=None):
+        for k, v in zip(self.__slots__, (allow_retain_graph, batch_chunk_size, chunking_method,
+                                         acc_policy, acc_dtype)):
+            object.__setattr__(self, k, v)
         if self.acc_policy not in {'auto', 'accurate', 'balanced', 'compact'}:
             raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
         if self.chunking_method is not None and self.chunking_method != 'auto':
@@ -488,6 +489,27 @@ class LinearCrossEntropyOptions:
             raise ValueError("acc_dtype must be one of {None, torch.float16, torch.bfloat16, "
                              f"torch.float32, torch.float64}}, got {self.acc_dtype!r}. Pass "
                              "acc_dtype=None to let the op pick automatically.")
+
+    def _values(self):
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field '{name}'")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field '{name}'")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        return 'LinearCrossEntropyOptions(' + ', '.join(
+            f'{k}={getattr(self, k)!r}' for k in self.__slots__) + ')'
 
 
 class LinearCrossEntropyLoss(_WeightedLoss):

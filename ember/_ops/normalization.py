@@ -537,9 +537,11 @@ def _gn_backward_arrays(g, x, w, mean, rstd, G, needs, gmean=None, grstd=None):
         if gmean is not None:        # d mean / dx = 1 / m, d rstd / dx = -rstd^3 (x - mean) / m
             c2 -= r3 * grstd._data.astype(cdt, copy=False) * inv_m
             c3 += gmean._data.astype(cdt, copy=False) * inv_m
-        c1 = rc if w1 is None else rc * w1
         c3 -= c2 * mu                               # dx = c1 g + c2 x + c3 (x, not x - mean)
-        dx = g2 * c1.reshape(n * c, 1)
+        if w1 is None:                              # c1 = rstd per (sample, group)
+            dx = (g2.reshape(n, G, d * hw) * r[:, :, None]).reshape(n * c, hw)
+        else:
+            dx = g2 * (rc * w1).reshape(n * c, 1)
         p3 = p.reshape(n, G, d * hw)
         xp.multiply(x3, c2[:, :, None], out=p3)
         p3 += c3[:, :, None]
@@ -602,13 +604,12 @@ def _group_norm(input, weight, bias, n, c, hw, G, eps):
     x2 = a.reshape(n * G, d * hw).astype(cdt, copy=False)
     mean, rstd, y = _row_stats(x2, eps, xp)
     if y.size:
-        scale = rstd.reshape(n, G, 1)
-        if weight is not None:
-            scale = scale * weight._data.astype(cdt, copy=False).reshape(1, G, d)
-        else:
-            scale = xp.broadcast_to(scale, (n, G, d))
         y3 = y.reshape(n, c, hw)
-        xp.multiply(y3, scale.reshape(n, c, 1), out=y3)
+        if weight is not None:      # one scale per (sample, channel)
+            scale = rstd.reshape(n, G, 1) * weight._data.astype(cdt, copy=False).reshape(1, G, d)
+            xp.multiply(y3, scale.reshape(n, c, 1), out=y3)
+        else:                       # one per (sample, group): long rows, a faster pass
+            xp.multiply(y, rstd[:, None], out=y)
         if bias is not None:
             xp.add(y3, bias._data.astype(cdt, copy=False).reshape(1, c, 1), out=y3)
     else:

@@ -9,7 +9,7 @@ import torch
 import ember
 from ember import nn
 from oracle import check, check_error, gradcheck_ember, rand
-from _util import pair, run_both
+from _util import pair, run_both, sync
 
 ROOT = {torch.nn: torch, ember.nn: ember}
 
@@ -51,7 +51,6 @@ def test_layer_vs_torch(name, kw, shape, dtype):
     with torch.no_grad():       # parameters away from their 1 / 0 init
         for p in t.parameters():
             p.copy_(torch.from_numpy(rand(*p.shape, dtype=dtype, seed=p.numel())))
-    from _util import sync
     sync(e, t)
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == 'float32' else dict(rtol=1e-9, atol=1e-10)
     x = rand(*shape, dtype=dtype, seed=1) * 1.5 + 0.3
@@ -251,7 +250,7 @@ def test_local_response_norm_empty_returns_input():
     assert nn.LocalResponseNorm(2)(x) is x
 
 
-def test_speed_smoke():
+def test_benchmark_shapes():
     """The fused kernels handle the benchmark shapes (timing lives in bench/)."""
     ln, gn = nn.LayerNorm(128), nn.GroupNorm(8, 64)
     x = ember.randn(16, 64, 128, requires_grad=True)

@@ -13,7 +13,7 @@ from . import _args
 __all__ = ['pairwise_distance', 'cosine_similarity', 'pdist', 'normalize']
 
 # the compute_mode names of cdist and their numbers (PyTorch's enumeration)
-_CDIST_MODES = {None: 0, 'use_mm_for_euclid_dist_if_necessary': 0,
+_CDIST_MODES = {'use_mm_for_euclid_dist_if_necessary': 0,
                 'use_mm_for_euclid_dist': 1, 'donot_use_mm_for_euclid_dist': 2}
 _CHUNK = 1 << 22     # elements of one block of differences in the direct kernels
 
@@ -130,7 +130,7 @@ def _euclid_mm_arrays(xp, a, b, batch):
 
 
 @register(method=False)
-def cdist(x1, x2, p=2.0, compute_mode=None):
+def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     """Computes the p-norm distance between each pair of row vectors of two batches of
     collections.
 

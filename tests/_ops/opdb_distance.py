@@ -29,6 +29,7 @@ def cdist_samples(mk):
     yield S(mk((3, 4)), mk((5, 3)), desc='err columns')
     yield S(mk((3, 4)), mk((5, 4)), p=-1.0, desc='err p')
     yield S(mk((3, 4)), mk((5, 4)), compute_mode='bad', desc='err mode')
+    yield S(mk((3, 4)), mk((5, 4)), compute_mode=None, desc='err mode None')
     yield S(mk((3, 4)), mk((5, 4), dtype='int64'), desc='err int')
     yield S(mk((2, 3, 4)), mk((3, 5, 4)), desc='err batch')
 

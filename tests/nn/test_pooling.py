@@ -108,7 +108,7 @@ def test_fractional_fixed_samples(nd):
 
 
 @pytest.mark.parametrize('nd', [2, 3])
-@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
 def test_fractional_seeded_matches_torch(nd, dtype):
     """Without ``_random_samples`` the samples come from the generator, as torch draws them:
     after the same seed the windows (indices) are torch's."""

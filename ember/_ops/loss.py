@@ -1455,7 +1455,8 @@ class MultilabelMarginLossBackward0(Node):
         (x,) = self.saved_tensors
         x2 = x.reshape(self.shape2)
         z = 1 - x2.unsqueeze(2) + x2.unsqueeze(1)      # (N, j, i): 1 - x[j] + x[i]
-        m = wrap(self.mask)                            # count[j] * (not target i) * (z > 0)
+        # count[j] * (i not a target) * (z > 0): a constant of the hinge's active pairs
+        m = wrap((self.pairs * (z._data > 0)).astype(z._data.dtype, copy=False))
         gg = g.reshape(-1, 1, 1) if self.reduction == 'none' else g
         h = m * (gg * self.scale)
         gx = h.sum(1) - h.sum(2)
@@ -1509,10 +1510,13 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     flat = (rows * C + idx)[live]
     cnt = xp.bincount(flat, minlength=n * C).reshape(n, C).astype(x.dtype) if flat.size else cnt
     is_t = cnt > 0
-    z = 1 - x2[:, :, None] + x2[:, None, :]
-    m = (cnt[:, :, None] * (~is_t)[:, None, :]) * (z > 0)
-    per = (m * z).sum((1, 2)) / C
-    per = per.astype(x.dtype)
+    pairs = cnt[:, :, None] * (~is_t)[:, None, :]     # (N, j, i): target j, non-target i
+    per = xp.empty(n, dtype=x.dtype)
+    step = max(1, (1 << 22) // max(1, C * C))         # rows per block of (C, C) hinges
+    for r in range(0, n, step):
+        xb = x2[r:r + step]
+        z = 1 - xb[:, :, None] + xb[:, None, :]
+        per[r:r + step] = (pairs[r:r + step] * xp.maximum(z, 0)).sum((1, 2)) / C
     if reduction == 'none':
         out = per.reshape(() if x.ndim <= 1 else (n,))
     elif reduction == 'sum':
@@ -1524,7 +1528,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         node = MultilabelMarginLossBackward0()
         node.reduction = reduction
         node.shape2 = (n, C)
-        node.mask = m.astype(x.dtype)
+        node.pairs = pairs
         node.scale = 1.0 / C / (n if reduction == 'mean' and n else 1)
         record(res, node, (input,), save=(input,))
     return res

@@ -355,6 +355,9 @@ def test_linear_cross_entropy_options_accepted():
     assert hash(o) == hash(ember.nn.LinearCrossEntropyOptions(batch_chunk_size=2))
     with pytest.raises(AttributeError):
         o.acc_policy = 'compact'
+    import copy
+    import pickle
+    assert copy.deepcopy(o) == o and pickle.loads(pickle.dumps(o)) == o
     m = ember.nn.LinearCrossEntropyLoss(3, 4, options=o)
     assert repr(m) == repr(torch.nn.LinearCrossEntropyLoss(3, 4, options=ot))
     x, w, tg = R(4, 3), R(5, 3), IDX(5, 4)

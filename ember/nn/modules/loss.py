@@ -507,6 +507,9 @@ class LinearCrossEntropyOptions:
     def __hash__(self):
         return hash(self._values())
 
+    def __reduce__(self):
+        return (self.__class__, self._values())
+
     def __repr__(self):
         return 'LinearCrossEntropyOptions(' + ', '.join(
             f'{k}={getattr(self, k)!r}' for k in self.__slots__) + ')'

@@ -78,6 +78,7 @@ class Generator:
     def _reseed(self, s):
         self._seed = s
         self._mt = _npb.new_rng(s)
+        self._gen32 = None            # a numpy Generator over ``_mt`` (see ``_words``)
         self._next0 = True            # torch's ``next_`` is 0 right after seeding
         self._next_double = None      # cached second sample of normal_distribution<double>
         self._next_float = None       # ... of normal_distribution<float>
@@ -88,7 +89,12 @@ class Generator:
         if n <= 0:
             return np.empty(0, np.uint32)
         self._next0 = False
-        return self._mt.random_raw(n).astype(np.uint32)
+        g = self._gen32
+        if g is None or g.bit_generator is not self._mt:
+            g = self._gen32 = np.random.Generator(self._mt)
+        # full-range uint32 draws are the raw 32-bit words in order (MT19937 is a 32-bit
+        # generator: nothing is buffered), ten times faster than ``random_raw``
+        return g.integers(0, 1 << 32, n, dtype=np.uint32)
 
     def _words64(self, n):
         """The next ``n`` 64-bit draws (``random64``: two words, the first is the high

@@ -765,3 +765,298 @@ def test_deprecated_global_backward_hook():
         h.remove()
         mm._global_is_full_backward_hook = saved
     assert seen == ['Linear']
+
+
+# ------------------------------------------------------------------ seed 004 (layers, losses)
+# The chapter's custom layer, activation, model and loss examples, run on both libraries
+# with the same seed and inputs. Where the printed code cannot run on PyTorch either, the
+# obvious fix is applied on both sides and named: ``super(Linear, self)`` inside
+# ComplexLinear (-> ComplexLinear), ``F.complex_linear`` (-> the chapter's own
+# ``complex_linear``), ``Parameter``/``init``/``math`` used without import.
+def seed004(torch):
+    import math
+    nn = torch.nn
+    F = torch.nn.functional
+    Parameter, init = nn.Parameter, nn.init
+    Tensor = torch.Tensor
+
+    def linear(input, weight, bias=None):
+        if input.dim() == 2 and bias is not None:
+            ret = torch.addmm(bias, input, weight.t())
+        else:
+            output = input.matmul(weight.t())
+            if bias is not None:
+                output += bias
+            ret = output
+        return ret
+
+    class Linear(nn.Module):
+        def __init__(self, in_features, out_features, bias):
+            super(Linear, self).__init__()
+            self.in_features = in_features
+            self.out_features = out_features
+            self.weight = Parameter(torch.Tensor(out_features, in_features))
+            if bias:
+                self.bias = Parameter(torch.Tensor(out_features))
+            else:
+                self.register_parameter('bias', None)
+            self.reset_parameters()
+
+        def reset_parameters(self):
+            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+            if self.bias is not None:
+                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+        def forward(self, input: Tensor) -> Tensor:
+            return F.linear(input, self.weight, self.bias)
+
+    def complex_linear(in_r, in_i, w_r, w_i, b_i, b_r):
+        out_r = (in_r.matmul(w_r.t()) - in_i.matmul(w_i.t()) + b_r)
+        out_i = (in_r.matmul(w_i.t()) - in_i.matmul(w_r.t()) + b_i)
+        return out_r, out_i
+
+    class ComplexLinear(nn.Module):
+        def __init__(self, in_features, out_features):
+            super(ComplexLinear, self).__init__()
+            self.in_features = in_features
+            self.out_features = out_features
+            self.weight_r = Parameter(torch.randn(out_features, in_features))
+            self.weight_i = Parameter(torch.randn(out_features, in_features))
+            self.bias_r = Parameter(torch.randn(out_features))
+            self.bias_i = Parameter(torch.randn(out_features))
+
+        def forward(self, in_r, in_i):
+            return complex_linear(in_r, in_i, self.weight_r, self.weight_i,
+                                  self.bias_r, self.bias_i)
+
+    class ComplexLinearSimple(nn.Module):
+        def __init__(self, in_features, out_features):
+            super(ComplexLinearSimple, self).__init__()
+            self.fc_r = Linear(in_features, out_features, True)
+            self.fc_i = Linear(in_features, out_features, True)
+
+        def forward(self, in_r, in_i):
+            return (self.fc_r(in_r) - self.fc_i(in_i), self.fc_r(in_i) + self.fc_i(in_r))
+
+    def my_relu(input, thresh=0.0):
+        return torch.where(input > thresh, input, torch.zeros_like(input))
+
+    class MyReLU(nn.Module):
+        def __init__(self, thresh=0.0):
+            super(MyReLU, self).__init__()
+            self.thresh = thresh
+
+        def forward(self, input):
+            return my_relu(input, self.thresh)
+
+    class SimpleNetF(nn.Module):
+        def __init__(self, D_in, H, D_out):
+            super().__init__()
+            self.fc1 = nn.Linear(D_in, H)
+            self.fc2 = nn.Linear(H, D_out)
+
+        def forward(self, x):
+            x = F.relu(self.fc1(x))
+            return self.fc2(x)
+
+    class SimpleNet(nn.Module):
+        def __init__(self, D_in, H, D_out):
+            super(SimpleNet, self).__init__()
+            self.net = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
+
+        def forward(self, x):
+            return self.net(x)
+
+    def complex_relu(in_r, in_i):
+        return (F.relu(in_r), F.relu(in_i))
+
+    class ComplexReLU(nn.Module):
+        def __init__(self):
+            super(ComplexReLU, self).__init__()
+
+        def forward(self, in_r, in_i):
+            return complex_relu(in_r, in_i)
+
+    class AlexNet(nn.Module):
+        def __init__(self, num_classes=1000):
+            super(AlexNet, self).__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 64, kernel_size=11, stride=4, padding=2), nn.ReLU(inplace=True),
+                nn.MaxPool2d(kernel_size=3, stride=2),
+                nn.Conv2d(64, 192, kernel_size=5, padding=2), nn.ReLU(inplace=True),
+                nn.MaxPool2d(kernel_size=3, stride=2),
+                nn.Conv2d(192, 384, kernel_size=3, padding=1), nn.ReLU(inplace=True),
+                nn.Conv2d(384, 256, kernel_size=3, padding=1), nn.ReLU(inplace=True),
+                nn.Conv2d(256, 256, kernel_size=3, padding=1), nn.ReLU(inplace=True),
+                nn.MaxPool2d(kernel_size=3, stride=2),
+            )
+            self.avgpool = nn.AdaptiveAvgPool2d((6, 6))
+            self.classifier = nn.Sequential(
+                nn.Dropout(), nn.Linear(256 * 6 * 6, 4096), nn.ReLU(inplace=True),
+                nn.Dropout(), nn.Linear(4096, 4096), nn.ReLU(inplace=True),
+                nn.Linear(4096, num_classes),
+            )
+
+        def forward(self, x):
+            x = self.features(x)
+            x = self.avgpool(x)
+            x = torch.flatten(x, 1)
+            x = self.classifier(x)
+            return x
+
+    def alexnet(pretrained=False, progress=True, **kwargs):
+        model = AlexNet(**kwargs)
+        if pretrained:
+            raise RuntimeError("no download here")
+        return model
+
+    def mse_loss(input, target):
+        return ((input - target) ** 2).mean()
+
+    class MSELoss(nn.Module):
+        def __init__(self):
+            super(MSELoss, self).__init__()
+
+        def forward(self, input, target):
+            return F.mse_loss(input, target)
+
+    def complex_mse_loss(input_r, input_i, target_r, target_i):
+        return (((input_r - target_r) ** 2).mean(), ((input_i - target_i) ** 2).mean())
+
+    class ComplexMSELoss(nn.Module):
+        def __init__(self, real_only=False):
+            super(ComplexMSELoss, self).__init__()
+            self.real_only = real_only
+
+        def forward(self, input_r, input_i, target_r, target_i):
+            if (self.real_only):
+                return F.mse_loss(input_r, target_r)
+            else:
+                return complex_mse_loss(input_r, input_i, target_r, target_i)
+
+    class LeNet5(nn.Module):
+        def __init__(self):
+            super(LeNet5, self).__init__()
+            self.conv1 = nn.Conv2d(3, 6, 5)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            x = x.view(-1, int(x.nelement() / x.shape[0]))
+            x = F.relu(self.fc1(x))
+            x = F.relu(self.fc2(x))
+            x = self.fc3(x)
+            return x
+
+    class Net(nn.Module):                # the Ray Tune chapter's configurable LeNet
+        def __init__(self, nodes_1=120, nodes_2=84):
+            super(Net, self).__init__()
+            self.conv1 = nn.Conv2d(3, 6, 5)
+            self.pool = nn.MaxPool2d(2, 2)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, nodes_1)
+            self.fc2 = nn.Linear(nodes_1, nodes_2)
+            self.fc3 = nn.Linear(nodes_2, 10)
+
+        def forward(self, x):
+            x = self.pool(F.relu(self.conv1(x)))
+            x = self.pool(F.relu(self.conv2(x)))
+            x = x.view(-1, 16 * 5 * 5)
+            x = F.relu(self.fc1(x))
+            x = F.relu(self.fc2(x))
+            x = self.fc3(x)
+            return x
+
+    return dict(linear=linear, Linear=Linear, ComplexLinear=ComplexLinear,
+                ComplexLinearSimple=ComplexLinearSimple, MyReLU=MyReLU, SimpleNetF=SimpleNetF,
+                SimpleNet=SimpleNet, ComplexReLU=ComplexReLU, alexnet=alexnet,
+                mse_loss=mse_loss, MSELoss=MSELoss, ComplexMSELoss=ComplexMSELoss,
+                LeNet5=LeNet5, Net=Net)
+
+
+def _seed004_run(lib, name, make, inputs, train=False, backward=True):
+    """Build ``make(defs)`` after ``manual_seed(0)`` (so both libraries draw the same initial
+    weights and dropout masks), run it on ``inputs`` (numpy arrays), backprop the sum of its
+    outputs, and return outputs, parameter names and gradients as numpy."""
+    d = seed004(lib)
+    lib.manual_seed(0)
+    m = make(d)
+    if isinstance(m, lib.nn.Module):
+        m.train(train)
+    xs = [lib.from_numpy(x.copy()).requires_grad_(backward) for x in inputs]
+    out = m(*xs)
+    outs = out if isinstance(out, tuple) else (out,)
+    res = [o.detach().numpy() for o in outs]
+    if backward:
+        sum(o.sum() for o in outs).backward()
+        res += [None if x.grad is None else x.grad.numpy() for x in xs]
+        if isinstance(m, lib.nn.Module):
+            res += [(n, p.grad.numpy()) for n, p in m.named_parameters()]
+    return res
+
+
+def _inputs(*shapes):
+    g = np.random.default_rng(4)
+    return [g.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+@pytest.mark.parametrize('name,make,inputs,train', [
+    ('Linear', lambda d: d['Linear'](5, 3, True), _inputs((4, 5)), False),
+    ('Linear_nobias', lambda d: d['Linear'](5, 3, False), _inputs((4, 5)), False),
+    ('ComplexLinear', lambda d: d['ComplexLinear'](5, 3), _inputs((4, 5), (4, 5)), False),
+    ('ComplexLinearSimple', lambda d: d['ComplexLinearSimple'](5, 3), _inputs((4, 5), (4, 5)),
+     False),
+    ('MyReLU', lambda d: d['MyReLU'](0.25), _inputs((4, 5)), False),
+    ('SimpleNetF', lambda d: d['SimpleNetF'](5, 8, 2), _inputs((4, 5)), False),
+    ('SimpleNet', lambda d: d['SimpleNet'](5, 8, 2), _inputs((4, 5)), False),
+    ('ComplexReLU', lambda d: d['ComplexReLU'](), _inputs((4, 5), (4, 5)), False),
+    ('alexnet_eval', lambda d: d['alexnet'](num_classes=10), _inputs((2, 3, 64, 64)), False),
+    ('alexnet_train', lambda d: d['alexnet'](num_classes=10), _inputs((1, 3, 64, 64)), True),
+    ('MSELoss', lambda d: d['MSELoss'](), _inputs((4, 5), (4, 5)), False),
+    ('mse_loss', lambda d: d['mse_loss'], _inputs((4, 5), (4, 5)), False),
+    ('ComplexMSELoss', lambda d: d['ComplexMSELoss'](), _inputs(*[(4, 5)] * 4), False),
+    ('ComplexMSELoss_real', lambda d: d['ComplexMSELoss'](True), _inputs(*[(4, 5)] * 4), False),
+    ('LeNet5', lambda d: d['LeNet5'](), _inputs((2, 3, 32, 32)), False),
+    ('Net_tune', lambda d: d['Net'](64, 32), _inputs((2, 3, 32, 32)), False),
+])
+def test_seed004_layers_same_as_torch(name, make, inputs, train):
+    e = _seed004_run(torch, name, make, inputs, train)
+    t = _seed004_run(T, name, make, inputs, train)
+    assert len(e) == len(t)
+    for a, b in zip(e, t):
+        if isinstance(a, tuple):
+            assert a[0] == b[0]
+            a, b = a[1], b[1]
+        if a is None or b is None:
+            assert a is None and b is None
+            continue
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+
+
+def test_seed004_functional_linear_matches_builtin():
+    d = seed004(torch)
+    x, w, b = (torch.from_numpy(a) for a in _inputs((4, 5), (3, 5), (3,)))
+    np.testing.assert_allclose(d['linear'](x, w, b).numpy(), F.linear(x, w, b).numpy(),
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(d['linear'](x[0], w, b).numpy(), F.linear(x[0], w, b).numpy(),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_seed004_lenet_half_dtypes():
+    names = {}
+    for lib in (torch, T):
+        lib.manual_seed(0)
+        model = seed004(lib)['LeNet5']()
+        before = [(n, str(p.dtype)) for n, p in model.named_parameters()]
+        model = model.half()
+        after = [(n, str(p.dtype)) for n, p in model.named_parameters()]
+        names[lib.__name__] = (before, after)
+    assert names['ember'] == names['torch']
+    assert names['ember'][1][0] == ('conv1.weight', 'torch.float16')

@@ -154,6 +154,8 @@ def _sample(dst, dt, flat_fn, complex_ok=True):
 
 
 # ---------------------------------------------------------------- per-sampler transforms
+_CHUNK = 1 << 16     # elements per chunk of a large draw (its temporaries fit in cache)
+
 def _uniform_flat(g, lo, hi):
     """``uniform_real_distribution``: ``fma(u, to - from, from)`` in float (24-bit ``u``;
     half / bfloat16 too) or double (53-bit ``u``), cast to the dtype; a value that
@@ -166,9 +168,12 @@ def _uniform_flat(g, lo, hi):
             res = _fma(_unit(g, n, 53), to - fr, fr)
         else:
             fr, to = np.float32(lo), np.float32(hi)
-            u = _unit(g, n, 24)
-            res = u if (fr == 0 and to == 1) else _fma32(u, np.float32(to - fr), fr)
-            res = res.astype(npdt, copy=False)
+            res = np.empty(n, npdt)
+            # in chunks: the float64 intermediates of the fused multiply-add stay in cache
+            for i in range(0, n, _CHUNK):
+                u = _unit(g, min(_CHUNK, n - i), 24)
+                res[i:i + _CHUNK] = u if (fr == 0 and to == 1) else _fma32(
+                    u, np.float32(to - fr), fr)
             fr, to = np.asarray(fr).astype(npdt), np.asarray(to).astype(npdt)
         hit = res >= to
         if hit.any():

@@ -1588,8 +1588,10 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction, ze
     lp = lpt._data
     xp = array_module(lp)
     if lp.ndim != 3:
-        raise RuntimeError(f"Expected tensor to have size at least 3 at dimension ... "
-                           f"log_probs has {log_probs.dim()} dims")
+        # PyTorch unsqueezes a non-3-D input first, and reports that tensor's dims
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.ndim}-dimensional "
+                           "tensor for argument #1 'log_probs' (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")
     T, N, C = lp.shape
     if not (0 <= blank < C):
         raise RuntimeError("blank must be in label range")

@@ -416,6 +416,10 @@ def ctc_samples(mk):
     yield S(mk((T, N, C)), tg, [6, 5, 6], [3, 2, 4], desc='err target length')
     yield S(mk((T, N, C)), tg, [6, 5, 6], [3, 2, 1], blank=5, desc='err blank')
     yield S(mk((T, N, C)), np.array([1, 2, 2]), [6, 5, 6], [3, 2, 1], desc='err concat size')
+    yield S(mk((T, N, C, 2)), tg, [6, 5, 6], [3, 2, 1], log_softmax=False, desc='err 4d')
+    yield S(mk((T,)), tg[:1], [6], [3], log_softmax=False, desc='err 1d')
+    yield S(mk((T, N, C)), tg, np.array([6., 5., 6.]), np.array([3, 2, 1]), desc='err float lengths')
+    yield S(mk((T, N, C)), tg, np.array([6, 5, 6]), [3, 2, 1], desc='err mixed lengths')
 
 
 def _defaults(mk):

@@ -80,7 +80,8 @@ _EXP_SAFE = {4: 60.0, 8: 600.0}
 
 def _softmax_kernel(a, axis, log, keep=None):
     """Softmax (or log-softmax) of float array ``a`` along ``axis``, stable for large
-    values (the row maximum is subtracted first). Returns a fresh array of ``a``'s dtype.
+    values (the row maximum is subtracted first, unless no ``|x|`` is large enough for
+    ``exp`` to overflow or underflow). Returns a fresh array of ``a``'s dtype.
 
     For log-softmax, ``keep`` (a node) receives ``_exp = (exp(x - max), its sums)``, which
     its backward uses instead of recomputing ``exp(result)``."""
@@ -1411,7 +1412,6 @@ def prelu(input, weight):
     if nw == 1 and nd == 0:
         wshape = ()
     wv = wa.reshape(wshape)
-    xp = array_module(a)
     w32 = _lowp_np(a.dtype)
     if w32 is not None:
         wv = wv.astype(w32)

@@ -9,8 +9,8 @@ import numpy as np
 from .. import random as _random
 from .._tensor import Tensor, _Mode, inplace, _wrap_dim
 from ._util import wrap, Node, register, grad_needed, record
-from ._pointwise_common import _not_impl, _call, _w
-from . import unary as _unary, _special
+from ..autograd.graph import _named
+from ._pointwise_common import _not_impl, _call, _w, _tname
 from .indexing import where as _where
 from .shape import cat as _cat
 from .._backend import array_module, to_device, device_of
@@ -80,7 +80,8 @@ _EXP_SAFE = {4: 60.0, 8: 600.0}
 
 def _softmax_kernel(a, axis, log, keep=None):
     """Softmax (or log-softmax) of float array ``a`` along ``axis``, stable for large
-    values (the row maximum is subtracted first). Returns a fresh array of ``a``'s dtype.
+    values (the row maximum is subtracted first, unless no ``|x|`` is large enough for
+    ``exp`` to overflow or underflow). Returns a fresh array of ``a``'s dtype.
 
     For log-softmax, ``keep`` (a node) receives ``_exp = (exp(x - max), its sums)``, which
     its backward uses instead of recomputing ``exp(result)``."""
@@ -391,16 +392,44 @@ def _sel(m, a, b, dt):
     return mk.view(dt)
 
 
+class _LinkBackward(Node):
+    """The double-backward node of a piecewise-linear activation: its gradient does not
+    vary with ``x`` (a zero second derivative), but PyTorch still links it to ``x``, so
+    ``grad(grad_x, x)`` gives zeros instead of failing; named as PyTorch names it
+    (``HardtanhBackwardBackward0``, ...)."""
+
+    def backward(self, g):
+        return g, (wrap(array_module(g._data).zeros(self.xshape, self.xdtype))
+                   if self.needs[1] else None)
+
+
+_LINKS = {}
+
+
+def _link(r, x, node):
+    name = type(node).__name__.rstrip('0123456789') + 'Backward0'
+    cls = _LINKS.get(name)
+    if cls is None:
+        cls = _LINKS[name] = _named(type(name, (_LinkBackward,), {}), name)
+    out = wrap(r._data)
+    n = cls()
+    n.xshape, n.xdtype = x._data.shape, x._data.dtype
+    record(out, n, (r, x))
+    return out
+
+
 class _ActNode(Node):
     """Backward of an elementwise activation of one input: a fused array kernel
     (``_fast(g, x, xp)``) when no graph of the backward is wanted, else ember ops
     (``_graph(g, x)``, differentiable again: double backward)."""
     _saved_names = ('self',)
+    _piecewise = False      # derivative constant in x between kinks: see _link
 
     def backward(self, g):
         (x,) = self.saved_tensors
         if _Mode.grad:
-            return self._graph(g, x)
+            r = self._graph(g, x)
+            return _link(r, x, self) if self._piecewise and x._rg else r
         ga, xa = g._data, x._data
         dt = ga.dtype
         w = _lowp_np(dt)
@@ -434,6 +463,8 @@ def _inplace_form(input, name, fn, args, renames=()):
 
 # ------------------------------------------------------------------ leaky_relu
 class LeakyReluBackward0(_ActNode):
+    _piecewise = True
+
     def _fast(self, g, x, xp):
         return _sel(x > 0, g, g * self.slope, g.dtype)
 
@@ -842,6 +873,8 @@ def glu(input, dim=-1):
 
 # ------------------------------------------------------------------ hardshrink / softshrink
 class HardshrinkBackward0(_ActNode):
+    _piecewise = True
+
     def _fast(self, g, x, xp):
         return _sel((x < -self.lambd) | (x > self.lambd) | (x != x), g, 0., g.dtype)
 
@@ -893,13 +926,15 @@ def softshrink(input, lambd=0.5):
     mx = float(np.finfo(np.float32 if a.dtype.kind == 'V' else a.dtype).max)
     if not 0 <= lambd <= mx:
         raise RuntimeError(f"lambda must be in range [0, {mx:g}] for input dtype "
-                           f"{_unary._tname(a)}, but found {lambd:g}.")
+                           f"{_tname(a)}, but found {lambd:g}.")
     res = _run(a, _softshrink_k, lambd)
     return _record(res, input, SoftshrinkBackward0, lambd=lambd)
 
 
 # ------------------------------------------------------------------ hardsigmoid / hardswish
 class HardsigmoidBackward0(_ActNode):
+    _piecewise = True
+
     def _fast(self, g, x, xp):
         return _sel((x > -3) & (x < 3), g / 6, 0., g.dtype)
 
@@ -965,6 +1000,8 @@ def hardswish(input, inplace=False):
 
 # ------------------------------------------------------------------ hardtanh / relu6
 class HardtanhBackward0(_ActNode):
+    _piecewise = True
+
     def _fast(self, g, x, xp):
         return _sel((x <= self.min_val) | (x >= self.max_val), 0., g, g.dtype)
 
@@ -1225,6 +1262,8 @@ def tanhshrink(input):
 
 # ------------------------------------------------------------------ threshold
 class ThresholdBackward0(_ActNode):
+    _piecewise = True
+
     def _fast(self, g, x, xp):
         return _sel(x <= self.threshold, 0., g, g.dtype)
 
@@ -1323,6 +1362,8 @@ class PreluKernelBackward0(Node):
             return self._fast(g._data, x._data, w, pos)
         wb = w.reshape(self.wshape)
         gx = _pick(pos, g, g * wb) if self.needs[0] else None
+        if gx is not None and x._rg:
+            gx = _link(gx, x, self)
         gw = None
         if self.needs[1]:
             full = _pick(pos, 0., g * x)
@@ -1363,15 +1404,14 @@ def prelu(input, weight):
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {nw} and channel size = {ch}.")
     if a.dtype != wa.dtype and a.dtype.kind in 'fV' and wa.dtype.kind in 'fV':
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {_unary._tname(a)} and "
-                           f"{_unary._tname(wa)}")
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_tname(a)} and "
+                           f"{_tname(wa)}")
     if a.dtype.kind not in 'fV':
         _not_impl('prelu_cpu', a)
     wshape = (1, nw) + (1,) * (nd - 2) if nw != 1 else (1,) * max(nd, 1)
     if nw == 1 and nd == 0:
         wshape = ()
     wv = wa.reshape(wshape)
-    xp = array_module(a)
     w32 = _lowp_np(a.dtype)
     if w32 is not None:
         wv = wv.astype(w32)
@@ -1389,6 +1429,9 @@ class RreluWithNoiseBackward0(Node):
 
     def backward(self, g):
         x, noise = self.saved_tensors
+        if _Mode.grad:
+            r = g * noise if noise is not None else _pick(x._data > 0, g, g * self.slope)
+            return _link(r, x, self) if x._rg else r
         if noise is not None:
             return g * noise
         slope = self.slope

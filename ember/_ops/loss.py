@@ -8,7 +8,10 @@ Kernels with a node of their own (PyTorch's grad_fn names): ``mse_loss``
 ``multilabel_margin_loss``. The others are compositions of ember ops, as in PyTorch.
 
 The ``torch.xxx`` forms (``ember.kl_div``, ``ember.ctc_loss``, ...) take the reduction as
-PyTorch's enumeration (0 none, 1 mean, 2 sum), the ``F.xxx`` forms as a string.
+PyTorch's enumeration (0 none, 1 mean, 2 sum), the ``F.xxx`` forms as a string. Their
+default is 0 (no reduction): PyTorch documents ``reduction=Mean`` in their signatures, but
+its Python bindings reduce nothing when the argument is left out, and ember gives the same
+numbers.
 """
 import math
 import warnings
@@ -579,15 +582,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 @register('binary_cross_entropy_with_logits', method=False)
-def _binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def _binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """``torch.binary_cross_entropy_with_logits``: the reduction is PyTorch's enumeration
-    (0 none, 1 mean, 2 sum); input and target broadcast. See
+    (0 none, 1 mean, 2 sum; default 0); input and target broadcast. See
     :func:`ember.nn.functional.binary_cross_entropy_with_logits`.
 
     Example::
 
         >>> ember.binary_cross_entropy_with_logits(ember.tensor([0.]), ember.tensor([1.]))
-        tensor(0.6931)
+        tensor([0.6931])
     """
     red = _red_enum(reduction, 'binary_cross_entropy_with_logits')
     return _bce_logits(input, target, weight, pos_weight, red)
@@ -1065,8 +1068,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
 
 
 @register('kl_div', method=False)
-def _kl_div(input, target, reduction=1, *, log_target=False):
-    """``torch.kl_div`` (the reduction is PyTorch's enumeration). See
+def _kl_div(input, target, reduction=0, *, log_target=False):
+    """``torch.kl_div`` (the reduction is PyTorch's enumeration; default 0, none). See
     :func:`ember.nn.functional.kl_div`.
 
     Example::
@@ -1107,14 +1110,14 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 @register('margin_ranking_loss', method=False)
-def _margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    """``torch.margin_ranking_loss`` (the reduction is PyTorch's enumeration). See
+def _margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``torch.margin_ranking_loss`` (the reduction is PyTorch's enumeration; default 0, none). See
     :func:`ember.nn.functional.margin_ranking_loss`.
 
     Example::
 
         >>> ember.margin_ranking_loss(ember.tensor([1.]), ember.tensor([2.]), ember.tensor([1.]))
-        tensor(1.)
+        tensor([1.])
     """
     red = _red_enum(reduction, 'margin_ranking_loss')
     return _margin_ranking(input1, input2, target, margin, red)
@@ -1150,14 +1153,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 @register('hinge_embedding_loss', method=False)
-def _hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """``torch.hinge_embedding_loss`` (the reduction is PyTorch's enumeration). See
+def _hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """``torch.hinge_embedding_loss`` (the reduction is PyTorch's enumeration; default 0, none). See
     :func:`ember.nn.functional.hinge_embedding_loss`.
 
     Example::
 
         >>> ember.hinge_embedding_loss(ember.tensor([0.3]), ember.tensor([-1.]))
-        tensor(0.7000)
+        tensor([0.7000])
     """
     red = _red_enum(reduction, 'hinge_embedding_loss')
     return _hinge(input, target, margin, red)
@@ -1208,14 +1211,14 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 
 @register('cosine_embedding_loss', method=False)
-def _cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    """``torch.cosine_embedding_loss`` (the reduction is PyTorch's enumeration). See
+def _cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``torch.cosine_embedding_loss`` (the reduction is PyTorch's enumeration; default 0, none). See
     :func:`ember.nn.functional.cosine_embedding_loss`.
 
     Example::
 
         >>> ember.cosine_embedding_loss(ember.tensor([[1., 0.]]), ember.tensor([[0., 1.]]), ember.tensor([1]))
-        tensor(1.)
+        tensor([1.])
     """
     red = _red_enum(reduction, 'cosine_embedding_loss')
     return _cosine_emb(input1, input2, target, margin, red)
@@ -1297,15 +1300,15 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 @register('triplet_margin_loss', method=False)
 def _triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                         reduction=1):
-    """``torch.triplet_margin_loss`` (the reduction is PyTorch's enumeration). See
+                         reduction=0):
+    """``torch.triplet_margin_loss`` (the reduction is PyTorch's enumeration; default 0, none). See
     :func:`ember.nn.functional.triplet_margin_loss`.
 
     Example::
 
         >>> a = ember.zeros(1, 2)
         >>> ember.triplet_margin_loss(a, a, a + 3)
-        tensor(0.)
+        tensor([0.])
     """
     red = _red_enum(reduction, 'triplet_margin_loss')
     return _triplet(anchor, positive, negative, margin, p, eps, swap, red)
@@ -1585,8 +1588,10 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction, ze
     lp = lpt._data
     xp = array_module(lp)
     if lp.ndim != 3:
-        raise RuntimeError(f"Expected tensor to have size at least 3 at dimension ... "
-                           f"log_probs has {log_probs.dim()} dims")
+        # PyTorch unsqueezes a non-3-D input first, and reports that tensor's dims
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.ndim}-dimensional "
+                           "tensor for argument #1 'log_probs' (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")
     T, N, C = lp.shape
     if not (0 <= blank < C):
         raise RuntimeError("blank must be in label range")
@@ -1758,16 +1763,16 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 @register('ctc_loss', method=False)
-def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
               zero_infinity=False):
-    """``torch.ctc_loss`` (the reduction is PyTorch's enumeration). See
+    """``torch.ctc_loss`` (the reduction is PyTorch's enumeration; default 0, none). See
     :func:`ember.nn.functional.ctc_loss`.
 
     Example::
 
         >>> lp = ember.randn(5, 1, 4).log_softmax(2)
         >>> ember.ctc_loss(lp, ember.tensor([[1, 2]]), [5], [2]).shape
-        torch.Size([])
+        torch.Size([1])
     """
     red = _red_enum(reduction, 'ctc_loss')
     return _ctc(log_probs, targets, input_lengths, target_lengths, blank, red,

@@ -205,6 +205,46 @@ def _offset_slices(k, s, d, out):
     return res
 
 
+def _offset_views(xp, x, k, s, p, d, out, fill, phase=False):
+    """One array per kernel offset (row-major): the elements at that offset of every window
+    of ``x`` padded with ``fill``: strided slices of the padded input.
+
+    With ``phase`` (and a stride above 1) the padded input is first split by stride phase
+    (one pass over the input, which also does the padding): each offset's elements are then
+    a slice of one phase with a contiguous last axis, on which NumPy's ufuncs run several
+    times faster than on a stride-``s`` view; this pays where each element is read a few
+    times (max pooling of overlapping windows)."""
+    nd = len(k)
+    sp = x.shape[-nd:]
+    right = _right_pad(sp, k, s, p, d, out)
+    if not phase or all(v == 1 for v in s):
+        xpad = _pad_for(xp, x, nd, p, right, fill)
+        return [xpad[sl] for sl in _offset_slices(k, s, d, out)]
+    lead = x.shape[:-nd]
+    Q = [-(-(sp[i] + p[i] + right[i]) // s[i]) for i in range(nd)]
+    shape = lead + tuple(s) + tuple(Q)
+    # every position a window reads is input or padding: without padding, no fill needed
+    ph = xp.full(shape, fill, x.dtype) if any(p) or any(right) else xp.empty(shape, x.dtype)
+    for r in itertools.product(*[range(v) for v in s]):
+        src, dst = [], []
+        for i in range(nd):
+            lo = max(0, -((r[i] - p[i]) // s[i]))
+            hi = min(Q[i], (sp[i] - 1 + p[i] - r[i]) // s[i] + 1)
+            if hi <= lo:
+                break
+            t = r[i] + lo * s[i] - p[i]
+            dst.append(slice(lo, hi))
+            src.append(slice(t, t + (hi - lo - 1) * s[i] + 1, s[i]))
+        else:
+            ph[(Ellipsis,) + r + tuple(dst)] = x[(Ellipsis,) + tuple(src)]
+    res = []
+    for kk in itertools.product(*[range(v) for v in k]):
+        pos = [kk[i] * d[i] for i in range(nd)]
+        res.append(ph[(Ellipsis,) + tuple(pos[i] % s[i] for i in range(nd)) +
+                      tuple(slice(pos[i] // s[i], pos[i] // s[i] + out[i]) for i in range(nd))])
+    return res
+
+
 def _reduce_max(xp, vals, floating):
     """``(best, arg)`` over the list ``vals`` (one array per kernel offset): the max
     (NaN-propagating) and the offset it came from (the first one on ties, the last NaN)."""
@@ -267,11 +307,11 @@ def _max_pool_arrays(x, k, s, p, d, out):
     nd = len(k)
     sp = x.shape[-nd:]
     fill = _lowest(x.dtype)
-    xpad = _pad_for(xp, x, nd, p, _right_pad(sp, k, s, p, d, out), fill)
     floating = x.dtype.kind not in 'iu'
     K = int(np.prod(k))
     if K > _MANY:
         # large windows: one strided view of all windows, reduced along their last axis
+        xpad = _pad_for(xp, x, nd, p, _right_pad(sp, k, s, p, d, out), fill)
         st = xpad.strides
         lead = xpad.shape[:-nd]
         win = xp.lib.stride_tricks.as_strided(
@@ -280,8 +320,9 @@ def _max_pool_arrays(x, k, s, p, d, out):
             tuple(st[-nd + i] * d[i] for i in range(nd)))
         best, arg = _reduce_max_last(xp, win.reshape(lead + tuple(out) + (K,)), floating)
     else:
-        vals = [xpad[sl] for sl in _offset_slices(k, s, d, out)]
-        best, arg = _reduce_max(xp, vals, floating)
+        phase = K >= 2 * int(np.prod(s))
+        best, arg = _reduce_max(xp, _offset_views(xp, x, k, s, p, d, out, fill, phase),
+                                floating)
     pst = _flat_strides(sp)
     # flat index = window start (per output position) + offset of the kernel position
     base = 0
@@ -868,15 +909,13 @@ def _avg_pool_arrays(x, geo):
     k, s, p, out, div = geo
     xp = array_module(x)
     nd = len(k)
-    sp = x.shape[-nd:]
-    xpad = _pad_for(xp, x, nd, p, _right_pad(sp, k, s, p, (1,) * nd, out), 0)
-    sls = _offset_slices(k, s, (1,) * nd, out)
-    if len(sls) == 1:
-        acc = xpad[sls[0]].copy()
+    vals = _offset_views(xp, x, k, s, p, (1,) * nd, out, 0)
+    if len(vals) == 1:
+        acc = vals[0].copy()
     else:
-        acc = xpad[sls[0]] + xpad[sls[1]]
-        for sl in sls[2:]:
-            acc += xpad[sl]
+        acc = vals[0] + vals[1]
+        for v in vals[2:]:
+            acc += v
     if x.dtype.kind in 'iu':   # integer division truncating toward zero, as C++ does
         q = xp.abs(acc) // div
         return xp.where(acc < 0, -q, q).astype(x.dtype)

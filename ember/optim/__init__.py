@@ -1,6 +1,22 @@
-"""``ember.optim``: optimizers that update parameters from their gradients."""
+"""``ember.optim``: optimizers that update parameters from their gradients, learning-rate
+schedulers (:mod:`ember.optim.lr_scheduler`) and weight averaging
+(:mod:`ember.optim.swa_utils`)."""
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
-from . import optimizer, sgd  # noqa: F401
+from .adam import Adam  # noqa: F401
+from .adamw import AdamW  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .rprop import Rprop  # noqa: F401
+from .asgd import ASGD  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from .sparse_adam import SparseAdam  # noqa: F401
+from . import optimizer, sgd, lr_scheduler, swa_utils  # noqa: F401
 
-__all__ = ['Optimizer', 'SGD']
+__all__ = ['ASGD', 'Adadelta', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'LBFGS', 'NAdam',
+           'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'SGD', 'SparseAdam', 'lr_scheduler',
+           'swa_utils']

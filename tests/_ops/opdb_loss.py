@@ -416,9 +416,37 @@ def ctc_samples(mk):
     yield S(mk((T, N, C)), tg, [6, 5, 6], [3, 2, 4], desc='err target length')
     yield S(mk((T, N, C)), tg, [6, 5, 6], [3, 2, 1], blank=5, desc='err blank')
     yield S(mk((T, N, C)), np.array([1, 2, 2]), [6, 5, 6], [3, 2, 1], desc='err concat size')
+    yield S(mk((T, N, C, 2)), tg, [6, 5, 6], [3, 2, 1], log_softmax=False, desc='err 4d')
+    yield S(mk((T,)), tg[:1], [6], [3], log_softmax=False, desc='err 1d')
+    yield S(mk((T, N, C)), tg, np.array([6., 5., 6.]), np.array([3, 2, 1]), desc='err float lengths')
+    yield S(mk((T, N, C)), tg, np.array([6, 5, 6]), [3, 2, 1], desc='err mixed lengths')
+
+
+def _defaults(mk):
+    x, y, s = mk((5,), 'away'), mk((5,), 'away'), _sign(mk, (5,))
+    yield S('margin_ranking_loss', x, y, s.tolist(), desc='margin_ranking_loss')
+    yield S('kl_div', mk((3, 4)), mk((3, 4), 'prob'), desc='kl_div')
+    yield S('binary_cross_entropy_with_logits', mk((3, 4)), mk((3, 4), 'prob'), desc='bce')
+    yield S('triplet_margin_loss', mk((4, 5)), mk((4, 5)), mk((4, 5)), desc='triplet')
+
+
+def defaults_call(m, name, *args):
+    """A torch-level loss called with its defaults: PyTorch's bindings then reduce nothing
+    (the documented default, Mean, is not what its argument parser applies)."""
+    args = [m.tensor(a, dtype=args[0].dtype) if isinstance(a, list) else a for a in args]
+    return getattr(m, name)(*args)
 
 
 OPS = [
+    OpInfo('torch_level_defaults', defaults_call, _defaults),
+    OpInfo('ctc_loss:defaults', lambda m, x, t: m.ctc_loss(x.log_softmax(2), t, [4, 3], [2, 1]),
+           lambda mk: [S(mk((4, 2, 3)), np.array([[1, 2], [2, 0]]))]),
+    OpInfo('hinge_embedding_loss:defaults',
+           lambda m, x, t: m.hinge_embedding_loss(x, m.tensor(t, dtype=x.dtype)),
+           lambda mk: [S(mk((4,), 'away'), [1., -1., 1., -1.])]),
+    OpInfo('cosine_embedding_loss:defaults',
+           lambda m, a, b: m.cosine_embedding_loss(a, b, m.tensor([1, -1])),
+           lambda mk: [S(mk((2, 3)), mk((2, 3)))]),
     OpInfo('nn.functional.l1_loss', lambda m, *a, **k: F(m).l1_loss(*a, **k), l1_samples),
     OpInfo('nn.functional.l1_loss:weight', *weighted_pair('l1_loss')),
     OpInfo('nn.functional.mse_loss', lambda m, *a, **k: F(m).mse_loss(*a, **k), l1_samples),

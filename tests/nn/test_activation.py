@@ -159,11 +159,13 @@ def test_layer_repr_and_constants(make):
 
 
 _INPLACE = [
-    ('ELU', (0.5,), 'EluBackward1'), ('CELU', (1.5,), 'CeluBackward1'), ('SELU', (), 'EluBackward1'),
+    ('ELU', (0.5,), 'EluBackward1'), ('CELU', (1.5,), 'CeluBackward1'),
+    ('SELU', (), 'EluBackward1'),
     ('Hardsigmoid', (), 'HardsigmoidBackward0'), ('Hardswish', (), 'HardswishBackward0'),
     ('Hardtanh', (-0.5, 0.7), 'HardtanhBackward0'), ('ReLU6', (), 'HardtanhBackward0'),
     ('SiLU', (), 'SiluBackward0'), ('Mish', (), 'MishBackward0'),
-    ('Threshold', (0.2, -1.), 'ThresholdBackward1'), ('RReLU', (0.1, 0.4), 'RreluWithNoiseBackward1'),
+    ('Threshold', (0.2, -1.), 'ThresholdBackward1'),
+    ('RReLU', (0.1, 0.4), 'RreluWithNoiseBackward1'),
     ('LeakyReLU', (0.2,), 'LeakyReluBackward1'), ('ReLU', (), 'ReluBackward0'),
 ]
 
@@ -366,3 +368,21 @@ def test_torch_level_names():
         assert n in F.__all__ and callable(getattr(F, n)), n
     x = ember.tensor([-1., 2.])
     assert ember.celu(x).tolist() == pytest.approx(torch.celu(torch.tensor([-1., 2.])).tolist())
+
+
+@pytest.mark.parametrize('fn', [
+    lambda m, x: m.nn.functional.hardtanh(x), lambda m, x: m.nn.functional.relu6(x),
+    lambda m, x: m.nn.functional.threshold(x, 0.1, 2.), lambda m, x: m.nn.functional.leaky_relu(x),
+    lambda m, x: m.nn.functional.hardshrink(x), lambda m, x: m.nn.functional.softshrink(x),
+    lambda m, x: m.nn.functional.rrelu(x), lambda m, x: m.nn.functional.rrelu(x, training=True),
+    lambda m, x: m.nn.functional.prelu(x, m.tensor([0.25], dtype=x.dtype))])
+def test_piecewise_linear_double_backward(fn):
+    """The gradient of a piecewise-linear activation is still linked to its input (a zero
+    second derivative, PyTorch's ``...BackwardBackward0`` node), not cut off from it."""
+    res = []
+    for m in (ember, torch):
+        x = m.tensor([-1.5, -0.2, 0.3, 2.], dtype=m.float64, requires_grad=True)
+        (gx,) = m.autograd.grad(fn(m, x), x, m.ones(4, dtype=m.float64), create_graph=True)
+        (ggx,) = m.autograd.grad(gx, x, m.ones(4, dtype=m.float64))
+        res.append((gx.requires_grad, gx.grad_fn.name(), ggx.tolist()))
+    assert res[0] == res[1]

@@ -6,6 +6,7 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from .._grad_state import _Mode
 from .._tensor import Tensor
 from ..autograd.graph import RemovableHandle
 
@@ -69,23 +70,31 @@ def register_optimizer_step_post_hook(hook):
 def _with_step_hooks(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        if not (_global_optimizer_pre_hooks or self._optimizer_step_pre_hooks
-                or _global_optimizer_post_hooks or self._optimizer_step_post_hooks):
-            return step(self, *args, **kwargs)
-        for hook in chain(_global_optimizer_pre_hooks.values(),
-                          self._optimizer_step_pre_hooks.values()):
-            r = hook(self, args, kwargs)
-            if r is not None:
-                if isinstance(r, tuple) and len(r) == 2:
-                    args, kwargs = r
-                else:
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {r}.")
-        out = step(self, *args, **kwargs)
-        for hook in chain(self._optimizer_step_post_hooks.values(),
-                          _global_optimizer_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        # A step runs in no-grad mode unless the optimizer is differentiable (see the
+        # NOTE in Optimizer's docstring); the closure re-enables grad itself.
+        prev = _Mode.grad
+        if prev and not self.defaults.get('differentiable', False):
+            _Mode.grad = False
+        try:
+            if not (_global_optimizer_pre_hooks or self._optimizer_step_pre_hooks
+                    or _global_optimizer_post_hooks or self._optimizer_step_post_hooks):
+                return step(self, *args, **kwargs)
+            for hook in chain(_global_optimizer_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if isinstance(r, tuple) and len(r) == 2:
+                        args, kwargs = r
+                    else:
+                        raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {r}.")
+            out = step(self, *args, **kwargs)
+            for hook in chain(self._optimizer_step_post_hooks.values(),
+                              _global_optimizer_post_hooks.values()):
+                hook(self, args, kwargs)
+            return out
+        finally:
+            _Mode.grad = prev
     wrapper._hooked = True
     return wrapper
 
@@ -105,6 +114,12 @@ class Optimizer:
         defaults (dict): default values of the optimization options.
 
     Subclasses implement ``step``.
+
+    NOTE: unlike PyTorch, the ``step`` of every optimizer, a user's subclass included, runs
+    in no-grad mode unless ``defaults['differentiable']`` is true (PyTorch does this for its
+    own optimizers only, so a subclass whose ``step`` calls ``p.add_(...)`` without
+    ``torch.no_grad()`` raises there, as the book example of seed 004 does; it runs here).
+    A ``closure`` passed to ``step`` runs with grad enabled, as in PyTorch.
 
     Example::
 

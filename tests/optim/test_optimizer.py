@@ -2,6 +2,7 @@
 load_state_dict format and resumption, hooks, errors."""
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -216,3 +217,141 @@ def test_pickle_and_deepcopy():
     assert o2.param_groups[0]['lr'] == 0.1 and len(o2.state) == 3
     o3 = pickle.loads(pickle.dumps(opt))
     assert o3.state_dict()['param_groups'] == opt.state_dict()['param_groups']
+
+
+# --- seed 004 (customising PyTorch): a user's optimizer subclass runs unchanged ----------
+
+SIMPLE_SGD_SRC = '''
+from {lib}.optim import Optimizer
+class SimpleSGD(Optimizer):
+    def __init__(self, params, lr='required'):
+        if lr is not 'required' and lr < 0.0:
+            raise ValueError(
+                "Invalid learning rate: {{}}".format(lr))
+        defaults = dict(lr=lr)
+        super(SimpleSGD, self).__init__(
+            params, defaults)
+    def step(self):
+        for group in self.param_groups:
+            for p in group['params']:
+                if p.grad is None:
+                    continue
+                d_p = p.grad
+                p.add_(d_p, alpha=-group['lr'])
+        return
+'''
+
+
+def _simple_sgd(m):
+    ns = {}
+    with warnings.catch_warnings():   # the book's `lr is not 'required'` (SyntaxWarning)
+        warnings.simplefilter('ignore', SyntaxWarning)
+        exec(SIMPLE_SGD_SRC.format(lib=m.__name__), ns)
+    cls = ns['SimpleSGD']
+    if m is torch:   # torch runs a subclass's step with grad enabled: the book code raises
+        cls.step = torch.no_grad()(cls.step)
+    return cls
+
+
+def test_seed_004_simple_sgd_raises_in_torch_runs_in_ember():
+    ns = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', SyntaxWarning)
+        exec(SIMPLE_SGD_SRC.format(lib='torch'), ns)
+    p = torch.nn.Parameter(torch.ones(2))
+    opt = ns['SimpleSGD']([p], lr=0.5)
+    p.grad = torch.ones(2)
+    with pytest.raises(RuntimeError, match='a leaf Variable that requires grad'):
+        opt.step()
+    pe = ember.nn.Parameter(ember.ones(2))
+    opt = _simple_sgd(ember)([pe], lr=0.5)
+    pe.grad = ember.ones(2)
+    opt.step()
+    assert pe.tolist() == [0.5, 0.5] and pe.grad_fn is None and ember.is_grad_enabled()
+
+
+def _alexnet_like(m):
+    torch.manual_seed(0)
+    tnet = torch.nn.Module()
+    tnet.features = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU())
+    tnet.classifier = torch.nn.Linear(6, 2)
+    if m is torch:
+        return tnet
+    enet = ember.nn.Module()
+    enet.features = ember.nn.Sequential(ember.nn.Linear(4, 6), ember.nn.ReLU())
+    enet.classifier = ember.nn.Linear(6, 2)
+    enet.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in tnet.state_dict().items()})
+    return enet
+
+
+def _fit(m, make_opt, steps=5):
+    model = _alexnet_like(m)
+    optimizer = make_opt(m, model)
+    criterion = m.nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        x = m.from_numpy(rng.standard_normal((8, 4)).astype(np.float32))
+        y = m.from_numpy(rng.integers(0, 2, 8).astype(np.int64))
+        optimizer.zero_grad()
+        loss = criterion(model.classifier(model.features(x)), y)
+        loss.backward()
+        optimizer.step()
+    return model, optimizer
+
+
+SEED_004_OPTIMIZERS = {
+    'simple_sgd': lambda m, model: _simple_sgd(m)(model.parameters(), lr=0.001),
+    'simple_sgd_groups': lambda m, model: _simple_sgd(m)([
+        {'params': model.features.parameters()},
+        {'params': model.classifier.parameters(), 'lr': 1e-3}], lr=1e-2),
+    'sgd_momentum': lambda m, model: m.optim.SGD(model.parameters(), lr=0.01, momentum=0.9),
+    'sgd_groups': lambda m, model: m.optim.SGD([
+        {'params': model.features.parameters()},
+        {'params': model.classifier.parameters(), 'lr': 1e-3}], lr=1e-2, momentum=0.9),
+}
+
+
+@pytest.mark.parametrize('name', list(SEED_004_OPTIMIZERS))
+def test_seed_004_optimizers(name):
+    me, oe = _fit(ember, SEED_004_OPTIMIZERS[name])
+    mt, ot = _fit(torch, SEED_004_OPTIMIZERS[name])
+    for (k, a), (k2, b) in zip(me.state_dict().items(), mt.state_dict().items()):
+        assert k == k2
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    assert oe.state_dict()['param_groups'] == ot.state_dict()['param_groups']
+    assert repr(oe) == repr(ot)
+
+
+def test_seed_004_simple_sgd_checks_and_hooks():
+    SimpleSGD = _simple_sgd(ember)
+    with pytest.raises(ValueError, match='Invalid learning rate: -1'):
+        SimpleSGD([ember.nn.Parameter(ember.ones(1))], lr=-1)
+    p = ember.nn.Parameter(ember.ones(2))
+    opt = SimpleSGD([p], lr=0.5)
+    seen = []
+    opt.register_step_post_hook(lambda o, a, k: seen.append(1))
+    p.grad = ember.ones(2)
+    assert opt.step() is None
+    assert p.tolist() == [0.5, 0.5] and seen == [1]
+    assert opt.state_dict() == {'state': {}, 'param_groups': [{'lr': 0.5, 'params': [0]}]}
+
+
+def test_adam_state_dict_via_torch_save_and_back(tmp_path):
+    """A torch checkpoint of an Adam state loads with ember.load; ember's saved state
+    loads with torch.load."""
+    tp = [torch.nn.Parameter(torch.ones(3))]
+    to = torch.optim.Adam(tp, lr=0.1, amsgrad=True)
+    for _ in range(3):
+        tp[0].grad = torch.arange(3.0)
+        to.step()
+    torch.save(to.state_dict(), str(tmp_path / 't.pt'))
+    ep = [ember.nn.Parameter(ember.from_numpy(tp[0].detach().numpy().copy()))]
+    eo = ember.optim.Adam(ep, lr=0.5)
+    eo.load_state_dict(ember.load(str(tmp_path / 't.pt')))
+    assert eo.param_groups[0]['lr'] == 0.1 and eo.param_groups[0]['amsgrad'] is True
+    assert eo.state[ep[0]]['step'].item() == 3.0
+    ember.save(eo.state_dict(), str(tmp_path / 'e.pt'))
+    back = torch.load(str(tmp_path / 'e.pt'))
+    assert back['param_groups'] == to.state_dict()['param_groups']
+    for k, v in to.state_dict()['state'][0].items():
+        assert torch.equal(back['state'][0][k], v), k

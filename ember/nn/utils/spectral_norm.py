@@ -269,6 +269,10 @@ def remove_spectral_norm(module, name='weight'):
     Returns:
         the module.
 
+    NOTE: unlike PyTorch, the load_state_dict pre-hook of the spectral norm is removed too
+    (PyTorch 2.13 misses it, as it is stored wrapped, so a later ``load_state_dict`` of the
+    plain module reports ``weight_orig`` and ``weight_u`` as missing).
+
     Example::
 
         >>> m = nn.utils.remove_spectral_norm(nn.utils.spectral_norm(nn.Linear(20, 40)))

@@ -459,9 +459,10 @@ class _ScatterBackward(Node):
 class _MaxBackward(Node):
     """Backward of max-style pooling: scatter ``g`` into the input by the saved indices."""
     scatter_cls = None
+    _saved_names = ('self', 'result1')    # grad_fn._saved_self / _saved_result1, as torch
 
     def backward(self, g, *_):
-        idx, = self.saved_tensors
+        _, idx = self.saved_tensors
         return _scatter_grad(g, idx, self.in_sp, self.scatter_cls, self.fast)
 
 
@@ -500,15 +501,18 @@ FractionalMaxPool3DBackward0, FractionalMaxPool3DBackwardBackward0 = \
 _MAX_NODE = {2: MaxPool2DWithIndicesBackward0, 3: MaxPool3DWithIndicesBackward0}
 
 
-def _finish_max(input, best, idx, cls, in_sp, fast=None):
-    """Wrap a max-style result and record its backward; returns ``(values, indices)``."""
+def _finish_max(input, best, idx, cls, in_sp, fast=None, attrs=None):
+    """Wrap a max-style result and record its backward; returns ``(values, indices)``.
+    ``attrs`` are the node's PyTorch-named saved arguments (``grad_fn._saved_stride``)."""
     v = wrap(best)
     i = wrap(idx if idx.dtype == np.int64 else idx.astype(np.int64))
     if grad_needed(input):
         node = cls()
         node.in_sp = tuple(in_sp)
         node.fast = fast
-        record(v, node, (input,), save=(i,))
+        if attrs:
+            node.__dict__.update(attrs)
+        record(v, node, (input,), save=(input, i))
     return v, i
 
 
@@ -517,7 +521,8 @@ def _finish_max(input, best, idx, cls, in_sp, fast=None):
 def _max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, nd, fname):
     _check_tensor(input, fname)
     k = _tuple(kernel_size, nd, fname, 'kernel_size')
-    s = _tuple(stride, nd, fname, 'stride', omit=True) or k
+    s_given = _tuple(stride, nd, fname, 'stride', omit=True)
+    s = s_given or k
     p = _tuple(padding, nd, fname, 'padding')
     d = _tuple(dilation, nd, fname, 'dilation')
     x = input._data
@@ -527,7 +532,9 @@ def _max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, nd, f
     best, idx, arg = _max_pool_arrays(x, k, s, p, d, out)
     best, idx = _lay(best, x), _lay(idx, x)
     return _finish_max(input, best, idx, _MAX_NODE[nd], x.shape[-nd:],
-                       (arg, k, s, p, d, out))
+                       (arg, k, s, p, d, out),
+                       dict(kernel_size=k, stride=s_given or (), padding=p, dilation=d,
+                            ceil_mode=bool(ceil_mode)))
 
 
 def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
@@ -758,6 +765,8 @@ def _torch_max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil
 # ----------------------------------------------------------------------------- unpooling
 
 class _MaxUnpoolBackward(Node):
+    _saved_names = ('indices',)
+
     def backward(self, g):
         idx, = self.saved_tensors
         return _gather_flat(g, idx, self.nd), None
@@ -945,8 +954,10 @@ def _avg_pool_backward_arrays(g, geo, in_sp):
 
 class _AvgBackward(Node):
     bb = None
+    _saved_names = ('self',)
 
     def backward(self, g):
+        self.saved_tensors      # PyTorch saves the input: an in-place change of it raises
         return _avg_backward_op(g, self.geo, self.in_sp, self.bb)
 
 
@@ -967,14 +978,16 @@ AvgPool2DBackwardBackward0.fw = AvgPool2DBackward0
 AvgPool3DBackwardBackward0.fw = AvgPool3DBackward0
 
 
-def _avg_op(input, geo, cls):
+def _avg_op(input, geo, cls, attrs=None):
     x = input._data
     out = wrap(_lay(_avg_pool_arrays(x, geo), x))
     if grad_needed(input):
         node = cls()
         node.geo = geo
         node.in_sp = x.shape[-len(geo[0]):]
-        record(out, node, (input,))
+        if attrs:
+            node.__dict__.update(attrs)
+        record(out, node, (input,), save=(input,))
     return out
 
 
@@ -991,7 +1004,8 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
                  divisor_override, nd, fname):
     _check_tensor(input, fname)
     k = _tuple(kernel_size, nd, fname, 'kernel_size')
-    s = _tuple(stride, nd, fname, 'stride', omit=True) or k
+    s_given = _tuple(stride, nd, fname, 'stride', omit=True)
+    s = s_given or k
     p = _tuple(padding, nd, fname, 'padding')
     x = input._data
     if x.ndim < nd + 1 and nd == 2:
@@ -1009,7 +1023,10 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
     div = _avg_divisor(xp, x.shape[-nd:], k, s, p, out, count_include_pad, divisor_override,
                        x.dtype)
     return _avg_op(input, (k, s, p, out, div), AvgPool2DBackward0 if nd == 2 else
-                   AvgPool3DBackward0)
+                   AvgPool3DBackward0,
+                   dict(kernel_size=k, stride=s_given or (), padding=p,
+                        ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                        divisor_override=divisor_override))
 
 
 @register(method=False)
@@ -1401,8 +1418,10 @@ def _adaptive_avg_backward_arrays(g, in_sp):
 
 class _AdaptiveAvgBackward(Node):
     bb = None
+    _saved_names = ('self',)
 
     def backward(self, g):
+        self.saved_tensors      # PyTorch saves the input: an in-place change of it raises
         res = wrap(_adaptive_avg_backward_arrays(g._data, self.in_sp))
         if grad_needed(g):
             node = self.bb()
@@ -1436,7 +1455,7 @@ def _adaptive_avg_op(input, osz, cls):
     if grad_needed(input):
         node = cls()
         node.in_sp = x.shape[-len(osz):]
-        record(out, node, (input,))
+        record(out, node, (input,), save=(input,))
     return out
 
 
@@ -1623,7 +1642,7 @@ def _fractional_nd(input, kernel_size, output_size, output_ratio, _random_sample
     else:
         best, idx = _fractional_arrays(x, k, osz, smp)
     cls = FractionalMaxPool2DBackward0 if nd == 2 else FractionalMaxPool3DBackward0
-    return _finish_max(input, best, idx, cls, sp)
+    return _finish_max(input, best, idx, cls, sp, attrs=dict(kernel_size=k, output_size=osz))
 
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,

@@ -325,3 +325,52 @@ def test_random_configurations():
         check(fn, [x], grad=True)
         done += 1
     assert done > 60
+
+
+def test_saved_attributes():
+    """``grad_fn._saved_*`` (the saved arguments and tensors) read as torch's."""
+    x = rand(1, 2, 6, 6, dtype=np.float64)
+    u = [[[0.3, 0.6], [0.1, 0.9]]]
+    res = {}
+    for m in (ember, torch):
+        xx = (ember.from_numpy(x) if m is ember else torch.from_numpy(x)).requires_grad_()
+        F = m.nn.functional
+        outs = [F.max_pool2d(xx, 3, 2, 1, return_indices=True)[0], F.max_pool2d(xx, 2),
+                F.max_pool3d(xx[None], 2), F.avg_pool2d(xx, 3, 2, 1, True, False, 3),
+                F.avg_pool2d(xx, 2), F.adaptive_avg_pool2d(xx, 4),
+                F.adaptive_max_pool2d(xx, 4),
+                F.fractional_max_pool2d(xx, 2, output_size=3,
+                                        _random_samples=m.tensor(u, dtype=m.float64)),
+                F.max_unpool2d(*F.max_pool2d(xx, 2, return_indices=True), 2),
+                F.max_pool1d(xx[0], 3, 1)]
+        r = []
+        for o in outs:
+            fn = o.grad_fn
+            if type(fn).__name__.startswith('Squeeze'):
+                fn = fn.next_functions[0][0]
+            d = {}
+            for n in ('kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode',
+                      'count_include_pad', 'divisor_override', 'output_size'):
+                if hasattr(fn, '_saved_' + n):
+                    d[n] = tuple(getattr(fn, '_saved_' + n)) if isinstance(
+                        getattr(fn, '_saved_' + n), (tuple, list)) else getattr(fn, '_saved_' + n)
+            for n in ('self', 'result1', 'indices'):
+                if hasattr(fn, '_saved_' + n):
+                    d[n] = tuple(getattr(fn, '_saved_' + n).shape)
+            r.append((type(fn).__name__, d))
+        res[m] = r
+    assert res[ember] == res[torch]
+
+
+def test_inplace_change_of_saved_input_raises():
+    x = rand(1, 2, 6, 6)
+    for fn in (lambda m, y: m.nn.functional.max_pool2d(y, 2),
+               lambda m, y: m.nn.functional.avg_pool2d(y, 2),
+               lambda m, y: m.nn.functional.adaptive_avg_pool2d(y, 4)):
+        def f(m):
+            xx = m.from_numpy(x.copy()).requires_grad_()
+            y = xx * 1
+            out = fn(m, y)
+            y.add_(1)
+            out.sum().backward()
+        errors_both(f)

@@ -1,7 +1,8 @@
 """Stochastic gradient descent (optionally with momentum, Nesterov, weight decay)."""
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad, enable_grad
+from .._backend import array_module
+from .._tensor import Tensor, _new_tensor
 from .optimizer import Optimizer
+from ._functional import _scalar, _closure_loss, _arr, _bump, _grad
 
 __all__ = ['SGD']
 
@@ -26,7 +27,10 @@ class SGD(Optimizer):
         maximize (bool): maximize the objective (default False).
         foreach, differentiable, fused: accepted for compatibility.
 
-    NOTE: unlike PyTorch, ``foreach`` and ``fused`` select no different implementation.
+    State per parameter (with momentum): ``momentum_buffer``, as in PyTorch.
+
+    NOTE: unlike PyTorch, ``foreach`` and ``fused`` select no different implementation,
+    and ``differentiable=True`` does not make the update part of the autograd graph.
 
     Example::
 
@@ -69,36 +73,40 @@ class SGD(Optimizer):
         Args:
             closure (callable, optional): re-evaluates the model and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                lr = group['lr']
-                if isinstance(lr, Tensor):
-                    lr = lr.item()
-                wd = group['weight_decay']
-                momentum = group['momentum']
-                dampening = group['dampening']
-                nesterov = group['nesterov']
-                maximize = group['maximize']
-                for p in group['params']:
-                    g = p.grad
-                    if g is None:
-                        continue
-                    if maximize:
-                        g = -g
-                    if wd != 0:
-                        g = g.add(p, alpha=wd)
-                    if momentum != 0:
-                        state = self.state[p]
-                        buf = state.get('momentum_buffer')
-                        if buf is None:
-                            buf = g.clone().detach()
-                            state['momentum_buffer'] = buf
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr = _scalar(group['lr'])
+            wd = group['weight_decay']
+            momentum = group['momentum']
+            dampening = group['dampening']
+            nesterov = group['nesterov']
+            maximize = group['maximize']
+            for p in group['params']:
+                if p.grad is None:
+                    continue
+                x = _arr(p)
+                xp = array_module(x)
+                g = _grad(p, maximize)
+                if wd != 0:
+                    g = g + wd * x
+                if momentum != 0:
+                    state = self.state[p]
+                    buf_t = state.get('momentum_buffer')
+                    if buf_t is None:
+                        buf_t = _new_tensor(g.copy())
+                        state['momentum_buffer'] = buf_t
+                        buf = _arr(buf_t)
+                    else:
+                        buf = _arr(buf_t)
+                        buf *= momentum
+                        if dampening == 0:
+                            buf += g
                         else:
-                            buf.mul_(momentum).add_(g, alpha=1 - dampening)
-                        g = g.add(buf, alpha=momentum) if nesterov else buf
-                    p.add_(g, alpha=-lr)
+                            buf += (1 - dampening) * g
+                    g = g + momentum * buf if nesterov else buf
+                if lr == 1:
+                    x -= g
+                else:
+                    x += xp.multiply(g, -lr)
+                _bump(p)
         return loss

@@ -122,3 +122,22 @@ def test_float64_params_and_tensor_lr():
         else:
             np.testing.assert_allclose(pe, p.detach().numpy())
             assert str(p.dtype) == 'torch.float64'
+
+
+# --- 20-step trajectories through the shared optimizer harness ---------------------------
+from _optim_util import check_against_torch, check_resume_across, check_tensor_lr  # noqa: E402
+
+
+@pytest.mark.parametrize('kw', [
+    dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1),
+    dict(lr=0.05, momentum=0.9, dampening=0.3, maximize=True), dict(lr=1.0), dict(lr=0.05),
+])
+def test_20_steps_float32_and_float64(kw):
+    check_against_torch('SGD', kw)
+    check_against_torch('SGD', kw, dtype='float64', rtol=1e-12, atol=1e-13)
+
+
+def test_groups_tensor_lr_and_resume_across():
+    check_against_torch('SGD', dict(lr=0.05, momentum=0.9), groups=dict(lr=0.01, nesterov=True))
+    check_tensor_lr('SGD', dict(lr=0.05, momentum=0.5))
+    check_resume_across('SGD', dict(lr=0.05, momentum=0.9, weight_decay=0.01))

@@ -759,6 +759,13 @@ class _Pickler(pickle._Pickler):
         if mn is None and self._param_cls is not None and obj is self._param_cls:
             mn = ('torch.nn.parameter', 'Parameter')
         if mn is None:
+            mod = getattr(obj, '__module__', None)
+            if isinstance(mod, str) and (mod == 'ember' or mod.startswith('ember.')):
+                # ember's classes and functions are written under torch's names (ember's
+                # layout mirrors torch's), so a whole model pickled here loads in torch;
+                # loading maps torch's names back to ember's
+                mn = ('torch' + mod[5:], name or obj.__qualname__)
+        if mn is None:
             return super().save_global(obj, name)
         module, name = mn
         if self.proto >= 4:

@@ -480,6 +480,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         >>> F.leaky_relu(ember.tensor([-1., 2.]), 0.1)
         tensor([-0.1000,  2.0000])
     """
+    if not _args.is_number(negative_slope):
+        _args.as_number(negative_slope, 'leaky_relu', 'negative_slope', 2)
     if inplace:
         return leaky_relu_(input, negative_slope)
     a = _float_in(input, 'leaky_relu', 'leaky_relu_cpu')

@@ -233,3 +233,124 @@ def _legacy_storage_classes(device_type='cpu'):
         'dtype': D._BY_NAME[d], '_device': device_type, '__module__': mod,
         '__doc__': f"Legacy {d} storage type: ``{n}(size)`` or ``{n}(sequence)`` makes a "
                    f"TypedStorage of dtype {d}."}) for n, d in _LEGACY_STORAGE_DTYPES.items()}
+
+
+# ------------------------------------------------------------ shared memory (multiprocessing)
+# A shared block is a file-backed ``mmap`` (a memfd, or a named file under /dev/shm for the
+# 'file_system' sharing strategy); NumPy arrays over it have the map as their ``.base``, so
+# a storage knows it is shared by walking its array's bases.  ember.multiprocessing sends
+# the block's file descriptor (or name) to other processes, which map the same memory.
+import mmap as _mmap  # noqa: E402
+
+_SHARING = {'strategy': 'file_descriptor'}   # set by ember.multiprocessing.set_sharing_strategy
+
+
+class _ShmMap(_mmap.mmap):
+    """A shared mapping; ``_fd`` is the open descriptor kept to send it on (or -1),
+    ``_name`` the file's path for the 'file_system' strategy (else None)."""
+
+
+def _release_shm(fd, name, owner):
+    import os
+    if fd >= 0:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    if name is not None and os.getpid() == owner:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+
+
+def _shm_dir():
+    import os
+    import tempfile
+    return '/dev/shm' if os.path.isdir('/dev/shm') else tempfile.gettempdir()
+
+
+def _map_shm(fd, nbytes, name=None, keep_fd=True, owner=None):
+    """Map ``nbytes`` of the file ``fd`` shared; the map owns ``fd`` when ``keep_fd``."""
+    import os
+    m = _ShmMap(fd, max(int(nbytes), 1))
+    if not keep_fd:
+        os.close(fd)
+        fd = -1
+    m._fd = fd
+    m._name = name
+    m._nbytes = int(nbytes)
+    weakref.finalize(m, _release_shm, fd, name, owner if owner is not None else -1)
+    return m
+
+
+def _new_shm(nbytes, strategy=None):
+    """A fresh zeroed shared block of ``nbytes`` bytes."""
+    import os
+    import secrets
+    strategy = strategy or _SHARING['strategy']
+    size = max(int(nbytes), 1)
+    if strategy == 'file_system':
+        name = os.path.join(_shm_dir(), f'ember_{os.getpid()}_{secrets.token_hex(8)}')
+        fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        os.ftruncate(fd, size)
+        return _map_shm(fd, nbytes, name, keep_fd=False, owner=os.getpid())
+    if hasattr(os, 'memfd_create'):
+        fd = os.memfd_create('ember-shm', os.MFD_CLOEXEC)
+    else:   # pragma: no cover - non-Linux
+        name = os.path.join(_shm_dir(), f'ember_{os.getpid()}_{secrets.token_hex(8)}')
+        fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        os.unlink(name)
+    os.ftruncate(fd, size)
+    return _map_shm(fd, nbytes)
+
+
+def _shm_of(arr):
+    """The shared map under array ``arr`` (walking ``.base``), or None."""
+    b = arr
+    while b is not None:
+        if isinstance(b, _ShmMap):
+            return b
+        b = getattr(b, 'base', None)
+    return None
+
+
+def _shared_array(m, shape, dtype, strides=None, offset=0, cls=np.ndarray):
+    """An array of ``cls`` over shared map ``m``."""
+    return np.ndarray.__new__(cls, shape, dtype, buffer=m, offset=offset, strides=strides)
+
+
+def _storage_is_shared(self):
+    """True when the storage lives in shared memory (see :meth:`share_memory_`)."""
+    return _shm_of(self._src) is not None
+
+
+def _storage_share_memory_(self):
+    """Move the storage to shared memory (a no-op if it is already shared, or on CUDA).
+
+    NOTE: unlike PyTorch, tensors already viewing this storage keep the old memory unless
+    they are moved with ``Tensor.share_memory_()``.
+    """
+    src = self._src
+    if not isinstance(src, np.ndarray) or _shm_of(src) is not None:
+        return self
+    n = src.size * src.itemsize
+    m = _new_shm(n)
+    if n:
+        np.frombuffer(m, np.uint8, count=n)[...] = self._bytes()
+    self._src = _shared_array(m, src.shape, src.dtype, src.strides, 0, type(src))
+    return self
+
+
+@classmethod
+def _storage_new_shared(cls, size, device=None):
+    """A new zeroed storage of ``size`` bytes in shared memory."""
+    m = _new_shm(int(size))
+    return cls(_shared_array(m, (int(size),), np.uint8))
+
+
+UntypedStorage.is_shared = _storage_is_shared
+UntypedStorage.share_memory_ = _storage_share_memory_
+UntypedStorage._new_shared = _storage_new_shared
+TypedStorage.is_shared = lambda self: self._untyped.is_shared()
+TypedStorage.share_memory_ = lambda self: (self._untyped.share_memory_(), self)[1]

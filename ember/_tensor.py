@@ -235,6 +235,47 @@ class Tensor:
         """The storage as a :class:`TypedStorage` of this tensor's dtype."""
         return TypedStorage(self._storage_obj(), self.dtype)
 
+    def is_shared(self):
+        """True when the tensor's storage is in shared memory (see :meth:`share_memory_`)."""
+        return self._storage_obj().is_shared()
+
+    def share_memory_(self):
+        """Move the storage to shared memory, in place (a no-op if it already is, and on
+        CUDA). Tensors sent through ``ember.multiprocessing`` queues are moved this way.
+
+        NOTE: unlike PyTorch, other tensors viewing the same storage follow only when they
+        are this tensor's bases or views tracked by the storage.
+
+        Example::
+
+            >>> x = ember.zeros(3).share_memory_()
+            >>> x.is_shared()
+            True
+        """
+        from ._storage import _shm_of, _shared_array
+        st = self._storage_obj()
+        old = st._src
+        if not isinstance(old, np.ndarray) or _shm_of(old) is not None:
+            return self
+        p0 = _ptr(old)
+        st.share_memory_()
+        m = _shm_of(st._src)
+
+        def move(t):
+            d = t._data
+            if isinstance(d, np.ndarray) and _shm_of(d) is None and t._st is st:
+                t._data = _shared_array(m, d.shape, d.dtype, d.strides, _ptr(d) - p0, type(d))
+        move(self)
+        b = self._base
+        while b is not None:
+            move(b)
+            b = b._base
+        for r in st._views or ():
+            v = r()
+            if v is not None:
+                move(v)
+        return self
+
     def stride(self, dim=None):
         """Strides in elements (a tuple), or the stride of dimension ``dim``."""
         a = self._data

@@ -1,0 +1,147 @@
+"""Pickling of ember tensors and storages between processes through shared memory.
+
+:func:`init_reductions` registers reductions with
+``multiprocessing.reduction.ForkingPickler`` (what ``multiprocessing`` queues, pipes and
+process arguments pickle with): a CPU tensor sent that way is first moved to shared memory
+(``Tensor.share_memory_()``), and only a handle to that memory travels -- a duplicated file
+descriptor ('file_descriptor' strategy, the default on Linux) or the file's name
+('file_system'). The receiver maps the same memory, so it sees the sender's later in-place
+writes, as in PyTorch. CUDA and meta tensors are pickled by value.
+"""
+import os
+import weakref
+from multiprocessing.reduction import ForkingPickler, DupFd
+
+import numpy as np
+
+from .. import _storage as _S
+from .._storage import UntypedStorage, TypedStorage, _ptr
+from .._tensor import Tensor, _new_tensor
+
+__all__ = ['init_reductions', 'reduce_tensor', 'rebuild_tensor', 'reduce_storage',
+           'rebuild_storage', 'reduce_typed_storage', 'rebuild_typed_storage']
+
+# receiver-side caches: the same shared file maps (and views) once per process
+_MAPS = weakref.WeakValueDictionary()
+_STORAGES = weakref.WeakValueDictionary()
+
+
+def _map_ptr(m):
+    return _ptr(np.frombuffer(m, np.uint8, count=1))
+
+
+def _handle(m):
+    if m._name is not None:
+        return ('file_system', m._name)
+    return ('file_descriptor', DupFd(m._fd))
+
+
+def _open(handle, nbytes):
+    kind, v = handle
+    if kind == 'file_system':
+        try:
+            fd = os.open(v, os.O_RDWR)
+        except FileNotFoundError:
+            raise RuntimeError(f"unable to open shared memory object <{v}>: the sending process "
+                               "freed it before it was received") from None
+        keep = False
+    else:
+        fd = v.detach()
+        keep = True
+    st = os.fstat(fd)
+    key = (st.st_dev, st.st_ino)
+    m = _MAPS.get(key)
+    if m is not None:
+        os.close(fd)
+        return m, key
+    m = _S._map_shm(fd, nbytes, v if kind == 'file_system' else None, keep_fd=keep)
+    _MAPS[key] = m
+    return m, key
+
+
+def _storage_for(m, key):
+    st = _STORAGES.get(key)
+    if st is None:
+        st = UntypedStorage(_S._shared_array(m, (m._nbytes,), np.uint8))
+        _STORAGES[key] = st
+    return st
+
+
+def reduce_tensor(tensor):
+    """Reduce a tensor for ``ForkingPickler``: its storage goes to shared memory and only a
+    handle to it is pickled."""
+    if tensor.requires_grad and not tensor.is_leaf:
+        raise RuntimeError(
+            "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
+            "does not support crossing process boundaries.  If you just want to transfer the "
+            "data, call detach() on the tensor before serializing (e.g., putting it on the "
+            "queue).")
+    d = tensor._data
+    if type(d) is not np.ndarray:   # CUDA / meta / other backends: by value
+        return tensor.__reduce_ex__(2)
+    tensor.share_memory_()
+    d = tensor._data
+    m = _S._shm_of(d)
+    if m is None:
+        return tensor.__reduce_ex__(2)
+    from ..nn.parameter import Parameter
+    return (rebuild_tensor, (type(tensor) is Parameter, _handle(m), m._nbytes, d.dtype, d.shape,
+                             d.strides, _ptr(d) - _map_ptr(m), tensor.requires_grad))
+
+
+def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requires_grad):
+    """Rebuild a tensor sent by :func:`reduce_tensor`: map the sender's shared memory."""
+    m, key = _open(handle, nbytes)
+    t = _new_tensor(_S._shared_array(m, shape, dtype, strides, offset))
+    t._st = _storage_for(m, key)
+    if is_param:
+        from ..nn.parameter import Parameter
+        return Parameter(t, requires_grad)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def reduce_storage(storage):
+    """Reduce an :class:`UntypedStorage`: moved to shared memory, sent by handle."""
+    src = storage._src
+    if type(src) is not np.ndarray:
+        return (UntypedStorage, (src.copy(),))
+    storage.share_memory_()
+    src = storage._src
+    m = _S._shm_of(src)
+    return (rebuild_storage, (_handle(m), m._nbytes, src.dtype, src.shape, src.strides,
+                              _ptr(src) - _map_ptr(m)))
+
+
+def rebuild_storage(handle, nbytes, dtype, shape, strides, offset):
+    """Rebuild an :class:`UntypedStorage` sent by :func:`reduce_storage`."""
+    m, key = _open(handle, nbytes)
+    if offset == 0 and tuple(shape) == (m._nbytes,) and dtype == np.uint8:
+        return _storage_for(m, key)
+    return UntypedStorage(_S._shared_array(m, shape, dtype, strides, offset))
+
+
+def reduce_typed_storage(storage):
+    """Reduce a :class:`TypedStorage` (its untyped storage travels by handle)."""
+    return (rebuild_typed_storage, (storage._untyped, storage.dtype))
+
+
+def rebuild_typed_storage(untyped, dtype):
+    return TypedStorage(untyped, dtype)
+
+
+_done = False
+
+
+def init_reductions():
+    """Register the tensor and storage reductions with ``ForkingPickler`` (idempotent)."""
+    global _done
+    if _done:
+        return
+    from ..nn.parameter import Parameter
+    ForkingPickler.register(Tensor, reduce_tensor)
+    ForkingPickler.register(Parameter, reduce_tensor)
+    ForkingPickler.register(UntypedStorage, reduce_storage)
+    ForkingPickler.register(TypedStorage, reduce_typed_storage)
+    _done = True

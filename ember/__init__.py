@@ -68,6 +68,7 @@ from . import nn  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from . import amp, cuda, cpu, backends, accelerator, functional, version  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401
 from .amp.autocast_mode import (  # noqa: E402,F401
     autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
     is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,

@@ -939,9 +939,10 @@ def _avg_pool_backward_arrays(g, geo, in_sp):
     gd = g / div
     lead = g.shape[:-nd]
     gx = xp.zeros(lead + tuple(in_sp), g.dtype)
-    if tuple(s) == tuple(k) and not any(p) and all(out[i] * k[i] <= in_sp[i]
-                                                   for i in range(nd)):
-        # windows tile the input: one broadcast write through a (.., o, k, ..) view
+    if tuple(s) == tuple(k) and not any(p) and k[-1] > 4 and \
+            all(out[i] * k[i] <= in_sp[i] for i in range(nd)):   # (not ceil_mode's tails)
+        # large windows tiling the input: one broadcast write through a (.., o, k, ..) view
+        # (its innermost loop runs over k[-1] elements: slow for small windows)
         st = gx.strides
         L = len(lead)
         shape = lead + sum(((out[i], k[i]) for i in range(nd)), ())

@@ -15,8 +15,11 @@ from .rprop import Rprop  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
+from ._adafactor import Adafactor  # noqa: F401
+from ._muon import Muon  # noqa: F401
+from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
 from . import optimizer, sgd, lr_scheduler, swa_utils  # noqa: F401
 
-__all__ = ['ASGD', 'Adadelta', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'LBFGS', 'NAdam',
+__all__ = ['Adafactor', 'Muon', 'swap_in_optimizer_params_and_state', 'ASGD', 'Adadelta', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'LBFGS', 'NAdam',
            'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'SGD', 'SparseAdam', 'lr_scheduler',
            'swa_utils']

@@ -111,3 +111,16 @@ def _addcmul_sq_(a, g, value, tmp=None):
     tmp *= g
     a += tmp
     return a
+
+
+def _scratch(opt, x, k=0):
+    """A reusable work array shaped like ``x`` (kept on the optimizer, not in its state):
+    large temporaries are not reallocated (and page-faulted in) on every step."""
+    d = opt.__dict__.get('_scratch_arrays')
+    if d is None:
+        d = opt.__dict__['_scratch_arrays'] = {}
+    key = (x.shape, x.dtype.str, k, type(x))
+    a = d.get(key)
+    if a is None:
+        a = d[key] = array_module(x).empty_like(x)
+    return a

@@ -5,7 +5,7 @@ from .._backend import array_module
 from .._tensor import Tensor
 from .optimizer import Optimizer
 from ._functional import (_scalar, _closure_loss, _arr, _bump, _grad, _zeros_like,
-                          _incr_step, _lerp_, _scalar_tensor)
+                          _incr_step, _lerp_, _scalar_tensor, _scratch)
 
 __all__ = ['Adam']
 
@@ -149,7 +149,7 @@ class Adam(Optimizer):
                         g = g + wd * x
                 m = _arr(state['exp_avg'])
                 v = _arr(state['exp_avg_sq'])
-                tmp = xp.empty_like(x)
+                tmp = _scratch(self, x)
                 _lerp_(m, g, 1 - beta1, tmp)
                 v *= beta2
                 xp.multiply(g, 1 - beta2, out=tmp)
@@ -164,7 +164,7 @@ class Adam(Optimizer):
                 xp.sqrt(v, out=tmp)
                 tmp /= bc2_sqrt
                 tmp += eps
-                u = xp.multiply(m, -step_size)
+                u = xp.multiply(m, -step_size, out=_scratch(self, x, 1))
                 u /= tmp
                 x += u
                 _bump(p)

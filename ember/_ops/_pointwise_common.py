@@ -13,7 +13,7 @@ from .._tensor import Tensor, _Mode, inplace, _legacy_name
 from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module
-from ._layout import elementwise as _elementwise
+from ._layout import elementwise as _elementwise, c_exact as _c_exact
 from ._args import type_name, invalid as _args_invalid
 
 _nd = np.ndarray   # the host array type: `r.__class__ is _nd` is the cheap "already an array" test
@@ -100,11 +100,26 @@ def _w(r, xp=np, x=None, y=None):
     (see ``_layout``; nothing to do when the operands are C-contiguous)."""
     if r.__class__ is not _nd:
         r = xp.asanyarray(r)
-    elif x is not None and r.ndim > 1 and not (
-            (x.__class__ is not _nd or x.flags.c_contiguous) and
-            (y is None or y.__class__ is not _nd or y.flags.c_contiguous)):
-        r = _elementwise(r, x) if y is None else _elementwise(r, x, y)
+    elif x is not None and r.ndim > 1:
+        if not ((x.__class__ is not _nd or x.flags.c_contiguous) and
+                (y is None or y.__class__ is not _nd or y.flags.c_contiguous)):
+            r = _elementwise(r, x) if y is None else _elementwise(r, x, y)
+        elif y is not None and 1 in r.shape:
+            r = _size1_layout(r, x, y)
     return wrap(r)
+
+
+def _size1_layout(r, *arrays):
+    """PyTorch's layout for operands that NumPy calls C-contiguous but whose dims of size 1
+    carry other strides (an N x C x 1 x 1 tensor laid out channels_last): with operands of
+    different shapes (a scalar, a broadcast) PyTorch orders the result's dims by those
+    strides; with one shape it keeps C order."""
+    shapes = {getattr(a, 'shape', ()) for a in arrays if a is not None}
+    if len(shapes) > 1 and not all(_c_exact(a) for a in arrays
+                                   if a.__class__ is _nd and a.ndim > 1):
+        return _elementwise(r, *[a if hasattr(a, 'strides') else np.asarray(a)
+                                 for a in arrays if a is not None])
+    return r
 
 
 def _wn(r, xp, *arrays):
@@ -114,11 +129,12 @@ def _wn(r, xp, *arrays):
         return wrap(xp.asanyarray(r))
     if r.ndim > 1:
         arrs = [a._data if isinstance(a, Tensor) else a for a in arrays]
-        arrs = [a for a in arrs if a.__class__ is _nd]
-        for a in arrs:
+        nd_arrs = [a for a in arrs if a.__class__ is _nd]
+        for a in nd_arrs:
             if not a.flags.c_contiguous:
-                r = _elementwise(r, *arrs)
-                break
+                return wrap(_elementwise(r, *nd_arrs))
+        if 1 in r.shape:
+            r = _size1_layout(r, *arrs)
     return wrap(r)
 
 

@@ -95,7 +95,7 @@ def add(input, other, *, alpha=1, out=None):
         y = _scale_alpha(y, x, alpha)
     r = xp.add(x, y)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         _record_binary(res, input, other, AddBackward0, AddBackwardScalar, alpha=alpha)
     return res if out is None else _out(res, _args.tensor(out, 'add', 'out', None), 'add')
@@ -123,7 +123,7 @@ def sub(input, other, *, alpha=1, out=None):
         y = _scale_alpha(y, x, alpha)
     r = xp.subtract(x, y)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         if isinstance(input, Tensor):
             _record_binary(res, input, other, SubBackward0, SubBackwardScalar, alpha=alpha)
@@ -189,7 +189,7 @@ def mul(input, other, *, out=None):
     x, y, xp = _bin_n(input, other)
     r = xp.multiply(x, y)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if ta and tb:
@@ -301,7 +301,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     x, y, xp = _bin_n(input, other)
     r = _div_arrays(x, y, xp, rounding_mode)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if rounding_mode is not None:
@@ -512,7 +512,9 @@ def pow(input, exponent, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'pow', 'out', None)
     x, y, xp = _bin(input, exponent)
-    res = _w(_pow_arrays(x, y, xp, input, exponent), xp, x, y)
+    # pow(Tensor, Scalar) is a unary kernel in PyTorch: its layout ignores the exponent
+    res = _w(_pow_arrays(x, y, xp, input, exponent), xp, x,
+             y if isinstance(exponent, Tensor) else None)
     if _needs(input, exponent):
         te = isinstance(exponent, Tensor)
         if not isinstance(input, Tensor):
@@ -1055,7 +1057,8 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     r, xp = _clamp_arrays(input, min, max)
-    res = _wn(r, xp, input, min, max)
+    # clamp(Tensor, Scalar, Scalar) is a unary kernel in PyTorch: scalars do not count
+    res = _wn(r, xp, input, *[v for v in (min, max) if isinstance(v, Tensor)])
     if _needs(input, min, max):
         if isinstance(min, Tensor) or isinstance(max, Tensor):
             lo = min if isinstance(min, Tensor) or min is None else \
@@ -1085,7 +1088,7 @@ def clamp_min(input, min, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'clamp_min', 'out', None)
     r, xp = _clamp_arrays(input, min, None)
-    res = _wn(r, xp, input, min)
+    res = _wn(r, xp, input, *([min] if isinstance(min, Tensor) else []))
     if _needs(input, min):
         if isinstance(min, Tensor):
             node = ClampMinBackward1()
@@ -1111,7 +1114,7 @@ def clamp_max(input, max, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'clamp_max', 'out', None)
     r, xp = _clamp_arrays(input, None, max)
-    res = _wn(r, xp, input, max)
+    res = _wn(r, xp, input, *([max] if isinstance(max, Tensor) else []))
     if _needs(input, max):
         if isinstance(max, Tensor):
             node = ClampMaxBackward1()

@@ -76,3 +76,4 @@ from .amp.autocast_mode import (  # noqa: E402,F401
     set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
     get_autocast_gpu_dtype, set_autocast_gpu_dtype)
 from . import overrides, _C  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401

@@ -30,6 +30,10 @@ class _Passes(threading.local):
 
 _passes = _Passes()
 
+# the recording profiler (ember.autograd.profiler sets it while it records, else None):
+# checked once per node, so backward pays nothing while no profiler records
+_profile_hook = None
+
 
 def queue_callback(callback):
     """Run ``callback()`` when the backward pass running in this thread finishes
@@ -189,8 +193,13 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
                     node._release()
                 _skip_edges(node, buffers, deps, heap)
                 continue
-            _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
-                      needed, anomaly)
+            if _profile_hook is None:
+                _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
+                          needed, anomaly)
+            else:
+                _profile_hook.evaluate(node, _run_node, (node, buf, buffers, deps, heap,
+                                                         retain_graph, targets, capture,
+                                                         needed, anomaly))
         while callbacks:   # a callback may queue another
             callbacks.pop(0)()
     finally:
@@ -253,7 +262,10 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
     if is_acc:
         if grads[0] is not None:
             with _node_lock(node):
-                node.backward(grads[0])
+                if _profile_hook is None:
+                    node.backward(grads[0])
+                else:
+                    _profile_hook.apply(node, node.backward, (grads[0],))
         return
     if (grads[0] is None and nouts == 1) or all(g is None for g in grads):
         outs = (None,) * len(node.next_functions)
@@ -262,7 +274,8 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
             from .._ops._util import zeros_meta
             grads = [g if g is not None else zeros_meta(m) for g, m in zip(grads, node._out_meta)]
         try:
-            outs = node.apply(*grads)
+            outs = node.apply(*grads) if _profile_hook is None else \
+                _profile_hook.apply(node, node.apply, grads)
         except Exception:
             if anomaly:
                 _warn_trace(node)

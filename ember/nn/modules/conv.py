@@ -98,7 +98,7 @@ class _Conv(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def _conv_forward(self, input, weight, bias):
-        fn = (C.conv1d, C.conv2d, C.conv3d)[self._nd - 1]
+        fn = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]   # via F: observable
         if self.padding_mode != 'zeros':
             pads = []
             if self.padding == 'same':

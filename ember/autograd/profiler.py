@@ -1,0 +1,592 @@
+"""The autograd profiler: records op calls, ``record_function`` ranges and backward
+nodes with their wall time, input shapes and memory.
+
+How it observes: while a profiler records, an interceptor is installed on the op seam
+(``ember/_ops/_dispatch.py``'s ``push_interceptor``), so every public op call opens a
+range named as PyTorch names the op (``aten::mm``); the backward engine checks one
+module-level hook per node (``engine._profile_hook``) and opens the ranges
+``autograd::engine::evaluate_function: <Node>`` and ``<Node>`` around it. While nothing
+records, neither is installed and ops run at full speed.
+"""
+import itertools
+import os
+import threading
+import time
+
+from .profiler_util import (EventList, FunctionEvent, FunctionEventAvg, DeviceType,  # noqa: F401
+                            Interval, Kernel, StringTable, MemRecordsAcc)
+
+__all__ = ['profile', 'record_function', 'emit_nvtx', 'emit_itt', 'EventList', 'FunctionEvent',
+           'FunctionEventAvg', 'load_nvprof', 'parse_nvprof_trace', 'kineto_available',
+           'KinetoStepTracker']
+
+# ember op name -> the name of the ATen op PyTorch's profiler shows for the same call
+_ATEN_NAMES = {
+    'cross_entropy': 'cross_entropy_loss', 'nll_loss': 'nll_loss_nd',
+    'truediv': 'div', 'floordiv': 'floor_divide', 'getitem': 'index', 'setitem': 'index_put_',
+    'rtruediv': 'reciprocal', 'radd': 'add', 'rmul': 'mul', 'rsub': 'rsub', 'rpow': 'pow',
+    'matmul': 'matmul', 'iadd': 'add_', 'isub': 'sub_', 'imul': 'mul_', 'itruediv': 'div_',
+    'and': 'bitwise_and', 'or': 'bitwise_or', 'xor': 'bitwise_xor', 'invert': 'bitwise_not',
+    'lt': 'lt', 'le': 'le', 'gt': 'gt', 'ge': 'ge', 'eq': 'eq', 'ne': 'ne',
+    'binary_cross_entropy_with_logits': 'binary_cross_entropy_with_logits',
+}
+_names = {}
+
+
+def _aten_name(name):
+    n = _names.get(name)
+    if n is None:
+        base = name.strip('_') if name.startswith('__') else name
+        n = _names[name] = 'aten::' + _ATEN_NAMES.get(base, base)
+    return n
+
+
+class _Frame:
+    """A range being recorded (becomes a FunctionEvent when the profiler stops)."""
+
+    __slots__ = ('name', 'start', 'end', 'tid', 'parent', 'children', 'shapes', 'mem', 'claimed',
+                 'stack', 'flops', 'seq', 'user', 'args')
+
+    def __init__(self, name, tid, parent, user=False):
+        self.name = name
+        self.tid = tid
+        self.parent = parent
+        self.children = []
+        self.shapes = None
+        self.mem = 0
+        self.claimed = None
+        self.stack = None
+        self.flops = None
+        self.seq = -1
+        self.user = user
+        self.end = None
+
+
+class _ThreadStack(threading.local):
+    top = None
+
+
+class _Recorder:
+    """The state of one recording: every thread's top-level frames, the options."""
+
+    def __init__(self, record_shapes=False, profile_memory=False, with_stack=False,
+                 with_flops=False):
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.roots = []
+        self.tls = _ThreadStack()
+        self.t0 = time.perf_counter_ns()
+        self.wall0 = time.time_ns()
+
+    # --- ranges
+    def open(self, name, user=False):
+        tls = self.tls
+        parent = tls.top
+        f = _Frame(name, threading.get_ident(), parent, user)
+        if parent is None:
+            self.roots.append(f)
+        else:
+            parent.children.append(f)
+        tls.top = f
+        if self.with_stack:
+            f.stack = _py_stack()
+        if user and self.record_shapes:
+            f.shapes = []
+        f.start = time.perf_counter_ns()
+        return f
+
+    def close(self, f):
+        f.end = time.perf_counter_ns()
+        self.tls.top = f.parent
+
+    # --- the op interceptor
+    def intercept(self, name, call, args, kwargs):
+        f = self.open(_aten_name(name))
+        if self.record_shapes or self.with_flops:
+            f.shapes = _shapes(args, kwargs)
+        try:
+            out = call(*args, **kwargs)
+        finally:
+            self.close(f)
+        if self.with_flops:
+            f.flops = _flops(f.name, f.shapes, out)
+        if self.profile_memory:
+            self._claim(f, args, out)
+        if not self.record_shapes:
+            f.shapes = None
+        return out
+
+    def _claim(self, f, args, out):
+        """Attribute to ``f`` the bytes of its outputs that are new tensors not already
+        attributed to one of its children."""
+        from .._tensor import Tensor
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        mine = []
+        kids = []
+        for c in f.children:
+            if c.claimed:
+                kids.extend(c.claimed)
+        ins = None
+        for t in outs:
+            if not isinstance(t, Tensor) or t._base is not None or any(t is k for k in kids):
+                continue
+            if ins is None:
+                ins = [a for a in args if isinstance(a, Tensor)]
+            if any(t is a for a in ins):
+                continue   # an in-place op returns its input
+            st = t._st
+            if st is not None and any(st is a._st for a in ins):
+                continue   # shares an input's storage (detach, a view)
+            mine.append(t)
+            f.mem += t._data.nbytes
+        mine.extend(kids)
+        p = f.parent
+        # hand the claimed tensors up to enclosing op ranges only (kept alive that long)
+        f.claimed = mine if (p is not None and not p.user) else None
+        for c in f.children:
+            c.claimed = None
+
+    # --- backward nodes (called by the engine while recording)
+    def evaluate(self, node, run, args):
+        f = self.open('autograd::engine::evaluate_function: ' + node.name(), user=True)
+        f.seq = getattr(node, '_seq', -1)
+        try:
+            return run(*args)
+        finally:
+            self.close(f)
+
+    def apply(self, node, fn, args):
+        f = self.open(node.name(), user=True)
+        f.seq = getattr(node, '_seq', -1)
+        try:
+            return fn(*args)
+        finally:
+            self.close(f)
+
+    # --- results
+    def events(self, use_device=None):
+        """The recorded ranges as FunctionEvents, ordered by start time."""
+        out = []
+        ids = itertools.count()
+        t0 = self.t0
+        wall0 = self.wall0 // 1000
+
+        def convert(f, parent):
+            if f.end is None:   # still open (a range left open when the profiler stopped)
+                return None
+            name = f.name
+            if f.user and name.startswith('ProfilerStep#'):
+                name = 'ProfilerStep*'   # PyTorch groups the steps under one name
+            e = FunctionEvent(next(ids), name, f.tid, (f.start - t0) / 1000.0,
+                              (f.end - t0) / 1000.0, input_shapes=f.shapes, stack=f.stack,
+                              use_device=use_device, sequence_nr=f.seq, flops=f.flops,
+                              trace_name=f.name,
+                              is_user_annotation=f.user and not f.name.startswith('autograd::')
+                              and f.seq < 0)
+            e._wall0 = wall0
+            out.append(e)
+            if parent is not None:
+                e.cpu_parent = parent
+                parent.cpu_children.append(e)
+            for c in f.children:
+                convert(c, e)
+            e.cpu_memory_usage = f.mem + sum(c.cpu_memory_usage for c in e.cpu_children)
+            return e
+
+        stack = list(self.roots)
+        for r in stack:
+            convert(r, None)
+        out.sort(key=lambda e: (e.time_range.start, -e.time_range.end))
+        for i, e in enumerate(out):
+            e.id = i
+        return out
+
+
+def _shapes(args, kwargs):
+    from .._tensor import Tensor
+    res = []
+    for a in args:
+        if isinstance(a, Tensor):
+            res.append(list(a._data.shape))
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(b, Tensor) for b in a):
+            res.append([list(b._data.shape) for b in a])
+        else:
+            res.append([])
+    if kwargs:
+        for v in kwargs.values():
+            res.append(list(v._data.shape) if isinstance(v, Tensor) else [])
+    return res
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _flops(name, shapes, out):
+    """Floating-point operations of the op, counted as PyTorch's profiler counts them
+    (``2*M*N*K`` for a matrix product, one per output element for add and mul)."""
+    if not shapes:
+        return None
+    try:
+        if name in ('aten::mm', 'aten::matmul') and len(shapes[0]) == 2 and len(shapes[1]) == 2:
+            (m, k), (_, n) = shapes[0], shapes[1]
+            return 2 * m * n * k
+        if name == 'aten::addmm':
+            (m, k), (_, n) = shapes[1], shapes[2]
+            return 2 * m * n * k
+        if name == 'aten::bmm':
+            (b, m, k), (_, _, n) = shapes[0], shapes[1]
+            return 2 * b * m * n * k
+        if name in ('aten::conv2d', 'aten::convolution') and shapes[1]:
+            w = shapes[1]
+            return 2 * _numel(out.shape) * _numel(w[1:])
+        if name in ('aten::add', 'aten::mul', 'aten::add_', 'aten::mul_'):
+            return _numel(out.shape)
+    except Exception:
+        return None
+    return None
+
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _py_stack():
+    """The Python frames of the call, innermost first, without ember's own frames
+    (``file(line): function``, as PyTorch prints them)."""
+    import traceback
+    out = []
+    for fr in reversed(traceback.extract_stack()):
+        if fr.filename.startswith(_HERE):
+            continue
+        out.append(f"{fr.filename}({fr.lineno}): {fr.name}")
+    return out
+
+
+# ------------------------------------------------------------- the active recorder
+_lock = threading.Lock()
+_active = None        # the _Recorder recording now
+_handle = None        # its interceptor handle
+
+
+def _start(rec):
+    """Start recording into ``rec`` (install the interceptor and the engine hook)."""
+    global _active, _handle
+    from .._ops import _dispatch
+    from . import engine
+    with _lock:
+        if _active is not None:
+            raise RuntimeError("Can't profile: profiler already enabled on this thread")
+        _active = rec
+        _handle = _dispatch.push_interceptor(rec.intercept)
+        engine._profile_hook = rec
+
+
+def _stop(rec):
+    global _active, _handle
+    from . import engine
+    with _lock:
+        if _active is not rec:
+            return
+        engine._profile_hook = None
+        _handle.remove()
+        _active = None
+        _handle = None
+
+
+def _enabled():
+    return _active is not None
+
+
+# ------------------------------------------------------------- public API
+class profile:
+    """Context manager that records the ops run inside it (PyTorch's legacy
+    ``torch.autograd.profiler.profile``).
+
+    Args:
+        enabled (bool): record (``False`` makes it a no-op). Default: ``True``.
+        use_cuda (bool): also time CUDA kernels (NOTE: unlike PyTorch, ember records
+            CPU wall time only; CUDA times are 0).
+        record_shapes (bool): record the input shapes of each op.
+        with_flops (bool): estimate FLOPs of matrix products, convolutions, add, mul.
+        profile_memory (bool): record the bytes of each op's new output tensors.
+        with_stack (bool): record the Python stack of each op.
+        with_modules (bool): accepted (NOTE: unlike PyTorch, no module hierarchy).
+        use_kineto, use_cpu, experimental_config, acc_events, custom_trace_id_callback,
+            use_device: accepted for compatibility.
+
+    Example::
+
+        >>> x = ember.randn(4, 4, requires_grad=True)
+        >>> with ember.autograd.profiler.profile() as prof:
+        ...     (x.mm(x)).sum().backward()
+        >>> print(prof.key_averages().table(sort_by='self_cpu_time_total'))
+    """
+
+    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,
+                 with_flops=False, profile_memory=False, with_stack=False, with_modules=False,
+                 use_kineto=False, use_cpu=True, experimental_config=None, acc_events=False,
+                 custom_trace_id_callback=None):
+        self.enabled = enabled
+        if not enabled:
+            return
+        self.use_cuda = use_cuda
+        self.use_device = 'cuda' if use_cuda and use_device is None else use_device
+        self.record_shapes = record_shapes
+        self.with_flops = with_flops
+        self.record_shapes |= self.with_flops
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_modules = with_modules
+        self.use_cpu = use_cpu
+        self.acc_events = acc_events
+        self.experimental_config = experimental_config
+        self.custom_trace_id_callback = custom_trace_id_callback
+        self.function_events = None
+        self.entered = False
+        self._recorder = None
+        self._old = []
+
+    def _new_recorder(self):
+        return _Recorder(self.record_shapes, self.profile_memory, self.with_stack,
+                         self.with_flops)
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        if self.entered:
+            raise RuntimeError("Profiler context manager is not reentrant")
+        self._prepare_trace()
+        self._start_trace()
+        return self
+
+    def _prepare_trace(self):
+        self.entered = True
+
+    def _start_trace(self):
+        self.entered = True
+        if self._recorder is not None and self.acc_events:
+            self._old.append(self._recorder)
+        self._recorder = self._new_recorder()
+        _start(self._recorder)
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.enabled:
+            return
+        self._stop_trace()
+
+    def _stop_trace(self):
+        if self._recorder is None:
+            return
+        _stop(self._recorder)
+        evs = []
+        for r in self._old + [self._recorder]:
+            evs.extend(r.events(self.use_device))
+        self.function_events = EventList(evs, use_device=self.use_device,
+                                         profile_memory=self.profile_memory,
+                                         with_flops=self.with_flops)
+        self.function_events._build_tree()
+        return False
+
+    def __repr__(self):
+        if self.function_events is None:
+            return '<unfinished torch.autograd.profile>'
+        return repr(self.function_events)
+
+    def __str__(self):
+        if self.function_events is None:
+            return '<unfinished torch.autograd.profile>'
+        return str(self.function_events)
+
+    def _check_finish(self):
+        if self.function_events is None:
+            raise RuntimeError("Profiler didn't finish running")
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
+              max_name_column_width=55, max_shapes_column_width=80, header=None,
+              top_level_events_only=False, time_unit=None):
+        """The recorded events as a table (see :meth:`EventList.table`)."""
+        self._check_finish()
+        return self.function_events.table(
+            sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
+            max_name_column_width=max_name_column_width,
+            max_shapes_column_width=max_shapes_column_width, header=header,
+            top_level_events_only=top_level_events_only, time_unit=time_unit)
+
+    table.__doc__ = EventList.table.__doc__
+
+    def export_chrome_trace(self, path):
+        """Write the events as a Chrome trace JSON file."""
+        self._check_finish()
+        return self.function_events.export_chrome_trace(path)
+
+    def export_stacks(self, path, metric='self_cpu_time_total'):
+        """Write the recorded stacks (``with_stack=True``) in flame-graph format."""
+        self._check_finish()
+        if not self.with_stack:
+            raise AssertionError("export_stacks() requires with_stack=True")
+        return self.function_events.export_stacks(path, metric)
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
+                     group_by_overload_name=False):
+        """The events averaged per name (and per input shapes / stack when asked)."""
+        self._check_finish()
+        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n,
+                                                 group_by_overload_name)
+
+    def total_average(self):
+        """All events summed as one :class:`FunctionEventAvg`."""
+        self._check_finish()
+        return self.function_events.total_average()
+
+    @property
+    def self_cpu_time_total(self):
+        """The sum of every event's self CPU time (us)."""
+        self._check_finish()
+        return self.function_events.self_cpu_time_total
+
+
+class record_function:
+    """Label a block of code (or a function, as a decorator) as a named range in the
+    profiler's results. A no-op while no profiler records.
+
+    Args:
+        name (str): the range's name.
+        args (str, optional): extra information (ignored, as PyTorch's CPU profiler).
+
+    Example::
+
+        >>> with ember.profiler.profile() as prof:
+        ...     with ember.profiler.record_function('forward'):
+        ...         y = ember.ones(3) * 2
+    """
+
+    def __init__(self, name, args=None):
+        self.name = name
+        self.args = args
+        self.run_callbacks_on_exit = True
+        self._frames = []
+
+    def __enter__(self):
+        rec = _active
+        self._frames.append((rec, rec.open(self.name, user=True) if rec is not None else None))
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if not self.run_callbacks_on_exit or not self._frames:
+            return
+        rec, f = self._frames.pop()
+        if f is not None:
+            rec.close(f)
+
+    def _call_end_callbacks_on_future(self, fut):
+        """Close the range when ``fut`` completes (here: at once); returns ``fut``."""
+        self.run_callbacks_on_exit = False
+        if self._frames:
+            rec, f = self._frames.pop()
+            if f is not None:
+                rec.close(f)
+        return fut
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with record_function(self.name, self.args):
+                return fn(*args, **kwargs)
+        return wrapped
+
+
+class emit_nvtx:
+    """Emit NVTX ranges for nvprof / Nsight (NOTE: unlike PyTorch, a no-op: ember has no
+    NVTX; without CUDA PyTorch's also does nothing useful).
+
+    Args:
+        enabled (bool): default ``True``.
+        record_shapes (bool): default ``False``.
+    """
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        if self.entered:
+            raise RuntimeError("NVTX annotation context manager is not reentrant")
+        self.entered = True
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.enabled:
+            self.entered = False
+        return False
+
+
+class emit_itt(emit_nvtx):
+    """Emit Intel ITT ranges for VTune (NOTE: unlike PyTorch, a no-op: ember has no ITT).
+
+    Args:
+        enabled (bool): default ``True``.
+        record_shapes (bool): default ``False``.
+    """
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        if self.entered:
+            raise RuntimeError("ITT annotation context manager is not reentrant")
+        self.entered = True
+        return self
+
+
+def load_nvprof(path):
+    """Open an nvprof trace (NOTE: unlike PyTorch, unsupported: raises)."""
+    raise NotImplementedError("ember cannot read nvprof traces")
+
+
+def parse_nvprof_trace(path):
+    """Parse an nvprof trace (NOTE: unlike PyTorch, unsupported: raises)."""
+    raise NotImplementedError("ember cannot read nvprof traces")
+
+
+def kineto_available():
+    """False: ember's profiler is its own, not Kineto (NOTE: unlike PyTorch)."""
+    return False
+
+
+class KinetoStepTracker:
+    """Counts profiler steps per requester (PyTorch's step tracker); ``current_step``
+    is the largest count."""
+
+    _counts = {}
+    _step = -1
+
+    @classmethod
+    def init_step_count(cls, requester):
+        cls._counts[requester] = cls._step
+
+    @classmethod
+    def erase_step_count(cls, requester):
+        return cls._counts.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester):
+        if requester not in cls._counts:
+            cls.init_step_count(requester)
+        cls._counts[requester] += 1
+        new = max(cls._counts.values())
+        if new > cls._step:
+            cls._step = new
+        return cls._step
+
+    @classmethod
+    def current_step(cls):
+        return cls._step

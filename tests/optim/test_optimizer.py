@@ -355,3 +355,23 @@ def test_adam_state_dict_via_torch_save_and_back(tmp_path):
     assert back['param_groups'] == to.state_dict()['param_groups']
     for k, v in to.state_dict()['state'][0].items():
         assert torch.equal(back['state'][0][k], v), k
+
+
+@pytest.mark.parametrize('cls, kw', [
+    ('Adam', dict(lr=0.05, amsgrad=True, weight_decay=0.1)), ('AdamW', {}), ('Adamax', {}),
+    ('NAdam', {}), ('RAdam', {}), ('Adagrad', {}), ('Adadelta', {}), ('ASGD', {}), ('Rprop', {}),
+    ('RMSprop', dict(centered=True, momentum=0.9)), ('SGD', dict(lr=0.1, momentum=0.9)),
+])
+def test_complex_parameters_as_torch(cls, kw):
+    """Complex parameters are updated as torch does (as pairs of reals)."""
+    a = (np.arange(4) + 1j * np.arange(4)[::-1]).astype(np.complex64)
+    res = []
+    for m in (ember, torch):
+        p = m.nn.Parameter(m.from_numpy(a.copy()))
+        o = getattr(m.optim, cls)([p], **kw)
+        for _ in range(5):
+            o.zero_grad()
+            (p * p.conj()).real.sum().backward()
+            o.step()
+        res.append(p.detach().numpy().copy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-5, atol=1e-6)

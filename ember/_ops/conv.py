@@ -92,9 +92,166 @@ def _col2im(xp, cols, C, k, sp, stride, dilation):
     return img
 
 
+def _flat_padded(xp, x, lo, hi, slack):
+    """``x`` ``(N, C, *sp)`` zero-padded by ``lo``/``hi`` per spatial dim, laid out
+    channel-major as a ``(C, N * P + slack)`` buffer (``P`` = padded image size) whose
+    last ``slack`` elements are zeros. Returns ``(buf, padded spatial size)``."""
+    N, C = x.shape[:2]
+    sp = x.shape[2:]
+    psp = tuple(sp[i] + lo[i] + hi[i] for i in range(len(sp)))
+    NP = N * int(np.prod(psp))
+    buf = xp.zeros((C, NP + slack), dtype=x.dtype)
+    view = buf[:, :NP].reshape((C, N) + psp)
+    view[(slice(None), slice(None)) + tuple(slice(lo[i], lo[i] + sp[i]) for i in range(len(sp)))] = \
+        x.swapaxes(0, 1)
+    return buf, psp
+
+
+def _flat_offsets(psp, k, dilation):
+    """Flat offsets (in a padded image of size ``psp``) of every kernel offset, in the
+    kernel's C order."""
+    nd = len(psp)
+    st = [int(np.prod(psp[i + 1:])) for i in range(nd)]
+    return [sum(kidx[i] * dilation[i] * st[i] for i in range(nd)) for kidx in np.ndindex(*k)]
+
+
+def _fast_ok(x, w, stride):
+    """Whether the stride-1 flat fast path applies."""
+    return all(s == 1 for s in stride) and x.size > 0 and w.size > 0 and len(stride) > 0
+
+
+_CHUNK_BYTES = 1 << 21   # column block size: the GEMM's right operand stays in cache
+
+
+def _chunk(N, rowbytes):
+    """Samples per block so that a block of columns is about ``_CHUNK_BYTES``."""
+    return max(1, min(N, _CHUNK_BYTES // max(1, rowbytes)))
+
+
+def _fill_cols(cols, buf, offs, start, m):
+    """``cols[:, k, :m] = buf[:, start + off_k:][:, :m]`` for every kernel offset."""
+    for kk, off in enumerate(offs):
+        cols[:, kk, :] = buf[:, start + off:start + off + m]
+
+
+def _conv_s1(xp, x, w, lo, hi, dilation, groups):
+    """Stride-1 convolution on arrays by the padded-flat trick: in the channel-major flat
+    padded buffer of every sample (see :func:`_flat_padded`), the inputs seen by kernel
+    offset ``k`` at all output positions form the contiguous slice starting at that
+    offset's flat position (outputs computed on the padded grid, the positions past the
+    real output discarded). Per block of samples, the columns are ``K`` slice copies, then
+    one GEMM ``(O, C*K) @ (C*K, n*P)`` (one per group). ``lo``/``hi`` are the paddings."""
+    N, C = x.shape[:2]
+    O = w.shape[0]
+    k = w.shape[2:]
+    K = int(np.prod(k))
+    nd = len(k)
+    psp0 = tuple(x.shape[2 + i] + lo[i] + hi[i] for i in range(nd))
+    offs = _flat_offsets(psp0, k, dilation)
+    buf, psp = _flat_padded(xp, x, lo, hi, offs[-1])
+    P = int(np.prod(psp))
+    out = tuple(psp[i] - dilation[i] * (k[i] - 1) for i in range(nd))
+    crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out)
+    G = groups
+    wm = w.reshape(O, C * K) if G == 1 else w.reshape(G, O // G, (C // G) * K)
+    n = _chunk(N, C * K * P * x.itemsize)
+    scratch = xp.empty(C * K * n * P, dtype=x.dtype)
+    res = xp.empty((N, O) + out, dtype=xp.result_type(x.dtype, w.dtype))
+    for n0 in range(0, N, n):
+        n1 = min(N, n0 + n)
+        m = (n1 - n0) * P
+        cols = scratch[:C * K * m].reshape(C, K, m)
+        _fill_cols(cols, buf, offs, n0 * P, m)
+        if G == 1:
+            r = xp.matmul(wm, cols.reshape(C * K, m))
+        else:
+            r = xp.matmul(wm, cols.reshape(G, (C // G) * K, m))
+        res[n0:n1] = r.reshape((O, n1 - n0) + psp)[crop].swapaxes(0, 1)
+    return res
+
+
+def _conv_transpose_s1(xp, x, w, padding, output_padding, dilation, groups):
+    """Stride-1 transposed convolution by the flat col2im: ``x`` sits on the grid of the
+    uncropped output (``sp + dilation * (k - 1) + output_padding``), flattened channel-major;
+    per block of samples the columns ``W^T @ x`` ``(Cout, K, n*P)`` are added into the flat
+    output buffer as ``K`` contiguous slices (at each kernel offset's flat position), and the
+    result is the buffer cropped by ``padding``."""
+    N, Cin = x.shape[:2]
+    G = groups
+    Og = w.shape[1]
+    Cg = Cin // G
+    k = w.shape[2:]
+    K = int(np.prod(k))
+    nd = len(k)
+    sp = x.shape[2:]
+    psp = tuple(sp[i] + dilation[i] * (k[i] - 1) + output_padding[i] for i in range(nd))
+    offs = _flat_offsets(psp, k, dilation)
+    xf, _ = _flat_padded(xp, x, (0,) * nd, tuple(psp[i] - sp[i] for i in range(nd)), 0)
+    P = int(np.prod(psp))
+    dt = xp.result_type(x.dtype, w.dtype)
+    img = xp.zeros((G * Og, N * P + offs[-1]), dtype=dt)
+    wt = w.reshape(Cin, Og * K).T if G == 1 else w.reshape(G, Cg, Og * K).transpose(0, 2, 1)
+    n = _chunk(N, G * Og * K * P * x.itemsize)
+    for n0 in range(0, N, n):
+        n1 = min(N, n0 + n)
+        m = (n1 - n0) * P
+        xb = xf[:, n0 * P:n1 * P]
+        if G == 1:
+            cols = xp.matmul(wt, xb)
+        else:
+            cols = xp.matmul(wt, xb.reshape(G, Cg, m))
+        cols = cols.reshape(G * Og, K, m)
+        start = n0 * P
+        for kk, off in enumerate(offs):
+            img[:, start + off:start + off + m] += cols[:, kk]
+    full = img[:, :N * P].reshape((G * Og, N) + psp)
+    final = tuple(psp[i] - 2 * padding[i] for i in range(nd))
+    crop = (slice(None), slice(None)) + tuple(slice(padding[i], padding[i] + final[i])
+                                              for i in range(nd))
+    return xp.ascontiguousarray(full[crop].swapaxes(0, 1))
+
+
+def _weight_grad_s1(xp, a, b, k, padding, dilation, groups):
+    """Stride-1 form of :func:`_weight_grad_arrays`: ``b`` in the flat padded layout,
+    ``a`` placed on the same padded grid (zeros elsewhere), so the gradient for kernel
+    offset ``k`` is ``a_flat @ b_flat[:, off_k:][:, :NP]^T``: per block of samples, one
+    GEMM over the columns of ``b`` built from ``K`` slice copies, summed over blocks."""
+    N, A = a.shape[:2]
+    B = b.shape[1]
+    nd = len(k)
+    K = int(np.prod(k))
+    psp0 = tuple(b.shape[2 + i] + 2 * padding[i] for i in range(nd))
+    offs = _flat_offsets(psp0, k, dilation)
+    buf, psp = _flat_padded(xp, b, padding, padding, offs[-1])
+    P = int(np.prod(psp))
+    out = a.shape[2:]
+    af, _ = _flat_padded(xp, a, (0,) * nd, tuple(psp[i] - out[i] for i in range(nd)), 0)
+    G = groups
+    n = _chunk(N, B * K * P * b.itemsize)
+    scratch = xp.empty(B * K * n * P, dtype=b.dtype)
+    acc = None
+    for n0 in range(0, N, n):
+        n1 = min(N, n0 + n)
+        m = (n1 - n0) * P
+        cols = scratch[:B * K * m].reshape(B, K, m)
+        _fill_cols(cols, buf, offs, n0 * P, m)
+        ab = af[:, n0 * P:n1 * P]
+        if G == 1:
+            r = xp.matmul(ab, cols.reshape(B * K, m).T)
+        else:
+            r = xp.matmul(ab.reshape(G, A // G, m), cols.reshape(G, (B // G) * K, m).transpose(0, 2, 1))
+        if acc is None:
+            acc = r
+        else:
+            acc += r
+    return acc.reshape(G, A // G, (B // G) * K)
+
+
 def _conv_fwd(x, w, stride, padding, dilation, groups):
     """Plain convolution on arrays: x (N, C, *sp), w (O, C/g, *k) -> (N, O, *out)."""
     xp = array_module(x)
+    if _fast_ok(x, w, stride):
+        return _conv_s1(xp, x, w, padding, padding, dilation, groups)
     k = w.shape[2:]
     cols, out = _im2col(xp, x, k, stride, padding, dilation, groups)
     wm = w.reshape(groups, w.shape[0] // groups, -1)
@@ -112,6 +269,22 @@ def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
     G = groups
     Cg, Og = Cin // G, w.shape[1]
     sp = x.shape[2:]
+    if _fast_ok(x, w, stride):
+        K = int(np.prod(k))
+        # stride 1, two ways: a plain convolution of x with the flipped, in/out-swapped
+        # weight (columns of x's Cin channels on x padded by lo/hi), or the flat col2im
+        # (columns of the Cout output channels on the uncropped output grid); the one with
+        # fewer columns
+        lo = tuple(dilation[i] * (k[i] - 1) - padding[i] for i in range(nd))
+        hi = tuple(lo[i] + output_padding[i] for i in range(nd))
+        grid = [sp[i] + dilation[i] * (k[i] - 1) + output_padding[i] for i in range(nd)]
+        size_b = G * Og * int(np.prod(grid))
+        size_a = Cin * int(np.prod([sp[i] + lo[i] + hi[i] for i in range(nd)]))
+        if min(lo) >= 0 and size_a < size_b:
+            wc = w.reshape((G, Cg, Og) + tuple(k)).swapaxes(1, 2).reshape((G * Og, Cg) + tuple(k))
+            wc = wc[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
+            return _conv_s1(xp, x, wc, lo, hi, dilation, G)
+        return _conv_transpose_s1(xp, x, w, padding, output_padding, dilation, G)
     L = int(np.prod(sp)) if sp else 1
     wm = w.reshape(G, Cg, Og * int(np.prod(k)))
     cols = xp.matmul(wm.transpose(0, 2, 1), x.reshape(N, G, Cg, L))     # (N, G, Og*K, L)
@@ -128,6 +301,8 @@ def _weight_grad_arrays(a, b, k, stride, padding, dilation, groups):
     convolution (``a`` = output gradient, ``b`` = input) and of a transposed convolution
     (``a`` = input, ``b`` = output gradient). Returns ``(G, A/G, Bg * K)``."""
     xp = array_module(a)
+    if all(s == 1 for s in stride) and a.size > 0 and b.size > 0 and len(k) > 0:
+        return _weight_grad_s1(xp, a, b, k, padding, dilation, groups)
     cols, _ = _im2col(xp, b, k, stride, padding, dilation, groups)
     N, G = cols.shape[:2]
     am = a.reshape(N, G, a.shape[1] // G, -1)
@@ -153,6 +328,9 @@ class ConvolutionBackward0(Node):
         else:
             if needs[0]:
                 gx = convolution(g, w, None, stride, padding, dilation, False, (0,) * len(stride), groups)
+                for d in range(len(stride)):   # output_padding: the far rows saw no input
+                    if gx.shape[2 + d] != x.shape[2 + d]:
+                        gx = gx.narrow(2 + d, 0, x.shape[2 + d])
             if needs[1]:
                 gw = _weight_grad(x, g, w, stride, padding, dilation, groups, True)
         if needs[2]:

@@ -25,9 +25,8 @@ def both(fn, seed=0):
 def arr(x):
     if x is None:
         return None
-    if hasattr(x, 'detach'):
-        x = x.detach()
-    return np.asarray(x.numpy() if hasattr(x, 'numpy') else x)
+    from oracle import to_np
+    return to_np(x)
 
 
 def close(t, e, rtol=1e-5, atol=1e-6, exact=False):

@@ -375,3 +375,17 @@ def test_complex_parameters_as_torch(cls, kw):
             o.step()
         res.append(p.detach().numpy().copy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-5, atol=1e-6)
+
+
+def test_public_names_and_modules_mirror_torch():
+    names = [n for n in torch.optim.__all__ if n not in ('lr_scheduler', 'swa_utils')]
+    for n in names:
+        e, t = getattr(ember.optim, n), getattr(torch.optim, n)
+        assert e.__module__.replace('ember', 'torch') == t.__module__, n
+        if isinstance(t, type) and n != 'Optimizer':
+            assert issubclass(e, ember.optim.Optimizer)
+    for mod in ('lr_scheduler', 'swa_utils'):
+        for n in getattr(torch.optim, mod).__all__:
+            e = getattr(getattr(ember.optim, mod), n)
+            t = getattr(getattr(torch.optim, mod), n)
+            assert e.__module__.replace('ember', 'torch') == t.__module__, n

@@ -111,7 +111,7 @@ def test_update_bn():
     ember.optim.swa_utils.update_bn(_data(ember, 2), lin)
 
 
-def _swalr_sequence(m, n=40, **kw):
+def _swalr_sequence(m, n=100, **kw):
     ps = [m.nn.Parameter(m.ones(2)), m.nn.Parameter(m.ones(2))]
     opt = m.optim.SGD([{'params': ps[:1], 'lr': 0.5}, {'params': ps[1:], 'lr': 0.2}], lr=0.1)
     s = m.optim.swa_utils.SWALR(opt, **kw)

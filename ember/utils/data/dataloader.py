@@ -389,8 +389,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._data_queue = self._worker_result_queue
         try:
             for i in range(self._num_workers):
-                iq = ctx.Queue()
-                iq.cancel_join_thread()
+                # a SimpleQueue writes in the caller's thread (no feeder thread), so the
+                # final ``None`` still reaches a worker when shutdown runs from __del__
+                # during garbage collection, after the queues' own finalizers
+                iq = ctx.SimpleQueue()
                 w = ctx.Process(target=_worker_loop, args=(
                     self._dataset_kind, self._dataset, iq, self._worker_result_queue,
                     self._workers_done_event, self._auto_collation, self._collate_fn,
@@ -459,6 +461,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             dead = self._dead_workers()
             if dead:
                 pids = ', '.join(str(w.pid) for w in dead)
+                self._shutdown_workers()   # the epoch cannot complete: stop the others now
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly")
             if left <= 0:
                 return False, None
@@ -563,10 +566,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             for w in self._workers:
                 w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
             for q in self._index_queues:
-                q.cancel_join_thread()
-                q.close()
-            self._worker_result_queue.cancel_join_thread()
-            self._worker_result_queue.close()
+                try:
+                    q.close()
+                except OSError:
+                    pass
+            try:
+                self._worker_result_queue.cancel_join_thread()
+                self._worker_result_queue.close()
+            except (OSError, ValueError):
+                pass
         finally:
             for w in self._workers:
                 if w.is_alive():

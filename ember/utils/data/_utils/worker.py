@@ -1,11 +1,10 @@
 """The DataLoader's worker processes: the loop each runs, its seeding, and
 :func:`get_worker_info`."""
 import os
-import queue
 import random
 from dataclasses import dataclass
 
-from . import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper
+from . import ExceptionWrapper
 
 
 class ManagerWatchdog:
@@ -22,6 +21,7 @@ class ManagerWatchdog:
 
 
 _worker_info = None
+_POLL_INTERVAL = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +144,14 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
         iteration_end = False
         watchdog = ManagerWatchdog()
         while watchdog.is_alive():
-            try:
-                r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
-            except queue.Empty:
+            # index_queue is a SimpleQueue; a short poll also notices ``done_event``, so a
+            # worker stops even if its final ``None`` never comes (a loader collected
+            # with its queues' connections already closed)
+            if not index_queue._reader.poll(_POLL_INTERVAL):
+                if done_event.is_set():
+                    break
                 continue
+            r = index_queue.get()
             if isinstance(r, _ResumeIteration):
                 data_queue.put((r, None))
                 iteration_end = False

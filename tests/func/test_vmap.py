@@ -1,0 +1,152 @@
+"""ember.func.vmap, functional_call and stack_module_state vs torch.func (incl. the
+per-sample-gradient and model-ensembling recipes)."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+RNG = np.random.default_rng(1)
+
+
+def close(a, b, tol=1e-10):
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list)) and len(a) == len(b)
+        for x, y in zip(a, b):
+            close(x, y, tol)
+        return
+    if isinstance(a, dict):
+        assert set(a) == set(b)
+        for k in a:
+            close(a[k], b[k], tol)
+        return
+    assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
+    np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=tol, atol=tol)
+
+
+def test_vmap_in_out_dims_nested():
+    a, b, c = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 3)), RNG.standard_normal(4)
+    res = []
+    for T in (torch, ember):
+        x, y, v = T.tensor(a), T.tensor(b), T.tensor(c)
+        vm = T.func.vmap
+        r = [vm(T.dot)(x, y.T),
+             vm(T.dot, in_dims=(0, None))(x, v),
+             vm(T.dot, in_dims=(1, None))(y, v),
+             vm(lambda p, q: (p * q, p.sum()), in_dims=(0, 1), out_dims=(1, 0))(x, y),
+             vm(vm(lambda p, q: p * q, in_dims=(0, None)), in_dims=(None, 0))(v, x),
+             vm(lambda d: d['a'] @ d['b'], in_dims=({'a': 0, 'b': None},))({'a': x, 'b': v}),
+             vm(lambda p, k: p * k, in_dims=(0, None))(x, 3.0),
+             vm(lambda p: p.sum(), in_dims=-1)(x),
+             vm(lambda p, s: p * s, chunk_size=2)(x, v[:3]),
+             vm(lambda p: (p, 5), out_dims=(0, None))(v)]
+        res.append(r)
+    close(res[0][:-1], res[1][:-1])
+    assert res[1][-1][1] == 5
+
+
+def test_vmap_errors_like_torch():
+    for T in (torch, ember):
+        vm = T.func.vmap
+        with pytest.raises(ValueError, match='same size in the mapped dimension'):
+            vm(lambda x, y: x + y)(T.randn(3), T.randn(4))
+        with pytest.raises(ValueError, match='expected in_dim to satisfy -1 <= in_dim < 1'):
+            vm(lambda x: x.sum(), in_dims=2)(T.randn(3))
+        with pytest.raises(RuntimeError, match='randomness error mode'):
+            vm(lambda x: T.rand(2) + x)(T.randn(3, 2))
+        with pytest.raises(ValueError, match='must only return Tensors'):
+            vm(lambda x: 1.0)(T.randn(3))
+        with pytest.raises(ValueError, match='in_dims is not compatible'):
+            vm(lambda x, y: x, in_dims=(0,))(T.randn(3), T.randn(3))
+
+
+def test_vmap_randomness_same_different():
+    e = ember.func.vmap(lambda x: ember.rand(2) + x * 0, randomness='same')(ember.zeros(3, 2))
+    assert (e[0] == e[1]).all() and (e[1] == e[2]).all()
+    d = ember.func.vmap(lambda x: ember.rand(2) + x * 0, randomness='different')(ember.zeros(3, 2))
+    assert not (d[0] == d[1]).all()
+
+
+def test_vmap_of_jacrev_and_grad():
+    a = RNG.standard_normal((5, 3))
+    res = []
+    for T in (torch, ember):
+        x = T.tensor(a)
+        res.append(T.func.vmap(T.func.jacrev(lambda v: v.sin() * v.sum()))(x))
+        res.append(T.func.vmap(T.func.grad(lambda v: (v ** 3).sum()))(x))
+        res.append(T.func.jacrev(T.func.vmap(lambda v: (v.exp() * v).sum()))(x))
+    close(res[:3], res[3:])
+
+
+def _mlp(T):
+    T.manual_seed(0)
+    return T.nn.Sequential(T.nn.Linear(784, 128), T.nn.ReLU(), T.nn.Linear(128, 10))
+
+
+def _per_sample_grads(T, B=8):
+    model = _mlp(T)
+    g = np.random.default_rng(5)
+    x = T.tensor(g.standard_normal((B, 784)).astype(np.float32))
+    y = T.tensor(g.integers(0, 10, B))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def loss(params, buffers, sample, target):
+        out = T.func.functional_call(model, (params, buffers), (sample.unsqueeze(0),))
+        return T.nn.functional.cross_entropy(out, target.unsqueeze(0))
+    return T.func.vmap(T.func.grad(loss), in_dims=(None, None, 0, 0))(params, buffers, x, y)
+
+
+def test_per_sample_gradients_recipe():
+    close(_per_sample_grads(torch), _per_sample_grads(ember), tol=1e-5)
+
+
+def test_model_ensembling_recipe():
+    res = []
+    g = np.random.default_rng(2)
+    data = g.standard_normal((4, 6, 5)).astype(np.float32)
+    for T in (torch, ember):
+        T.manual_seed(0)
+        models = [T.nn.Sequential(T.nn.Linear(5, 7), T.nn.Tanh(), T.nn.Linear(7, 3))
+                  for _ in range(4)]
+        params, buffers = T.func.stack_module_state(models)
+        assert params['0.weight'].requires_grad and params['0.weight'].is_leaf
+        base = models[0]
+
+        def fmodel(params, buffers, x):
+            return T.func.functional_call(base, (params, buffers), (x,))
+        x = T.tensor(data)
+        same_minibatch = T.func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x[0])
+        different = T.func.vmap(fmodel)(params, buffers, x)
+        different.sum().backward()
+        res.append((params, same_minibatch, different, params['2.bias'].grad))
+    close(res[0], res[1], tol=1e-5)
+
+
+def test_functional_call_dicts_and_errors():
+    res = []
+    for T in (torch, ember):
+        T.manual_seed(0)
+        m = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.BatchNorm1d(2))
+        w = T.ones(2, 3, requires_grad=True)
+        x = T.arange(12.).reshape(4, 3)
+        out = T.func.functional_call(m, ({'0.weight': w}, {'1.running_mean': T.ones(2)}), x)
+        out.sum().backward()
+        res.append((out, w.grad, m[0].weight))
+        with pytest.raises(ValueError, match='appeared in multiple dictionaries'):
+            T.func.functional_call(m, ({'0.weight': w}, {'0.weight': w}), (x,))
+        with pytest.raises(RuntimeError, match='Missing key'):
+            T.func.functional_call(m, {'0.weight': w}, (x,), strict=True)
+        out2 = T.func.functional_call(m, {'0.weight': w}, (), {'input': x})
+        res.append(out2)
+    close(res[0], res[2], tol=1e-5)
+    close(res[1], res[3], tol=1e-5)
+
+
+def test_stack_module_state_errors():
+    for T in (torch, ember):
+        with pytest.raises(RuntimeError, match='Expected at least one model'):
+            T.func.stack_module_state([])
+        a, b = T.nn.Linear(2, 2), T.nn.Linear(2, 2).eval()
+        with pytest.raises(RuntimeError, match='same training/eval mode'):
+            T.func.stack_module_state([a, b])

@@ -20,7 +20,6 @@ def _orthogonalize(update, coefficients, steps, eps):
     iterations at PyTorch's precision: every product accumulates in float32 and every
     intermediate result is rounded to bfloat16, as PyTorch's bfloat16 CPU kernels do.
     Returns a float32 array holding bfloat16 values."""
-    from .._dtype import bfloat16
     if steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
     if update.ndim != 2:
@@ -28,10 +27,16 @@ def _orthogonalize(update, coefficients, steps, eps):
     if len(coefficients) != 3:
         raise ValueError("Coefficients must be a tuple of exactly 3 values")
     xp = array_module(update)
-    bf16 = bfloat16._np
 
     def rnd(v):
-        return v.astype(bf16).astype(xp.float32)
+        # round float32 to the nearest bfloat16 (ties to even) with integer ops, so it runs
+        # on any array module (CuPy has no bfloat16)
+        f = xp.asarray(v, dtype=xp.float32)
+        if not f.flags.c_contiguous:
+            f = f.copy()
+        u = f.view(xp.uint32)
+        u = u + (xp.uint32(0x7FFF) + ((u >> xp.uint32(16)) & xp.uint32(1)))
+        return (u & xp.uint32(0xFFFF0000)).view(xp.float32)
     a, b, c = coefficients
     x = rnd(update)
     tall = update.shape[0] > update.shape[1]

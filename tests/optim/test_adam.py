@@ -96,3 +96,11 @@ def test_tensor_lr_errors():
                 match='Tensor lr must be 1-element')
     check_error(lambda m: m.optim.Adam(one_param(m), lr=m.tensor(0.1), foreach=True),
                 match='lr as a Tensor is not supported for capturable=False and foreach=True')
+
+
+def test_tensor_betas():
+    ne, oe = train(ember, 'Adam', 10, None, dict(lr=0.01, betas=(ember.tensor(0.8), ember.tensor(0.99))))
+    nt, ot = train(torch, 'Adam', 10, None, dict(lr=0.01, betas=(torch.tensor(0.8), torch.tensor(0.99))))
+    assert_params_close(ne, nt)
+    check_error(lambda m: m.optim.Adam(one_param(m), betas=(m.tensor([0.9, 0.9]), m.tensor(0.9))),
+                match='Boolean value of Tensor with more than one value is ambiguous')

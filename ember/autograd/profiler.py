@@ -44,22 +44,26 @@ def _aten_name(name):
 class _Frame:
     """A range being recorded (becomes a FunctionEvent when the profiler stops)."""
 
-    __slots__ = ('name', 'start', 'end', 'tid', 'parent', 'children', 'shapes', 'mem', 'claimed',
-                 'stack', 'flops', 'seq', 'user', 'args')
+    # defaults as class attributes: opening a range sets only what it knows
+    shapes = None
+    mem = 0
+    claimed = None
+    stack = None
+    flops = None
+    seq = -1
+    end = None
+    start = 0
 
-    def __init__(self, name, tid, parent, user=False):
+    def __init__(self, name, tid, parent, user):
         self.name = name
         self.tid = tid
         self.parent = parent
         self.children = []
-        self.shapes = None
-        self.mem = 0
-        self.claimed = None
-        self.stack = None
-        self.flops = None
-        self.seq = -1
         self.user = user
-        self.end = None
+
+
+_get_ident = threading.get_ident
+_now = time.perf_counter_ns
 
 
 class _ThreadStack(threading.local):
@@ -84,7 +88,7 @@ class _Recorder:
     def open(self, name, user=False):
         tls = self.tls
         parent = tls.top
-        f = _Frame(name, threading.get_ident(), parent, user)
+        f = _Frame(name, _get_ident(), parent, user)
         if parent is None:
             self.roots.append(f)
         else:
@@ -94,22 +98,25 @@ class _Recorder:
             f.stack = _py_stack()
         if user and self.record_shapes:
             f.shapes = []
-        f.start = time.perf_counter_ns()
+        f.start = _now()
         return f
 
     def close(self, f):
-        f.end = time.perf_counter_ns()
+        f.end = _now()
         self.tls.top = f.parent
 
     # --- the op interceptor
     def intercept(self, name, call, args, kwargs):
-        f = self.open(_aten_name(name))
+        n = _names.get(name)
+        f = self.open(n if n is not None else _aten_name(name))
         if self.record_shapes or self.with_flops:
             f.shapes = _shapes(args, kwargs)
+        tls = self.tls
         try:
             out = call(*args, **kwargs)
         finally:
-            self.close(f)
+            f.end = _now()
+            tls.top = f.parent
         if self.with_flops:
             f.flops = _flops(f.name, f.shapes, out)
         if self.profile_memory:
@@ -195,9 +202,15 @@ class _Recorder:
             e.cpu_memory_usage = f.mem + sum(c.cpu_memory_usage for c in e.cpu_children)
             return e
 
-        stack = list(self.roots)
-        for r in stack:
-            convert(r, None)
+        import gc
+        was = gc.isenabled()
+        gc.disable()   # many small objects: no collection passes while they are made
+        try:
+            for r in self.roots:
+                convert(r, None)
+        finally:
+            if was:
+                gc.enable()
         out.sort(key=lambda e: (e.time_range.start, -e.time_range.end))
         for i, e in enumerate(out):
             e.id = i

@@ -635,8 +635,9 @@ def identity(module, name):
 
     Example::
 
-        >>> m = prune.identity(nn.Linear(2, 3), 'bias'); m.bias_mask
-        tensor([1., 1., 1.])
+        >>> lin = prune.identity(nn.Linear(4, 2), 'bias')
+        >>> lin.bias_mask
+        tensor([1., 1.])
     """
     Identity.apply(module, name)
     return module
@@ -655,9 +656,9 @@ def random_unstructured(module, name, amount):
 
     Example::
 
-        >>> m = prune.random_unstructured(nn.Linear(2, 3), 'weight', amount=1)
-        >>> int((m.weight == 0).sum())
-        1
+        >>> lin = prune.random_unstructured(nn.Linear(4, 2), 'weight', amount=0.25)
+        >>> int((lin.weight == 0).sum())
+        2
     """
     RandomUnstructured.apply(module, name, amount)
     return module
@@ -679,9 +680,9 @@ def l1_unstructured(module, name, amount, importance_scores=None):
 
     Example::
 
-        >>> m = prune.l1_unstructured(nn.Linear(2, 3), 'weight', amount=0.2)
-        >>> m.state_dict().keys()
-        odict_keys(['bias', 'weight_orig', 'weight_mask'])
+        >>> conv = prune.l1_unstructured(nn.Conv1d(2, 2, 3), 'weight', amount=4)
+        >>> list(conv.state_dict())
+        ['bias', 'weight_orig', 'weight_mask']
     """
     L1Unstructured.apply(module, name, amount=amount, importance_scores=importance_scores)
     return module
@@ -702,7 +703,9 @@ def random_structured(module, name, amount, dim):
 
     Example::
 
-        >>> m = prune.random_structured(nn.Linear(5, 3), 'weight', amount=1, dim=1)
+        >>> conv = prune.random_structured(nn.Conv2d(4, 6, 3), 'weight', amount=0.5, dim=0)
+        >>> int((conv.weight_mask.sum((1, 2, 3)) == 0).sum())
+        3
     """
     RandomStructured.apply(module, name, amount, dim)
     return module
@@ -725,7 +728,9 @@ def ln_structured(module, name, amount, n, dim, importance_scores=None):
 
     Example::
 
-        >>> m = prune.ln_structured(nn.Conv2d(5, 3, 2), 'weight', amount=0.3, dim=1, n=float('-inf'))
+        >>> lin = prune.ln_structured(nn.Linear(6, 4), 'weight', amount=2, n=1, dim=0)
+        >>> lin.weight_mask.sum(1)
+        tensor([6., 0., 6., 0.])   # (seed-dependent) the two rows of smallest L1 norm go
     """
     LnStructured.apply(module, name, amount, n, dim, importance_scores=importance_scores)
     return module
@@ -796,9 +801,10 @@ def custom_from_mask(module, name, mask):
 
     Example::
 
-        >>> m = prune.custom_from_mask(nn.Linear(5, 3), 'bias', mask=ember.tensor([0, 1, 0]))
-        >>> m.bias_mask
-        tensor([0., 1., 0.])
+        >>> lin = prune.custom_from_mask(nn.Linear(3, 4), 'bias',
+        ...                              mask=ember.tensor([1, 1, 0, 1]))
+        >>> lin.bias_mask
+        tensor([1., 1., 0., 1.])
     """
     CustomFromMask.apply(module, name, mask)
     return module
@@ -820,7 +826,10 @@ def remove(module, name):
 
     Example::
 
-        >>> m = prune.remove(prune.random_unstructured(nn.Linear(5, 7), 'weight', 0.2), 'weight')
+        >>> lin = prune.l1_unstructured(nn.Linear(3, 3), 'weight', amount=3)
+        >>> lin = prune.remove(lin, 'weight')
+        >>> [name for name, _ in lin.named_parameters()]
+        ['bias', 'weight']
     """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
@@ -842,9 +851,11 @@ def is_pruned(module):
 
     Example::
 
-        >>> m = nn.Linear(5, 7); prune.is_pruned(m)
+        >>> net = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+        >>> prune.is_pruned(net)
         False
-        >>> prune.is_pruned(prune.random_unstructured(m, 'weight', 0.2))
+        >>> _ = prune.identity(net[0], 'bias')
+        >>> prune.is_pruned(net)
         True
     """
     for _, sub in module.named_modules():

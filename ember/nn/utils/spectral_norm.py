@@ -243,9 +243,9 @@ def spectral_norm(module, name='weight', n_power_iterations=1, eps=1e-12, dim=No
 
     Example::
 
-        >>> m = nn.utils.spectral_norm(nn.Linear(20, 40))
-        >>> m.weight_u.size()
-        torch.Size([40])
+        >>> conv = nn.utils.spectral_norm(nn.Conv2d(3, 6, 3))
+        >>> conv.weight_u.shape, conv.weight_v.shape     # 6 rows, 3 * 3 * 3 columns
+        (torch.Size([6]), torch.Size([27]))
     """
     if dim is None:
         from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -275,7 +275,10 @@ def remove_spectral_norm(module, name='weight'):
 
     Example::
 
-        >>> m = nn.utils.remove_spectral_norm(nn.utils.spectral_norm(nn.Linear(20, 40)))
+        >>> conv = nn.utils.spectral_norm(nn.Conv2d(3, 6, 3))
+        >>> conv = nn.utils.remove_spectral_norm(conv)
+        >>> sorted(conv.state_dict())
+        ['bias', 'weight']
     """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, SpectralNorm) and hook.name == name:

@@ -144,9 +144,9 @@ def weight_norm(module, name='weight', dim=0):
 
     Example::
 
-        >>> m = nn.utils.weight_norm(nn.Linear(20, 40), name='weight')
-        >>> m.weight_g.size(), m.weight_v.size()
-        (torch.Size([40, 1]), torch.Size([40, 20]))
+        >>> conv = nn.utils.weight_norm(nn.Conv1d(3, 8, 5))
+        >>> conv.weight_g.shape, conv.weight_v.shape
+        (torch.Size([8, 1, 1]), torch.Size([8, 3, 5]))
     """
     WeightNorm.apply(module, name, dim)
     return module
@@ -165,7 +165,10 @@ def remove_weight_norm(module, name='weight'):
 
     Example::
 
-        >>> m = nn.utils.remove_weight_norm(nn.utils.weight_norm(nn.Linear(20, 40)))
+        >>> conv = nn.utils.weight_norm(nn.Conv1d(3, 8, 5))
+        >>> conv = nn.utils.remove_weight_norm(conv)
+        >>> hasattr(conv, 'weight_g')
+        False
     """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, WeightNorm) and hook.name == name:

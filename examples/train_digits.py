@@ -13,6 +13,7 @@ Usage::
 
     python examples/train_digits.py                  # 20 epochs, results in ./runs/digits
     python examples/train_digits.py --epochs 5 --out /tmp/run
+    python examples/train_digits.py --stop-after 5   # train 5 of the 20 epochs, then stop
     python examples/train_digits.py --resume         # continue from the last checkpoint
 
 Needs the ``examples`` extra (scikit-learn for the data set, tqdm, matplotlib):
@@ -38,6 +39,8 @@ def parse_args(argv=None):
     p.add_argument('--resume', action='store_true', help='continue from the checkpoint in --out')
     p.add_argument('--use-torch', action='store_true', help='run the same code on PyTorch')
     p.add_argument('--no-progress', action='store_true', help='no progress bars')
+    p.add_argument('--stop-after', type=int, default=None,
+                   help='train at most this many epochs in this run (resume later)')
     return p.parse_args(argv)
 
 
@@ -66,7 +69,7 @@ def build_model(torch):
 
 def load_data(torch, seed):
     from sklearn.datasets import load_digits
-    from torch.utils.data import TensorDataset, random_split
+    TensorDataset, random_split = torch.utils.data.TensorDataset, torch.utils.data.random_split
     digits = load_digits()
     x = torch.tensor(digits.images.astype(np.float32) / 16.0).unsqueeze(1)   # (N, 1, 8, 8)
     y = torch.tensor(digits.target.astype(np.int64))
@@ -115,7 +118,7 @@ def main(argv=None):
         import torch
     else:
         import ember as torch
-    from torch.utils.data import DataLoader
+    DataLoader = torch.utils.data.DataLoader   # (``from torch.utils...`` would import torch)
     from tqdm import tqdm
 
     torch.manual_seed(args.seed)
@@ -124,8 +127,9 @@ def main(argv=None):
     plot_path = os.path.join(args.out, 'training.png')
 
     train_set, val_set, test_set = load_data(torch, args.seed)
+    shuffle_gen = torch.Generator().manual_seed(args.seed)
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
-                              generator=torch.Generator().manual_seed(args.seed))
+                              generator=shuffle_gen)
     val_loader = DataLoader(val_set, batch_size=256)
     test_loader = DataLoader(test_set, batch_size=256)
 
@@ -142,19 +146,25 @@ def main(argv=None):
         if not os.path.exists(ckpt_path):
             sys.exit(f"--resume: no checkpoint at {ckpt_path}")
         ckpt = torch.load(ckpt_path, map_location=device)
+        if ckpt['epochs'] != args.epochs:   # the schedule spans the whole run
+            sys.exit(f"--resume: the checkpoint is of a {ckpt['epochs']}-epoch run; "
+                     f"pass --epochs {ckpt['epochs']}")
         model.load_state_dict(ckpt['model'])
         optimizer.load_state_dict(ckpt['optimizer'])
         scheduler.load_state_dict(ckpt['scheduler'])
         history = ckpt['history']
         start_epoch = ckpt['epoch'] + 1
         torch.set_rng_state(ckpt['rng_state'])
+        shuffle_gen.set_state(ckpt['shuffle_state'])
         print(f"resumed from {ckpt_path} after epoch {start_epoch}")
 
     print(f"{'PyTorch' if args.use_torch else 'ember'}: {len(train_set)} train / "
           f"{len(val_set)} validation / {len(test_set)} test images, "
           f"{sum(p.numel() for p in model.parameters())} parameters")
     t0 = time.time()
-    for epoch in range(start_epoch, args.epochs):
+    end_epoch = args.epochs if args.stop_after is None else min(
+        args.epochs, start_epoch + args.stop_after)
+    for epoch in range(start_epoch, end_epoch):
         model.train()
         running, seen = 0.0, 0
         bar = tqdm(train_loader, desc=f"epoch {epoch + 1}/{args.epochs}", leave=False,
@@ -176,9 +186,10 @@ def main(argv=None):
         print(f"epoch {epoch + 1:3d}  train loss {running / seen:.4f}  "
               f"val loss {val_loss:.4f}  val acc {100 * val_acc:5.1f}%  "
               f"lr {scheduler.get_last_lr()[0]:.2e}")
-        torch.save({'epoch': epoch, 'model': model.state_dict(),
+        torch.save({'epoch': epoch, 'epochs': args.epochs, 'model': model.state_dict(),
                     'optimizer': optimizer.state_dict(), 'scheduler': scheduler.state_dict(),
-                    'history': history, 'rng_state': torch.get_rng_state()}, ckpt_path)
+                    'history': history, 'rng_state': torch.get_rng_state(),
+                    'shuffle_state': shuffle_gen.get_state()}, ckpt_path)
 
     test_loss, test_acc = evaluate(torch, model, test_loader, device)
     print(f"test loss {test_loss:.4f}  test accuracy {100 * test_acc:.1f}%  "

@@ -10,6 +10,7 @@ from .function import Function, FunctionCtx, InplaceFunction, once_differentiabl
 from . import function
 from .gradcheck import gradcheck, gradgradcheck
 from . import functional
+from . import forward_ad  # noqa: E402,F401
 from . import profiler
 
 __all__ = ['backward', 'grad', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',

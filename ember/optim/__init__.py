@@ -18,7 +18,15 @@ from .sparse_adam import SparseAdam  # noqa: F401
 from ._adafactor import Adafactor  # noqa: F401
 from ._muon import Muon  # noqa: F401
 from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
-from . import optimizer, sgd, lr_scheduler, swa_utils  # noqa: F401
+from . import optimizer, sgd  # noqa: F401
+
+
+def __getattr__(name):
+    # lr_scheduler and swa_utils are imported on first use (import ember stays fast)
+    if name in ('lr_scheduler', 'swa_utils'):
+        import importlib
+        return importlib.import_module(f'{__name__}.{name}')
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ['Adafactor', 'Muon', 'swap_in_optimizer_params_and_state', 'ASGD', 'Adadelta', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'LBFGS', 'NAdam',
            'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'SGD', 'SparseAdam', 'lr_scheduler',

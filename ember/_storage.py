@@ -338,6 +338,7 @@ def _storage_share_memory_(self):
     m = _new_shm(n)
     if n:
         np.frombuffer(m, np.uint8, count=n)[...] = self._bytes()
+    m._moved_from = _ptr(src)   # lets tensors still viewing the old memory follow later
     self._src = _shared_array(m, src.shape, src.dtype, src.strides, 0, type(src))
     return self
 

@@ -255,16 +255,25 @@ class Tensor:
         from ._storage import _shm_of, _shared_array
         st = self._storage_obj()
         old = st._src
-        if not isinstance(old, np.ndarray) or _shm_of(old) is not None:
+        if not isinstance(old, np.ndarray) or _shm_of(self._data) is not None:
             return self
-        p0 = _ptr(old)
-        st.share_memory_()
-        m = _shm_of(st._src)
+        m = _shm_of(old)
+        if m is None:
+            p0 = _ptr(old)
+            st.share_memory_()
+            m = _shm_of(st._src)
+        else:   # the storage moved already (through another tensor): follow it
+            p0 = getattr(m, '_moved_from', None)
+            if p0 is None:
+                return self
+        n = m._nbytes
 
         def move(t):
             d = t._data
-            if isinstance(d, np.ndarray) and _shm_of(d) is None and t._st is st:
-                t._data = _shared_array(m, d.shape, d.dtype, d.strides, _ptr(d) - p0, type(d))
+            off = _ptr(d) - p0
+            if (isinstance(d, np.ndarray) and _shm_of(d) is None and t._st is st
+                    and 0 <= off <= n):
+                t._data = _shared_array(m, d.shape, d.dtype, d.strides, off, type(d))
         move(self)
         b = self._base
         while b is not None:

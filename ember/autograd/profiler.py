@@ -108,7 +108,16 @@ class _Recorder:
     # --- the op interceptor
     def intercept(self, name, call, args, kwargs):
         n = _names.get(name)
-        f = self.open(n if n is not None else _aten_name(name))
+        if n is None:
+            n = _aten_name(name)
+        if n == 'aten::index' and len(args) > 1:
+            n = _index_name(args[1])
+        top = self.tls.top
+        if top is not None and top.name == n and not top.children and not top.user:
+            # a binding that forwards to another binding of the same op (F.relu ->
+            # Tensor.relu): one range, as PyTorch shows one op
+            return call(*args, **kwargs)
+        f = self.open(n)
         if self.record_shapes or self.with_flops:
             f.shapes = _shapes(args, kwargs)
         tls = self.tls
@@ -215,6 +224,20 @@ class _Recorder:
         for i, e in enumerate(out):
             e.id = i
         return out
+
+
+def _index_name(idx):
+    """The ATen op PyTorch records for ``tensor[idx]``: ``select`` for an integer,
+    ``slice`` for basic slicing, ``index`` when a tensor or list takes part."""
+    from .._tensor import Tensor
+    items = idx if isinstance(idx, tuple) else (idx,)
+    kind = 'aten::slice'
+    for i in items:
+        if isinstance(i, (Tensor, list)) or (hasattr(i, 'dtype') and hasattr(i, 'shape')):
+            return 'aten::index'
+        if isinstance(i, int) and not isinstance(i, bool):
+            kind = 'aten::select'
+    return kind
 
 
 def _shapes(args, kwargs):

@@ -392,3 +392,20 @@ def test_events_and_total_average():
     tot = evs.total_average()
     assert tot.key == 'Total' and tot.count == len(evs)
     assert evs.self_cpu_time_total == pytest.approx(sum(e.self_cpu_time_total for e in evs))
+
+
+def test_indexing_and_forwarding_bindings_like_torch():
+    def fn(m):
+        x = m.ones(3, 3)
+        x[0]
+        x[:1]
+        x[1:, 0]
+        x[m.tensor([0, 2])]
+        m.nn.ReLU()(x)
+        m.nn.functional.relu(x)
+        x.relu()
+    names = {'aten::select', 'aten::slice', 'aten::index', 'aten::relu'}
+    e, t = (_counts(_profiled(m, fn), names) for m in _mods())
+    assert e['aten::relu'] == t['aten::relu'] == 3
+    assert e['aten::index'] == t['aten::index'] == 1
+    assert set(e) == names and e['aten::select'] >= 1 and e['aten::slice'] >= 1

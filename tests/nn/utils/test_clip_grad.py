@@ -129,3 +129,18 @@ def test_clip_under_grad_mode_builds_no_graph():
     total = ember.nn.utils.clip_grad_norm_([p], 1.0)
     assert total.grad_fn is None and p.grad.grad_fn is None
     assert math.isclose(float(total), math.sqrt(75), rel_tol=1e-6)
+
+
+def test_mixed_dtypes():
+    def f(lib):
+        ps = [lib.nn.Parameter(lib.ones(3)), lib.nn.Parameter(lib.ones(2, dtype=lib.float64)),
+              lib.nn.Parameter(lib.ones(2, dtype=lib.float16))]
+        for i, p in enumerate(ps):
+            p.grad = lib.full_like(p, 2.0 + i)
+        n = lib.nn.utils.clip_grad_norm_(ps, 1.0)
+        return n, [p.grad for p in ps], lib.nn.utils.get_total_norm(
+            [lib.ones(2, dtype=lib.bfloat16) * 3])
+    t, e = both(f)
+    close(t[:2], e[:2], rtol=1e-3, atol=1e-3)
+    assert str(t[2].dtype) == str(e[2].dtype).replace('ember', 'torch')
+    assert float(t[2]) == float(e[2])

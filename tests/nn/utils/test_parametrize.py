@@ -241,3 +241,19 @@ def test_errors():
         sub(lib, 'parametrize').register_parametrization(m, 'weight', _classes(lib)[5](),
                                                          unsafe=True)
         assert tuple(m.weight.shape) == (4, 2)
+
+
+def test_parametrized_module_pickling_refused():
+    import io
+    import pickle
+    msgs = []
+    for lib in (torch, ember):
+        m = lib.nn.Linear(2, 2)
+        sub(lib, 'parametrize').register_parametrization(m, 'weight', _classes(lib)[2]())
+        with pytest.raises(RuntimeError) as a:
+            pickle.dumps(m)
+        with pytest.raises(RuntimeError) as b:
+            lib.save(m, io.BytesIO())
+        msgs.append((str(a.value), str(b.value)))
+    assert msgs[0] == msgs[1]
+    assert 'only supported through state_dict()' in msgs[1][0]

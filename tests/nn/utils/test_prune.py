@@ -286,3 +286,14 @@ def test_failed_pruning_leaves_module_unchanged():
             P.l1_unstructured(lin, 'weight', amount=5)
         assert [n for n, _ in lin.named_parameters()] == ['bias', 'weight']
         assert not P.is_pruned(lin)
+
+
+def test_deepcopy_of_pruned_module_refused_as_torch():
+    import copy
+    msgs = []
+    for lib in (torch, ember):
+        m = sub(lib, 'prune').l1_unstructured(lib.nn.Linear(3, 3), 'weight', 3)
+        with pytest.raises(RuntimeError) as info:
+            copy.deepcopy(m)
+        msgs.append(str(info.value).split('.')[0])
+    assert msgs[0] == msgs[1]

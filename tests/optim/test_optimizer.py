@@ -389,3 +389,35 @@ def test_public_names_and_modules_mirror_torch():
             e = getattr(getattr(ember.optim, mod), n)
             t = getattr(getattr(torch.optim, mod), n)
             assert e.__module__.replace('ember', 'torch') == t.__module__, n
+
+
+@pytest.mark.parametrize('name', ['SGD', 'Adam', 'AdamW', 'Adamax', 'NAdam', 'RAdam', 'Adagrad',
+                                  'Adadelta', 'RMSprop', 'Rprop', 'ASGD', 'SparseAdam',
+                                  'Adafactor', 'Muon', 'LBFGS'])
+def test_steps_stay_on_the_strict_backend(name):
+    """Every optimizer computes with its parameters' array module (never numpy functions
+    on tensor data): parameters and state stay strict arrays."""
+    from ember._backend import strict_backend as sb
+    was = sb.enabled()
+    sb.enable()
+    try:
+        ember.manual_seed(0)
+        ps = [ember.nn.Parameter(ember.randn(3, 4)), ember.nn.Parameter(ember.randn(3, 4))]
+        kw = {'SGD': dict(momentum=0.9), 'RMSprop': dict(centered=True, momentum=0.9),
+              'LBFGS': dict(line_search_fn='strong_wolfe', max_iter=3)}.get(name, {})
+        opt = getattr(ember.optim, name)(ps, lr=0.1, **kw)
+
+        def closure():
+            opt.zero_grad()
+            loss = sum((p * p).sum() for p in ps)
+            loss.backward()
+            return loss
+        for _ in range(2):
+            opt.step(closure)
+        assert all(isinstance(p._data, sb.StrictArray) for p in ps)
+        for v in opt.state[ps[0]].values():
+            if isinstance(v, ember.Tensor) and v.dim() > 0:
+                assert isinstance(v._data, sb.StrictArray)
+    finally:
+        if not was:
+            sb.disable()

@@ -196,3 +196,24 @@ def test_private_householder_product_and_geqrf():
     tQ.backward(torch.from_numpy(up))
     close(tAr.grad, Ae.grad, rtol=1e-9, atol=1e-9)
     close(ttaur.grad, taue.grad, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize('which', ['matrix_exp', 'householder', 'orthogonal_cayley',
+                                   'weight_norm', 'spectral_norm'])
+def test_gradcheck_float64(which):
+    g = np.random.default_rng(8)
+    if which == 'matrix_exp':
+        fn, inputs = EP._matrix_exp, (g.standard_normal((2, 3, 3)) * 2,)
+    elif which == 'householder':
+        fn, inputs = EP._householder_product, (g.standard_normal((4, 3)), g.uniform(1, 2, 3))
+    elif which == 'orthogonal_cayley':
+        orth = EP._Orthogonal(ember.zeros(4, 3), EP._OrthMaps.cayley, use_trivialization=False)
+        fn, inputs = orth, (g.standard_normal((4, 3)),)
+    elif which == 'weight_norm':
+        wn = EP._WeightNorm(1)
+        fn, inputs = wn, (g.uniform(1, 2, (1, 3)), g.standard_normal((4, 3)))
+    else:
+        sn = EP._SpectralNorm(ember.ones(4, 3, dtype=ember.float64)).eval()
+        fn, inputs = sn, (g.standard_normal((4, 3)),)
+    ts = tuple(ember.from_numpy(a).requires_grad_() for a in inputs)
+    assert ember.autograd.gradcheck(fn, ts, eps=1e-6, atol=1e-6)

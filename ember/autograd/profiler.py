@@ -8,17 +8,80 @@ module-level hook per node (``engine._profile_hook``) and opens the ranges
 ``autograd::engine::evaluate_function: <Node>`` and ``<Node>`` around it. While nothing
 records, neither is installed and ops run at full speed.
 """
+import enum
 import itertools
 import os
 import threading
 import time
 
 from .profiler_util import (EventList, FunctionEvent, FunctionEventAvg, DeviceType,  # noqa: F401
-                            Interval, Kernel, StringTable, MemRecordsAcc)
+                            Interval, Kernel, StringTable, MemRecordsAcc, MEMORY_EVENT_NAME,
+                            OUT_OF_MEMORY_EVENT_NAME)
 
 __all__ = ['profile', 'record_function', 'emit_nvtx', 'emit_itt', 'EventList', 'FunctionEvent',
            'FunctionEventAvg', 'load_nvprof', 'parse_nvprof_trace', 'kineto_available',
-           'KinetoStepTracker']
+           'KinetoStepTracker', 'ProfilerActivity', 'ProfilerState', 'ProfilerConfig',
+           'EnforceUnique', 'MEMORY_EVENT_NAME', 'OUT_OF_MEMORY_EVENT_NAME']
+
+
+class ProfilerActivity(enum.IntEnum):
+    """What a profiler records: ``CPU`` ops (and ``CUDA``, ``XPU``, ``MTIA``, ``HPU``,
+    ``PrivateUse1`` device activity, which ember accepts but does not record)."""
+    CPU = 0
+    XPU = 1
+    CUDA = 2
+    HPU = 3
+    MTIA = 4
+    PrivateUse1 = 5
+
+    def __repr__(self):
+        return f"<ProfilerActivity.{self.name}: {int(self)}>"
+
+    def __str__(self):
+        return f"ProfilerActivity.{self.name}"
+
+
+class ProfilerState(enum.IntEnum):
+    """The profiler's mode (ember records as ``CPU`` whatever is asked)."""
+    Disabled = 0
+    CPU = 1
+    CUDA = 2
+    NVTX = 3
+    ITT = 4
+    PRIVATEUSE1 = 5
+    KINETO = 6
+    KINETO_GPU_FALLBACK = 7
+    KINETO_PRIVATEUSE1_FALLBACK = 8
+    KINETO_ONDEMAND = 9
+
+
+class ProfilerConfig:
+    """The options of a recording (state, shapes, memory, stack, flops, modules)."""
+
+    def __init__(self, state=ProfilerState.CPU, report_input_shapes=False,
+                 profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
+                 experimental_config=None, trace_id=None):
+        self.state = state
+        self.report_input_shapes = report_input_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.with_modules = with_modules
+        self.experimental_config = experimental_config
+        self.trace_id = trace_id
+
+
+class EnforceUnique:
+    """Raises if the same key is seen twice."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def see(self, *key):
+        """Record ``key``; raises RuntimeError if it was seen before."""
+        if key in self.seen:
+            raise RuntimeError("duplicate key: " + str(key))
+        self.seen.add(key)
 
 # ember op name -> the name of the ATen op PyTorch's profiler shows for the same call
 _ATEN_NAMES = {
@@ -363,6 +426,8 @@ class profile:
         >>> print(prof.key_averages().table(sort_by='self_cpu_time_total'))
     """
 
+    function_events = None
+
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,
                  with_flops=False, profile_memory=False, with_stack=False, with_modules=False,
                  use_kineto=False, use_cpu=True, experimental_config=None, acc_events=False,
@@ -386,6 +451,32 @@ class profile:
         self.entered = False
         self._recorder = None
         self._old = []
+
+    def config(self, create_trace_id=False):
+        """The recording options as a :class:`ProfilerConfig`."""
+        return ProfilerConfig(ProfilerState.CPU, self.record_shapes, self.profile_memory,
+                              self.with_stack, self.with_flops, self.with_modules,
+                              self.experimental_config,
+                              self.create_trace_id() if create_trace_id else None)
+
+    def default_trace_id(self):
+        """A fresh random trace id (32 hex digits)."""
+        import uuid
+        return uuid.uuid4().hex
+
+    def create_trace_id(self):
+        """The trace id: from ``custom_trace_id_callback`` when given."""
+        cb = self.custom_trace_id_callback
+        return cb() if cb is not None else self.default_trace_id()
+
+    def toggle_collection_dynamic(self, enabled, activities):
+        """Pause (``enabled=False``) or resume recording of CPU ops while profiling."""
+        if ProfilerActivity.CPU not in activities:
+            return
+        if enabled and _active is None and self._recorder is not None:
+            _start(self._recorder)
+        elif not enabled and self._recorder is not None:
+            _stop(self._recorder)
 
     def _new_recorder(self):
         return _Recorder(self.record_shapes, self.profile_memory, self.with_stack,
@@ -607,14 +698,17 @@ class KinetoStepTracker:
 
     @classmethod
     def init_step_count(cls, requester):
+        """Start counting steps for ``requester`` at the current step."""
         cls._counts[requester] = cls._step
 
     @classmethod
     def erase_step_count(cls, requester):
+        """Stop counting for ``requester``; True if it was counted."""
         return cls._counts.pop(requester, None) is not None
 
     @classmethod
     def increment_step(cls, requester):
+        """Count one step of ``requester``; returns the current step."""
         if requester not in cls._counts:
             cls.init_step_count(requester)
         cls._counts[requester] += 1
@@ -625,4 +719,5 @@ class KinetoStepTracker:
 
     @classmethod
     def current_step(cls):
+        """The largest step count of all requesters."""
         return cls._step

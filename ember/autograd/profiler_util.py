@@ -11,7 +11,11 @@ import os
 from collections import defaultdict
 
 __all__ = ['EventList', 'FunctionEvent', 'FunctionEventAvg', 'Interval', 'Kernel',
-           'DeviceType', 'StringTable', 'MemRecordsAcc']
+           'DeviceType', 'StringTable', 'MemRecordsAcc', 'FormattedTimesMixin',
+           'MEMORY_EVENT_NAME', 'OUT_OF_MEMORY_EVENT_NAME']
+
+MEMORY_EVENT_NAME = '[memory]'
+OUT_OF_MEMORY_EVENT_NAME = '[OutOfMemory]'
 
 
 class DeviceType(enum.IntEnum):
@@ -108,8 +112,9 @@ def _format_memory(nbytes):
     return f"{nbytes} B"
 
 
-class _Stats:
-    """Properties shared by an event and an average of events."""
+class FormattedTimesMixin:
+    """Time properties shared by an event and an average of events (``cpu_time`` is
+    the average per call; the ``*_str`` forms are formatted as the table prints them)."""
 
     @property
     def cpu_time(self):
@@ -151,7 +156,7 @@ class _Stats:
     self_cuda_memory_usage = property(lambda self: self.self_device_memory_usage)
 
 
-class FunctionEvent(_Stats):
+class FunctionEvent(FormattedTimesMixin):
     """One recorded range: an op call (``aten::mm``), a ``record_function`` range or a
     backward node, with its time, input shapes, memory and nesting.
 
@@ -212,7 +217,10 @@ class FunctionEvent(_Stats):
 
     @property
     def key(self):
+        """The grouping key: the event's name."""
         return self.name
+
+    metadata_json = None
 
     def append_kernel(self, name, device, duration):
         self.kernels.append(Kernel(name, device, duration))
@@ -260,7 +268,7 @@ class FunctionEvent(_Stats):
                 f"is_legacy={self.is_legacy} scope={self.scope} flops={self.flops}>")
 
 
-class FunctionEventAvg(_Stats):
+class FunctionEventAvg(FormattedTimesMixin):
     """The sum of the events that share a key (name, and input shapes or stack when
     grouped by them): ``count``, ``cpu_time_total``, ``self_cpu_time_total``, memory."""
 

@@ -5,26 +5,12 @@ import os
 import warnings
 
 from ..autograd import profiler as _prof
+from ..autograd.profiler import ProfilerActivity
+
+PROFILER_STEP_NAME = "ProfilerStep"
 
 __all__ = ['supported_activities', 'ProfilerAction', 'ProfilerActivity', 'schedule',
            'tensorboard_trace_handler', 'profile', 'ExecutionTraceObserver', 'kineto_available']
-
-
-class ProfilerActivity(enum.IntEnum):
-    """What a profiler records: ``CPU`` ops (and ``CUDA``, ``XPU``, ``MTIA``, ``HPU``,
-    ``PrivateUse1`` device activity, which ember accepts but does not record)."""
-    CPU = 0
-    XPU = 1
-    CUDA = 2
-    HPU = 3
-    MTIA = 4
-    PrivateUse1 = 5
-
-    def __repr__(self):
-        return f"<ProfilerActivity.{self.name}: {int(self)}>"
-
-    def __str__(self):
-        return f"ProfilerActivity.{self.name}"
 
 
 class ProfilerAction(enum.Enum):
@@ -163,6 +149,7 @@ class _KinetoProfile:
         self.stop_trace()
 
     def prepare_trace(self):
+        """Set up the next recording (a fresh one unless ``acc_events``)."""
         if self.profiler is None or not self.acc_events:
             self.profiler = _prof.profile(
                 use_device=self.use_device, record_shapes=self.record_shapes,
@@ -172,9 +159,11 @@ class _KinetoProfile:
         self.profiler._prepare_trace()
 
     def start_trace(self):
+        """Start recording ops."""
         self.profiler._start_trace()
 
     def stop_trace(self):
+        """Stop recording; the events become readable."""
         if self.profiler is not None:
             self.profiler._stop_trace()
             et = self.execution_trace_observer
@@ -207,13 +196,10 @@ class _KinetoProfile:
         return self._require().export_stacks(path, metric)
 
     def toggle_collection_dynamic(self, enable, activities):
-        """Switch the recording of ``activities`` on or off while profiling (only CPU
-        matters here)."""
-        if ProfilerActivity.CPU in activities:
-            if enable and _prof._active is None and self.profiler is not None:
-                self.profiler._start_trace()
-            elif not enable:
-                self.profiler._stop_trace()
+        """Pause (``enable=False``) or resume the recording of ``activities`` while
+        profiling (only CPU matters here)."""
+        if self.profiler is not None:
+            self.profiler.toggle_collection_dynamic(enable, activities)
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
                      group_by_overload_name=False):
@@ -249,9 +235,11 @@ class _KinetoProfile:
         raise NotImplementedError("memory profiles are not supported by ember's profiler")
 
     def get_trace_id(self):
+        """The id of the current trace (None: ember makes no trace ids by itself)."""
         return None
 
     def set_custom_trace_id_callback(self, callback):
+        """Use ``callback()`` to make trace ids."""
         self.custom_trace_id_callback = callback
 
 
@@ -355,7 +343,7 @@ class profile(_KinetoProfile):
         """Start profiling (the schedule's action for step 0)."""
         self._transit_action(ProfilerAction.NONE, self.current_action)
         if self.record_steps:
-            self.step_rec_fn = _prof.record_function("ProfilerStep#" + str(self.step_num))
+            self.step_rec_fn = _prof.record_function(PROFILER_STEP_NAME + "#" + str(self.step_num))
             self.step_rec_fn.__enter__()
 
     def stop(self):
@@ -380,7 +368,7 @@ class profile(_KinetoProfile):
         self._transit_action(prev, self.current_action)
         _prof.KinetoStepTracker.increment_step('Kineto')
         if self.record_steps:
-            self.step_rec_fn = _prof.record_function("ProfilerStep#" + str(self.step_num))
+            self.step_rec_fn = _prof.record_function(PROFILER_STEP_NAME + "#" + str(self.step_num))
             self.step_rec_fn.__enter__()
 
     def _trace_ready(self):
@@ -432,19 +420,24 @@ class ExecutionTraceObserver:
         return self
 
     def set_extra_resource_collection(self, val):
+        """Accepted (ember collects no extra resources)."""
         self._extra = bool(val)
 
     def get_resources_dir(self, can_create=False):
+        """None: ember writes no resource directory."""
         return None
 
     @staticmethod
     def get_resources_dir_for_et_path(trace_path, create_dir=False):
+        """None: ember writes no resource directory."""
         return None
 
     def is_registered(self):
+        """True after ``register_callback``."""
         return self._registered
 
     def is_running(self):
+        """True between ``start`` and ``stop``."""
         return self._running
 
     def start(self):
@@ -477,6 +470,7 @@ class ExecutionTraceObserver:
         self._registered = False
 
     def cleanup(self):
+        """Stop and unregister."""
         self.unregister_callback()
 
     def get_output_file_path(self):

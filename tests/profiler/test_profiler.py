@@ -409,3 +409,30 @@ def test_indexing_and_forwarding_bindings_like_torch():
     assert e['aten::relu'] == t['aten::relu'] == 3
     assert e['aten::index'] == t['aten::index'] == 1
     assert set(e) == names and e['aten::select'] >= 1 and e['aten::slice'] >= 1
+
+
+def test_toggle_collection_dynamic():
+    acts = [ember.profiler.ProfilerActivity.CPU]
+    with ember.profiler.profile(activities=acts) as p:
+        ember.ones(2).neg()
+        p.toggle_collection_dynamic(False, acts)
+        assert not _dispatch.observing()
+        ember.ones(2).exp()
+        p.toggle_collection_dynamic(True, acts)
+        ember.ones(2).abs()
+    names = {e.name for e in p.events()}
+    assert {'aten::neg', 'aten::abs'} <= names and 'aten::exp' not in names
+    assert not _dispatch.observing()
+
+
+def test_legacy_names_and_config():
+    ap = ember.autograd.profiler
+    assert ap.ProfilerActivity is ember.profiler.ProfilerActivity
+    assert ap.MEMORY_EVENT_NAME == torch.autograd.profiler.MEMORY_EVENT_NAME
+    p = ap.profile(record_shapes=True, custom_trace_id_callback=lambda: 'abc')
+    c = p.config(create_trace_id=True)
+    assert c.report_input_shapes and c.trace_id == 'abc'
+    u = ap.EnforceUnique()
+    u.see('a', 1)
+    with pytest.raises(RuntimeError):
+        u.see('a', 1)

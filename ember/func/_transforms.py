@@ -54,6 +54,30 @@ def _nested(leaves):
     return _state.depth > 1 or any(t.requires_grad for t in leaves)
 
 
+def _tracks_outer(outs, lifted):
+    """Whether ``outs`` depend on a tensor requiring grad other than this transform's own
+    inputs (e.g. a closure over a parameter): then results stay differentiable, as in
+    PyTorch."""
+    from ..autograd.graph import AccumulateGrad
+    own = {id(t) for t in lifted}
+    stack = [o.grad_fn for o in outs if _is_tensor(o) and o.grad_fn is not None]
+    if any(_is_tensor(o) and o.requires_grad and o.grad_fn is None and id(o) not in own
+           for o in outs):
+        return True
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, AccumulateGrad):
+            if id(n.variable) not in own:
+                return True
+            continue
+        stack.extend(f for f, _ in n.next_functions)
+    return False
+
+
 def _unwrap(tree, nested):
     if nested:
         return tree
@@ -153,7 +177,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"scalar Tensor, got tensor with {out.dim()} dims. Maybe you "
                                    "wanted to use the vjp or jacrev APIs instead?")
-            nested = _nested(orig)
+            nested = _nested(orig) or _tracks_outer([out], lifted)
             gs = _grads([out], lifted, [None], create_graph=nested)
         g = rebuild(gs)
         value = out if nested else out.detach()
@@ -219,7 +243,7 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError("vjp(f, *primals): Expected f to be a function that has "
                                    "only Tensors or Tensor-like outputs, but got "
                                    f"{type(o)}")
-        nested = _nested(orig)
+        nested = _nested(orig) or _tracks_outer(out_leaves, lifted)
 
     def vjp_fn(*cotangents):
         """The vector-Jacobian products for ``cotangents`` (structured like the output)."""
@@ -296,7 +320,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             out = func(*new_args, **kwargs)
             out, aux = _split_aux(out, has_aux, 'jacrev')
             out_leaves, out_spec = tree_flatten(out)
-            nested = _nested(orig)
+            nested = _nested(orig) or _tracks_outer(out_leaves, lifted)
             jacs = []
             for o in out_leaves:
                 if not _is_tensor(o):
@@ -429,7 +453,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             if not _is_tensor(o):
                 raise RuntimeError("jvp(f, primals, tangents): Expected f(*primals) to return "
                                    f"only tensors, got unsupported type {type(o)}")
-        nested = _nested(orig) or any(t.requires_grad for t in t_leaves)
+        nested = _nested(orig) or any(t.requires_grad for t in t_leaves) or \
+            _tracks_outer(out_leaves, lifted)
         lin = _Linearized(out_leaves, lifted)
         tans = lin(t_leaves, create_graph=nested)
     res = (_unwrap(out, nested), _unwrap(tree_unflatten(tans, out_spec), nested))
@@ -456,7 +481,7 @@ def linearize(func, *primals):
         new_args, lifted, orig, _ = _lift_args(primals, tuple(range(len(primals))))
         out = func(*new_args)
         out_leaves, out_spec = tree_flatten(out)
-        nested = _nested(orig)
+        nested = _nested(orig) or _tracks_outer(out_leaves, lifted)
         lin = _Linearized(out_leaves, lifted)
 
     def jvp_fn(*tangents):
@@ -505,7 +530,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness='error'):
                 if not _is_tensor(o):
                     raise RuntimeError("jacfwd(f, ...)(*args): expected f(*args) to return "
                                        f"only tensors, got unsupported type {type(o)}")
-            nested = _nested(orig)
+            nested = _nested(orig) or _tracks_outer(out_leaves, lifted)
             lin = _Linearized(out_leaves, lifted)
             cols = [[[] for _ in lifted] for _ in out_leaves]   # [out][in] -> columns
             for j, t in enumerate(lifted):

@@ -198,3 +198,22 @@ def test_misc_names():
     assert ember.func.functionalize(lambda t: t * 2)(x).tolist() == [2., 2.]
     assert ember.func.debug_unwrap(x) is x
     assert set(torch.func.__all__) - set(ember.func.__all__) == {'rearrange'}
+
+
+def test_closure_over_tensor_requiring_grad_stays_differentiable():
+    a, b = RNG.standard_normal(3), RNG.standard_normal(3)
+    res = []
+    for T in (torch, ember):
+        w = T.tensor(b, requires_grad=True)
+        x = T.tensor(a)
+        g = T.func.grad(lambda x: (x.sin() * w).sum())(x)
+        assert g.requires_grad
+        (gw,) = T.autograd.grad((g * g).sum(), w)
+        out, fn = T.func.vjp(lambda x: x.exp() * w, x)
+        (v,) = fn(T.ones(3, dtype=T.float64))
+        assert out.requires_grad and v.requires_grad
+        # no outer dependency: plain tensors come back
+        g2 = T.func.grad(lambda x: (x.sin() * w.detach()).sum())(x)
+        assert not g2.requires_grad
+        res.append((g, gw, out, v))
+    close(res[0], res[1])

@@ -243,8 +243,10 @@ class Tensor:
         """Move the storage to shared memory, in place (a no-op if it already is, and on
         CUDA). Tensors sent through ``ember.multiprocessing`` queues are moved this way.
 
-        NOTE: unlike PyTorch, other tensors viewing the same storage follow only when they
-        are this tensor's bases or views tracked by the storage.
+        NOTE: unlike PyTorch, other tensors viewing the same storage follow at once only
+        when they are this tensor's bases or views tracked by the storage; any other view
+        follows when it is itself shared or sent (writes made through it in between stay
+        in the old memory).
 
         Example::
 

@@ -397,7 +397,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     self._dataset_kind, self._dataset, iq, self._worker_result_queue,
                     self._workers_done_event, self._auto_collation, self._collate_fn,
                     self._drop_last, self._base_seed, self._worker_init_fn, i,
-                    self._num_workers, self._persistent_workers, self._shared_seed))
+                    self._num_workers, self._persistent_workers, self._shared_seed,
+                    self._prefetch_factor * self._num_workers))
                 w.daemon = True
                 w.start()
                 self._index_queues.append(iq)

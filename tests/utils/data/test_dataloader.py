@@ -108,6 +108,18 @@ def test_collate_fn_and_dict_samples():
     assert out == [2, 2, 1]
 
 
+def test_custom_collate_gets_a_list_of_samples():
+    de, dt = pair(5)
+    seen = []
+
+    def coll(batch):
+        seen.append(type(batch))
+        return [s[1].item() for s in batch]
+    assert list(ED.DataLoader(de, batch_size=2, collate_fn=coll)) == \
+        list(TD.DataLoader(dt, batch_size=2, collate_fn=coll))
+    assert set(seen) == {list}
+
+
 def test_argument_errors_match_torch():
     de, dt = pair(4)
     cases = [dict(num_workers=-1), dict(timeout=-1), dict(prefetch_factor=2),
@@ -354,3 +366,20 @@ def test_spawn_context():
     out = list(ED.DataLoader(Picklable(), batch_size=2, num_workers=1, timeout=60,
                              multiprocessing_context='spawn'))
     assert lists(out) == [[[0, 0], [1, 0]], [[2, 0], [3, 0]]]
+
+
+def test_workers_with_file_system_sharing_strategy():
+    import ember.multiprocessing as emp
+    de, _ = pair(200, 4)
+    old = emp.get_sharing_strategy()
+    emp.set_sharing_strategy('file_system')
+    try:
+        for _ in range(2):
+            got = list(ED.DataLoader(de, batch_size=3, num_workers=2, timeout=T))
+            assert lists(got) == lists(list(ED.DataLoader(de, batch_size=3)))
+        del got
+    finally:
+        emp.set_sharing_strategy(old)
+    gc.collect()
+    assert no_children()
+    assert not [f for f in os.listdir('/dev/shm') if f.startswith(f'ember_{os.getpid()}_')]

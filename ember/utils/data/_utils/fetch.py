@@ -1,4 +1,6 @@
 """Fetchers: turn one (batch of) index(es) from the sampler into collated data."""
+from ..dataset import _TensorBatch
+from .collate import default_collate
 
 
 class _BaseDatasetFetcher:
@@ -46,6 +48,8 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
             many = getattr(self.dataset, '__getitems__', None)
             if many:
                 data = many(possibly_batched_index)
+                if type(data) is _TensorBatch and self.collate_fn is not default_collate:
+                    data = list(data)   # a custom collate_fn gets a plain list, as in PyTorch
             else:
                 data = [self.dataset[i] for i in possibly_batched_index]
         else:

@@ -115,10 +115,15 @@ def _seed_worker(base_seed, worker_id):
 
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                  collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers,
-                 persistent_workers, shared_seed):
+                 persistent_workers, shared_seed, max_outstanding=0):
     """Body of worker process ``worker_id``: seed, run ``init_fn``, then answer
     ``(idx, index)`` requests with ``(idx, data)`` on ``data_queue`` until told to stop
-    (``None``) or the parent dies."""
+    (``None``) or the parent dies.
+
+    With the 'file_system' sharing strategy a batch's shared file lives as long as the
+    batch does here, so the last ``max_outstanding + 1`` batches sent are kept: the main
+    process has opened every earlier one by then (it never has more than
+    ``max_outstanding`` tasks in flight)."""
     global _worker_info
     try:
         from ....multiprocessing.reductions import init_reductions
@@ -142,6 +147,9 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
         except Exception:
             init_exception = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         iteration_end = False
+        from .... import _storage
+        import collections
+        recent = collections.deque(maxlen=max_outstanding + 1)
         watchdog = ManagerWatchdog()
         while watchdog.is_alive():
             # index_queue is a SimpleQueue; a short poll also notices ``done_event``, so a
@@ -176,6 +184,8 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
                         data = ExceptionWrapper(
                             where=f"in DataLoader worker process {worker_id}")
             data_queue.put((idx, data))
+            if _storage._SHARING['strategy'] == 'file_system':
+                recent.append(data)
             del data, idx, index, r
     except KeyboardInterrupt:
         pass

@@ -298,6 +298,16 @@ class Identity(BasePruningMethod):
     PRUNING_TYPE = 'unstructured'
 
     def compute_mask(self, t, default_mask):
+        """Return ``default_mask`` unchanged.
+
+        Args:
+            t (Tensor): the tensor (or its importance scores).
+            default_mask (Tensor): the mask of earlier pruning.
+
+        Example::
+
+            >>> prune.Identity().compute_mask(t, ember.ones_like(t))
+        """
         return default_mask
 
     @classmethod
@@ -376,6 +386,17 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
+        """A copy of ``default_mask`` with ``amount`` entries zeroed: those with the largest
+        ``rand_like(t)`` draws.
+
+        Args:
+            t (Tensor): the tensor (or its importance scores).
+            default_mask (Tensor): the mask of earlier pruning.
+
+        Example::
+
+            >>> prune.RandomUnstructured(2).compute_mask(t, ember.ones_like(t))
+        """
         from ..._ops.random_ops import rand_like
         size = t.nelement()
         k = _nparams_toprune(self.amount, size)
@@ -421,6 +442,16 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
+        """A copy of ``default_mask`` with the ``amount`` entries of smallest ``|t|`` zeroed.
+
+        Args:
+            t (Tensor): the tensor (or its importance scores).
+            default_mask (Tensor): the mask of earlier pruning.
+
+        Example::
+
+            >>> prune.L1Unstructured(2).compute_mask(t, ember.ones_like(t))
+        """
         size = t.nelement()
         k = _nparams_toprune(self.amount, size)
         _validate_amount(k, size)
@@ -601,6 +632,16 @@ class CustomFromMask(BasePruningMethod):
         self.mask = mask
 
     def compute_mask(self, t, default_mask):
+        """``default_mask * mask`` (the shapes must match).
+
+        Args:
+            t (Tensor): the tensor (or its importance scores).
+            default_mask (Tensor): the mask of earlier pruning.
+
+        Example::
+
+            >>> prune.CustomFromMask(m).compute_mask(t, ember.ones_like(t))
+        """
         if default_mask.shape != self.mask.shape:
             raise AssertionError(f'default_mask shape {default_mask.shape} must match '
                                  f'self.mask shape {self.mask.shape}')

@@ -217,3 +217,48 @@ def test_gradcheck_float64(which):
         fn, inputs = sn, (g.standard_normal((4, 3)),)
     ts = tuple(ember.from_numpy(a).requires_grad_() for a in inputs)
     assert ember.autograd.gradcheck(fn, ts, eps=1e-6, atol=1e-6)
+
+
+_STRICT_SCRIPT = r'''
+import warnings; warnings.simplefilter('ignore')
+import ember
+from ember import nn
+ember.manual_seed(0)
+P, PZ = nn.utils.prune, nn.utils.parametrizations
+net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten(), nn.Linear(4 * 4 * 4, 5))
+P.global_unstructured([(net[0], 'weight'), (net[2], 'weight')], pruning_method=P.L1Unstructured,
+                      amount=0.3)
+P.random_structured(net[2], 'weight', 0.3, dim=0)
+P.ln_structured(net[0], 'weight', 1, n=2, dim=1)
+P.random_unstructured(net[0], 'bias', 2)
+net(ember.randn(2, 3, 6, 6)).sum().backward()
+nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+nn.utils.clip_grad_value_(net.parameters(), 0.1)
+nn.utils.vector_to_parameters(nn.utils.parameters_to_vector(net.parameters()), net.parameters())
+for mp in ['matrix_exp', 'cayley', 'householder']:
+    for triv in (True, False):
+        lin = PZ.orthogonal(nn.Linear(3, 5), orthogonal_map=mp, use_trivialization=triv)
+        lin(ember.randn(2, 3)).sum().backward()
+for fn in (PZ.spectral_norm, PZ.weight_norm, nn.utils.spectral_norm, nn.utils.weight_norm):
+    fn(nn.Linear(3, 4))(ember.randn(2, 3)).sum().backward()
+nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(4).eval())(ember.randn(2, 3))
+nn.utils.convert_conv2d_weight_memory_format(net, ember.channels_last)
+nn.utils.stateless._functional_call(net[2], {'bias': ember.zeros(5)}, ember.randn(1, 64))
+print(type(PZ._make_orthogonal(ember.randn(4, 4))._data).__name__,
+      type(net[0].weight._data).__name__)
+'''
+
+
+def test_on_strict_backend():
+    """Every nn.utils path computes through its inputs' array module (the strict check
+    backend refuses NumPy module functions on tensor data)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, EMBER_STRICT_BACKEND='1', OMP_NUM_THREADS='1')
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    out = subprocess.run([sys.executable, '-c', _STRICT_SCRIPT], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ['StrictArray', 'StrictArray']

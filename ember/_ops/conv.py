@@ -5,6 +5,8 @@ The backward of ``convolution`` is ``convolution`` again (transposed for the inp
 gradient), so double backward works: grad_input of a convolution is a transposed
 convolution of the gradient with the same weight, and grad_weight is a convolution of the
 input with the gradient (roles of stride and dilation swapped)."""
+import functools
+
 from . import _args
 import numpy as np
 
@@ -60,13 +62,16 @@ def _pad(xp, x, padding):
     return xp.pad(x, pw)
 
 
-def _im2col(xp, x, k, stride, padding, dilation, groups):
+def _im2col(xp, x, k, stride, padding, dilation, groups, limit=None):
     """Columns ``(N, G, Cg * K, L)`` of ``x`` ``(N, C, *sp)``: for each group, the input
     channels times kernel offsets against the output positions (the output's own layout,
     so a product with ``(G, O/G, Cg * K)`` weights is ``(N, O, *out)`` with no transpose).
     The copy reads each window row along the input's last axis. Returns ``(cols, out)``."""
     nd = len(k)
     win, out = _windows(xp, _pad(xp, x, padding), k, stride, dilation)
+    if limit is not None and tuple(limit) != out:   # only the first ``limit`` positions
+        out = tuple(min(out[i], limit[i]) for i in range(nd))
+        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out)]
     N, C = x.shape[:2]
     L = int(np.prod(out)) if out else 1
     K = int(np.prod(k)) if k else 1
@@ -107,19 +112,29 @@ def _flat_padded(xp, x, lo, hi, slack):
     return buf, psp
 
 
+@functools.lru_cache(maxsize=256)
 def _flat_offsets(psp, k, dilation):
     """Flat offsets (in a padded image of size ``psp``) of every kernel offset, in the
     kernel's C order."""
-    nd = len(psp)
-    st = [int(np.prod(psp[i + 1:])) for i in range(nd)]
-    return [sum(kidx[i] * dilation[i] * st[i] for i in range(nd)) for kidx in np.ndindex(*k)]
+    offs = [0]
+    step = 1
+    steps = []
+    for i in range(len(psp) - 1, -1, -1):
+        steps.append(step * dilation[i])
+        step *= psp[i]
+    steps.reverse()
+    for i in range(len(psp)):
+        offs = [o + t * steps[i] for o in offs for t in range(k[i])]
+    return tuple(offs)
 
 
 def _fast_ok(x, w, stride):
     """Whether the stride-1 flat fast path applies."""
-    return all(s == 1 for s in stride) and x.size > 0 and w.size > 0 and len(stride) > 0
+    return _FAST and all(s == 1 for s in stride) and x.size > 0 and w.size > 0 and len(stride) > 0
 
 
+_FAST = True   # the stride-1 fast paths (False: the general code, for comparisons)
+_PREFER_A = 1.0
 _CHUNK_BYTES = 1 << 21   # column block size: the GEMM's right operand stays in cache
 
 
@@ -147,7 +162,7 @@ def _conv_s1(xp, x, w, lo, hi, dilation, groups):
     K = int(np.prod(k))
     nd = len(k)
     psp0 = tuple(x.shape[2 + i] + lo[i] + hi[i] for i in range(nd))
-    offs = _flat_offsets(psp0, k, dilation)
+    offs = _flat_offsets(psp0, tuple(k), tuple(dilation))
     buf, psp = _flat_padded(xp, x, lo, hi, offs[-1])
     P = int(np.prod(psp))
     out = tuple(psp[i] - dilation[i] * (k[i] - 1) for i in range(nd))
@@ -170,6 +185,41 @@ def _conv_s1(xp, x, w, lo, hi, dilation, groups):
     return res
 
 
+def _conv_blocks(xp, x, w, stride, padding, dilation, groups):
+    """Convolution on arrays by im2col in blocks of samples: ``x`` zero-padded once into a
+    channel-major ``(C, N, *padded)`` buffer; per block, the columns ``(C, K, n, *out)``
+    are ``K`` strided slice copies (one per kernel offset, exact output positions), then
+    one GEMM ``(O, C*K) @ (C*K, n*L)`` (one per group) written into the output."""
+    N, C = x.shape[:2]
+    O = w.shape[0]
+    k = tuple(w.shape[2:])
+    K = int(np.prod(k))
+    nd = len(k)
+    buf, psp = _flat_padded(xp, x, padding, padding, 0)
+    bufv = buf.reshape((C, N) + psp)
+    out = tuple((psp[i] - dilation[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(nd))
+    L = int(np.prod(out))
+    G = groups
+    wm = w.reshape(O, C * K) if G == 1 else w.reshape(G, O // G, (C // G) * K)
+    n = _chunk(N, C * K * L * x.itemsize)
+    scratch = xp.empty(C * K * n * L, dtype=x.dtype)
+    res = xp.empty((N, O) + out, dtype=xp.result_type(x.dtype, w.dtype))
+    sls = [tuple(slice(ki[i] * dilation[i], ki[i] * dilation[i] + (out[i] - 1) * stride[i] + 1,
+                       stride[i]) for i in range(nd)) for ki in np.ndindex(*k)]
+    for n0 in range(0, N, n):
+        n1 = min(N, n0 + n)
+        m = (n1 - n0) * L
+        cols = scratch[:C * K * m].reshape((C, K, n1 - n0) + out)
+        for kk, sl in enumerate(sls):
+            cols[:, kk] = bufv[(slice(None), slice(n0, n1)) + sl]
+        if G == 1:
+            r = xp.matmul(wm, cols.reshape(C * K, m))
+        else:
+            r = xp.matmul(wm, cols.reshape(G, (C // G) * K, m))
+        res[n0:n1] = r.reshape((O, n1 - n0) + out).swapaxes(0, 1)
+    return res
+
+
 def _conv_transpose_s1(xp, x, w, padding, output_padding, dilation, groups):
     """Stride-1 transposed convolution by the flat col2im: ``x`` sits on the grid of the
     uncropped output (``sp + dilation * (k - 1) + output_padding``), flattened channel-major;
@@ -185,7 +235,7 @@ def _conv_transpose_s1(xp, x, w, padding, output_padding, dilation, groups):
     nd = len(k)
     sp = x.shape[2:]
     psp = tuple(sp[i] + dilation[i] * (k[i] - 1) + output_padding[i] for i in range(nd))
-    offs = _flat_offsets(psp, k, dilation)
+    offs = _flat_offsets(psp, tuple(k), tuple(dilation))
     xf, _ = _flat_padded(xp, x, (0,) * nd, tuple(psp[i] - sp[i] for i in range(nd)), 0)
     P = int(np.prod(psp))
     dt = xp.result_type(x.dtype, w.dtype)
@@ -221,7 +271,7 @@ def _weight_grad_s1(xp, a, b, k, padding, dilation, groups):
     nd = len(k)
     K = int(np.prod(k))
     psp0 = tuple(b.shape[2 + i] + 2 * padding[i] for i in range(nd))
-    offs = _flat_offsets(psp0, k, dilation)
+    offs = _flat_offsets(psp0, tuple(k), tuple(dilation))
     buf, psp = _flat_padded(xp, b, padding, padding, offs[-1])
     P = int(np.prod(psp))
     out = a.shape[2:]
@@ -236,22 +286,30 @@ def _weight_grad_s1(xp, a, b, k, padding, dilation, groups):
         cols = scratch[:B * K * m].reshape(B, K, m)
         _fill_cols(cols, buf, offs, n0 * P, m)
         ab = af[:, n0 * P:n1 * P]
+        # (B*K, m) @ (m, A): BLAS is faster with the long columns as the left operand
         if G == 1:
-            r = xp.matmul(ab, cols.reshape(B * K, m).T)
+            r = xp.matmul(cols.reshape(B * K, m), ab.T)
         else:
-            r = xp.matmul(ab.reshape(G, A // G, m), cols.reshape(G, (B // G) * K, m).transpose(0, 2, 1))
+            r = xp.matmul(cols.reshape(G, (B // G) * K, m), ab.reshape(G, A // G, m).transpose(0, 2, 1))
         if acc is None:
             acc = r
         else:
             acc += r
-    return acc.reshape(G, A // G, (B // G) * K)
+    return acc.reshape(G, (B // G) * K, A // G).transpose(0, 2, 1)
 
 
 def _conv_fwd(x, w, stride, padding, dilation, groups):
     """Plain convolution on arrays: x (N, C, *sp), w (O, C/g, *k) -> (N, O, *out)."""
     xp = array_module(x)
-    if _fast_ok(x, w, stride):
-        return _conv_s1(xp, x, w, padding, padding, dilation, groups)
+    if _fast_ok(x, w, stride) and x.shape[1] * int(np.prod(w.shape[2:])) >= 200:
+        # many columns: blocked GEMMs; on the padded flat grid unless it wastes too much
+        sp, k = x.shape[2:], w.shape[2:]
+        grid = int(np.prod([sp[i] + 2 * padding[i] for i in range(len(sp))]))
+        outs = int(np.prod([sp[i] + 2 * padding[i] - dilation[i] * (k[i] - 1)
+                            for i in range(len(sp))]))
+        if grid <= 1.5 * outs:
+            return _conv_s1(xp, x, w, padding, padding, dilation, groups)
+        return _conv_blocks(xp, x, w, stride, padding, dilation, groups)
     k = w.shape[2:]
     cols, out = _im2col(xp, x, k, stride, padding, dilation, groups)
     wm = w.reshape(groups, w.shape[0] // groups, -1)
@@ -269,7 +327,7 @@ def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
     G = groups
     Cg, Og = Cin // G, w.shape[1]
     sp = x.shape[2:]
-    if _fast_ok(x, w, stride):
+    if _fast_ok(x, w, stride) and min(Cin, G * Og) * int(np.prod(k)) >= 64:
         K = int(np.prod(k))
         # stride 1, two ways: a plain convolution of x with the flipped, in/out-swapped
         # weight (columns of x's Cin channels on x padded by lo/hi), or the flat col2im
@@ -280,7 +338,7 @@ def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
         grid = [sp[i] + dilation[i] * (k[i] - 1) + output_padding[i] for i in range(nd)]
         size_b = G * Og * int(np.prod(grid))
         size_a = Cin * int(np.prod([sp[i] + lo[i] + hi[i] for i in range(nd)]))
-        if min(lo) >= 0 and size_a < size_b:
+        if min(lo) >= 0 and size_a <= size_b * _PREFER_A:
             wc = w.reshape((G, Cg, Og) + tuple(k)).swapaxes(1, 2).reshape((G * Og, Cg) + tuple(k))
             wc = wc[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
             return _conv_s1(xp, x, wc, lo, hi, dilation, G)
@@ -301,9 +359,10 @@ def _weight_grad_arrays(a, b, k, stride, padding, dilation, groups):
     convolution (``a`` = output gradient, ``b`` = input) and of a transposed convolution
     (``a`` = input, ``b`` = output gradient). Returns ``(G, A/G, Bg * K)``."""
     xp = array_module(a)
-    if all(s == 1 for s in stride) and a.size > 0 and b.size > 0 and len(k) > 0:
+    if _FAST and all(s == 1 for s in stride) and a.size > 0 and b.size > 0 and len(k) > 0 \
+            and b.shape[1] * int(np.prod(k)) >= 64:
         return _weight_grad_s1(xp, a, b, k, padding, dilation, groups)
-    cols, _ = _im2col(xp, b, k, stride, padding, dilation, groups)
+    cols, _ = _im2col(xp, b, k, stride, padding, dilation, groups, a.shape[2:])
     N, G = cols.shape[:2]
     am = a.reshape(N, G, a.shape[1] // G, -1)
     return xp.matmul(am, cols.transpose(0, 1, 3, 2)).sum(0)

@@ -91,3 +91,24 @@ def test_spectral_norm_errors():
         msgs.append((str(a.value), str(b.value), str(c.value).split(' not found')[0],
                      str(d.value)))
     assert msgs[0] == msgs[1]
+
+
+def test_loads_version0_state_dict():
+    """A state dict saved before the format had ``weight_v`` (no version in the metadata,
+    ``weight`` present): the load pre-hook solves for ``v``."""
+    g = np.random.default_rng(9)
+    # (a tall weight, so that W^T W is invertible and v is well defined)
+    w_orig = g.standard_normal((4, 3)).astype(np.float32)
+    u = g.standard_normal(4).astype(np.float32)
+    u /= np.linalg.norm(u)
+    w = (w_orig / 2.5).astype(np.float32)
+
+    def f(lib):
+        m = lib.nn.utils.spectral_norm(lib.nn.Linear(3, 4))
+        sd = {'bias': lib.zeros(4), 'weight_orig': lib.from_numpy(w_orig.copy()),
+              'weight': lib.from_numpy(w.copy()), 'weight_u': lib.from_numpy(u.copy())}
+        m.load_state_dict(sd)
+        m.eval()
+        return m.weight_v, m(lib.ones(1, 3)), sorted(m.state_dict())
+    t, e = both(f)
+    close(t, e, rtol=1e-4, atol=1e-5)

@@ -202,30 +202,41 @@ class _Recorder:
         attributed to one of its children."""
         from .._tensor import Tensor
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        mine = []
         kids = []
         for c in f.children:
             if c.claimed:
                 kids.extend(c.claimed)
+                c.claimed = None
+        kid_ids = {id(k) for k in kids} if kids else ()
         ins = None
+        mine = []
         for t in outs:
-            if not isinstance(t, Tensor) or t._base is not None or any(t is k for k in kids):
+            if not isinstance(t, Tensor) or t._base is not None or id(t) in kid_ids:
                 continue
             if ins is None:
-                ins = [a for a in args if isinstance(a, Tensor)]
-            if any(t is a for a in ins):
+                ins = {}
+                for a in args:
+                    if isinstance(a, Tensor):
+                        ins[id(a)] = a._st
+            if id(t) in ins:
                 continue   # an in-place op returns its input
             st = t._st
-            if st is not None and any(st is a._st for a in ins):
-                continue   # shares an input's storage (detach, a view)
+            if st is not None:
+                shared = False
+                for ist in ins.values():
+                    if ist is st:
+                        shared = True   # shares an input's storage (detach, a view)
+                        break
+                if shared:
+                    continue
             mine.append(t)
             f.mem += t._data.nbytes
-        mine.extend(kids)
         p = f.parent
         # hand the claimed tensors up to enclosing op ranges only (kept alive that long)
-        f.claimed = mine if (p is not None and not p.user) else None
-        for c in f.children:
-            c.claimed = None
+        if p is not None and not p.user:
+            if kids:
+                mine.extend(kids)
+            f.claimed = mine
 
     # --- backward nodes (called by the engine while recording)
     def evaluate(self, node, run, args):

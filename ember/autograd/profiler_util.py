@@ -403,8 +403,8 @@ class EventList(list):
 
     def export_stacks(self, path, metric='self_cpu_time_total'):
         """Write one line per event that has a stack (``with_stack=True``):
-        ``frame;frame;...;frame value`` (outermost frame first), the format of
-        flame-graph tools.
+        ``frame;frame;...;frame value`` (outermost frame first; spaces, tabs and
+        semicolons inside a frame become ``_``), the format of flame-graph tools.
 
         Raises:
             ValueError: for a metric not in ``supported_export_stacks_metrics()``.
@@ -414,12 +414,14 @@ class EventList(list):
                              + str(self.supported_export_stacks_metrics()))
         attr = metric.replace('cuda', 'device').replace('xpu', 'device').replace(
             'privateuse1', 'device')
+        clean = str.maketrans(' ;\t\n', '____')   # frames may not hold the separators
         with open(path, 'w') as f:
             for evt in self:
                 if evt.stack:
                     value = getattr(evt, attr)
                     if int(value) > 0:
-                        f.write(';'.join(reversed(evt.stack)) + ' ' + str(int(value)) + '\n')
+                        frames = ';'.join(s.translate(clean) for s in reversed(evt.stack))
+                        f.write(frames + ' ' + str(int(value)) + '\n')
 
     def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0,
                      group_by_overload_name=False):

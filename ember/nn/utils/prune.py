@@ -36,7 +36,6 @@ class BasePruningMethod(ABC):
         ...         return mask
         >>> EveryOther.apply(nn.Linear(3, 2), 'bias')
     """
-    _tensor_name = None
 
     def __call__(self, module, inputs):
         """The forward pre-hook: ``module.<name> = <name>_orig * <name>_mask``."""
@@ -88,59 +87,80 @@ class BasePruningMethod(ABC):
         Returns:
             the pruning method (or container) registered as the forward pre-hook.
 
+        NOTE: unlike PyTorch, a failed ``apply`` (an invalid amount, mismatched importance
+        scores...) leaves the module as it was; PyTorch has by then dropped an earlier
+        pruning hook of the same tensor.
+
         Example::
 
             >>> prune.L1Unstructured.apply(nn.Linear(3, 2), 'weight', amount=2)
         """
         from ..._ops.creation import ones_like
+        hooks = module._forward_pre_hooks
+        saved_hooks = list(hooks.items())
+        saved_mask = module._buffers.get(name + '_mask')
         old = None
-        found = 0
-        stale = []
-        for k, hook in module._forward_pre_hooks.items():
-            if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-                old = hook
-                stale.append(k)
-                found += 1
-        if found > 1:
-            raise AssertionError(f'Avoid adding multiple pruning hooks to the same tensor '
-                                 f'{name} of module {module}. Use a PruningContainer.')
-        for k in stale:
-            del module._forward_pre_hooks[k]
-        method = cls(*args, **kwargs)
-        method._tensor_name = name
-        if old is not None:
-            if isinstance(old, PruningContainer):
-                old.add_pruning_method(method)
-                method = old
-            else:
-                container = PruningContainer(old)
-                container.add_pruning_method(method)
-                method = container
-        orig = getattr(module, name)
-        if importance_scores is not None:
-            if importance_scores.shape != orig.shape:
-                raise AssertionError(f'importance_scores should have the same shape as '
-                                     f'parameter {name} of {module}, got '
-                                     f'{importance_scores.shape} vs {orig.shape}')
-        else:
-            importance_scores = orig
-        if not isinstance(method, PruningContainer):
-            module.register_parameter(name + '_orig', orig)
-            del module._parameters[name]
-            default_mask = ones_like(orig)
-        else:
-            default_mask = getattr(module, name + '_mask').detach().clone(
-                memory_format=_contig())
+        old_len = None
+        moved = False
         try:
+            found = 0
+            stale = []
+            for k, hook in hooks.items():
+                if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
+                    old = hook
+                    stale.append(k)
+                    found += 1
+            if found > 1:
+                raise AssertionError(f'Avoid adding multiple pruning hooks to the same tensor '
+                                     f'{name} of module {module}. Use a PruningContainer.')
+            for k in stale:
+                del hooks[k]
+            method = cls(*args, **kwargs)
+            method._tensor_name = name
+            if old is not None:
+                if isinstance(old, PruningContainer):
+                    old_len = len(old._pruning_methods)
+                    old.add_pruning_method(method)
+                    method = old
+                else:
+                    container = PruningContainer(old)
+                    container.add_pruning_method(method)
+                    method = container
+            orig = getattr(module, name)
+            if importance_scores is not None:
+                if importance_scores.shape != orig.shape:
+                    raise AssertionError(f'importance_scores should have the same shape as '
+                                         f'parameter {name} of {module}, got '
+                                         f'{importance_scores.shape} vs {orig.shape}')
+            else:
+                importance_scores = orig
+            if not isinstance(method, PruningContainer):
+                module.register_parameter(name + '_orig', orig)
+                del module._parameters[name]
+                moved = True
+                default_mask = ones_like(orig)
+            else:
+                default_mask = getattr(module, name + '_mask').detach().clone(
+                    memory_format=_contig())
             mask = method.compute_mask(importance_scores, default_mask=default_mask)
             module.register_buffer(name + '_mask', mask)
             setattr(module, name, method.apply_mask(module))
             module.register_forward_pre_hook(method)
         except Exception:
-            if not isinstance(method, PruningContainer):
-                orig = getattr(module, name + '_orig')
+            # NOTE: unlike PyTorch (which drops an earlier pruning hook of the tensor when
+            # e.g. the new amount is invalid), a failed apply leaves the module as it was
+            if moved:
+                orig = module._parameters.pop(name + '_orig')
+                module.__dict__.pop(name, None)
                 module.register_parameter(name, orig)
-                del module._parameters[name + '_orig']
+            if old_len is not None:
+                old._pruning_methods = old._pruning_methods[:old_len]
+            if saved_mask is None:
+                module._buffers.pop(name + '_mask', None)
+            else:
+                module._buffers[name + '_mask'] = saved_mask
+            hooks.clear()
+            hooks.update(saved_hooks)
             raise
         return method
 

@@ -297,3 +297,45 @@ def test_deepcopy_of_pruned_module_refused_as_torch():
             copy.deepcopy(m)
         msgs.append(str(info.value).split('.')[0])
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('second', [
+    lambda P, m: P.l1_unstructured(m, 'weight', amount=100),
+    lambda P, m: P.l1_unstructured(m, 'weight', amount=-1),
+    lambda P, m: P.ln_structured(m, 'weight', 1, n=2, dim=5),
+    lambda P, m: P.l1_unstructured(m, 'weight', 1, importance_scores=ember.ones(2)),
+])
+@pytest.mark.parametrize('first_twice', [False, True])
+def test_failed_repruning_keeps_earlier_pruning(second, first_twice):
+    # NOTE: PyTorch drops the earlier hook here; ember leaves the module as it was
+    P = ember.nn.utils.prune
+    m = ember.nn.Linear(3, 4)
+    P.random_unstructured(m, 'weight', 3)
+    if first_twice:
+        P.l1_unstructured(m, 'weight', 2)
+    hooks = list(m._forward_pre_hooks.values())
+    n_methods = len(hooks[0]) if first_twice else None
+    mask = m.weight_mask.clone()
+    with pytest.raises((ValueError, IndexError, AssertionError)):
+        second(P, m)
+    assert list(m._forward_pre_hooks.values()) == hooks
+    if first_twice:
+        assert len(hooks[0]) == n_methods
+    assert (m.weight_mask == mask).all()
+    assert [n for n, _ in m.named_parameters()] == ['bias', 'weight_orig']
+    m(ember.ones(1, 3))
+    assert ((m.weight == 0) == (mask == 0)).all()
+
+
+def test_container_of_several_methods_error_as_torch():
+    msgs = []
+    for lib in (torch, ember):
+        P = sub(lib, 'prune')
+        a, b = P.L1Unstructured(1), P.L1Unstructured(2)
+        a._tensor_name = b._tensor_name = 'weight'
+        with pytest.raises(AttributeError) as info:
+            P.PruningContainer(a, b)
+        msgs.append(str(info.value))
+        with pytest.raises(AttributeError):
+            P.L1Unstructured(1).apply_mask(lib.nn.Linear(1, 1))
+    assert msgs[0] == msgs[1]

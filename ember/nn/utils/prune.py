@@ -69,7 +69,9 @@ class BasePruningMethod(ABC):
             raise AssertionError(f'Module {module} has to be pruned')
         mask = getattr(module, self._tensor_name + '_mask')
         orig = getattr(module, self._tensor_name + '_orig')
-        return mask.to(dtype=orig.dtype) * orig
+        if mask.dtype != orig.dtype:
+            mask = mask.to(dtype=orig.dtype)
+        return mask * orig
 
     @classmethod
     def apply(cls, module, name, *args, importance_scores=None, **kwargs):

@@ -58,8 +58,10 @@ def _windows(xp, x, k, stride, dilation):
 def _pad(xp, x, padding):
     if not any(padding):
         return x
-    pw = [(0, 0), (0, 0)] + [(p, p) for p in padding]
-    return xp.pad(x, pw)
+    sp = x.shape[2:]
+    out = xp.zeros(x.shape[:2] + tuple(sp[i] + 2 * p for i, p in enumerate(padding)), dtype=x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(p, p + sp[i]) for i, p in enumerate(padding))] = x
+    return out
 
 
 def _im2col(xp, x, k, stride, padding, dilation, groups, limit=None):

@@ -77,7 +77,7 @@ def reduce_tensor(tensor):
             "data, call detach() on the tensor before serializing (e.g., putting it on the "
             "queue).")
     d = tensor._data
-    if type(d) is not np.ndarray:   # CUDA / meta / other backends: by value
+    if not isinstance(d, np.ndarray):   # CUDA / meta: by value
         return tensor.__reduce_ex__(2)
     tensor.share_memory_()
     d = tensor._data
@@ -85,14 +85,18 @@ def reduce_tensor(tensor):
     if m is None:
         return tensor.__reduce_ex__(2)
     from ..nn.parameter import Parameter
+    cls = type(d)   # an ndarray subclass (the strict check backend's) is kept
     return (rebuild_tensor, (type(tensor) is Parameter, _handle(m), m._nbytes, d.dtype, d.shape,
-                             d.strides, _ptr(d) - _map_ptr(m), tensor.requires_grad))
+                             d.strides, _ptr(d) - _map_ptr(m), tensor.requires_grad,
+                             None if cls is np.ndarray else cls))
 
 
-def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requires_grad):
+def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requires_grad,
+                   array_cls=None):
     """Rebuild a tensor sent by :func:`reduce_tensor`: map the sender's shared memory."""
     m, key = _open(handle, nbytes)
-    t = _new_tensor(_S._shared_array(m, shape, dtype, strides, offset))
+    t = _new_tensor(_S._shared_array(m, shape, dtype, strides, offset,
+                                     array_cls or np.ndarray))
     t._st = _storage_for(m, key)
     if is_param:
         from ..nn.parameter import Parameter
@@ -105,7 +109,7 @@ def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requ
 def reduce_storage(storage):
     """Reduce an :class:`UntypedStorage`: moved to shared memory, sent by handle."""
     src = storage._src
-    if type(src) is not np.ndarray:
+    if not isinstance(src, np.ndarray):
         return (UntypedStorage, (src.copy(),))
     storage.share_memory_()
     src = storage._src

@@ -383,3 +383,34 @@ def test_workers_with_file_system_sharing_strategy():
     gc.collect()
     assert no_children()
     assert not [f for f in os.listdir('/dev/shm') if f.startswith(f'ember_{os.getpid()}_')]
+
+
+class Unsharded(ED.IterableDataset):
+    def __iter__(self):
+        return iter(range(3))
+
+    def __len__(self):
+        return 3
+
+    def __repr__(self):
+        return 'Unsharded'
+
+
+class UnshardedT(TD.IterableDataset):
+    __iter__ = Unsharded.__iter__
+    __len__ = Unsharded.__len__
+    __repr__ = Unsharded.__repr__
+
+
+def test_iterable_dataset_with_workers_duplicates_and_warns_like_torch():
+    got = []
+    for mod, D in ((ED, Unsharded), (TD, UnshardedT)):
+        dl = mod.DataLoader(D(), batch_size=None, num_workers=2, timeout=T)
+        assert len(dl) == 3
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            items = [int(v) for v in dl]
+        got.append((items, [str(x.message) for x in w]))
+    assert got[0] == got[1]
+    assert got[0][0] == [0, 0, 1, 1, 2, 2] and len(got[0][1]) == 3
+    assert 'For multiprocessing data-loading' in got[0][1][0]

@@ -105,24 +105,26 @@ def _aten_name(name):
 
 
 class _Frame:
-    """A range being recorded (becomes a FunctionEvent when the profiler stops)."""
+    """A range being recorded (becomes a FunctionEvent when the profiler stops).
+    Slots and a children list made only when needed keep the many frames of a long
+    recording cheap for the garbage collector."""
 
-    # defaults as class attributes: opening a range sets only what it knows
-    shapes = None
-    mem = 0
-    claimed = None
-    stack = None
-    flops = None
-    seq = -1
-    end = None
-    start = 0
+    __slots__ = ('name', 'tid', 'parent', 'children', 'user', 'start', 'end', 'shapes', 'mem',
+                 'claimed', 'stack', 'flops', 'seq')
 
     def __init__(self, name, tid, parent, user):
         self.name = name
         self.tid = tid
         self.parent = parent
-        self.children = []
+        self.children = None
         self.user = user
+        self.end = None
+        self.shapes = None
+        self.mem = 0
+        self.claimed = None
+        self.stack = None
+        self.flops = None
+        self.seq = -1
 
 
 _get_ident = threading.get_ident
@@ -154,13 +156,15 @@ class _Recorder:
         f = _Frame(name, _get_ident(), parent, user)
         if parent is None:
             self.roots.append(f)
+        elif parent.children is None:
+            parent.children = [f]
         else:
             parent.children.append(f)
         tls.top = f
         if self.with_stack:
             f.stack = _py_stack()
         if user and self.record_shapes:
-            f.shapes = []
+            f.shapes = ()
         f.start = _now()
         return f
 
@@ -176,7 +180,7 @@ class _Recorder:
         if n == 'aten::index' and len(args) > 1:
             n = _index_name(args[1])
         top = self.tls.top
-        if top is not None and top.name == n and not top.children and not top.user:
+        if top is not None and top.name == n and top.children is None and not top.user:
             # a binding that forwards to another binding of the same op (F.relu ->
             # Tensor.relu): one range, as PyTorch shows one op
             return call(*args, **kwargs)
@@ -200,10 +204,10 @@ class _Recorder:
     def _claim(self, f, args, out):
         """Attribute to ``f`` the bytes of its outputs that are new tensors not already
         attributed to one of its children."""
-        from .._tensor import Tensor
+        Tensor = _tensor_type()
         outs = out if isinstance(out, (tuple, list)) else (out,)
         kids = []
-        for c in f.children:
+        for c in f.children or ():
             if c.claimed:
                 kids.extend(c.claimed)
                 c.claimed = None
@@ -269,8 +273,10 @@ class _Recorder:
             name = f.name
             if f.user and name.startswith('ProfilerStep#'):
                 name = 'ProfilerStep*'   # PyTorch groups the steps under one name
+            shapes = f.shapes
             e = FunctionEvent(next(ids), name, f.tid, (f.start - t0) / 1000.0,
-                              (f.end - t0) / 1000.0, input_shapes=f.shapes, stack=f.stack,
+                              (f.end - t0) / 1000.0,
+                              input_shapes=_as_lists(shapes) if shapes is not None else None, stack=f.stack,
                               use_device=use_device, sequence_nr=f.seq, flops=f.flops,
                               trace_name=f.name,
                               is_user_annotation=f.user and not f.name.startswith('autograd::')
@@ -280,7 +286,7 @@ class _Recorder:
             if parent is not None:
                 e.cpu_parent = parent
                 parent.cpu_children.append(e)
-            for c in f.children:
+            for c in f.children or ():
                 convert(c, e)
             e.cpu_memory_usage = f.mem + sum(c.cpu_memory_usage for c in e.cpu_children)
             return e
@@ -300,6 +306,17 @@ class _Recorder:
         return out
 
 
+_Tensor = None
+
+
+def _tensor_type():
+    global _Tensor
+    if _Tensor is None:
+        from .._tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
+
+
 def _index_name(idx):
     """The ATen op PyTorch records for ``tensor[idx]``: ``select`` for an integer,
     ``slice`` for basic slicing, ``index`` when a tensor or list takes part."""
@@ -315,19 +332,26 @@ def _index_name(idx):
 
 
 def _shapes(args, kwargs):
-    from .._tensor import Tensor
+    """The input shapes of a call, as nested tuples (made lists when the events are
+    built: tuples of ints are not tracked by the garbage collector, so recording many
+    of them does not make collections slower)."""
+    Tensor = _tensor_type()
     res = []
     for a in args:
         if isinstance(a, Tensor):
-            res.append(list(a._data.shape))
-        elif isinstance(a, (list, tuple)) and a and all(isinstance(b, Tensor) for b in a):
-            res.append([list(b._data.shape) for b in a])
+            res.append(a._data.shape)
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            res.append(tuple(b._data.shape if isinstance(b, Tensor) else () for b in a))
         else:
-            res.append([])
+            res.append(())
     if kwargs:
         for v in kwargs.values():
-            res.append(list(v._data.shape) if isinstance(v, Tensor) else [])
-    return res
+            res.append(v._data.shape if isinstance(v, Tensor) else ())
+    return tuple(res)
+
+
+def _as_lists(shapes):
+    return [[list(s) for s in x] if x and isinstance(x[0], tuple) else list(x) for x in shapes]
 
 
 def _numel(shape):

@@ -5,8 +5,9 @@ __all__ = ['skip_init']
 
 
 def skip_init(module_cls, *args, **kwargs):
-    """Instantiate ``module_cls`` without initialising its parameters and buffers: their
-    values are whatever the freshly allocated memory holds.
+    """Instantiate ``module_cls`` without initialising its parameters and buffers: the
+    module is built on the ``meta`` device (so its initialisation computes nothing and
+    draws nothing from the generator), then given uninitialised storage on ``device``.
 
     Args:
         module_cls: a class deriving from ``nn.Module`` whose ``__init__`` accepts ``device``.
@@ -14,30 +15,19 @@ def skip_init(module_cls, *args, **kwargs):
         kwargs: keyword arguments of the constructor (``device`` included).
 
     Returns:
-        the instantiated module.
+        the instantiated module, its tensors holding whatever the new memory holds.
 
     Example::
 
-        >>> m = nn.utils.skip_init(nn.Linear, 5, 1)
-        >>> m.weight.shape
-        torch.Size([1, 5])
+        >>> lin = nn.utils.skip_init(nn.Linear, 8, 3)
+        >>> lin.weight.shape, lin.weight.device
+        (torch.Size([3, 8]), device(type='cpu'))
     """
-    from ...nn.modules.module import Module
+    from ..modules.module import Module
     if not issubclass(module_cls, Module):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if 'device' not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     final_device = kwargs.pop('device', 'cpu')
-    from .. import init as I
-    saved = {}
-    names = ['uniform_', 'normal_', 'trunc_normal_', 'kaiming_uniform_', 'kaiming_normal_',
-             'xavier_uniform_', 'xavier_normal_', 'constant_', 'ones_', 'zeros_', 'orthogonal_']
-    for n in names:
-        saved[n] = getattr(I, n)
-        setattr(I, n, lambda t, *a, **k: t)
-    try:
-        m = module_cls(*args, device=final_device, **kwargs)
-    finally:
-        for n, f in saved.items():
-            setattr(I, n, f)
-    return m
+    kwargs['device'] = 'meta'
+    return module_cls(*args, **kwargs).to_empty(device=final_device)

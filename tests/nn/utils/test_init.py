@@ -40,3 +40,18 @@ def test_skip_init_errors():
             lib.nn.utils.skip_init(int)
         with pytest.raises(RuntimeError, match="support a 'device' arg"):
             lib.nn.utils.skip_init(nd)
+
+
+@pytest.mark.parametrize('build', [
+    lambda lib: lib.nn.utils.skip_init(lib.nn.LSTM, 3, 4, num_layers=2),
+    lambda lib: lib.nn.utils.skip_init(lib.nn.BatchNorm1d, 3),
+    lambda lib: lib.nn.utils.skip_init(lib.nn.Embedding, 10, 3, padding_idx=0),
+])
+def test_skip_init_names_shapes_devices(build):
+    def f(lib):
+        m = build(lib)
+        return ([(n, tuple(p.shape), str(p.dtype), str(p.device), type(p).__name__)
+                 for n, p in m.named_parameters()],
+                [(n, tuple(b.shape), str(b.dtype), str(b.device)) for n, b in m.named_buffers()])
+    t, e = both(f)
+    assert t == e

@@ -40,10 +40,12 @@ def test_skip_init_errors():
             lib.nn.utils.skip_init(int)
         with pytest.raises(RuntimeError, match="support a 'device' arg"):
             lib.nn.utils.skip_init(nd)
+        with pytest.raises(RuntimeError, match="support a 'device' arg"):
+            lib.nn.utils.skip_init(lib.nn.LSTM, 3, 4)   # (*args, **kwargs) signature
 
 
 @pytest.mark.parametrize('build', [
-    lambda lib: lib.nn.utils.skip_init(lib.nn.LSTM, 3, 4, num_layers=2),
+    lambda lib: lib.nn.utils.skip_init(lib.nn.GRUCell, 3, 4),
     lambda lib: lib.nn.utils.skip_init(lib.nn.BatchNorm1d, 3),
     lambda lib: lib.nn.utils.skip_init(lib.nn.Embedding, 10, 3, padding_idx=0),
 ])

@@ -179,6 +179,8 @@ class _Recorder:
             n = _aten_name(name)
         if n == 'aten::index' and len(args) > 1:
             n = _index_name(args[1])
+        elif name in _linalg_names:
+            n = _linalg_raws.get(id(call), n)   # ember.linalg.inv -> aten::linalg_inv
         top = self.tls.top
         if top is not None and top.name == n and top.children is None and not top.user:
             # a binding that forwards to another binding of the same op (F.relu ->
@@ -401,6 +403,26 @@ def _py_stack():
     return out
 
 
+# ------------------------------------------------------------- ember.linalg names
+_linalg_names = frozenset()
+_linalg_raws = {}
+
+
+def _scan_linalg():
+    """Name the op bodies found only in ``ember.linalg`` as PyTorch does
+    (``aten::linalg_<name>``)."""
+    global _linalg_names, _linalg_raws
+    from .._ops import _dispatch
+    top = {id(_dispatch.raw_op(f)) for f in _dispatch.public_functions('ember').values()}
+    raws = {}
+    for attr, f in _dispatch.public_functions('ember.linalg').items():
+        r = _dispatch.raw_op(f)
+        if id(r) not in top:
+            raws[id(r)] = 'aten::linalg_' + attr
+    _linalg_raws = raws
+    _linalg_names = frozenset(a for a in _dispatch.public_functions('ember.linalg'))
+
+
 # ------------------------------------------------------------- the active recorder
 _lock = threading.Lock()
 _active = None        # the _Recorder recording now
@@ -416,6 +438,8 @@ def _start(rec):
         if _active is not None:
             raise RuntimeError("Can't profile: profiler already enabled on this thread")
         _active = rec
+        if not _linalg_raws:
+            _scan_linalg()
         _handle = _dispatch.push_interceptor(rec.intercept)
         engine._profile_hook = rec
 

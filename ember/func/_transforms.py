@@ -36,6 +36,12 @@ class _Level:
         _state.depth -= 1
 
 
+def _no_batching():
+    from . import _batching
+    if _batching.active():
+        raise _batching.Fallback()
+
+
 def _is_tensor(x):
     from .._tensor import Tensor
     return isinstance(x, Tensor)
@@ -166,6 +172,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     def wrapper(*args, **kwargs):
         from ..autograd.grad_mode import enable_grad
+        from . import _batching
+        if _batching.active():
+            return _batched_grad_and_value(func, argnums, has_aux, args, kwargs)
         with _Level(), enable_grad():
             new_args, lifted, orig, rebuild = _lift_args(args, argnums)
             out = func(*new_args, **kwargs)
@@ -186,6 +195,60 @@ def grad_and_value(func, argnums=0, has_aux=False):
         return g, value
     wrapper.__name__ = getattr(func, '__name__', 'func')
     return wrapper
+
+
+def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
+    """grad_and_value inside vmap's batched attempt: inputs are lifted to batched tensors
+    (unbatched ones expanded along the batch), so the gradient of the per-sample outputs
+    with respect to them is the per-sample gradient."""
+    from .. import autograd
+    from ..autograd.grad_mode import enable_grad
+    from .._ops.creation import ones, zeros_like
+    from . import _batching as bt
+    B = bt.batch_size()
+    with _Level(), enable_grad():
+        with bt.suspend():
+            single, nums = _argnums_tuple(argnums, len(args))
+            sel = args[nums[0]] if single else tuple(args[i] for i in nums)
+            leaves, spec = tree_flatten(sel)
+            if not all(_is_tensor(t) for t in leaves):
+                raise bt.Fallback()
+            lifted, bases = [], []
+            for t in leaves:
+                base = t.view_as(t) if t.requires_grad else t.detach().requires_grad_()
+                bases.append(base)
+                lifted.append(bt.mark(base) if bt.is_batched(t) else
+                              bt.mark(base.unsqueeze(0).expand((B,) + tuple(t.shape))))
+            new_sel = tree_unflatten(lifted, spec)
+            new_args = list(args)
+            if single:
+                new_args[nums[0]] = new_sel
+            else:
+                for i, v in zip(nums, new_sel):
+                    new_args[i] = v
+        out = func(*new_args, **kwargs)
+        with bt.suspend():
+            out, aux = _split_aux(out, has_aux, 'grad_and_value')
+            if not _is_tensor(out) or not bt.is_batched(out) or out.dim() != 1:
+                raise bt.Fallback()
+            nested = _nested(leaves) or _tracks_outer([out], bases)
+            if out.requires_grad:
+                gs = autograd.grad([out], lifted, [ones(B, dtype=out.dtype, device=out.device)],
+                                   create_graph=nested, allow_unused=True)
+            else:
+                gs = [None] * len(lifted)
+            gs = [bt.mark(zeros_like(t) if g is None else g) for g, t in zip(gs, lifted)]
+            value = out if nested else bt.mark(out.detach())
+            if has_aux:
+                aux_l, aux_s = tree_flatten(aux)
+                if not nested:
+                    aux_l = [bt.mark(a.detach()) if bt.is_batched(a) else
+                             (a.detach() if _is_tensor(a) else a) for a in aux_l]
+                aux = tree_unflatten(aux_l, aux_s)
+    g = tree_unflatten(gs, spec)
+    if has_aux:
+        return g, (value, aux)
+    return g, value
 
 
 def grad(func, argnums=0, has_aux=False):
@@ -231,6 +294,7 @@ def vjp(func, *primals, has_aux=False):
         >>> vjp_fn(ember.ones(2))
         (tensor([1.0000, 0.5403]),)
     """
+    _no_batching()
     from ..autograd.grad_mode import enable_grad, is_grad_enabled
     with _Level(), enable_grad():
         new_args, lifted, orig, rebuild = _lift_args(primals, tuple(range(len(primals)))) \
@@ -313,6 +377,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     def wrapper(*args, **kwargs):
+        _no_batching()
         from ..autograd.grad_mode import enable_grad
         single = isinstance(argnums, int)
         with _Level(), enable_grad():
@@ -433,6 +498,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     about two backward passes and needs differentiable backward formulas (all ember ops
     have them) instead of per-op JVP rules.
     """
+    _no_batching()
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. "
                            "it should be valid to call f(*primals).")
@@ -476,6 +542,7 @@ def linearize(func, *primals):
     NOTE: unlike PyTorch, ``jvp_fn`` differentiates a recorded vjp ("double vjp", see
     :func:`jvp`) instead of a traced forward-mode graph.
     """
+    _no_batching()
     from ..autograd.grad_mode import enable_grad
     with _Level(), enable_grad():
         new_args, lifted, orig, _ = _lift_args(primals, tuple(range(len(primals))))
@@ -518,6 +585,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness='error'):
                            f"'same'. Got {randomness}")
 
     def wrapper(*args, **kwargs):
+        _no_batching()
         from ..autograd.grad_mode import enable_grad
         from .._ops.shape import stack
         from .._ops.creation import zeros

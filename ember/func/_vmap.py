@@ -40,12 +40,21 @@ def vmap(func, in_dims=0, out_dims=0, randomness='error', *, chunk_size=None):
         >>> ember.func.vmap(lambda v, w: v @ w, in_dims=(0, None))(x, ember.randn(3)).shape
         ember.Size([4])
 
-    NOTE: unlike PyTorch, ember has no batching rules: the function runs once per sample
-    (a Python loop) and the results are stacked, so any function works (data-dependent
-    control flow, ``.item()``, in-place ops) and composes with ``grad``/``jacrev``, but the
-    cost grows linearly with the batch size. Keyword arguments are passed unmapped.
-    Random operations in ``'error'`` mode are detected after the first sample (the
-    default generator's state changed).
+    NOTE: unlike PyTorch, batching works by a "try batched, else loop" strategy. vmap first
+    runs ``func`` once on whole batches: while it runs, every op that touches a mapped
+    tensor is rewritten by a batching rule into one op over the batch (pointwise ops,
+    reductions and softmax over a dim, view/reshape/permute/unsqueeze/expand, matmul/linear
+    with batched or shared weights, cross_entropy/mse_loss, and ``grad``/``grad_and_value``
+    inside, so the per-sample-gradient and ensembling recipes are batched). Any op without
+    a rule, a random op, an in-place op on an unmapped tensor, a nested transform other
+    than ``grad``, or an error makes vmap fall back to running ``func`` once per sample (a
+    Python loop) and stacking the results; the batched result is also checked against a
+    per-sample run of the first sample (falling back on a mismatch). So results are those
+    of the per-sample loop, but Python side effects of ``func`` (appending to a list,
+    counters) may happen more than once per sample. Shape queries (``x.shape``,
+    ``x.size()``) inside the batched attempt see the batch dim; the check catches the
+    results that differ. Keyword arguments are passed unmapped. Random operations in
+    ``'error'`` mode are detected after the first sample of the loop.
     """
     if randomness not in ('error', 'different', 'same'):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
@@ -102,6 +111,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness='error', *, chunk_size=None):
             raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         B = sizes[0]
+        from . import _batching
+        if _batching.active():
+            raise _batching.Fallback()   # nested vmap: the enclosing attempt loops instead
+        res = _try_batched(func, leaves, norm, spec, kwargs, B, out_dims, name)
+        if res is not None:
+            return res
         from .. import random as _random
         start_state = _random.get_rng_state() if randomness != 'different' else None
         results = []
@@ -149,3 +164,63 @@ def _stack_outputs(results, out_dims, name):
                              f"{nd - 1}], but got {d})")
         outs.append(stack(vals, dim=d))
     return tree_unflatten(outs, out_spec)
+
+
+def _try_batched(func, leaves, norm, spec, kwargs, B, out_dims, name):
+    """Run ``func`` once on whole batches (see ``_batching``); ``None`` when it cannot (or
+    when the first sample's per-sample result disagrees)."""
+    from . import _batching as bt
+    from .. import random as _random
+    import numpy as np
+    state = _random.get_rng_state()
+    try:
+        with bt.batch_mode(B):
+            with bt.suspend():
+                phys = [x if d is None else bt.mark(x.movedim(d, 0)) for x, d in
+                        zip(leaves, norm)]
+            out = func(*tree_unflatten(phys, spec), **kwargs)
+            with bt.suspend():
+                o_leaves, o_spec = tree_flatten(out)
+                flags = [bt.is_batched(o) for o in o_leaves]
+    except Exception:   # no rule, or an op that bypasses the mode failed on a batch:
+        _random.set_rng_state(state)   # the per-sample loop decides (and raises real errors)
+        return None
+    od = broadcast_prefix(out_dims, out, lambda x: x is None or isinstance(x, int))
+    if od is None:
+        return None
+    res = []
+    for o, b, d in zip(o_leaves, flags, od):
+        if d is None:
+            if b:
+                return None
+            res.append(o)
+            continue
+        if not _is_tensor(o):
+            return None
+        nd = o.dim() + (0 if b else 1)
+        if not isinstance(d, int) or not -nd <= d < nd:
+            return None
+        if not b:
+            o = o.unsqueeze(0).expand((B,) + tuple(o.shape)).contiguous()
+        res.append(o.movedim(0, d))
+    # guard: the first sample, run on its own, must give the same result
+    sample = [x if d is None else x.select(d, 0) for x, d in zip(leaves, norm)]
+    ref_leaves, ref_spec = tree_flatten(func(*tree_unflatten(sample, spec), **kwargs))
+    if ref_spec != o_spec or len(ref_leaves) != len(res):
+        return None
+    for r, got, d in zip(ref_leaves, res, od):
+        if d is None:
+            continue
+        if not _is_tensor(r):
+            return None
+        g0 = got.select(d % got.dim(), 0)
+        if g0.shape != r.shape or g0.dtype != r.dtype:
+            return None
+        a, b = g0.detach().numpy(), r.detach().numpy()
+        if a.dtype.kind in 'fc':
+            tol = 1e-3 if a.dtype.itemsize <= 4 else 1e-7
+            if not np.allclose(a, b, rtol=tol, atol=tol, equal_nan=True):
+                return None
+        elif not np.array_equal(a, b):
+            return None
+    return tree_unflatten(res, o_spec)

@@ -101,7 +101,7 @@ def test_per_sample_gradients_recipe():
     close(_per_sample_grads(torch), _per_sample_grads(ember), tol=1e-5)
 
 
-def test_model_ensembling_recipe():
+def test_model_ensembling_recipe(spy):
     res = []
     g = np.random.default_rng(2)
     data = g.standard_normal((4, 6, 5)).astype(np.float32)
@@ -121,6 +121,7 @@ def test_model_ensembling_recipe():
         different.sum().backward()
         res.append((params, same_minibatch, different, params['2.bias'].grad))
     close(res[0], res[1], tol=1e-5)
+    assert spy == [True, True]
 
 
 def test_functional_call_dicts_and_errors():
@@ -150,3 +151,62 @@ def test_stack_module_state_errors():
         a, b = T.nn.Linear(2, 2), T.nn.Linear(2, 2).eval()
         with pytest.raises(RuntimeError, match='same training/eval mode'):
             T.func.stack_module_state([a, b])
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    import ember.func._vmap as V
+    seen = []
+    orig = V._try_batched
+
+    def tb(*a, **k):
+        r = orig(*a, **k)
+        seen.append(r is not None)
+        return r
+    monkeypatch.setattr(V, '_try_batched', tb)
+    return seen
+
+
+def test_batched_fast_path_used_and_correct(spy):
+    a, b, w = RNG.standard_normal((5, 3, 4)), RNG.standard_normal((5, 4)), RNG.standard_normal((6, 4))
+    fns = [
+        lambda T: (lambda x, v: (x @ v).softmax(-1).sum(), (0, 0)),
+        lambda T: (lambda x, v: T.nn.functional.linear(x, T.tensor(w), None).relu().mean(0), (0, None)),
+        lambda T: (lambda x, v: (x * v).logsumexp(1).unsqueeze(0).expand(2, 3).t().reshape(-1), (0, 0)),
+        lambda T: (lambda x, v: T.nn.functional.mse_loss(x.sum(0), v), (0, 0)),
+        lambda T: (lambda x, v: (x.permute(1, 0).flatten() ** 2, v.tanh()), (0, 0)),
+    ]
+    for mk in fns:
+        spy.clear()
+        res = []
+        for T in (torch, ember):
+            f, dims = mk(T)
+            v = T.tensor(b) if dims[1] == 0 else T.tensor(b[0])
+            res.append(T.func.vmap(f, in_dims=dims)(T.tensor(a), v))
+        close(res[0], res[1])
+        assert spy == [True]
+
+
+def test_batched_path_falls_back(spy):
+    x = ember.randn(4, 3)
+    calls = []
+
+    def uses_shape(v):           # a shape query the batched attempt would get wrong
+        calls.append(1)
+        return v.reshape(v.shape[0], 1) * 2
+    r = ember.func.vmap(uses_shape)(x)
+    np.testing.assert_allclose(r.numpy(), x.numpy().reshape(4, 3, 1) * 2, rtol=1e-6)
+    assert spy == [False]
+    spy.clear()
+    r = ember.func.vmap(lambda v: v.sort()[0])(x)          # no batching rule
+    np.testing.assert_allclose(r.numpy(), np.sort(x.numpy(), 1))
+    assert spy == [False]
+    spy.clear()
+    buf = ember.zeros(3)
+    ember.func.vmap(lambda v: buf.add_(1) + v)(x)            # in-place: loop only, 4 updates
+    assert buf.tolist() == [4., 4., 4.] and spy == [False]
+
+
+def test_per_sample_gradients_batched(spy):
+    close(_per_sample_grads(torch, 16), _per_sample_grads(ember, 16), tol=1e-5)
+    assert spy == [True]

@@ -272,3 +272,31 @@ def test_empty_strides_and_offsets(expr):
     assert e.shape == t.shape
     assert (e.stride(), e.storage_offset()) == (t.stride(), t.storage_offset())
     assert e.is_contiguous() == t.is_contiguous()
+
+
+# ops whose PyTorch kernels write a contiguous result whatever the input's layout, and
+# layer ops that keep it (checked on channels_last and permuted inputs)
+LAYER_OPS = {
+    'softmax': lambda m, F, a: F.softmax(a, 1), 'log_softmax': lambda m, F, a: F.log_softmax(a, -1),
+    'masked_fill': lambda m, F, a: a.masked_fill(a > 0, 0.), 'relu': lambda m, F, a: F.relu(a),
+    'gelu': lambda m, F, a: F.gelu(a), 'silu': lambda m, F, a: F.silu(a),
+    'elu': lambda m, F, a: F.elu(a), 'leaky_relu': lambda m, F, a: F.leaky_relu(a),
+    'hardtanh': lambda m, F, a: F.hardtanh(a), 'softplus': lambda m, F, a: F.softplus(a),
+    'mish': lambda m, F, a: F.mish(a), 'hardswish': lambda m, F, a: F.hardswish(a),
+    'batch_norm_eval': lambda m, F, a: F.batch_norm(a, m.zeros(3), m.ones(3)),
+    'max_pool2d': lambda m, F, a: F.max_pool2d(a, 2), 'avg_pool2d': lambda m, F, a: F.avg_pool2d(a, 2),
+    'interpolate': lambda m, F, a: F.interpolate(a, scale_factor=2),
+    'layer_norm': lambda m, F, a: F.layer_norm(a, (a.shape[-1],)),
+    'group_norm': lambda m, F, a: F.group_norm(a, 3),
+    'dropout_eval': lambda m, F, a: F.dropout(a, 0.5, False),
+}
+
+
+@pytest.mark.parametrize('kind', ['channels_last', 'permuted4'])
+@pytest.mark.parametrize('op', list(LAYER_OPS))
+def test_layer_op_layout(kind, op):
+    spec = dict(shape=(2, 3, 4, 6), fmt=CL) if kind == 'channels_last' else \
+        dict(shape=(2, 3, 4, 6), perm=(0, 2, 1, 3))
+    e, t = _pair(**spec)
+    f = LAYER_OPS[op]
+    _same(f(ember, EF, e), f(torch, TF, t), atol=1e-4)

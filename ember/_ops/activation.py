@@ -117,6 +117,8 @@ def _softmax_kernel(a, axis, log, keep=None):
         e *= xp.reciprocal(s, out=s)
     if nd == 0:
         e = e.reshape(())
+    elif not e.flags.c_contiguous:
+        e = xp.ascontiguousarray(e)   # PyTorch's softmax writes a contiguous result
     return e if w is None else e.astype(dt)
 
 

@@ -1495,6 +1495,8 @@ def masked_fill(input, mask, value):
         r = r.astype(a.dtype)
     if r.shape != shape:
         r = xp.broadcast_to(r, shape).copy()
+    elif not r.flags.c_contiguous:
+        r = xp.ascontiguousarray(r)   # PyTorch fills a contiguous clone
     res = wrap(r)
     if grad_needed(input, value):
         if isinstance(value, Tensor):

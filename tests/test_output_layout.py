@@ -300,3 +300,16 @@ def test_layer_op_layout(kind, op):
     e, t = _pair(**spec)
     f = LAYER_OPS[op]
     _same(f(ember, EF, e), f(torch, TF, t), atol=1e-4)
+
+
+@pytest.mark.parametrize('spec', [dict(shape=(2, 3, 4, 5), fmt=CL), dict(shape=(2, 3, 4, 5), perm=(0, 2, 3, 1)),
+                                  dict(shape=(4, 6), perm=(1, 0)),
+                                  dict(shape=(2, 3, 8), sl=(slice(None), slice(None), slice(None, None, 2)))])
+def test_leaf_grad_obeys_layout_contract(spec):
+    """A leaf's .grad has the leaf's strides when the leaf is dense (channels_last,
+    permuted), else contiguous strides (PyTorch's gradient layout contract)."""
+    e, t = _pair(**spec)
+    e, t = e.detach().requires_grad_(), t.detach().requires_grad_()
+    (e.exp() * 2).sum().backward()
+    (t.exp() * 2).sum().backward()
+    _same(e.grad, t.grad)

@@ -262,7 +262,14 @@ class AccumulateGrad(Node):
             return ()
         if var._grad is None:
             # a fresh copy: the incoming gradient may be shared with other leaves
-            var._grad = grad.clone() if _Mode.grad else grad.detach().clone()
+            if _Mode.grad:
+                var._grad = grad.clone()
+            else:
+                ga, va = grad._data, var._data
+                if ga.strides == va.strides or ga.ndim < 2:
+                    var._grad = grad.detach().clone()
+                else:
+                    var._grad = _obey_layout(grad, va)
         elif _Mode.grad:
             var._grad = var._grad + grad
         else:
@@ -272,6 +279,23 @@ class AccumulateGrad(Node):
             for h in list(hooks.values()):
                 h(var)
         return ()
+
+
+def _obey_layout(grad, va):
+    """A copy of ``grad`` laid out as PyTorch's gradient layout contract has it: with the
+    strides of the leaf's array ``va`` when that is non-overlapping and dense (a
+    channels_last or permuted parameter gets a gradient of the same layout), else
+    contiguous."""
+    from .._ops import _layout
+    from .._ops._util import wrap
+    st = _layout._estrides(va)
+    if not _layout.is_dense(va.shape, st):
+        st = _layout.contiguous_strides(va.shape)
+    ga = grad._data
+    from .._backend import array_module
+    out = _layout.empty_strided_arr(array_module(ga), va.shape, st, ga.dtype)
+    out[...] = ga
+    return wrap(out)
 
 
 def _named(cls, name):

@@ -210,3 +210,16 @@ def test_batched_path_falls_back(spy):
 def test_per_sample_gradients_batched(spy):
     close(_per_sample_grads(torch, 16), _per_sample_grads(ember, 16), tol=1e-5)
     assert spy == [True]
+
+
+def test_batched_second_order_per_sample(spy):
+    g = np.random.default_rng(0)
+    W, X = g.standard_normal((3, 4)), g.standard_normal((5, 4))
+    res = []
+    for T in (torch, ember):
+        w, x = T.tensor(W), T.tensor(X)
+        inner = T.func.grad(lambda w, x: T.nn.functional.linear(x.unsqueeze(0), w).tanh().sum())
+        res.append(T.func.vmap(T.func.grad(lambda w, x: (inner(w, x) ** 2).sum()),
+                               in_dims=(None, 0))(w, x))
+    close(res[0], res[1])
+    assert spy == [True]

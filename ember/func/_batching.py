@@ -32,6 +32,10 @@ _RANDOM = {'rand', 'randn', 'randint', 'rand_like', 'randn_like', 'randint_like'
            'uniform_', 'normal_', 'bernoulli_', 'random_', 'exponential_', 'geometric_',
            'cauchy_', 'log_normal_', 'gumbel_softmax'}
 
+_INPLACE_DUNDERS = {'__setitem__', '__iadd__', '__isub__', '__imul__', '__itruediv__',
+                    '__ifloordiv__', '__imod__', '__ipow__', '__iand__', '__ior__', '__ixor__',
+                    '__ilshift__', '__irshift__', '__imatmul__'}
+
 _ELEMENTWISE = {
     'add', 'sub', 'mul', 'div', 'true_divide', 'rsub', 'pow', 'maximum', 'minimum', 'where',
     'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'fmod', 'remainder', 'atan2', 'hypot',
@@ -141,7 +145,8 @@ def _mode_cls():
                 raise Fallback()
             tensors = _flat_args(args, kwargs)
             if not any(is_batched(t) for t in tensors):
-                if name.endswith('_') and not name.endswith('__') and name != 'requires_grad_':
+                if ((name.endswith('_') and not name.endswith('__') and name != 'requires_grad_')
+                        or name in _INPLACE_DUNDERS):
                     raise Fallback()   # a mutation would be repeated by the fallback loop
                 return func(*args, **kwargs)
             rule = _RULES.get(name)

@@ -205,6 +205,13 @@ def test_batched_path_falls_back(spy):
     buf = ember.zeros(3)
     ember.func.vmap(lambda v: buf.add_(1) + v)(x)            # in-place: loop only, 4 updates
     assert buf.tolist() == [4., 4., 4.] and spy == [False]
+    spy.clear()
+
+    def setitem(v):
+        buf[0] += 1
+        return v * 2
+    ember.func.vmap(setitem)(x)
+    assert buf.tolist() == [8., 4., 4.] and spy == [False]
 
 
 def test_per_sample_gradients_batched(spy):

@@ -4,7 +4,15 @@ convolutions, by im2col on strided windows + one matrix product per group.
 The backward of ``convolution`` is ``convolution`` again (transposed for the input
 gradient), so double backward works: grad_input of a convolution is a transposed
 convolution of the gradient with the same weight, and grad_weight is a convolution of the
-input with the gradient (roles of stride and dilation swapped)."""
+input with the gradient (roles of stride and dilation swapped).
+
+Speed (stride 1, enough channels): the input is zero-padded once into a channel-major flat
+buffer, where the inputs of one kernel offset at every output position form one contiguous
+slice; columns are built from ``K`` slice copies per block of samples (kept in cache) and
+multiplied in one GEMM per block (:func:`_conv_s1`); the transposed convolution is the
+same with the flipped weight, or a flat col2im of ``K`` contiguous slice adds; the weight
+gradient likewise (:func:`_weight_grad_s1`). Outside ``create_graph`` the backward works on
+arrays (sharing padded buffers); under it, it stays in ember ops."""
 import functools
 
 from . import _args
@@ -136,7 +144,7 @@ def _fast_ok(x, w, stride):
 
 
 _FAST = True   # the stride-1 fast paths (False: the general code, for comparisons)
-_PREFER_A = 1.0
+_PREFER_A = 1.0   # transposed stride-1: the flipped-weight conv unless its columns are larger
 _CHUNK_BYTES = 1 << 21   # column block size: the GEMM's right operand stays in cache
 
 

@@ -4,7 +4,15 @@ convolutions, by im2col on strided windows + one matrix product per group.
 The backward of ``convolution`` is ``convolution`` again (transposed for the input
 gradient), so double backward works: grad_input of a convolution is a transposed
 convolution of the gradient with the same weight, and grad_weight is a convolution of the
-input with the gradient (roles of stride and dilation swapped)."""
+input with the gradient (roles of stride and dilation swapped).
+
+Speed (stride 1, enough channels): the input is zero-padded once into a channel-major flat
+buffer, where the inputs of one kernel offset at every output position form one contiguous
+slice; columns are built from ``K`` slice copies per block of samples (kept in cache) and
+multiplied in one GEMM per block (:func:`_conv_s1`); the transposed convolution is the
+same with the flipped weight, or a flat col2im of ``K`` contiguous slice adds; the weight
+gradient likewise (:func:`_weight_grad_s1`). Outside ``create_graph`` the backward works on
+arrays (sharing padded buffers); under it, it stays in ember ops."""
 import functools
 
 from . import _args
@@ -136,7 +144,7 @@ def _fast_ok(x, w, stride):
 
 
 _FAST = True   # the stride-1 fast paths (False: the general code, for comparisons)
-_PREFER_A = 1.0
+_PREFER_A = 1.0   # transposed stride-1: the flipped-weight conv unless its columns are larger
 _CHUNK_BYTES = 1 << 21   # column block size: the GEMM's right operand stays in cache
 
 
@@ -151,13 +159,15 @@ def _fill_cols(cols, buf, offs, start, m):
         cols[:, kk, :] = buf[:, start + off:start + off + m]
 
 
-def _conv_s1(xp, x, w, lo, hi, dilation, groups):
+def _conv_s1(xp, x, w, lo, hi, dilation, groups, keep=None, pre=None):
     """Stride-1 convolution on arrays by the padded-flat trick: in the channel-major flat
     padded buffer of every sample (see :func:`_flat_padded`), the inputs seen by kernel
     offset ``k`` at all output positions form the contiguous slice starting at that
     offset's flat position (outputs computed on the padded grid, the positions past the
     real output discarded). Per block of samples, the columns are ``K`` slice copies, then
-    one GEMM ``(O, C*K) @ (C*K, n*P)`` (one per group). ``lo``/``hi`` are the paddings."""
+    one GEMM ``(O, C*K) @ (C*K, n*P)`` (one per group). ``lo``/``hi`` are the paddings.
+    ``keep`` (a list) receives the padded buffer and grid for reuse; ``pre`` is such a
+    buffer of ``x`` already made."""
     N, C = x.shape[:2]
     O = w.shape[0]
     k = w.shape[2:]
@@ -165,7 +175,9 @@ def _conv_s1(xp, x, w, lo, hi, dilation, groups):
     nd = len(k)
     psp0 = tuple(x.shape[2 + i] + lo[i] + hi[i] for i in range(nd))
     offs = _flat_offsets(psp0, tuple(k), tuple(dilation))
-    buf, psp = _flat_padded(xp, x, lo, hi, offs[-1])
+    buf, psp = pre if pre is not None else _flat_padded(xp, x, lo, hi, offs[-1])
+    if keep is not None:
+        keep.append((buf, psp))
     P = int(np.prod(psp))
     out = tuple(psp[i] - dilation[i] * (k[i] - 1) for i in range(nd))
     crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out)
@@ -263,21 +275,26 @@ def _conv_transpose_s1(xp, x, w, padding, output_padding, dilation, groups):
     return xp.ascontiguousarray(full[crop].swapaxes(0, 1))
 
 
-def _weight_grad_s1(xp, a, b, k, padding, dilation, groups):
+def _weight_grad_s1(xp, a, b, k, padding, dilation, groups, bpre=None, apre=None):
     """Stride-1 form of :func:`_weight_grad_arrays`: ``b`` in the flat padded layout,
     ``a`` placed on the same padded grid (zeros elsewhere), so the gradient for kernel
     offset ``k`` is ``a_flat @ b_flat[:, off_k:][:, :NP]^T``: per block of samples, one
-    GEMM over the columns of ``b`` built from ``K`` slice copies, summed over blocks."""
+    GEMM over the columns of ``b`` built from ``K`` slice copies, summed over blocks.
+    ``bpre`` is ``b``'s padded buffer already made; ``apre`` ``(buffer, shift)`` a flat
+    buffer holding ``a`` on that grid from flat position ``shift`` on."""
     N, A = a.shape[:2]
     B = b.shape[1]
     nd = len(k)
     K = int(np.prod(k))
     psp0 = tuple(b.shape[2 + i] + 2 * padding[i] for i in range(nd))
     offs = _flat_offsets(psp0, tuple(k), tuple(dilation))
-    buf, psp = _flat_padded(xp, b, padding, padding, offs[-1])
+    buf, psp = bpre if bpre is not None else _flat_padded(xp, b, padding, padding, offs[-1])
     P = int(np.prod(psp))
     out = a.shape[2:]
-    af, _ = _flat_padded(xp, a, (0,) * nd, tuple(psp[i] - out[i] for i in range(nd)), 0)
+    if apre is not None:
+        af = apre[0][:, apre[1]:apre[1] + N * P]
+    else:
+        af, _ = _flat_padded(xp, a, (0,) * nd, tuple(psp[i] - out[i] for i in range(nd)), 0)
     G = groups
     n = _chunk(N, B * K * P * b.itemsize)
     scratch = xp.empty(B * K * n * P, dtype=b.dtype)
@@ -297,10 +314,20 @@ def _weight_grad_s1(xp, a, b, k, padding, dilation, groups):
             acc = r
         else:
             acc += r
-    return acc.reshape(G, (B // G) * K, A // G).transpose(0, 2, 1)
+    return xp.ascontiguousarray(acc.reshape(G, (B // G) * K, A // G).transpose(0, 2, 1))
 
 
-def _conv_fwd(x, w, stride, padding, dilation, groups):
+def _flip_swap(w, G):
+    """Transposed-conv weight ``(Cin, Cout/G, *k)`` as the plain-conv weight
+    ``(Cout, Cin/G, *k)`` of the same map (in/out swapped per group, kernel flipped)."""
+    nd = w.ndim - 2
+    k = tuple(w.shape[2:])
+    Cin, Og = w.shape[:2]
+    wc = w.reshape((G, Cin // G, Og) + k).swapaxes(1, 2).reshape((G * Og, Cin // G) + k)
+    return wc[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
+
+
+def _conv_fwd(x, w, stride, padding, dilation, groups, keep=None):
     """Plain convolution on arrays: x (N, C, *sp), w (O, C/g, *k) -> (N, O, *out)."""
     xp = array_module(x)
     if _fast_ok(x, w, stride) and x.shape[1] * int(np.prod(w.shape[2:])) >= 200:
@@ -310,7 +337,7 @@ def _conv_fwd(x, w, stride, padding, dilation, groups):
         outs = int(np.prod([sp[i] + 2 * padding[i] - dilation[i] * (k[i] - 1)
                             for i in range(len(sp))]))
         if grid <= 1.5 * outs:
-            return _conv_s1(xp, x, w, padding, padding, dilation, groups)
+            return _conv_s1(xp, x, w, padding, padding, dilation, groups, keep)
         return _conv_blocks(xp, x, w, stride, padding, dilation, groups)
     k = w.shape[2:]
     cols, out = _im2col(xp, x, k, stride, padding, dilation, groups)
@@ -341,9 +368,7 @@ def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
         size_b = G * Og * int(np.prod(grid))
         size_a = Cin * int(np.prod([sp[i] + lo[i] + hi[i] for i in range(nd)]))
         if min(lo) >= 0 and size_a <= size_b * _PREFER_A:
-            wc = w.reshape((G, Cg, Og) + tuple(k)).swapaxes(1, 2).reshape((G * Og, Cg) + tuple(k))
-            wc = wc[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
-            return _conv_s1(xp, x, wc, lo, hi, dilation, G)
+            return _conv_s1(xp, x, _flip_swap(w, G), lo, hi, dilation, G)
         return _conv_transpose_s1(xp, x, w, padding, output_padding, dilation, G)
     L = int(np.prod(sp)) if sp else 1
     wm = w.reshape(G, Cg, Og * int(np.prod(k)))
@@ -356,14 +381,14 @@ def _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
     return xp.ascontiguousarray(img[(slice(None), slice(None)) + crop])
 
 
-def _weight_grad_arrays(a, b, k, stride, padding, dilation, groups):
+def _weight_grad_arrays(a, b, k, stride, padding, dilation, groups, bpre=None):
     """``sum_n a[n] @ im2col(b)[n]^T`` per group, on arrays: the weight gradient of a
     convolution (``a`` = output gradient, ``b`` = input) and of a transposed convolution
     (``a`` = input, ``b`` = output gradient). Returns ``(G, A/G, Bg * K)``."""
     xp = array_module(a)
     if _FAST and all(s == 1 for s in stride) and a.size > 0 and b.size > 0 and len(k) > 0 \
             and b.shape[1] * int(np.prod(k)) >= 64:
-        return _weight_grad_s1(xp, a, b, k, padding, dilation, groups)
+        return _weight_grad_s1(xp, a, b, k, padding, dilation, groups, bpre)
     cols, _ = _im2col(xp, b, k, stride, padding, dilation, groups, a.shape[2:])
     N, G = cols.shape[:2]
     am = a.reshape(N, G, a.shape[1] // G, -1)
@@ -376,6 +401,13 @@ class ConvolutionBackward0(Node):
         stride, padding, dilation, transposed, output_padding, groups = self.params
         gx = gw = gb = None
         needs = self.needs
+        xbuf, self.xbuf = getattr(self, 'xbuf', None), None
+        if not transposed and not _Mode.grad and needs[0] and needs[1]:
+            r = _backward_s1(x, g, w, padding, dilation, groups, stride, xbuf)
+            if r is not None:
+                gx, gw = r
+                xbuf = None
+                needs = (False, False) + tuple(needs[2:])
         if not transposed:
             if needs[0]:
                 # output_padding makes the transposed conv hit the input size exactly
@@ -385,7 +417,7 @@ class ConvolutionBackward0(Node):
                                     + dilation[i] * (k[i] - 1) + 1) for i in range(len(k)))
                 gx = convolution(g, w, None, stride, padding, dilation, True, op, groups)
             if needs[1]:
-                gw = _weight_grad(x, g, w, stride, padding, dilation, groups, False)
+                gw = _weight_grad(x, g, w, stride, padding, dilation, groups, False, xbuf)
         else:
             if needs[0]:
                 gx = convolution(g, w, None, stride, padding, dilation, False, (0,) * len(stride), groups)
@@ -399,7 +431,41 @@ class ConvolutionBackward0(Node):
         return gx, gw, gb
 
 
-def _weight_grad(x, g, w, stride, padding, dilation, groups, transposed):
+def _backward_s1(x, g, w, padding, dilation, groups, stride, xbuf):
+    """Both gradients of a stride-1 'same'-padded convolution on arrays (outside
+    ``create_graph``), sharing one padded buffer of ``g``: the input gradient is the
+    convolution of ``g`` (padded by ``d*(k-1) - p``) with the flipped weight, and the same
+    buffer, shifted, is ``g`` on the input's padded grid for the weight gradient. Returns
+    ``(gx, gw)`` Tensors, or None where this does not apply."""
+    xa, ga, wa = x._data, g._data, w._data
+    k = tuple(wa.shape[2:])
+    nd = len(k)
+    K = int(np.prod(k))
+    C, O = xa.shape[1], ga.shape[1]
+    if not (_fast_ok(xa, wa, stride) and ga.size > 0 and xa.shape[2:] == ga.shape[2:]
+            and all(2 * padding[i] == dilation[i] * (k[i] - 1) for i in range(nd))
+            and O * K >= 64 and C * K >= 64 and O <= C * _PREFER_A):
+        return None
+    xp = array_module(ga)
+    keep = []
+    gx = _conv_s1(xp, ga, _flip_swap(wa, groups), padding, padding, dilation, groups, keep)
+    gbuf, psp = keep[0]
+    st = [int(np.prod(psp[i + 1:])) for i in range(nd)]
+    shift = sum(padding[i] * st[i] for i in range(nd))
+    if xbuf is not None and xbuf[1] != psp:
+        xbuf = None
+    gw = _weight_grad_s1(xp, ga, xa, k, padding, dilation, groups, xbuf, (gbuf, shift))
+    gw = gw.reshape(wa.shape)
+    if gw.dtype != wa.dtype:
+        gw = gw.astype(wa.dtype)
+    if gx.dtype != ga.dtype:
+        gx = gx.astype(ga.dtype)
+    if gx.ndim >= 4 and gx.__class__ is np.ndarray:
+        gx = _layout.channels_last_like(gx, ga, wa)
+    return wrap(gx), wrap(gw)
+
+
+def _weight_grad(x, g, w, stride, padding, dilation, groups, transposed, xbuf=None):
     """dL/dW of ``y = conv(x, W)`` (or of the transposed conv). Outside ``create_graph``
     (grad mode off in backward) one batched product on arrays (:func:`_weight_grad_arrays`);
     under it, the differentiable form: a convolution of the input with the gradient (batch
@@ -407,7 +473,7 @@ def _weight_grad(x, g, w, stride, padding, dilation, groups, transposed):
     if not _Mode.grad:
         a, b = (x, g) if transposed else (g, x)
         r = _weight_grad_arrays(a._data, b._data, tuple(w.shape[2:]), stride, padding,
-                                dilation, groups)
+                                dilation, groups, None if transposed else xbuf)
         if r.dtype != w._data.dtype:
             r = r.astype(w._data.dtype)
         return wrap(r.reshape(w.shape))
@@ -466,7 +532,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if transposed:
         r = _conv_transpose_fwd(x, w, stride, padding, output_padding, dilation, groups)
     else:
-        r = _conv_fwd(x, w, stride, padding, dilation, groups)
+        keep = [] if weight.requires_grad and _Mode.grad else None
+        r = _conv_fwd(x, w, stride, padding, dilation, groups, keep)
     if r.dtype != x.dtype:   # NumPy computes bfloat16 products in float32
         r = r.astype(x.dtype)
     if bias is not None:
@@ -478,6 +545,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         node = ConvolutionBackward0()
         node.params = (tuple(stride), tuple(padding), tuple(dilation), transposed,
                        tuple(output_padding), groups)
+        node.xbuf = keep[0] if not transposed and keep else None   # x padded, for dW
         record(out, node, (input, weight, bias), save=(input, weight))
     return out
 

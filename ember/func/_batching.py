@@ -32,6 +32,10 @@ _RANDOM = {'rand', 'randn', 'randint', 'rand_like', 'randn_like', 'randint_like'
            'uniform_', 'normal_', 'bernoulli_', 'random_', 'exponential_', 'geometric_',
            'cauchy_', 'log_normal_', 'gumbel_softmax'}
 
+_INPLACE_DUNDERS = {'__setitem__', '__iadd__', '__isub__', '__imul__', '__itruediv__',
+                    '__ifloordiv__', '__imod__', '__ipow__', '__iand__', '__ior__', '__ixor__',
+                    '__ilshift__', '__irshift__', '__imatmul__'}
+
 _ELEMENTWISE = {
     'add', 'sub', 'mul', 'div', 'true_divide', 'rsub', 'pow', 'maximum', 'minimum', 'where',
     'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'fmod', 'remainder', 'atan2', 'hypot',
@@ -141,7 +145,8 @@ def _mode_cls():
                 raise Fallback()
             tensors = _flat_args(args, kwargs)
             if not any(is_batched(t) for t in tensors):
-                if name.endswith('_') and not name.endswith('__') and name != 'requires_grad_':
+                if ((name.endswith('_') and not name.endswith('__') and name != 'requires_grad_')
+                        or name in _INPLACE_DUNDERS):
                     raise Fallback()   # a mutation would be repeated by the fallback loop
                 return func(*args, **kwargs)
             rule = _RULES.get(name)
@@ -437,13 +442,50 @@ def _linear(func, args, kwargs):
     xb = _expand_batch(x)
     feat = xb.shape[1:]
     x3 = xb.reshape(B, -1, feat[-1])
-    wt = w.transpose(-1, -2)
-    from .._ops.products import matmul
-    r = matmul(x3, wt)      # (B, N, out) ; wt (B, in, out) or (in, out)
+    r = _batched_linear_fn().apply(x3, w)      # (B, N, out)
     r = r.reshape((B,) + tuple(feat[:-1]) + (r.shape[-1],))
     if b is not None:
         r = r + _align(b, lx)
     return mark(r)
+
+
+_BLF = None
+
+
+def _batched_linear_fn():
+    """``x @ w^T`` for ``x`` of shape ``(B, N, in)`` and per-sample weights ``w`` of shape
+    ``(B, out, in)`` (or shared ``(out, in)``). Its backward forms the weight gradient of a
+    single row (``N == 1``, the per-sample-gradient case) as a broadcast outer product,
+    which NumPy does much faster than a batched matmul with an inner size of 1. The
+    backward is written in ember ops, so it can be differentiated again."""
+    global _BLF
+    if _BLF is not None:
+        return _BLF
+    from ..autograd.function import Function
+
+    class _BatchedLinear(Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x.matmul(w.transpose(-1, -2))
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            gx = gw = None
+            if ctx.needs_input_grad[0]:
+                gx = g.matmul(w)
+            if ctx.needs_input_grad[1]:
+                if x.shape[1] == 1:
+                    gw = g.transpose(-1, -2) * x          # (B, out, 1) * (B, 1, in)
+                else:
+                    gw = g.transpose(-1, -2).matmul(x)
+                if w.dim() == 2:
+                    gw = gw.sum(0)
+            return gx, gw
+
+    _BLF = _BatchedLinear
+    return _BLF
 
 
 def _cross_entropy(func, args, kwargs):

@@ -437,7 +437,12 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         >>> out = ember.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
         >>> out.sum().backward()
 
-    NOTE: unlike PyTorch, ``debug=True`` records no operator trace.
+    NOTE: unlike PyTorch, ``debug=True`` records no operator trace, and the reentrant
+    variant does not detect ``autograd.grad`` / ``backward(inputs=...)`` (PyTorch raises;
+    ember runs an inner ``backward``, so parameters used inside also get ``.grad``). The
+    non-reentrant variant recomputes the whole region the first time backward needs one
+    of its saved tensors (stopping early once all are recomputed) and keeps the
+    recomputed tensors until the region's nodes have run.
     """
     if use_reentrant is None:
         warnings.warn(_REENTRANT_WARNING, stacklevel=2)

@@ -205,8 +205,28 @@ def test_batched_path_falls_back(spy):
     buf = ember.zeros(3)
     ember.func.vmap(lambda v: buf.add_(1) + v)(x)            # in-place: loop only, 4 updates
     assert buf.tolist() == [4., 4., 4.] and spy == [False]
+    spy.clear()
+
+    def setitem(v):
+        buf[0] += 1
+        return v * 2
+    ember.func.vmap(setitem)(x)
+    assert buf.tolist() == [8., 4., 4.] and spy == [False]
 
 
 def test_per_sample_gradients_batched(spy):
     close(_per_sample_grads(torch, 16), _per_sample_grads(ember, 16), tol=1e-5)
+    assert spy == [True]
+
+
+def test_batched_second_order_per_sample(spy):
+    g = np.random.default_rng(0)
+    W, X = g.standard_normal((3, 4)), g.standard_normal((5, 4))
+    res = []
+    for T in (torch, ember):
+        w, x = T.tensor(W), T.tensor(X)
+        inner = T.func.grad(lambda w, x: T.nn.functional.linear(x.unsqueeze(0), w).tanh().sum())
+        res.append(T.func.vmap(T.func.grad(lambda w, x: (inner(w, x) ** 2).sum()),
+                               in_dims=(None, 0))(w, x))
+    close(res[0], res[1])
     assert spy == [True]

@@ -690,6 +690,7 @@ class Tensor:
             # ops must now see __torch_function__: install the observing bindings
             from ._ops import _dispatch
             _dispatch._activate('subclass')
+            _dispatch._release_when_collected(cls, 'subclass')
 
     def _shallow_alias(self):
         """A new Tensor object for the same data and graph position (used by in-place ops

@@ -23,6 +23,7 @@ instance once), since ember does not scan the arguments of every op while no suc
 known (that scan would cost every op call).
 """
 import functools
+import weakref
 
 from ._ops import _dispatch
 from ._ops._dispatch import _tls, _overloaded, _handle, _NOTHING
@@ -34,7 +35,7 @@ __all__ = ['get_ignored_functions', 'get_overridable_functions', 'get_testing_ov
            'resolve_name', 'wrap_torch_function', 'TorchFunctionMode', 'BaseTorchFunctionMode',
            'enable_torch_function_for', 'enable_reentrant_dispatch']
 
-_known_tensor_likes = set()
+_known_tensor_likes = weakref.WeakSet()   # types given to enable_torch_function_for
 
 
 def enable_torch_function_for(cls):
@@ -54,6 +55,7 @@ def enable_torch_function_for(cls):
     if cls not in _known_tensor_likes:
         _known_tensor_likes.add(cls)
         _dispatch._activate('tensor-like')
+        _dispatch._release_when_collected(cls, 'tensor-like')
     return cls
 
 
@@ -223,12 +225,14 @@ def is_tensor_method_or_property(func):
     """True if ``func`` is a method or property of ``ember.Tensor`` (as dispatched to
     ``__torch_function__``), rather than a namespace function.
 
+    NOTE: unlike PyTorch, ``ember.add`` and ``Tensor.add`` are one function object while
+    no ``__torch_function__`` type is alive (ember binds each op once); the functions a
+    ``__torch_function__`` handler receives are always told apart.
+
     Example::
 
         >>> ember.overrides.is_tensor_method_or_property(ember.Tensor.add)
         True
-        >>> ember.overrides.is_tensor_method_or_property(ember.add)
-        False
     """
     qn = getattr(func, '__qualname__', '') or ''
     if qn.startswith('Tensor.'):

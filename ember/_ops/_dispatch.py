@@ -29,6 +29,7 @@ is per thread, as in PyTorch: a mode entered in one thread is not seen by anothe
 """
 import sys
 import threading
+import weakref
 
 __all__ = ['push_interceptor', 'push_arg_transform', 'observing', 'public_functions']
 
@@ -291,10 +292,46 @@ def _wrapper_for(raw, attr, module, qualname):
     return w
 
 
+_released = []   # reasons given back by collected Tensor subclasses / tensor-likes
+
+
+def _release_when_collected(obj, reason):
+    """Give ``reason`` back when ``obj`` (a Tensor subclass or tensor-like type) is garbage
+    collected. A finalizer may run anywhere (inside this module's locked sections too), so
+    it only queues the release; the next ``_activate``/``_deactivate``/``sync_released``
+    counts it, and a program that holds no such type returns to the plain bindings."""
+    weakref.finalize(obj, _released.append, reason)
+
+
+def _apply_released():
+    """Count the queued releases (called with the lock held)."""
+    while _released:
+        reason = _released.pop()
+        n = _reasons.get(reason, 0) - 1
+        if n > 0:
+            _reasons[reason] = n
+        else:
+            _reasons.pop(reason, None)
+
+
+def sync_released():
+    """Count the releases of collected types now, and go back to the plain bindings when
+    nothing else needs the observing ones."""
+    global _observing
+    if not _released:
+        return
+    with _lock:
+        _apply_released()
+        if _observing and not _reasons:
+            _observing = False
+            _install(False)
+
+
 def _activate(reason):
     """Install the observing bindings (reference counted by ``reason``)."""
     global _observing
     with _lock:
+        _apply_released()
         _reasons[reason] = _reasons.get(reason, 0) + 1
         if not _observing:
             _observing = True
@@ -304,6 +341,7 @@ def _activate(reason):
 def _deactivate(reason):
     global _observing
     with _lock:
+        _apply_released()
         n = _reasons.get(reason, 0) - 1
         if n > 0:
             _reasons[reason] = n

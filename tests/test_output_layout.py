@@ -313,3 +313,18 @@ def test_leaf_grad_obeys_layout_contract(spec):
     (e.exp() * 2).sum().backward()
     (t.exp() * 2).sum().backward()
     _same(e.grad, t.grad)
+
+
+@pytest.mark.parametrize('op', ['add_scalar', 'exp', 'mul_self', 'gt', 'where', 'mul_scalar',
+                                'maximum', 'clamp'])
+@pytest.mark.parametrize('make', [lambda m: m.zeros(0, 3).t(),
+                                  lambda m: m.zeros(2, 0, 3).permute(2, 0, 1),
+                                  lambda m: m.zeros(0, 2, 3, 4).contiguous(
+                                      memory_format=m.channels_last)])
+def test_pointwise_on_permuted_empties(op, make):
+    f = {'add_scalar': lambda m, a: a + 1, 'exp': lambda m, a: a.exp(),
+         'mul_self': lambda m, a: a * a, 'gt': lambda m, a: a > 0,
+         'where': lambda m, a: m.where(a > 0, a, 0.), 'mul_scalar': lambda m, a: 2 * a,
+         'maximum': lambda m, a: m.maximum(a, a), 'clamp': lambda m, a: a.clamp(0, 1)}[op]
+    e, t = f(ember, make(ember)), f(torch, make(torch))
+    assert e.shape == t.shape and e.stride() == t.stride(), (e.stride(), t.stride())

@@ -238,10 +238,13 @@ def elementwise(r, *arrays):
     """NumPy's result ``r`` of an elementwise op over ``arrays`` (the operands' arrays,
     first first; scalars allowed), laid out as PyTorch lays it out. Called when some
     operand is not C-contiguous."""
-    if not r.size or r.ndim < 2:
+    if r.ndim < 2:
         return r
     ops = [(a.shape, _estrides(a)) for a in arrays if hasattr(a, 'strides')]
-    return relayout(r, elementwise_strides(r.shape, ops))
+    st = elementwise_strides(r.shape, ops)
+    if not r.size:   # an empty result: only its reported strides
+        return with_strides(r, st or contiguous_strides(r.shape))
+    return relayout(r, st)
 
 
 def c_exact(a):

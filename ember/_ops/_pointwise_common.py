@@ -104,7 +104,7 @@ def _w(r, xp=np, x=None, y=None):
         if not ((x.__class__ is not _nd or x.flags.c_contiguous) and
                 (y is None or y.__class__ is not _nd or y.flags.c_contiguous)):
             r = _elementwise(r, x) if y is None else _elementwise(r, x, y)
-        elif y is not None and 1 in r.shape:
+        elif y is not None and (1 in r.shape or not r.size):
             r = _size1_layout(r, x, y)
     return wrap(r)
 
@@ -133,7 +133,7 @@ def _wn(r, xp, *arrays):
         for a in nd_arrs:
             if not a.flags.c_contiguous:
                 return wrap(_elementwise(r, *nd_arrs))
-        if 1 in r.shape:
+        if 1 in r.shape or not r.size:
             r = _size1_layout(r, *arrs)
     return wrap(r)
 

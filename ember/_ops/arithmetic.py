@@ -95,7 +95,7 @@ def add(input, other, *, alpha=1, out=None):
         y = _scale_alpha(y, x, alpha)
     r = xp.add(x, y)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape and r.size)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         _record_binary(res, input, other, AddBackward0, AddBackwardScalar, alpha=alpha)
     return res if out is None else _out(res, _args.tensor(out, 'add', 'out', None), 'add')
@@ -123,7 +123,7 @@ def sub(input, other, *, alpha=1, out=None):
         y = _scale_alpha(y, x, alpha)
     r = xp.subtract(x, y)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape and r.size)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         if isinstance(input, Tensor):
             _record_binary(res, input, other, SubBackward0, SubBackwardScalar, alpha=alpha)
@@ -189,7 +189,7 @@ def mul(input, other, *, out=None):
     x, y, xp = _bin_n(input, other)
     r = xp.multiply(x, y)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape and r.size)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if ta and tb:
@@ -301,7 +301,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     x, y, xp = _bin_n(input, other)
     r = _div_arrays(x, y, xp, rounding_mode)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
-        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape)) else _w(r, xp, x, y)
+        x.flags.c_contiguous and y.flags.c_contiguous and 1 not in r.shape and r.size)) else _w(r, xp, x, y)
     if _Mode.grad and ((isinstance(input, Tensor) and input._rg) or (isinstance(other, Tensor) and other._rg)):
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         if rounding_mode is not None:

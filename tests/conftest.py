@@ -39,9 +39,11 @@ def _no_lingering_observers():
     observing wrappers while it lives (ember/_ops/_dispatch.py); a class defined inside a
     test lives until the garbage collector breaks its reference cycles. Collect after such
     a test, so that the next test starts with the plain bindings (as a fresh program does)."""
+    d = sys.modules.get('ember._ops._dispatch')
+    before = d is not None and d.observing()
     yield
     d = sys.modules.get('ember._ops._dispatch')
-    if d is not None and d.observing():
+    if not before and d is not None and d.observing():   # this test switched them on
         import gc
         gc.collect()
         d.sync_released()

@@ -185,3 +185,15 @@ def test_float64_and_half():
 def test_deprecated_aliases():
     with pytest.warns(FutureWarning):
         nn.init.uniform(ember.empty(2, 2))
+
+
+@pytest.mark.parametrize('name,shape', [('eye', (3, 4)), ('dirac', (2, 2, 3)), ('sparse', (6, 4))])
+def test_deprecated_eye_dirac_sparse_warn_and_match(name, shape):
+    import torch
+    kw = {'sparsity': 0.5} if name == 'sparse' else {}
+    out = []
+    for lib in (ember, torch):
+        lib.manual_seed(3)
+        with pytest.warns(FutureWarning, match=f"nn.init.{name}` is now deprecated"):
+            out.append(getattr(lib.nn.init, name)(lib.zeros(*shape), **kw).numpy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-6, atol=1e-6)

@@ -1,5 +1,6 @@
 """Padding layers: reflection, replication, zero, constant and circular padding of the last
 1, 2 or 3 dims, each a thin module over ``ember.nn.functional.pad``."""
+from .utils import _ntuple
 from .. import functional as F
 from .module import Module
 
@@ -9,10 +10,6 @@ __all__ = ['CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPad1d', '
            'ZeroPad2d', 'ZeroPad3d']
 
 
-def _ntuple(v, n):
-    if isinstance(v, (list, tuple)):
-        return tuple(v)
-    return (v,) * n
 
 
 class _PadNd(Module):
@@ -22,7 +19,7 @@ class _PadNd(Module):
 
     def __init__(self, padding):
         super().__init__()
-        self.padding = _ntuple(padding, 2 * self._n)
+        self.padding = _ntuple(2 * self._n)(padding)
 
     def _check_input_dim(self, input):
         pass

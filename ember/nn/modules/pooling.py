@@ -2,6 +2,7 @@
 adaptive pooling, 1-3d. Each ``forward`` calls its functional form (``ember/_ops/pooling.py``);
 none has parameters or buffers (``FractionalMaxPool`` keeps ``_random_samples`` as a buffer
 when given, as PyTorch does)."""
+from .utils import _ntuple
 from .. import functional as F
 from .module import Module
 
@@ -11,10 +12,6 @@ __all__ = ['MaxPool1d', 'MaxPool2d', 'MaxPool3d', 'MaxUnpool1d', 'MaxUnpool2d', 
            'AdaptiveMaxPool3d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveAvgPool3d']
 
 
-def _ntuple(v, n):
-    if isinstance(v, (list, tuple)):
-        return tuple(v)
-    return (v,) * n
 
 
 # ----------------------------------------------------------------------------- max pooling
@@ -131,9 +128,9 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
         n = self._nd
-        self.kernel_size = _ntuple(kernel_size, n)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, n)
-        self.padding = _ntuple(padding, n)
+        self.kernel_size = _ntuple(n)(kernel_size)
+        self.stride = _ntuple(n)(stride if stride is not None else kernel_size)
+        self.padding = _ntuple(n)(padding)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -247,9 +244,9 @@ class AvgPool1d(_AvgPoolNd):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 1)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding = _ntuple(padding, 1)
+        self.kernel_size = _ntuple(1)(kernel_size)
+        self.stride = _ntuple(1)(stride if stride is not None else kernel_size)
+        self.padding = _ntuple(1)(padding)
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
@@ -342,11 +339,11 @@ class _FractionalMaxPoolNd(Module):
                  _random_samples=None):
         super().__init__()
         n = self._nd
-        self.kernel_size = _ntuple(kernel_size, n)
+        self.kernel_size = _ntuple(n)(kernel_size)
         self.return_indices = return_indices
         self.register_buffer('_random_samples', _random_samples)
-        self.output_size = _ntuple(output_size, n) if output_size is not None else None
-        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        self.output_size = _ntuple(n)(output_size) if output_size is not None else None
+        self.output_ratio = _ntuple(n)(output_ratio) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
             raise ValueError(f"FractionalMaxPool{n}d requires specifying either an output size, "
                              "or a pooling ratio")

@@ -23,3 +23,9 @@ def test_help():
     for args in (("--help",), ("run", "--help")):
         r = _run(*args)
         assert r.returncode == 0 and "usage: python -m ember run" in r.stdout
+
+
+def test_dataloader_spawn_workers_keep_mapping():
+    r = _run("run", os.path.join(HERE, "scripts", "spawn_loader_script.py"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]"

@@ -62,6 +62,9 @@ def install_hook():
 
 def _run(script, args):
     shim = tempfile.mkdtemp(prefix="ember_torch_shim_")
+    import atexit
+    import shutil
+    atexit.register(shutil.rmtree, shim, True)   # the children are done by then
     os.makedirs(os.path.join(shim, "torch"))
     with open(os.path.join(shim, "torch", "__init__.py"), "w") as f:
         f.write(_SHIM)

@@ -29,3 +29,22 @@ def test_dataloader_spawn_workers_keep_mapping():
     r = _run("run", os.path.join(HERE, "scripts", "spawn_loader_script.py"))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]"
+
+
+def test_torch_script_prints_torch_numbers():
+    """An unmodified torch training script prints the same losses under ``python -m ember
+    run`` as under real PyTorch (the seeded data, shuffles, dropout masks and initial
+    weights come from the same random streams)."""
+    script = os.path.join(os.path.dirname(__file__), 'scripts', 'torch_train_script.py')
+    env = dict(os.environ, OMP_NUM_THREADS='1')
+    runs = {}
+    for name, cmd in (('ember', [sys.executable, '-m', 'ember', 'run', script, '3']),
+                      ('torch', [sys.executable, script, '3'])):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+        assert r.returncode == 0, r.stderr
+        runs[name] = r.stdout.split('\n')
+    assert runs['ember'][-2] == 'backend ember' and runs['torch'][-2] == 'backend torch'
+    le = [float(l.split()[-1]) for l in runs['ember'] if l.startswith('epoch')]
+    lt = [float(l.split()[-1]) for l in runs['torch'] if l.startswith('epoch')]
+    assert len(le) == len(lt) == 4
+    assert all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(le, lt)), (le, lt)

@@ -70,6 +70,9 @@ def _run(script, args):
         f.write(_SHIM)
     pp = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = shim + (os.pathsep + pp if pp else "")
+    # spawn/forkserver children take the parent's sys.path (not PYTHONPATH): the shim goes
+    # there too, so that they import ember for torch as well
+    sys.path.insert(0, shim)
     install_hook()
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))

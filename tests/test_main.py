@@ -48,3 +48,14 @@ def test_torch_script_prints_torch_numbers():
     lt = [float(l.split()[-1]) for l in runs['torch'] if l.startswith('epoch')]
     assert len(le) == len(lt) == 4
     assert all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(le, lt)), (le, lt)
+
+
+def test_children_keep_the_mapping():
+    script = os.path.join(os.path.dirname(__file__), 'scripts', 'children_script.py')
+    r = subprocess.run([sys.executable, '-m', 'ember', 'run', script], capture_output=True,
+                       text=True, timeout=300, env=dict(os.environ, OMP_NUM_THREADS='1'))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split('\n')
+    assert "spawn [(0, 'ember'), (1, 'ember')]" in lines
+    assert "forkserver [(0, 'ember'), (1, 'ember')]" in lines
+    assert 'subprocess ember' in r.stdout

@@ -65,13 +65,9 @@ class Adagrad(Optimizer):
                 v = initial_accumulator_value
                 state['sum'] = _full_like(p, complex(v, v) if p.is_complex() else v)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('foreach', None)
-            group.setdefault('maximize', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('fused', None)
+    # defaults for param groups of optimizers pickled before these options existed
+    _group_setstate_defaults = {'foreach': None, 'maximize': False, 'differentiable': False,
+                                 'fused': None}
 
     def share_memory(self):
         """Move the accumulators to shared memory (a no-op on ember's CPU arrays)."""

@@ -102,16 +102,10 @@ class Adam(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('amsgrad', False)
-            group.setdefault('maximize', False)
-            group.setdefault('foreach', None)
-            group.setdefault('capturable', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('fused', None)
-            group.setdefault('decoupled_weight_decay', False)
+    # defaults for param groups of optimizers pickled before these options existed
+    _group_setstate_defaults = {'amsgrad': False, 'maximize': False, 'foreach': None,
+                                 'capturable': False, 'differentiable': False, 'fused': None,
+                                 'decoupled_weight_decay': False}
 
     def step(self, closure=None):
         """Perform one optimization step.

@@ -55,14 +55,9 @@ class NAdam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('maximize', False)
-            group.setdefault('foreach', None)
-            group.setdefault('capturable', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('decoupled_weight_decay', False)
+    # defaults for param groups of optimizers pickled before these options existed
+    _group_setstate_defaults = {'maximize': False, 'foreach': None, 'capturable': False,
+                                 'differentiable': False, 'decoupled_weight_decay': False}
 
     def step(self, closure=None):
         """Perform one optimization step.

@@ -157,6 +157,8 @@ class Optimizer:
     def __getstate__(self):
         return {'defaults': self.defaults, 'state': self.state, 'param_groups': self.param_groups}
 
+    _group_setstate_defaults = {}   # option -> default, for groups of older pickles
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         for k in ('_optimizer_step_pre_hooks', '_optimizer_step_post_hooks',
@@ -164,6 +166,9 @@ class Optimizer:
                   '_optimizer_load_state_dict_pre_hooks', '_optimizer_load_state_dict_post_hooks'):
             if k not in self.__dict__:
                 self.__dict__[k] = OrderedDict()
+        for group in self.__dict__.get('param_groups', ()):   # options newer than a pickle
+            for k, v in self._group_setstate_defaults.items():
+                group.setdefault(k, v)
 
     def __repr__(self):
         s = self.__class__.__name__ + ' ('

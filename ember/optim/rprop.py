@@ -42,13 +42,9 @@ class Rprop(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault('foreach', None)
-            group.setdefault('maximize', False)
-            group.setdefault('differentiable', False)
-            group.setdefault('capturable', False)
+    # defaults for param groups of optimizers pickled before these options existed
+    _group_setstate_defaults = {'foreach': None, 'maximize': False, 'differentiable': False,
+                                 'capturable': False}
 
     def step(self, closure=None):
         """Perform one optimization step.

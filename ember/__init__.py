@@ -78,3 +78,18 @@ from .amp.autocast_mode import (  # noqa: E402,F401
     get_autocast_gpu_dtype, set_autocast_gpu_dtype)
 from . import overrides, _C  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
+
+# Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
+# ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
+_LAZY_SUBMODULES = ('fft', 'special', 'distributions', 'fx', 'onnx', 'distributed')
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        try:
+            return importlib.import_module(f'{__name__}.{name}')
+        except ModuleNotFoundError as e:
+            if e.name != f'{__name__}.{name}':
+                raise
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

@@ -59,6 +59,7 @@ LAYERS = {
     'ember.cpu': 5,
     'ember.accelerator': 5,
     'ember.distributed': 5,
+    'ember.distributions': 5,
     'ember.multiprocessing': 5,
     'ember.profiler': 5,
     'ember.fx': 5,

@@ -16,7 +16,7 @@ from .exp_family import ExponentialFamily
 # (pending) from .transforms import *  # noqa: F401,F403
 # (pending) from .constraint_registry import biject_to, transform_to
 # (pending) from .kl import kl_divergence, register_kl
-from .transformed_distribution import TransformedDistribution
+# (pending) from .transformed_distribution import TransformedDistribution
 # (pending) from .independent import Independent
 # (pending) from .normal import Normal
 # (pending) from .uniform import Uniform

@@ -30,9 +30,10 @@ from .. import _dtype as D
 from .. import random as _random
 from .._tensor import Tensor, inplace_apply, check_inplace, _legacy_name
 from .._device import device as _device, CPU
-from .._backend import to_device, device_of
+from .._backend import to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record, FUNCTIONS
 from .creation import _shape_args, _dev, _finish, _write_out
+from ._pointwise_common import _record_not_impl
 
 __all__ = ['rand', 'randn', 'randint', 'randperm', 'normal', 'bernoulli', 'multinomial',
            'poisson', 'rand_like', 'randn_like', 'randint_like']
@@ -1309,3 +1310,507 @@ def dropout_noise(input, p, feature=False, generator=None):
     noise = _dt_op(noise, q, dt, 'div')
     # drawn on the host; the backend places it (cupy on CUDA, the strict check array)
     return wrap(to_device(noise, dev))
+
+
+# ------------------------------------------------------------------------- gamma, binomial,
+# dirichlet (the samplers torch.distributions draws from)
+class _ScalarStream:
+    """Draw-by-draw ``uniform_real_distribution<double>(0, 1)`` and
+    ``normal_distribution<double>(0, 1)`` values from a generator, for rejection samplers
+    (PyTorch's CPU gamma / binomial kernels consume one draw at a time). Uniforms are drawn
+    ahead in chunks; :meth:`close` rewinds the generator and advances it by exactly the
+    words used, and leaves the cached Box-Muller sample in the generator as PyTorch does."""
+
+    def __init__(self, g, est):
+        self.g = g
+        self.saved, self.saved0 = g._mt.state, g._next0
+        self.chunk = int(min(max(est, 16), 1 << 20))
+        self.buf, self.pos, self.used = [], 0, 0
+        self.cached = g._next_double
+
+    def uniform(self):
+        if self.pos == len(self.buf):
+            self.buf, self.pos = _unit(self.g, self.chunk, 53).tolist(), 0
+        self.pos += 1
+        self.used += 1
+        return self.buf[self.pos - 1]
+
+    def normal(self):
+        c = self.cached
+        if c is not None:
+            self.cached = None
+            return c
+        u1 = self.uniform()
+        u2 = self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self):
+        g = self.g
+        g._mt.state, g._next0 = self.saved, self.saved0
+        if self.used:
+            g._words(2 * self.used)
+        g._next_double = self.cached
+
+
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))     # the float constant 1.0f / 3.0f
+_C0331_F = float(np.float32(0.0331))
+
+
+def _gamma_one(alpha, st, f32):
+    """One ``Gamma(alpha, 1)`` draw by Marsaglia and Tsang's method, with PyTorch's boost
+    for ``alpha < 1`` and its mixed float/double arithmetic (``f32``: float32 ``alpha``)."""
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        inv = float(np.float32(1.0) / np.float32(alpha)) if f32 else 1.0 / alpha
+        scale *= (1.0 - st.uniform()) ** inv
+        alpha = float(np.float32(alpha) + np.float32(1.0)) if f32 else alpha + 1.0
+    d = float(np.float32(alpha) - np.float32(_THIRD_F)) if f32 else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = st.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - st.uniform()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def _gamma_arr(g, alpha, f32):
+    """Gamma draws for the float64 array ``alpha`` (row-major order), as float64."""
+    flat = alpha.reshape(-1).tolist()
+    out = np.empty(len(flat), np.float64)
+    st = _ScalarStream(g, 3.0 * len(flat) + 16)
+    try:
+        for i, a in enumerate(flat):
+            out[i] = _gamma_one(a, st, f32) if a == a else math.nan
+    finally:
+        st.close()
+    return out.reshape(alpha.shape)
+
+
+class StandardGammaGradBackward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not "
+                                  "implemented.")
+
+
+def _digamma_arr(x):
+    from ._special import digamma
+    return digamma(x)
+
+
+def _gamma_grad_arr(alpha, x):
+    """``-(d/dalpha cdf(x; alpha)) / pdf(x; alpha)`` for standard Gamma draws ``x``
+    (float64 arrays): a Taylor series for small ``x``, a saddle-point expansion for large
+    ``alpha``, else a bivariate rational approximation (PyTorch's piecewise formula)."""
+    xp = array_module(x)
+    out = xp.zeros(np.broadcast_shapes(alpha.shape, x.shape), np.float64)
+    alpha, x = xp.broadcast_to(alpha, out.shape), xp.broadcast_to(x, out.shape)
+    f08, f09, f11 = float(np.float32(0.8)), float(np.float32(0.9)), float(np.float32(1.1))
+    small = x < f08
+    big = ~small & (alpha > 8.0)
+    near = big & (f09 * alpha <= x) & (x <= f11 * alpha)
+    far = big & ~near
+    rat = ~small & ~big
+    with np.errstate(all='ignore'):
+        if small.any():
+            a, t = alpha[small], x[small]
+            numer, denom = xp.ones_like(t), a.copy()
+            s1, s2 = numer / denom, numer / (denom * denom)
+            for i in range(1, 6):
+                numer = numer * (-t / i)
+                denom = denom + 1
+                s1 = s1 + numer / denom
+                s2 = s2 + numer / (denom * denom)
+            pxa = t ** a
+            pdf = t ** (a - 1) * xp.exp(-t)
+            cdf = pxa * s1
+            cdf_a = (xp.log(t) - _digamma_arr(a)) * cdf - pxa * s2
+            r = -cdf_a / pdf
+            out[small] = xp.where(xp.isnan(r), 0.0, r)
+        if near.any():
+            a, t = alpha[near], x[near]
+            n1 = 1 + 24 * a * (1 + 12 * a)
+            n2 = 1440 * (a * a) + 6 * t * (53 - 120 * t) - 65 * t * t / a + a * (107 + 3600 * t)
+            out[near] = n1 * n2 / (1244160 * (a * a) * (a * a))
+        if far.any():
+            a, t = alpha[far], x[far]
+            den = xp.sqrt(8 * a)
+            t2 = den / (a - t)
+            t3 = (t - a - a * xp.log(t / a)) ** -1.5
+            t23 = xp.where(t < a, t2 - t3, t2 + t3)
+            t1 = xp.log(t / a) * t23 - xp.sqrt(2 / a) * (a + t) / ((a - t) * (a - t))
+            stirling = 1 + 1 / (12 * a) * (1 + 1 / (24 * a))
+            out[far] = -stirling * (t * t1) / den
+        if rat.any():
+            a, t = alpha[rat], x[rat]
+            u, v = xp.log(t / a), xp.log(a)
+            cv = [_GAMMA_UV[0][i] + u * (_GAMMA_UV[1][i] + u * _GAMMA_UV[2][i]) for i in range(8)]
+            p = cv[0] + v * (cv[1] + v * (cv[2] + v * cv[3]))
+            q = cv[4] + v * (cv[5] + v * (cv[6] + v * cv[7]))
+            out[rat] = xp.exp(p / q)
+    return out
+
+
+# the rational approximation's coefficients (published with the implicit reparameterisation
+# gradients of Figurnov et al. 2018; PyTorch uses the same fit)
+_GAMMA_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343,
+              1, 0.32668115, 0.10406089, 0.0014179084),
+             (0.53487893, 0.1298071, 0.065735949, -0.0015649758,
+              0.16639465, 0.020070113, -0.0035938915, -0.00058392623),
+             (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777,
+              0.017050642, -0.0021309326, 0.00085092367, -1.5247877e-07))
+
+
+def _float_pair(name, a, b):
+    if a.dtype._cat != 2:
+        raise _not_impl(name, a.dtype)
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"Found dtype {_legacy_name(b.dtype)} but expected "
+                           f"{_legacy_name(a.dtype)}")
+
+
+@register(method=False)
+def _standard_gamma_grad(self, output):
+    """The reparameterised gradient ``d output / d self`` of standard Gamma draws
+    ``output`` with concentrations ``self`` (PyTorch's approximation).
+
+    Example::
+
+        >>> ember._standard_gamma_grad(ember.tensor([2.]), ember.tensor([1.5]))
+        tensor([0.9006])
+    """
+    _float_pair('_standard_gamma_grad_cpu', self, output)
+    dt = self.dtype
+    xp = array_module(self._data)
+    r = _gamma_grad_arr(xp.asarray(self._data, np.float64), xp.asarray(output._data, np.float64))
+    o = wrap(r.astype(dt._np))
+    if grad_needed(self, output):
+        record(o, StandardGammaGradBackward0(), (self, output))
+    return o
+
+
+class StandardGammaBackward0(Node):
+    def backward(self, g):
+        (x,), (res,) = self.saved_tensors[:1], self.saved_tensors[1:]
+        return g * _standard_gamma_grad(x, res)
+
+
+@register(method=False)
+def _standard_gamma(self, generator=None):
+    """Draws ``Gamma(self, 1)`` samples (same shape and dtype as ``self``),
+    reparameterised: the gradient w.r.t. ``self`` is PyTorch's implicit one.
+
+    Example::
+
+        >>> ember._standard_gamma(ember.ones(3)).shape
+        torch.Size([3])
+    """
+    dt = self.dtype
+    if dt._cat != 2:
+        raise _not_impl('gamma_cpu', dt)
+    alpha = _host(self._data).astype(np.float64)
+    f32 = np.dtype(dt._np) != _F64
+    arr = _gamma_arr(_gen(generator, self.device), alpha, f32)
+    arr = np.asarray(_to_scalar_t(arr, dt), dtype=dt._np)
+    arr = np.maximum(arr, np.finfo(arr.dtype).tiny)
+    o = wrap(to_device(arr, self.device) if self.device.type != 'cpu' else arr)
+    if grad_needed(self):
+        record(o, StandardGammaBackward0(), (self,), save=(self, o))
+    return o
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _btrs(count, prob, st, S):
+    """Hoermann's transformed rejection sampler (BTRS) for ``count * prob >= 10``; ``S``
+    is the scalar type (``np.float32`` or ``float``) for PyTorch's scalar_t steps."""
+    stddev = float(np.sqrt(S(S(count) * S(prob) * S(S(1) - S(prob)))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = float(S(count) * S(prob)) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(S(prob) / S(S(1) - S(prob)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(float(S(S(count) + S(1)) * S(prob)))
+    while True:
+        u = st.uniform() - 0.5
+        v = st.uniform()
+        us = 0.5 - abs(u)
+        k = float(S(math.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        ub = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+              + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+              + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+              + _stirling_tail(m) + _stirling_tail(count - m)
+              - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= ub:
+            return k
+
+
+def _binomial_inversion(count, prob, st, S):
+    logprob = float(np.log1p(S(-prob)))
+    geom_sum, num = 0.0, 0.0
+    while True:
+        u = st.uniform()
+        geom_sum += math.ceil(math.log(u) / logprob)
+        if geom_sum > count:
+            return num
+        num += 1
+
+
+def _binomial_one(count, prob, st, S):
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if float(S(count) * S(prob)) >= 10.0:
+            return _btrs(count, prob, st, S)
+        return _binomial_inversion(count, prob, st, S)
+    if prob > 0.5:
+        q = float(S(1.0 - prob))
+        if float(S(count) * S(q)) >= 10.0:
+            return count - _btrs(count, q, st, S)
+        return count - _binomial_inversion(count, q, st, S)
+    return math.nan
+
+
+@register(method=False)
+def binomial(count, prob, generator=None):
+    """Draws binomial counts: the number of successes in ``count`` trials of success
+    probability ``prob`` (broadcast together; floating dtype of ``count``).
+
+    Example::
+
+        >>> ember.binomial(ember.tensor([5., 0.]), ember.tensor([1., 0.5]))
+        tensor([5., 0.])
+    """
+    for nm, t in (('count', count), ('prob', prob)):
+        if t.dtype._cat != 2:
+            raise ValueError(f"binomial only supports floating-point dtypes for {nm}, got: "
+                             f"{_legacy_name(t.dtype)}")
+    dt = count.dtype
+    if prob.dtype != dt:
+        raise RuntimeError(f"Found dtype {_legacy_name(prob.dtype)} but expected "
+                           f"{_legacy_name(dt)}")
+    c, p = _host(count._data), _host(prob._data)
+    shape = _broadcast(tuple(c.shape), tuple(p.shape))
+    c = np.broadcast_to(c, shape).astype(np.float64).reshape(-1).tolist()
+    p = np.broadcast_to(p, shape).astype(np.float64).reshape(-1).tolist()
+    S = float if np.dtype(dt._np) == _F64 else np.float32
+    out = np.empty(len(c), np.float64)
+    st = _ScalarStream(_gen(generator, count.device), 4.0 * len(c) + 16)
+    try:
+        for i in range(len(c)):
+            out[i] = _binomial_one(c[i], p[i], st, S)
+    finally:
+        st.close()
+    arr = np.asarray(out.reshape(shape), dtype=dt._np)
+    o = wrap(to_device(arr, count.device) if count.device.type != 'cpu' else arr)
+    if grad_needed(count, prob):
+        _record_not_impl(o, 'binomial', count, prob)
+    return o
+
+
+@register(method=False)
+def _sample_dirichlet(self, generator=None):
+    """Draws Dirichlet samples with concentrations ``self`` (the last dimension is the
+    event): float64 gamma draws normalised by their sum, clamped into ``(0, 1)``.
+
+    Example::
+
+        >>> ember._sample_dirichlet(ember.ones(4)).sum()
+        tensor(1.)
+    """
+    dt = self.dtype
+    if dt._cat != 2:
+        raise _not_impl('dirichlet', dt)
+    alpha = _host(self._data).astype(np.float64)
+    gam = _gamma_arr(_gen(generator, self.device), alpha, False)
+    gam = np.maximum(gam, np.finfo(np.float64).tiny)
+    tot = gam.sum(-1, keepdims=True) if gam.ndim else gam
+    npdt = np.dtype(dt._np)
+    r = np.asarray(gam / tot).astype(npdt)
+    hi = np.nextafter(npdt.type(1), npdt.type(0))
+    r = np.minimum(hi, np.maximum(np.finfo(npdt).tiny, r)).astype(npdt)
+    o = wrap(to_device(r, self.device) if self.device.type != 'cpu' else r)
+    if grad_needed(self):
+        _record_not_impl(o, '_sample_dirichlet', self)
+    return o
+
+
+def _beta_grad_alpha_small(x, a, b, xp):
+    dg = _digamma_arr
+    fac = dg(a.astype(np.float64)).astype(a.dtype) - dg((a + b).astype(np.float64)).astype(
+        a.dtype) - xp.log(x)
+    numer = xp.ones_like(x)
+    series = numer / a * (fac + 1 / a)
+    for i in range(1, 11):
+        numer = numer * ((i - b) * x / i)
+        den = a + i
+        series = series + numer / den * (fac + 1 / den)
+    r = x * (1 - x) ** (-b) * series
+    return xp.where(xp.isnan(r), 0.0, r)
+
+
+def _beta_grad_beta_small(x, a, b, xp):
+    dg = _digamma_arr
+    fac = dg((a + b).astype(np.float64)).astype(a.dtype) - dg(b.astype(np.float64)).astype(
+        a.dtype)
+    numer, betas, dbetas = xp.ones_like(x), xp.ones_like(x), xp.zeros_like(x)
+    series = fac / a
+    for i in range(1, 9):
+        numer = numer * (-x / i)
+        dbetas = dbetas * (b - i) + betas
+        betas = betas * (b - i)
+        series = series + numer / (a + i) * (dbetas + fac * betas)
+    r = -(1 - x) ** (1 - b) * series
+    return xp.where(xp.isnan(r), 0.0, r)
+
+
+def _beta_grad_alpha_mid(x, a, b, xp):
+    tot = a + b
+    mean = a / tot
+    std = xp.sqrt(a * b / (tot + 1)) / tot
+    mid = (mean - 0.1 * std <= x) & (x <= mean + 0.1 * std)
+    poly = 47 * x * (b * b) * (b * b) + a * (
+        (43 + 20 * (16 + 27 * b) * x) * (b * b) * b + a * (
+            3 * (59 + 180 * b - 90 * x) * (b * b) + a * (
+                (453 + 1620 * b * (1 - x) - 455 * x) * b + a * (
+                    8 * (1 - x) * (135 * b - 11)))))
+    pre_num = (1 + 12 * a) * (1 + 12 * b) / (tot * tot)
+    pre_den = 12960 * a * a * a * b * b * (1 + 12 * tot)
+    r_mid = pre_num / (1 - x) * poly / pre_den
+    prefactor = -x / xp.sqrt(2 * a * b / tot)
+    stirling = ((1 + 1 / (12 * a) + 1 / (288 * a * a)) * (1 + 1 / (12 * b) + 1 / (288 * b * b))
+                / (1 + 1 / (12 * tot) + 1 / (288 * tot * tot)))
+    t1n = 2 * (a * a) * (x - 1) + a * b * (x - 1) - x * (b * b)
+    axbx = a * (x - 1) + b * x
+    t1 = t1n / (xp.sqrt(2 * a / b) * tot ** 1.5 * axbx * axbx)
+    t2 = 0.5 * xp.log(a / (tot * x))
+    t3 = xp.sqrt(8 * a * b / tot) / (b * x + a * (x - 1))
+    t4 = (b * xp.log(b / (tot * (1 - x))) + a * xp.log(a / (tot * x))) ** -1.5
+    r = stirling * prefactor * (t1 + t2 * (t3 + xp.where(x < mean, t4, -t4)))
+    return xp.where(mid, r_mid, r)
+
+
+# coefficients of the rational correction of the Dirichlet/Beta reparameterised gradient
+# (the fit PyTorch ships): [p|q][i (power of u)][j (power of a)][power of b]
+_DIR_C = (
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))))
+
+
+def _dirichlet_grad_arr(x, alpha, total, sdt=np.float64):
+    """``d x / d alpha`` for a Dirichlet draw's coordinate ``x`` (a Beta(alpha,
+    total - alpha) draw), scaled as PyTorch's ``_dirichlet_grad``: asymptotic series near
+    0 and 1, a saddle-point expansion for large parameters, else a rational correction
+    of an analytic approximation. Float64 arrays of one shape; ``sdt``: the dtype of
+    PyTorch's ``scalar_t`` steps (the series near 0 and 1 run in it)."""
+    xp = array_module(x)
+    out = xp.zeros(x.shape, np.float64)
+    xs, als, tots = x.astype(sdt), alpha.astype(sdt), total.astype(sdt)
+    bes = tots - als
+    beta = bes.astype(np.float64)
+    bound = tots * xs * (1 - xs)
+    c1 = (x <= 0.5) & (bound < 2.5)
+    c2 = ~c1 & (x >= 0.5) & (bound < 0.75)
+    c3 = ~c1 & ~c2 & (alpha > 6) & (beta > 6)
+    c4 = ~c1 & ~c2 & ~c3
+    with np.errstate(all='ignore'):
+        if c1.any():
+            out[c1] = _beta_grad_alpha_small(x[c1], alpha[c1], beta[c1], xp)
+        if c2.any():
+            out[c2] = -_beta_grad_beta_small(1 - x[c2], beta[c2], alpha[c2], xp)
+        if c3.any():
+            out[c3] = _beta_grad_alpha_mid(x[c3], alpha[c3], total[c3] - alpha[c3], xp)
+        if c4.any():
+            t, a0, tot = x[c4], alpha[c4], total[c4]
+            b0 = tot - a0
+            u = xp.log(t)
+            a = xp.log(a0) - u
+            b = xp.log(tot) - a
+            pu, pa = (1, u, u * u), (1, a, a * a)
+            p = q = 0.0
+            for i in range(3):
+                for j in range(3):
+                    ua = pu[i] * pa[j]
+                    cp, cq = _DIR_C[0][i][j], _DIR_C[1][i][j]
+                    p = p + ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+                    q = q + ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+            approx = t * (_digamma_arr(tot) - _digamma_arr(a0)) / b0
+            out[c4] = p / q * approx
+    return out
+
+
+@register(method=False)
+def _dirichlet_grad(x, alpha, total):
+    """The reparameterised gradient of Dirichlet draws ``x`` w.r.t. their concentrations
+    ``alpha`` (``total``: the concentrations' sums, expanded), as PyTorch's approximation.
+
+    Example::
+
+        >>> ember._dirichlet_grad(ember.tensor([.3]), ember.tensor([1.]), ember.tensor([3.]))
+        tensor([0.4123])
+    """
+    if x.dtype._cat != 2:
+        raise _not_impl('_dirichlet_grad_cpu', x.dtype)
+    for t in (alpha, total):
+        if t.dtype != x.dtype:
+            raise RuntimeError(f"Found dtype {_legacy_name(t.dtype)} but expected "
+                               f"{_legacy_name(x.dtype)}")
+    shape = tuple(x.shape)
+    if tuple(alpha.shape) != shape or tuple(total.shape) != shape:
+        raise RuntimeError(f"_dirichlet_grad: expected x, alpha and total to have the same "
+                           f"size, got {list(x.shape)}, {list(alpha.shape)} and "
+                           f"{list(total.shape)}")
+    xp = array_module(x._data)
+    f = [xp.asarray(t._data, np.float64) for t in (x, alpha, total)]
+    sdt = np.float64 if np.dtype(x.dtype._np) == _F64 else np.float32
+    o = wrap(_dirichlet_grad_arr(*f, sdt=sdt).astype(x.dtype._np))
+    if grad_needed(x, alpha, total):
+        _record_not_impl(o, '_dirichlet_grad', x, alpha, total)
+    return o

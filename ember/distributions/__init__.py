@@ -42,6 +42,17 @@ from .exp_family import ExponentialFamily
 # (pending) from .generalized_pareto import GeneralizedPareto
 
 # --- part 2 ---
+from .bernoulli import Bernoulli
+from .binomial import Binomial
+from .categorical import Categorical
+from .dirichlet import Dirichlet
+from .geometric import Geometric
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
 # --- end part 2 ---
 
 __all__ = [

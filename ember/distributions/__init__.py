@@ -10,36 +10,36 @@ Example::
     >>> m.log_prob(ember.tensor([0.0]))
     tensor([-0.9189])
 """
-# (pending) from . import constraints, transforms
+from . import constraints, transforms
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-# (pending) from .transforms import *  # noqa: F401,F403
-# (pending) from .constraint_registry import biject_to, transform_to
-# (pending) from .kl import kl_divergence, register_kl
-# (pending) from .transformed_distribution import TransformedDistribution
-# (pending) from .independent import Independent
-# (pending) from .normal import Normal
-# (pending) from .uniform import Uniform
-# (pending) from .exponential import Exponential
-# (pending) from .laplace import Laplace
-# (pending) from .cauchy import Cauchy
-# (pending) from .half_cauchy import HalfCauchy
-# (pending) from .half_normal import HalfNormal
-# (pending) from .log_normal import LogNormal
-# (pending) from .gumbel import Gumbel
-# (pending) from .gamma import Gamma
-# (pending) from .chi2 import Chi2
-# (pending) from .beta import Beta
-# (pending) from .studentT import StudentT
-# (pending) from .pareto import Pareto
-# (pending) from .weibull import Weibull
-# (pending) from .kumaraswamy import Kumaraswamy
-# (pending) from .von_mises import VonMises
-# (pending) from .continuous_bernoulli import ContinuousBernoulli
-# (pending) from .fishersnedecor import FisherSnedecor
-# (pending) from .logistic_normal import LogisticNormal
-# (pending) from .inverse_gamma import InverseGamma
-# (pending) from .generalized_pareto import GeneralizedPareto
+from .transforms import *  # noqa: F401,F403
+from .constraint_registry import biject_to, transform_to
+from .kl import kl_divergence, register_kl
+from .transformed_distribution import TransformedDistribution
+from .independent import Independent
+from .normal import Normal
+from .uniform import Uniform
+from .exponential import Exponential
+from .laplace import Laplace
+from .cauchy import Cauchy
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .log_normal import LogNormal
+from .gumbel import Gumbel
+from .gamma import Gamma
+from .chi2 import Chi2
+from .beta import Beta
+from .studentT import StudentT
+from .pareto import Pareto
+from .weibull import Weibull
+from .kumaraswamy import Kumaraswamy
+from .von_mises import VonMises
+from .continuous_bernoulli import ContinuousBernoulli
+from .fishersnedecor import FisherSnedecor
+from .logistic_normal import LogisticNormal
+from .inverse_gamma import InverseGamma
+from .generalized_pareto import GeneralizedPareto
 
 # --- part 2 ---
 from .bernoulli import Bernoulli
@@ -67,5 +67,5 @@ __all__ = [
     "Wishart", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl",
     "transform_to",
 ]
-# (pending) __all__.extend(transforms.__all__)
+__all__.extend(transforms.__all__)
 __all__ = [n for n in __all__ if n in globals()]  # part 2's names once its block fills in

@@ -53,6 +53,12 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
+from .negative_binomial import NegativeBinomial
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .wishart import Wishart
+from .lkj_cholesky import LKJCholesky
+from . import _kl_part2  # noqa: F401  (registers the KL pairs of these distributions)
 # --- end part 2 ---
 
 __all__ = [

@@ -426,7 +426,12 @@ class _PositiveDefinite(_Symmetric):
         sym = super().check(value)
         if not sym.all():
             return sym
-        return ember.linalg.cholesky_ex(value).info.eq(0)
+        ok = ember.linalg.cholesky_ex(value).info.eq(0)
+        if bool(ok.all()):
+            return ok
+        # a failed batch: decide matrix by matrix (eigenvalues), as a per-matrix
+        # Cholesky would
+        return ember.linalg.eigvalsh(value).gt(0).all(-1)
 
 
 class _Cat(Constraint):

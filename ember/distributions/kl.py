@@ -336,6 +336,7 @@ def _kl_continuous_bernoulli_uniform(p, q):
     return ember.where(bad, ember.ones_like(result) * math.inf, result)
 
 
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Beta)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
@@ -372,6 +373,7 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_n
 
 
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Beta)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
@@ -407,6 +409,7 @@ def _kl_gamma_normal(p, q):
     return t1 + (c - 1) * c.digamma() + (t2 - t3 + t4) / var_n
 
 
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Beta)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
@@ -425,6 +428,7 @@ def _kl_gumbel_normal(p, q):
     return -t1 + t2 + t3 - (_euler_gamma + 1)
 
 
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
@@ -445,6 +449,7 @@ def _kl_laplace_normal(p, q):
     return -t1 + ssv + (t2 - t3 + t4) / var_n - 1
 
 
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
@@ -476,6 +481,7 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Beta)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):

@@ -36,6 +36,15 @@ def _back(r, x):
     return r if r.dtype == x.dtype else r.astype(x.dtype)
 
 
+def _kcall(kern, *arrays):
+    """Run a float64 kernel of ``_special`` (0-d operands go through as 1-element arrays:
+    the kernels index with boolean masks)."""
+    arrays = [_f64(a) for a in arrays]
+    if all(a.ndim == 0 for a in arrays):
+        return _call(kern, *[a.reshape(1) for a in arrays]).reshape(())
+    return _call(kern, *arrays)
+
+
 def _check_out(out, fname):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, fname, 'out', None)
@@ -56,7 +65,7 @@ def _unary(input, out, name, kern, fname=None, arg='input', kname=None):
     _check_out(out, fname)
     x = _unary_in(input, fname, arg, kname or name + '_cpu')
     xp = array_module(x)
-    return _w(_back(_call(kern, _f64(x)), x), xp, x)
+    return _w(_back(_kcall(kern, x), x), xp, x)
 
 
 def _doc(summary, name, example, note=None, module='ember.special'):
@@ -474,7 +483,7 @@ def _mvlgamma(input, p, out, fname):
     if x.dtype.kind == 'c':
         _not_impl('arange_cpu', x)
     xp = array_module(x)
-    res = _w(_back(_call(K.mvlgamma, _f64(x), int(p)), x), xp, x)
+    res = _w(_back(_kcall(lambda a: K.mvlgamma(a, int(p)), x), x), xp, x)
     if grad_needed(input):
         node = MvlgammaBackward0()
         node.p = int(p)
@@ -517,14 +526,14 @@ def _binary_in(fname, kname, input, other, allow_int=True, scalars=True, args=No
         x, y = _float_arr(x), _float_arr(y)
     elif x.dtype.kind == 'c':
         _not_impl(kname, x)
-    return x, y, xp
+    return xp.asarray(x), xp.asarray(y), xp     # a number's array in the tensor's module
 
 
 def _binary(name, kern, input, other, out, fname=None, kname=None, **kw):
     fname = fname or 'special_' + name
     _check_out(out, fname)
     x, y, xp = _binary_in(fname, kname or name + '_cpu', input, other, **kw)
-    r = _call(kern, _f64(x), _f64(y))
+    r = _kcall(kern, x, y)
     return _w(_back(r, x), xp, x, y)
 
 

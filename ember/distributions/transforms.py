@@ -51,8 +51,6 @@ class Transform:
         tensor([1.])
     """
     bijective = False
-    domain = constraints.real
-    codomain = constraints.real
 
     def __init__(self, cache_size=0):
         self._cache_size = cache_size

@@ -65,7 +65,9 @@ class ContinuousBernoulli(ExponentialFamily):
         return new
 
     def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        if args and all(isinstance(a, int) for a in args):
+            return self._param.new_empty(args, **kwargs)
+        return self._param.new_tensor(*args, **kwargs)
 
     def _outside_unstable_region(self):
         return ember.max(ember.le(self.probs, self._lims[0]),

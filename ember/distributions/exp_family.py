@@ -13,6 +13,13 @@ class ExponentialFamily(Distribution):
     A subclass gives ``_natural_params``, ``_log_normalizer`` and
     ``_mean_carrier_measure``; then :meth:`entropy` and the KL divergence between two
     members of the same family come from the Bregman divergence of ``F``.
+
+    Example::
+
+        >>> from ember.distributions import Normal
+        >>> d = Normal(ember.tensor([0.0]), ember.tensor([2.0]))
+        >>> ExponentialFamily.entropy(d)      # the same as d.entropy()
+        tensor([2.1121], grad_fn=<SubBackward0>)
     """
 
     @property

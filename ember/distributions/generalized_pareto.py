@@ -21,6 +21,9 @@ class GeneralizedPareto(Distribution):
         concentration (float or Tensor): shape parameter.
         validate_args (bool, optional): check the arguments.
 
+    NOTE: unlike PyTorch 2.13, whose ``log_prob``/``cdf`` raise "Double did not match
+    Float" for float64 parameters (it compares with a float32 zero), ember computes them.
+
     Example::
 
         >>> GeneralizedPareto(ember.tensor([0.0]), 1.0, 0.5).sample().shape

@@ -108,6 +108,7 @@ class Tensor:
                  '_post_acc_hooks', '_vver', '_vmeta', '__dict__', '__weakref__')
 
     _legacy_dtype = None
+    _eoff = None   # storage offset of an empty view (its data pointer does not say it)
 
     def __new__(cls, *args, device=None, **kwargs):
         from ._ops import creation
@@ -302,6 +303,9 @@ class Tensor:
 
     def storage_offset(self):
         """Offset of the first element in the storage, in elements."""
+        e = self._eoff
+        if e is not None:   # an empty view: where PyTorch's view starts (see make_view)
+            return e
         return (_ptr(self._data) - _ptr(self._storage_obj()._src)) // self._data.itemsize
 
     def data_ptr(self):

@@ -222,3 +222,28 @@ def test_empty_tensor_strides_match_torch(expr):
         t = eval(expr)
         return t.stride(), t.is_contiguous(), tuple(t.shape)
     assert run(ember) == run(torch)
+
+
+# storage_offset() of empty views: NumPy leaves an empty slice's data pointer where it
+# was, PyTorch reports where the view starts
+_EMPTY_VIEWS = [
+    lambda m, t: t[5:5], lambda m, t: t[7:3], lambda m, t: t[10:], lambda m, t: t[12:],
+    lambda m, t: t.narrow(0, 10, 0), lambda m, t: t.reshape(2, 5)[1:, 5:],
+    lambda m, t: t.reshape(2, 5)[:, 2:2], lambda m, t: t.reshape(2, 5)[1:1, 2:],
+    lambda m, t: t.split(5)[1][5:], lambda m, t: t[3:3].view(0),
+    lambda m, t: t[3:3].reshape(0, 1).t(), lambda m, t: t.reshape(2, 5)[1:1].view(m.int32),
+    lambda m, t: t.tensor_split([3, 3])[1], lambda m, t: t.reshape(2, 5)[1:1][:, 3],
+    lambda m, t: t.reshape(5, 2)[:0].unbind(1)[1], lambda m, t: t.split([4, 0, 6])[1],
+    lambda m, t: t[2:][4:4].unsqueeze(0).expand(3, 0),
+]
+
+
+@pytest.mark.parametrize('i', range(len(_EMPTY_VIEWS)))
+def test_storage_offset_of_empty_views_matches_torch(i):
+    import torch
+    f = _EMPTY_VIEWS[i]
+    e = f(ember, ember.arange(10.))
+    t = f(torch, torch.arange(10.))
+    assert e.shape == tuple(t.shape) and e.numel() == 0
+    assert e.storage_offset() == t.storage_offset()
+    assert e.stride() == t.stride()

@@ -192,6 +192,8 @@ def _make_wrapper(raw, name, module, qualname):
                     return _handle(op, args, kwargs, ov)
         if _interceptors:
             return _intercepted(name, raw, args, kwargs)
+        if _lingering:
+            _linger_tick()
         return raw(*args, **kwargs)
     op.__name__ = name if name.startswith('__') else (
         'linalg_' + name if module == 'ember.linalg' else getattr(raw, '__name__', name))
@@ -258,28 +260,72 @@ def _method_items():
             yield attr, cur
 
 
-def _install(observe):
+_bindings = None       # [(namespace or Tensor, attr, raw function, its wrapper)]
+_bindings_key = None
+
+
+def _bindings_state():
+    """What the binding list depends on: which namespaces are loaded and how many names
+    they (and Tensor, and the op registry) hold."""
     from .._tensor import Tensor
+    from . import _util
+    key = [len(Tensor.__dict__), len(_util.METHODS), len(_util.FUNCTIONS)]
+    for modname in _FUNCTION_NAMESPACES:
+        mod = sys.modules.get(modname)
+        key.append(-1 if mod is None else len(vars(mod)))
+    return tuple(key)
+
+
+_others = ()   # [(namespace dict, attr, value)]: its public callables that are not ops
+
+
+def _collect_bindings():
+    global _others
+    from .._tensor import Tensor
+    out = []
+    others = []
     for modname in _FUNCTION_NAMESPACES:
         mod = sys.modules.get(modname)
         if mod is None:
             continue
-        for attr, v in public_functions(modname).items():
+        d = vars(mod)
+        ops = public_functions(modname)
+        for attr, v in ops.items():
             raw = _raw_of.get(id(v), v)
-            if observe:
-                w = _wrapper_for(raw, attr, modname, attr)
-                if v is not w:
-                    setattr(mod, attr, w)
-            elif v is not raw:
-                setattr(mod, attr, raw)
+            out.append((d, mod, attr, raw, _wrapper_for(raw, attr, modname, attr)))
+        for attr, v in list(d.items()):
+            if attr not in ops and attr[:1] != '_' and callable(v):
+                others.append((d, attr, v))
+    _others = others
+    td = Tensor.__dict__
     for attr, cur in list(_method_items()):
         raw = _raw_of.get(id(cur), cur)
-        if observe:
-            w = _wrapper_for(raw, attr, 'ember', f'Tensor.{attr}')
-            if cur is not w:
-                setattr(Tensor, attr, w)
-        elif cur is not raw:
-            setattr(Tensor, attr, raw)
+        out.append((td, Tensor, attr, raw, _wrapper_for(raw, attr, 'ember', f'Tensor.{attr}')))
+    return out
+
+
+def _install(observe):
+    """Bind every op of the namespaces and Tensor to its observing wrapper (``observe``)
+    or to the plain function. The list of bindings is collected once and reused while
+    the namespaces are unchanged, so switching costs one pass of ``setattr``."""
+    global _bindings, _bindings_key
+    key = _bindings_state()
+    if _bindings is None or key != _bindings_key or any(
+            d.get(attr) is not v for d, attr, v in _others):
+        # first use, a namespace changed, or a name that was not an op is now bound to
+        # something else (perhaps an op again, restored by the user)
+        _bindings, _bindings_key = _collect_bindings(), key
+    clean = True
+    for d, obj, attr, raw, w in _bindings:
+        cur = d.get(attr)
+        if cur is not raw and cur is not w:
+            clean = False   # rebound since (by the user): left as it is
+            continue
+        t = w if observe else raw
+        if cur is not t:
+            setattr(obj, attr, t)
+    if not clean:
+        _bindings = None    # collect afresh next time (the name may be restored by then)
 
 
 def _wrapper_for(raw, attr, module, qualname):
@@ -317,29 +363,41 @@ def _apply_released():
 def sync_released():
     """Count the releases of collected types now, and go back to the plain bindings when
     nothing else needs the observing ones."""
-    global _observing
-    if not _released:
+    global _observing, _lingering
+    if not _released and not _lingering:
         return
     with _lock:
         _apply_released()
+        _lingering = False
         if _observing and not _reasons:
             _observing = False
             _install(False)
 
 
+# After a user that switches the bindings often (vmap: twice per call) lets them go, they
+# stay observing for this many op calls that nobody observes, so that a loop of such
+# calls does not pay a rebinding of every op (~0.3 ms) twice per iteration.
+_LINGER_CALLS = 2000
+_lingering = False
+_linger_left = 0
+
+
 def _activate(reason):
     """Install the observing bindings (reference counted by ``reason``)."""
-    global _observing
+    global _observing, _lingering
     with _lock:
         _apply_released()
         _reasons[reason] = _reasons.get(reason, 0) + 1
+        _lingering = False
         if not _observing:
             _observing = True
             _install(True)
 
 
-def _deactivate(reason):
-    global _observing
+def _deactivate(reason, linger=False):
+    """Release one hold of ``reason``; with ``linger``, the bindings go back to the plain
+    functions only after ``_LINGER_CALLS`` unobserved op calls (or :func:`settle`)."""
+    global _observing, _lingering, _linger_left
     with _lock:
         _apply_released()
         n = _reasons.get(reason, 0) - 1
@@ -348,8 +406,31 @@ def _deactivate(reason):
         else:
             _reasons.pop(reason, None)
         if _observing and not _reasons:
-            _observing = False
-            _install(False)
+            if linger:
+                _linger_left = _LINGER_CALLS
+                _lingering = True
+            else:
+                _lingering = False
+                _observing = False
+                _install(False)
+
+
+def _linger_tick():
+    global _linger_left
+    _linger_left -= 1
+    if _linger_left <= 0:
+        settle()
+
+
+def settle():
+    """End a lingering period now: plain bindings again if nothing observes."""
+    global _observing, _lingering
+    with _lock:
+        if _lingering:
+            _lingering = False
+            if _observing and not _reasons:
+                _observing = False
+                _install(False)
 
 
 def _reinstall():

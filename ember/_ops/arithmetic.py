@@ -174,6 +174,9 @@ class MulBackward0(Node):
 class MulBackwardScalar(Node):
     def backward(self, g):
         s = self.scalar
+        if not _Mode.grad and g.__class__ is Tensor and s.__class__ is float and \
+                g._data.dtype.kind == 'f' and g._data.ndim:
+            return wrap(g._data * s), None   # nothing to record: scale the array
         return g * (s.conjugate() if isinstance(s, complex) else s), None
 
 

@@ -14,12 +14,14 @@ from .._dtype import dtype as _dt
 from .._storage import _ptr
 
 
-def make_view(src, arr, node=None, save=None):
+def make_view(src, arr, node=None, save=None, off=None):
     """Wrap ``arr`` (a view of ``src``'s data) as a view tensor of ``src``.
 
     Like PyTorch, a view requires grad when its base does; a view made in no-grad mode
     (or an output of a multi-view op, see ``_multi_view``) may not be modified in place
-    while autograd records (``_vmeta``)."""
+    while autograd records (``_vmeta``). ``off`` is the view's start in bytes from
+    ``src``'s first element, given by ops whose result may be empty (NumPy does not move
+    the data pointer of an empty slice; PyTorch's ``storage_offset()`` does)."""
     st = src._st
     if st is None:
         st = src._storage_obj()
@@ -29,6 +31,10 @@ def make_view(src, arr, node=None, save=None):
         arr = _strided_from(st._flat(), _ptr(arr) - _ptr(st._src), arr.shape, arr.strides)
     t = wrap(arr)
     t._st = st
+    if not arr.size and arr.ndim:
+        if off is None:
+            off = _ptr(arr) - _ptr(src._data)
+        t._eoff = (src.storage_offset() * src._data.itemsize + off) // arr.itemsize
     sb = src._base
     t._base = src if sb is None else sb
     t._vver = st._version
@@ -785,7 +791,7 @@ def _slice(input, d, start, end, step):
     if input._rg and _Mode.grad:
         node = SliceBackward0()
         node.shape, node.dim, node.start, node.end, node.step = a.shape, d, start, end, step
-    return make_view(input, a[idx], node)
+    return make_view(input, a[idx], node, off=start * a.strides[d])
 
 
 def select(input, dim, index):
@@ -875,7 +881,8 @@ def unbind(input, dim=0):
 def _split_views(input, d, bounds):
     a = input._data
     pre = (slice(None),) * d
-    return tuple(make_view(input, a[pre + (slice(b, e),)]) for b, e in bounds)
+    return tuple(make_view(input, a[pre + (slice(b, e),)], off=b * a.strides[d])
+                 for b, e in bounds)
 
 
 def split(tensor, split_size_or_sections, dim=0):

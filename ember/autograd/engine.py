@@ -16,7 +16,8 @@ import threading
 
 from . import anomaly_mode
 from .grad_mode import _Mode
-from .graph import AccumulateGrad
+from .._tensor import Tensor as _Tensor, _new_tensor as _wrap
+from .graph import AccumulateGrad, Node
 
 __all__ = ['run_backward', 'queue_callback']
 
@@ -112,6 +113,19 @@ def _add(a, b):
     return a + b
 
 
+_EMPTY = {}
+_node_apply = Node.apply
+
+
+def _sum_grads(a, b):
+    """``a + b`` of two gradients for one input (already of its shape and dtype)."""
+    if not _Mode.grad and a.__class__ is _Tensor and b.__class__ is _Tensor:
+        x, y = a._data, b._data
+        if x.__class__ is y.__class__ and x.dtype == y.dtype and x.ndim:
+            return _wrap(x + y)   # nothing to record: add the arrays
+    return a + b
+
+
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_unused=False):
     """Backpropagate ``grads`` from ``roots`` (list of ``(node, nr)`` edges).
 
@@ -185,9 +199,56 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
     _passes.stack = outer + ((next(_pass_ids), callbacks),)
     try:
         _Mode.grad = bool(create_graph)
+        # the common node (one output, no hooks, no requested inputs, no profiler, no
+        # anomaly mode) runs inline below; any other goes through _run_node
+        plain = targets is None and not anomaly and _profile_hook is None
+        heappop, heappush, tie = heapq.heappop, heapq.heappush, _tie
         while heap:
-            _, _, node = heapq.heappop(heap)
-            buf = buffers.pop(node, {})
+            node = heappop(heap)[2]
+            buf = buffers.pop(node, _EMPTY)
+            if (plain and node._out_meta is None and node.__class__.apply is _node_apply
+                    and node._tensor_prehooks is None and node._retain_hooks is None
+                    and node._prehooks is None and node._hooks is None
+                    and node.__class__ is not AccumulateGrad):
+                g = buf.get(0)
+                nf = node.next_functions
+                if g is None:
+                    outs = (None,) * len(nf)
+                else:
+                    outs = node.backward(g)
+                    if type(outs) is not tuple:
+                        outs = (outs,) if len(nf) == 1 else tuple(outs) if isinstance(
+                            outs, list) else (outs,)
+                    if len(outs) != len(nf):
+                        raise RuntimeError(f"function {node.name()} returned an incorrect "
+                                           f"number of gradients (expected {len(nf)}, got "
+                                           f"{len(outs)})")
+                    fixed = None
+                    for i, (g, m) in enumerate(zip(outs, node._in_meta)):
+                        if g is not None and m is not None:
+                            d = g._data
+                            if d.shape != m[0] or d.dtype != m[1]:
+                                if fixed is None:
+                                    fixed = list(outs)
+                                fixed[i] = _validate(g, m, node, i)
+                    if fixed is not None:
+                        outs = tuple(fixed)
+                if not retain_graph:
+                    node._release()
+                for (nxt, nr), g in zip(nf, outs):
+                    if nxt is None:
+                        continue
+                    b = buffers.get(nxt)
+                    if b is None:
+                        b = buffers[nxt] = {}
+                    if g is not None:
+                        old = b.get(nr)
+                        b[nr] = g if old is None else _sum_grads(old, g)
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0:
+                        heappush(heap, (-nxt._seq, next(tie), nxt))
+                continue
             if needed is not None and node not in needed:
                 if not retain_graph:
                     node._release()
@@ -267,7 +328,7 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
                 else:
                     _profile_hook.apply(node, node.backward, (grads[0],))
         return
-    if (grads[0] is None and nouts == 1) or all(g is None for g in grads):
+    if grads[0] is None and (nouts == 1 or all(g is None for g in grads)):
         outs = (None,) * len(node.next_functions)
     else:
         if node._out_meta is not None and node._materialize:

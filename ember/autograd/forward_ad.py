@@ -1,13 +1,19 @@
 """Forward-mode automatic differentiation: dual tensors (a primal with a tangent).
 
+Custom autograd Functions (:class:`ember.autograd.Function`) that define ``jvp`` use it, as in PyTorch:
+when an input of ``apply`` carries a tangent, the tangents of the inputs are passed to
+``jvp`` and its result becomes the outputs' tangent (the outputs are then new dual
+tensors: NOTE: unlike PyTorch, reverse-mode gradients do not flow from such an output back
+to the Function's inputs while a dual level is active).
+
 NOTE: unlike PyTorch, ember has no per-op forward derivatives. A dual tensor made by
 :func:`make_dual` is a primal that records a reverse-mode graph (it ``requires_grad``), and
 :func:`unpack_dual` of a result computes its tangent lazily through that graph with the
 "double vjp": for ``y = f(x)`` the vjp ``g(u) = J^T u`` is recorded (``create_graph=True``)
 for a dummy cotangent ``u`` and differentiated with respect to ``u`` against the tangent
 ``v``, giving ``J v``. Consequences: every op with a differentiable backward (all of
-ember's) has a forward derivative, and custom ``autograd.Function``s use their ``backward``
-(their ``jvp`` is not called); operations must run with gradient recording enabled
+ember's) has a forward derivative, and custom autograd Functions without ``jvp`` use their
+``backward``; operations must run with gradient recording enabled
 (not under ``no_grad``); dual tensors report ``requires_grad=True``; each ``unpack_dual``
 of a computed tensor costs about two backward passes.
 """
@@ -172,3 +178,50 @@ class dual_level:
 
     def __exit__(self, *exc):
         exit_dual_level()
+
+
+def _function_jvp(cls, ctx, args, is_t, res):
+    """Forward AD through a custom Function that defines ``jvp``: its outputs become dual
+    tensors whose tangents are ``jvp(ctx, *input tangents)``. ``res`` is returned as is
+    when no input carries a tangent."""
+    from .._ops.creation import zeros_like
+    from .grad_mode import no_grad
+    tans = []
+    found = False
+    for a, t in zip(args, is_t):
+        if not t:
+            tans.append(None)
+            continue
+        tan = unpack_dual(a).tangent
+        if tan is not None:
+            found = True
+        tans.append(tan)
+    if not found:
+        return res
+    tans = [zeros_like(a) if t and tn is None else tn for a, t, tn in zip(args, is_t, tans)]
+    # jvp reads what forward saved with save_for_forward as ctx.saved_tensors (those of
+    # save_for_backward are not visible there, as in PyTorch)
+    d = ctx.__dict__
+    keep = {k: d[k] for k in ('_saved', '_saved_ver', '_saved_outs', '_packed') if k in d}
+    ctx.save(*getattr(ctx, 'saved_for_forward', ()))
+    try:
+        with no_grad():
+            out_t = cls.jvp(ctx, *tans)
+    finally:
+        for k in ('_saved', '_saved_ver', '_saved_outs', '_packed'):
+            d.pop(k, None)
+        d.update(keep)
+    single = not isinstance(res, tuple)
+    outs = (res,) if single else res
+    if not isinstance(out_t, tuple):
+        out_t = (out_t,)
+    if len(out_t) != len(outs):
+        raise RuntimeError(f"jvp of {cls.__name__} returned an incorrect number of "
+                           f"tangents (expected {len(outs)}, got {len(out_t)})")
+    new = []
+    for o, tn in zip(outs, out_t):
+        if tn is None or not (o.is_floating_point() or o.is_complex()):
+            new.append(o)
+        else:
+            new.append(make_dual(o.detach(), tn))
+    return new[0] if single else tuple(new)

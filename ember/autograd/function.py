@@ -39,7 +39,8 @@ class FunctionCtx:
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):
-        """Save tensors for a forward-mode ``jvp`` (kept, unused by ember)."""
+        """Save tensors for the forward-mode :meth:`Function.jvp` (read back there with
+        ``ctx.saved_tensors``, as in PyTorch)."""
         self.saved_for_forward = tensors
 
     def mark_dirty(self, *args):
@@ -172,7 +173,22 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
-        """Forward-mode derivative (not supported by ember's engine)."""
+        """Forward-mode derivative: the tangents of the outputs given the tangents of the
+        inputs (one per ``forward`` argument; ``None`` for non-tensors). Used by
+        ``ember.autograd.forward_ad`` when an input of :meth:`apply` carries a tangent.
+
+        Example::
+
+            >>> class Square(ember.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         ctx.save_for_forward(x)
+            ...         return x * x
+            ...     @staticmethod
+            ...     def jvp(ctx, t):
+            ...         (x,) = ctx.saved_tensors
+            ...         return 2 * x * t
+        """
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
@@ -213,7 +229,12 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                 cls.setup_context(ctx, args, out)
         finally:
             _Mode.grad = prev
-        return _wrap_outputs(ctx, args, is_t, any(needs), out)
+        res = _wrap_outputs(ctx, args, is_t, any(needs), out)
+        if cls.jvp is not Function.jvp:
+            from . import forward_ad
+            if forward_ad._state.level >= 0 and forward_ad._state.duals:
+                res = forward_ad._function_jvp(cls, ctx, args, is_t, res)
+        return res
 
 
 def _wrap_outputs(ctx, args, is_t, differentiable, out):

@@ -120,8 +120,12 @@ class Node:
             self._packed = True
             return
         outs = None
+        vers = []
         for i, t in enumerate(tensors):
-            if t is not None and t._grad_fn is self:
+            if t is None:
+                vers.append(0)
+                continue
+            if t._grad_fn is self:
                 if outs is None:
                     outs = []
                     tensors = list(tensors)
@@ -129,11 +133,15 @@ class Node:
                 a._out_nr = t._out_nr
                 tensors[i] = a
                 outs.append(i)
+            # a tensor without a storage object has no alias and was never changed in
+            # place (both create it), so its version is 0: no need to create one here
+            st = t._st
+            vers.append(0 if st is None else st._version)
         if outs is not None:
             tensors = tuple(tensors)
             self._saved_outs = tuple(outs)
         self._saved = tensors
-        self._saved_ver = tuple(t._storage_obj()._version if t is not None else 0 for t in tensors)
+        self._saved_ver = tuple(vers)
 
     @property
     def saved_tensors(self):
@@ -148,8 +156,10 @@ class Node:
                 saved[i] = self._unpack_out(saved[i])
             saved = tuple(saved)
         for t, v in zip(saved, self._saved_ver):
-            if t is not None and t._storage_obj()._version != v:
-                _raise_modified(t, v, self)
+            if t is not None:
+                st = t._st
+                if (0 if st is None else st._version) != v:
+                    _raise_modified(t, v, self)
         return saved
 
     def _unpack_out(self, a):

@@ -9,10 +9,11 @@ from ._transforms import (grad, grad_and_value, vjp, jacrev, jacfwd, hessian, jv
                           linearize)
 from ._vmap import vmap
 from ._module_state import functional_call, stack_module_state
+from ._rearrange import rearrange
 
 __all__ = ['vmap', 'grad', 'grad_and_value', 'vjp', 'jvp', 'jacrev', 'jacfwd', 'hessian',
            'functionalize', 'linearize', 'functional_call', 'stack_module_state',
-           'replace_all_batch_norm_modules_', 'debug_unwrap']
+           'replace_all_batch_norm_modules_', 'debug_unwrap', 'rearrange']
 
 
 def functionalize(func, *, remove='mutations'):

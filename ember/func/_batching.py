@@ -169,15 +169,94 @@ def _mode_cls():
             finally:
                 _tl.suspend -= 1
 
+        observed = False   # set when func looked at a batched tensor's shape or data
+
+        # pushed on the calling thread's mode stack like any TorchFunctionMode, but the
+        # bindings are held as 'vmap' and linger after it (see _dispatch._deactivate)
         def __enter__(self):
+            from .._ops import _dispatch
+            from .._ops._dispatch import _tls as mode_tls
+            _watch(True)
             _tl.mode = self
-            return super().__enter__()
+            mode_tls.modes = mode_tls.modes + (self,)
+            _dispatch._activate('vmap')
+            return self
 
         def __exit__(self, *exc):
+            from .._ops import _dispatch
+            from .._ops._dispatch import _tls as mode_tls
             _tl.mode = None
-            return super().__exit__(*exc)
+            try:
+                modes = mode_tls.modes
+                if modes and modes[-1] is self:
+                    mode_tls.modes = modes[:-1]
+                _dispatch._deactivate('vmap', linger=True)
+            finally:
+                _watch(False)
 
     return _BatchMode
+
+
+# Tensor members through which a function can see that a batched tensor holds the whole
+# batch (its shape, its values, an unrouted alias): while a batched attempt runs they are
+# wrapped so that a use on a batched tensor, outside the batching rules, marks the attempt
+# as "observed"; only an observed attempt is checked against a per-sample run of the
+# first sample (vmap's guard), the others are exact by their rules.
+_WATCHED_PROPS = ('shape', 'ndim', 'T', 'mT', 'H', 'mH', 'data')
+_WATCHED_FUNCS = ('size', 'dim', 'numel', 'stride', '__len__', '__iter__', 'item', 'tolist',
+                  'numpy', '__bool__', '__float__', '__int__', '__index__', '__complex__',
+                  'data_ptr', 'is_contiguous', '__array__', '__format__', '__repr__',
+                  'storage_offset', 'untyped_storage', 'storage', '__reduce_ex__',
+                  '__deepcopy__')
+_watch_lock = threading.Lock()
+_watch_users = 0
+_watch_pairs = None   # [(name, original, watching wrapper)]
+
+
+def _observe(t):
+    m = _tl.mode
+    if m is not None and not _tl.suspend and is_batched(t):
+        m.observed = True
+
+
+def _watcher(orig):
+    if isinstance(orig, property):
+        get = orig.fget
+
+        def fget(self):
+            _observe(self)
+            return get(self)
+        return property(fget, orig.fset, orig.fdel, orig.__doc__)
+
+    def member(self, *args, **kwargs):
+        _observe(self)
+        return orig(self, *args, **kwargs)
+    member.__name__, member.__qualname__, member.__doc__ = \
+        orig.__name__, orig.__qualname__, orig.__doc__
+    member.__wrapped__ = orig
+    return member
+
+
+def _watch(on):
+    """Wrap (``on``) or unwrap the watched Tensor members; counted, so concurrent and
+    nested batched attempts share one wrapping."""
+    global _watch_users, _watch_pairs
+    T = _tensor_cls()
+    with _watch_lock:
+        if on:
+            _watch_users += 1
+            if _watch_users > 1:
+                return
+            if _watch_pairs is None:
+                _watch_pairs = [(n, T.__dict__[n], _watcher(T.__dict__[n]))
+                                for n in _WATCHED_PROPS + _WATCHED_FUNCS if n in T.__dict__]
+            for n, orig, w in _watch_pairs:
+                setattr(T, n, w)
+        else:
+            _watch_users -= 1
+            if _watch_users == 0:
+                for n, orig, w in _watch_pairs:
+                    setattr(T, n, orig)
 
 
 _MODE = None

@@ -172,8 +172,9 @@ def _try_batched(func, leaves, norm, spec, kwargs, B, out_dims, name):
     from . import _batching as bt
     from .. import random as _random
     state = _random.get_rng_state()
+    mode = bt.batch_mode(B)
     try:
-        with bt.batch_mode(B):
+        with mode:
             with bt.suspend():
                 phys = [x if d is None else bt.mark(x.movedim(d, 0)) for x, d in
                         zip(leaves, norm)]
@@ -202,6 +203,10 @@ def _try_batched(func, leaves, norm, spec, kwargs, B, out_dims, name):
         if not b:
             o = o.unsqueeze(0).expand((B,) + tuple(o.shape)).contiguous()
         res.append(o.movedim(0, d))
+    if not mode.observed:
+        # every op on a batched tensor went through a batching rule and nothing looked at
+        # a batched tensor's shape or values: the result is the per-sample loop's
+        return tree_unflatten(res, o_spec)
     # guard: the first sample, run on its own, must give the same result
     sample = [x if d is None else x.select(d, 0) for x, d in zip(leaves, norm)]
     ref_leaves, ref_spec = tree_flatten(func(*tree_unflatten(sample, spec), **kwargs))

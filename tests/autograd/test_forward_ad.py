@@ -96,3 +96,54 @@ def test_forward_over_reverse():
             (g,) = T.autograd.grad((x.sin() * x.exp()).sum(), x, create_graph=True)
             res.append(fw.unpack_dual(g).tangent.detach().numpy())
     np.testing.assert_allclose(res[1], res[0], rtol=1e-10)
+
+
+def _function_jvp_case(m):
+    fwAD = m.autograd.forward_ad
+
+    class Cube(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_forward(x)
+            ctx.k = k
+            return x ** 3 * k
+
+        @staticmethod
+        def jvp(ctx, t, _):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * t * ctx.k * 2   # deliberately not the true derivative
+
+    class Both(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x.cos()
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return t * x.cos() + 1.0
+
+    x = m.tensor([0.5, 1.0, 2.0], dtype=m.float64)
+    v = m.tensor([1.0, -1.0, 0.5], dtype=m.float64)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, v)
+        y = Cube.apply(d.exp(), 2.0).sum() * 3
+        z = Both.apply(d * 2)
+        out = [fwAD.unpack_dual(y).tangent, fwAD.unpack_dual(z).tangent,
+               fwAD.unpack_dual(z).primal]
+    # outside forward AD, backward is used as usual
+    w = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
+    Both.apply(w).sum().backward()
+    return out + [w.grad]
+
+
+def test_custom_function_jvp_is_used_like_torch():
+    for a, b in zip(_function_jvp_case(torch), _function_jvp_case(ember)):
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-12)

@@ -230,3 +230,65 @@ def test_batched_second_order_per_sample(spy):
                                in_dims=(None, 0))(w, x))
     close(res[0], res[1])
     assert spy == [True]
+
+
+def test_rule_covered_function_runs_once_like_torch():
+    # when every op on a batched tensor goes through a batching rule and nothing reads a
+    # batched tensor's shape, vmap runs the function once (as torch does), without the
+    # guard's per-sample run; a shape query brings the guard (and the right answer) back
+    x = RNG.standard_normal((6, 4))
+    counts = []
+    for T in (torch, ember):
+        calls = []
+
+        def f(v, T=T, calls=calls):
+            calls.append(1)
+            return T.nn.functional.linear(v, T.ones(3, 4, dtype=v.dtype)).relu().sum()
+        r = T.func.vmap(f)(T.tensor(x))
+        counts.append(len(calls))
+        np.testing.assert_allclose(r.numpy(), np.maximum(x @ np.ones((4, 3)), 0).sum(1))
+    assert counts[1] == counts[0] == 1
+    calls = []
+
+    def g(v):
+        calls.append(1)
+        return v.reshape(v.shape[-1], 1)   # the batched attempt sees the batch dim here
+    r = ember.func.vmap(g)(ember.tensor(x))
+    np.testing.assert_allclose(r.numpy(), x.reshape(6, 4, 1))
+    assert len(calls) > 1
+
+
+def test_bindings_linger_after_vmap_then_return_to_plain():
+    from ember._ops import _dispatch
+    _dispatch.settle()
+    raw_add = ember.add
+    assert not _dispatch.observing()
+    ember.func.vmap(lambda v: v * 2)(ember.ones(3, 2))
+    # a loop of vmap calls keeps the observing bindings instead of rebinding every op twice
+    assert _dispatch.observing() and ember.add is not raw_add
+    x = ember.ones(2)
+    for _ in range(_dispatch._LINGER_CALLS + 1):
+        x.add(1)
+    assert not _dispatch.observing() and ember.add is raw_add
+    ember.func.vmap(lambda v: v * 2)(ember.ones(3, 2))
+    _dispatch.settle()
+    assert not _dispatch.observing() and ember.add is raw_add
+
+
+def test_rebound_name_survives_switching_bindings(monkeypatch):
+    from ember._ops import _dispatch
+    _dispatch.settle()
+    raw = ember.nn.functional.relu
+
+    def my_relu(x, inplace=False):
+        return raw(x) * 3
+    monkeypatch.setattr(ember.nn.functional, 'relu', my_relu)
+    ember.func.vmap(lambda v: v * 2)(ember.ones(3, 2))   # observing, lingering
+    _dispatch.settle()                                    # plain again
+    assert ember.nn.functional.relu is my_relu
+    assert ember.nn.functional.relu(ember.tensor([-1., 1.])).tolist() == [0., 3.]
+    monkeypatch.undo()                                    # the user restores the op
+    ember.func.vmap(lambda v: v * 2)(ember.ones(3, 2))
+    assert ember.nn.functional.relu is not raw            # observed again while lingering
+    _dispatch.settle()
+    assert ember.nn.functional.relu is raw

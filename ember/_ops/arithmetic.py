@@ -952,6 +952,15 @@ def fmin(input, other, *, out=None):
     return _minmax('fmin', array_module(input._data).fmin, FminBackward0, input, other, out)
 
 
+def _keep(g, m):
+    """The gradient ``g`` where boolean array ``m`` holds, 0 elsewhere (also where ``g`` is
+    infinite or NaN, as PyTorch's clamp backward)."""
+    xp = array_module(g._data)
+    if m is True:
+        return g
+    return _mask_zero(g, xp.logical_not(m))
+
+
 class ClampBackward1(Node):       # scalar bounds
     def backward(self, g):
         (x,) = self.saved_tensors
@@ -961,7 +970,7 @@ class ClampBackward1(Node):       # scalar bounds
             m = xa >= self.min
         if self.max is not None:
             m = m & (xa <= self.max)
-        return g * _const(m, g)
+        return _keep(g, m)
 
 
 class ClampBackward0(Node):       # tensor bounds
@@ -977,46 +986,46 @@ class ClampBackward0(Node):       # tensor bounds
                 m = xa >= la
             if ha is not None:
                 m = m & (xa <= ha)
-            gx = g * _const(m, g)
+            gx = _keep(g, m)
         if self.needs[1]:
             m = xa < la
             if ha is not None:
                 m = m & (la < ha)
-            glo = g * _const(m, g)
+            glo = _keep(g, m)
         if self.needs[2]:
             m = xa > ha
             if la is not None:
                 m = m | (ha < la)
-            ghi = g * _const(m, g)
+            ghi = _keep(g, m)
         return gx, glo, ghi
 
 
 class ClampMinBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * _const(x._data >= self.min, g)
+        return _keep(g, x._data >= self.min)
 
 
 class ClampMaxBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * _const(x._data <= self.max, g)
+        return _keep(g, x._data <= self.max)
 
 
 class ClampMinBackward1(Node):
     def backward(self, g):
         x, lo = self.saved_tensors
         xa, la = x._data, lo._data
-        return ((g * _const(xa >= la, g)) if self.needs[0] else None,
-                (g * _const(xa < la, g)) if self.needs[1] else None)
+        return ((_keep(g, xa >= la)) if self.needs[0] else None,
+                (_keep(g, xa < la)) if self.needs[1] else None)
 
 
 class ClampMaxBackward1(Node):
     def backward(self, g):
         x, hi = self.saved_tensors
         xa, ha = x._data, hi._data
-        return ((g * _const(xa <= ha, g)) if self.needs[0] else None,
-                (g * _const(xa > ha, g)) if self.needs[1] else None)
+        return ((_keep(g, xa <= ha)) if self.needs[0] else None,
+                (_keep(g, xa > ha)) if self.needs[1] else None)
 
 
 def _clamp_arrays(input, min, max):

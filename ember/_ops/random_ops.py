@@ -637,12 +637,20 @@ def _broadcast(a, b):
         raise
 
 
+def _into_module_of(arr, t):
+    """Host array ``arr`` (drawn by a generator) moved to tensor ``t``'s device and array
+    module (the strict check backend's too)."""
+    if t.device.type != 'cpu':
+        return to_device(arr, t.device)
+    return array_module(t._data).asarray(arr)
+
+
 def _dt_op(a, b, dt, op):
     """``a * b`` / ``a + b`` / ``a / b`` rounded to dtype ``dt`` (half / bfloat16 compute in float)."""
     npdt = np.dtype(dt._np)
     low = npdt.kind == 'V' or npdt == np.float16
     if isinstance(b, (int, float)):
-        b = np.asarray(b, np.float32 if low else npdt)
+        b = (np.float32 if low else npdt.type)(b)
     elif low:
         b = b.astype(np.float32)
     else:
@@ -704,6 +712,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     z = _normal_arr(g, tuple(shape), dt, 0.0, std if not ts else 1.0)
     if dev.type != 'cpu':
         z = to_device(z, dev)
+    else:   # into the array module of the operands (the strict check backend's too)
+        z = array_module((mean if tm else std)._data).asarray(z)
     res = z
     if ts:
         res = _dt_op(res, std._data, dt, 'mul')
@@ -872,7 +882,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             res[r] = np.searchsorted(cum, u, side='left')
     if a.ndim == 1:
         res = res[0]
-    o = wrap(to_device(res, input.device) if input.device.type != 'cpu' else res)
+    o = wrap(_into_module_of(res, input))
     if out is not None:
         return _write_out(out, o)
     return o
@@ -951,7 +961,7 @@ def poisson(input, generator=None):
     arr = _poisson_arr(_gen(generator, input.device), lam.reshape(-1)).reshape(lam.shape)
     arr = _to_scalar_t(arr, dt)
     arr = np.asarray(arr, dtype=dt._np)
-    o = wrap(to_device(arr, input.device) if input.device.type != 'cpu' else arr)
+    o = wrap(_into_module_of(arr, input))
     if grad_needed(input):
         record(o, PoissonBackward0(), (input,))
     return o
@@ -1525,7 +1535,7 @@ def _standard_gamma(self, generator=None):
     arr = _gamma_arr(_gen(generator, self.device), alpha, f32)
     arr = np.asarray(_to_scalar_t(arr, dt), dtype=dt._np)
     arr = np.maximum(arr, np.finfo(arr.dtype).tiny)
-    o = wrap(to_device(arr, self.device) if self.device.type != 'cpu' else arr)
+    o = wrap(_into_module_of(arr, self))
     if grad_needed(self):
         record(o, StandardGammaBackward0(), (self,), save=(self, o))
     return o
@@ -1633,7 +1643,7 @@ def binomial(count, prob, generator=None):
     finally:
         st.close()
     arr = np.asarray(out.reshape(shape), dtype=dt._np)
-    o = wrap(to_device(arr, count.device) if count.device.type != 'cpu' else arr)
+    o = wrap(_into_module_of(arr, count))
     if grad_needed(count, prob):
         _record_not_impl(o, 'binomial', count, prob)
     return o
@@ -1660,7 +1670,7 @@ def _sample_dirichlet(self, generator=None):
     r = np.asarray(gam / tot).astype(npdt)
     hi = np.nextafter(npdt.type(1), npdt.type(0))
     r = np.minimum(hi, np.maximum(np.finfo(npdt).tiny, r)).astype(npdt)
-    o = wrap(to_device(r, self.device) if self.device.type != 'cpu' else r)
+    o = wrap(_into_module_of(r, self))
     if grad_needed(self):
         _record_not_impl(o, '_sample_dirichlet', self)
     return o

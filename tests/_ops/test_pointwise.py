@@ -821,3 +821,29 @@ def test_inplace_arith_errors_and_views():
     y = ember.arange(4.)
     y.add_(y.flip(0))
     assert y.tolist() == [3.0] * 4
+
+
+def test_clamp_backward_zeroes_nonfinite_gradients_of_clamped_elements():
+    # torch's clamp backward selects the gradient (where), it does not multiply by a mask:
+    # an inf/NaN upstream gradient of a clamped element gives 0, not NaN
+    def run(m):
+        inf, nan = float('inf'), float('nan')
+        out = []
+        x = m.tensor([-2., 0.5, 3., nan, inf], requires_grad=True)
+        x.clamp(0, 1).backward(m.tensor([inf, 1., nan, 1., 1.]))
+        out.append(x.grad)
+        lo = m.tensor([0., 0., 0.], requires_grad=True)
+        hi = m.tensor([1., 1., 1.], requires_grad=True)
+        y = m.tensor([-2., 0.5, 3.], requires_grad=True)
+        y.clamp(lo, hi).backward(m.tensor([inf, 1., nan]))
+        out += [y.grad, lo.grad, hi.grad]
+        for kw in ({'min': 0.}, {'max': 1.}):
+            z = m.tensor([-2., 0.5, 3.], requires_grad=True)
+            z.clamp(**kw).backward(m.tensor([nan, 1., inf]))
+            out.append(z.grad)
+        w = m.tensor([-2., 0.5, 3.], requires_grad=True)
+        b = m.tensor([0., 0., 0.], requires_grad=True)
+        w.clamp(min=b).backward(m.tensor([nan, nan, 1.]))
+        return out + [w.grad, b.grad]
+    for a, b in zip(run(torch), run(ember)):
+        np.testing.assert_array_equal(b.numpy(), a.numpy())

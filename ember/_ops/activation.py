@@ -153,9 +153,16 @@ class SoftmaxBackward0(Node):
             if ya.ndim == 0:
                 return wrap(array_module(ya).zeros_like(ya, dtype=dt))
             xp = array_module(ya)
-            r = ga * ya
-            s = _sum_keep(r, ax, xp)
-            xp.subtract(ga, s, out=r)
+            n = ya.shape[ax]
+            if ax == ya.ndim - 1 and n >= 16 and ga.dtype == ya.dtype and \
+                    ga.flags.c_contiguous and ya.flags.c_contiguous:
+                # the row sums of g * y as batched dot products (BLAS): one pass fewer
+                s = xp.matmul(ga[..., None, :], ya[..., :, None])[..., 0]
+                r = ga - s
+            else:
+                r = ga * ya
+                s = _sum_keep(r, ax, xp)
+                xp.subtract(ga, s, out=r)
             r *= ya
             return wrap(r if w is None else r.astype(dt))
         return y * (g - (g * y).sum(ax, keepdim=True))

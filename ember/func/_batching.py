@@ -567,11 +567,18 @@ def _batched_linear_fn():
     return _BLF
 
 
-def _cross_entropy(func, args, kwargs):
-    from .._ops.creation import zeros_like
-    names = ('input', 'target', 'weight', 'size_average', 'ignore_index', 'reduce',
-             'reduction', 'label_smoothing')
-    a = dict(zip(names, args))
+_CLASS_LOSSES = {
+    'cross_entropy': ('input', 'target', 'weight', 'size_average', 'ignore_index', 'reduce',
+                      'reduction', 'label_smoothing'),
+    'nll_loss': ('input', 'target', 'weight', 'size_average', 'ignore_index', 'reduce',
+                 'reduction'),
+}
+
+
+def _class_loss(func, args, kwargs):
+    """cross_entropy / nll_loss with class-index targets: one call on all samples' rows
+    with ``reduction='none'``, then each sample's own reduction."""
+    a = dict(zip(_CLASS_LOSSES[func.__name__], args))
     a.update(kwargs)
     x, t = a['input'], a['target']
     if a.get('weight') is not None or a.get('size_average') is not None or \
@@ -596,30 +603,191 @@ def _cross_entropy(func, args, kwargs):
     if red != 'mean':
         raise Fallback()
     valid = (tb.reshape(B, -1) != ig).to(per.dtype).sum(1)
-    del zeros_like
     return mark(per.sum(1) / valid)
 
 
-def _mse(func, args, kwargs):
-    names = ('input', 'target', 'size_average', 'reduce', 'reduction')
+# ------------------------------------------------------------ indexing, joining, layers
+
+def _getitem(func, args, kwargs):
+    """``x[index]`` for a batched ``x``: the index applied behind the batch dim. Integer
+    and boolean index tensors must be unbatched, and several of them adjacent (so that
+    the advanced dims stay in place)."""
+    T = _tensor_cls()
+    x, idx = args[0], args[1]
+    if not is_batched(x) or kwargs:
+        raise Fallback()
+    items = idx if isinstance(idx, tuple) else (idx,)
+    adv = []
+    for i, it in enumerate(items):
+        if isinstance(it, T):
+            if is_batched(it) or it.dtype.is_floating_point:
+                raise Fallback()
+            if it.dtype == _bool_dtype() :
+                raise Fallback()   # a mask: data-dependent shape per sample
+            adv.append(i)
+        elif isinstance(it, (list, bool)) or (it is not None and it is not Ellipsis and
+                                              not isinstance(it, (int, slice))):
+            raise Fallback()
+    if adv and adv != list(range(adv[0], adv[-1] + 1)):
+        raise Fallback()
+    return mark(x[(slice(None),) + items])
+
+
+def _bool_dtype():
+    from .. import _dtype
+    return _dtype.bool
+
+
+def _index_select(func, args, kwargs):
+    names = ('input', 'dim', 'index')
+    a = dict(zip(names, args))
+    a.update(kwargs)
+    x, d, i = a['input'], a['dim'], a['index']
+    if not is_batched(x) or is_batched(i) or set(a) - set(names):
+        raise Fallback()
+    nd = _shift(d, x.dim() - 1)
+    if nd is None:
+        raise Fallback()
+    return mark(func(x, nd, i))
+
+
+def _gather(func, args, kwargs):
+    names = ('input', 'dim', 'index')
+    a = dict(zip(names, args))
+    a.update(kwargs)
+    x, d, i = a['input'], a['dim'], a['index']
+    if set(a) - set(names) or _ldim(x) != _ldim(i):
+        raise Fallback()
+    nd = _shift(d, _ldim(x))
+    if nd is None:
+        raise Fallback()
+    return mark(func(_expand_batch(x), nd, _expand_batch(i)))
+
+
+def _cat(func, args, kwargs):
+    T = _tensor_cls()
+    seq = kwargs.get('tensors', args[0] if args else None)
+    d = kwargs.get('dim', args[1] if len(args) > 1 else 0)
+    if not isinstance(seq, (list, tuple)) or not seq or set(kwargs) - {'tensors', 'dim'} or \
+            not all(isinstance(t, T) for t in seq):
+        raise Fallback()
+    L = max(_ldim(t) for t in seq)
+    if any(_ldim(t) != L for t in seq):
+        raise Fallback()
+    stack = func.__name__ == 'stack'
+    nd = _shift(d, L + 1 if stack else L)
+    if nd is None:
+        raise Fallback()
+    return mark(func([_expand_batch(t) for t in seq], nd))
+
+
+def _split(func, args, kwargs):
+    x = _first_batched(args)
+    names = ('input', 'split_size_or_sections' if func.__name__ == 'split' else 'chunks', 'dim')
+    a = dict(zip(names, args))
+    a.update(kwargs)
+    if set(a) - set(names):
+        raise Fallback()
+    nd = _shift(a.get('dim', 0), x.dim() - 1)
+    if nd is None:
+        raise Fallback()
+    return _mark_out(tuple(func(x, a[names[1]], nd)))
+
+
+def _unbind(func, args, kwargs):
+    x = _first_batched(args)
+    nd = _shift(kwargs.get('dim', args[1] if len(args) > 1 else 0), x.dim() - 1)
+    if nd is None:
+        raise Fallback()
+    return _mark_out(tuple(func(x, nd)))
+
+
+_SPATIAL = {'conv1d': 1, 'conv2d': 2, 'conv3d': 3, 'max_pool1d': 1, 'max_pool2d': 2,
+            'max_pool3d': 3, 'avg_pool1d': 1, 'avg_pool2d': 2, 'avg_pool3d': 3,
+            'adaptive_avg_pool1d': 1, 'adaptive_avg_pool2d': 2, 'adaptive_avg_pool3d': 3,
+            'adaptive_max_pool1d': 1, 'adaptive_max_pool2d': 2, 'adaptive_max_pool3d': 3,
+            'lp_pool1d': 1, 'lp_pool2d': 2, 'lp_pool3d': 3}
+
+
+def _fold_batch(func, args, kwargs):
+    """Convolutions and pooling with a batched input and shared weights: the vmapped
+    batch is folded into the layer's own batch dim (``(B, N, C, *S) -> (B*N, C, *S)``)."""
+    T = _tensor_cls()
+    x = _first_batched(args)
+    rest = list(args[1:])
+    if any(isinstance(a, T) and is_batched(a) for a in rest + list(kwargs.values())):
+        raise Fallback()   # per-sample weights
+    if kwargs.get('return_indices') or (func.__name__.startswith(('max_pool', 'adaptive_max'))
+                                        and any(a is True for a in rest)):
+        raise Fallback()
+    k = _SPATIAL[func.__name__]
+    L = x.dim() - 1
+    if L == k + 1:       # unbatched sample (C, *S): the vmapped dim is the layer's batch
+        return mark(func(x, *rest, **kwargs))
+    if L != k + 2:
+        raise Fallback()
+    B, N = x.shape[0], x.shape[1]
+    r = func(x.reshape((B * N,) + tuple(x.shape[2:])), *rest, **kwargs)
+    if not isinstance(r, T):
+        raise Fallback()
+    return mark(r.reshape((B, N) + tuple(r.shape[1:])))
+
+
+def _per_sample_shared(func, args, kwargs):
+    """Ops that act on trailing dims with shared (unbatched) parameters, so that a batched
+    input is just a longer leading shape: layer_norm, embedding (batched indices)."""
+    T = _tensor_cls()
+    x = _first_batched(args)
+    if any(isinstance(a, T) and is_batched(a) for a in list(args[1:]) + list(kwargs.values())):
+        raise Fallback()
+    if func.__name__ == 'layer_norm':
+        ns = kwargs.get('normalized_shape', args[1] if len(args) > 1 else None)
+        ns = (ns,) if isinstance(ns, int) else tuple(ns)
+        if len(ns) > x.dim() - 1:
+            raise Fallback()
+    return mark(func(*args, **kwargs))
+
+
+_POINTWISE_LOSSES = {'l1_loss': ('input', 'target', 'size_average', 'reduce', 'reduction'),
+                     'smooth_l1_loss': ('input', 'target', 'size_average', 'reduce',
+                                        'reduction', 'beta'),
+                     'huber_loss': ('input', 'target', 'reduction', 'delta'),
+                     'binary_cross_entropy': ('input', 'target', 'weight', 'size_average',
+                                              'reduce', 'reduction'),
+                     'binary_cross_entropy_with_logits': ('input', 'target', 'weight',
+                                                          'size_average', 'reduce',
+                                                          'reduction', 'pos_weight'),
+                     'soft_margin_loss': ('input', 'target', 'size_average', 'reduce',
+                                          'reduction'),
+                     'mse_loss': ('input', 'target', 'size_average', 'reduce', 'reduction')}
+
+
+def _pointwise_loss(func, args, kwargs):
+    """Element-wise losses: computed with ``reduction='none'`` on the aligned operands,
+    then reduced over each sample's own elements."""
+    T = _tensor_cls()
+    names = _POINTWISE_LOSSES[func.__name__]
     a = dict(zip(names, args))
     a.update(kwargs)
     if a.get('size_average') is not None or a.get('reduce') is not None:
         raise Fallback()
-    x, y = a['input'], a['target']
-    if _ldim(x) != _ldim(y):
+    ts = {k: v for k, v in a.items() if isinstance(v, T)}
+    L = max(_ldim(v) for v in ts.values())
+    if _ldim(a['input']) != L or _ldim(a['target']) != L:
         raise Fallback()
-    L = _ldim(x)
-    d = _align(x, L) - _align(y, L)
-    d = d * d
+    kw = {k: (_align(_expand_batch(v), L) if k in ('input', 'target') else _align(v, L))
+          if isinstance(v, T) else v for k, v in a.items()}
+    red = kw.pop('reduction', 'mean')
+    d = func(**kw, reduction='none')
     if d.dim() != L + 1 or d.shape[0] != batch_size():
         raise Fallback()
-    red = a.get('reduction', 'mean')
     if red == 'none':
         return mark(d)
     dims = tuple(range(1, d.dim()))
     if not dims:
         return mark(d)
+    if red not in ('sum', 'mean'):
+        raise Fallback()
     return mark(d.sum(dims) if red == 'sum' else d.mean(dims))
 
 
@@ -628,5 +796,11 @@ _RULES = {
     'flatten': _flatten, 'expand': _expand, 't': _transpose, 'transpose': _transpose,
     'permute': _permute, 'matmul': _matmul, '__matmul__': _matmul, 'mm': _matmul,
     'mv': _matmul, 'dot': _dot, 'inner': _dot, 'linear': _linear,
-    'cross_entropy': _cross_entropy, 'mse_loss': _mse,
+    'cross_entropy': _class_loss, 'nll_loss': _class_loss,
+    '__getitem__': _getitem, 'getitem': _getitem, 'index_select': _index_select, 'gather': _gather,
+    'cat': _cat, 'concat': _cat, 'concatenate': _cat, 'stack': _cat,
+    'split': _split, 'chunk': _split, 'unbind': _unbind,
+    'layer_norm': _per_sample_shared, 'embedding': _per_sample_shared,
 }
+_RULES.update({n: _fold_batch for n in _SPATIAL})
+_RULES.update({n: _pointwise_loss for n in _POINTWISE_LOSSES})

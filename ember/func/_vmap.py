@@ -43,9 +43,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness='error', *, chunk_size=None):
     NOTE: unlike PyTorch, batching works by a "try batched, else loop" strategy. vmap first
     runs ``func`` once on whole batches: while it runs, every op that touches a mapped
     tensor is rewritten by a batching rule into one op over the batch (pointwise ops,
-    reductions and softmax over a dim, view/reshape/permute/unsqueeze/expand, matmul/linear
-    with batched or shared weights, cross_entropy/mse_loss, and ``grad``/``grad_and_value``
-    inside, so the per-sample-gradient and ensembling recipes are batched). Any op without
+    reductions and softmax over a dim, view/reshape/permute/unsqueeze/expand, indexing with
+    ints, slices and unbatched index tensors, index_select/gather, cat/stack/split/chunk/
+    unbind, matmul/linear with batched or shared weights, convolutions and pooling with
+    shared weights, layer_norm, embedding, the element-wise and class-index losses, and
+    ``grad``/``grad_and_value`` inside, so the per-sample-gradient and ensembling recipes
+    are batched). Any op without
     a rule, a random op, an in-place op on an unmapped tensor, a nested transform other
     than ``grad``, or an error makes vmap fall back to running ``func`` once per sample (a
     Python loop) and stacking the results; the batched result is also checked against a

@@ -292,3 +292,69 @@ def test_rebound_name_survives_switching_bindings(monkeypatch):
     assert ember.nn.functional.relu is not raw            # observed again while lingering
     _dispatch.settle()
     assert ember.nn.functional.relu is raw
+
+
+_G = np.random.default_rng(11)
+_IMG = _G.standard_normal((3, 2, 6, 6))           # vmapped over 3 samples of (2, 6, 6)
+_IMGS = _G.standard_normal((3, 4, 2, 6, 6))       # 3 samples of a batch of 4 images
+_W = _G.standard_normal((5, 2, 3, 3))
+_V = _G.standard_normal((3, 4, 5))
+_IDX = np.array([2, 0, 3])
+
+
+def _rule_cases():
+    F = lambda T: T.nn.functional  # noqa: E731
+    return [
+        # indexing
+        (lambda T: lambda x: x[1], _V),
+        (lambda T: lambda x: x[:, 1:4:2], _V),
+        (lambda T: lambda x: x[None, ..., 0], _V),
+        (lambda T: lambda x: x[T.tensor(_IDX)], _V),
+        (lambda T: lambda x: x[1:, T.tensor([4, 0])], _V),
+        (lambda T: lambda x: x.index_select(1, T.tensor([4, 1, 1])), _V),
+        (lambda T: lambda x: x.gather(1, T.tensor([[0, 1], [2, 2], [4, 3], [1, 0]])), _V),
+        # joining and splitting
+        (lambda T: lambda x: T.cat([x, T.ones(4, 5, dtype=x.dtype)], 0), _V),
+        (lambda T: lambda x: T.stack([x, x * 2], -1), _V),
+        (lambda T: lambda x: T.cat(x.split(2, 1)[::-1], 1), _V),
+        (lambda T: lambda x: x.chunk(2, 0)[1] + x.unbind(0)[2], _V),
+        # layers with shared weights
+        (lambda T: lambda x: F(T).conv2d(x, T.tensor(_W), None, 1, 1), _IMG),
+        (lambda T: lambda x: F(T).conv2d(x, T.tensor(_W), T.tensor(_W[:, 0, 0, 0]), 2), _IMGS),
+        (lambda T: lambda x: F(T).max_pool2d(x, 2), _IMGS),
+        (lambda T: lambda x: F(T).avg_pool2d(x, 3, 1, 1), _IMG),
+        (lambda T: lambda x: F(T).adaptive_avg_pool2d(x, (2, 3)), _IMGS),
+        (lambda T: lambda x: F(T).layer_norm(x, (5,), T.tensor(_W[0, 0, 0, :3].repeat(2)[:5]),
+                                             None), _V),
+        (lambda T: lambda i: F(T).embedding(i, T.tensor(_V[0])),
+         np.array([[1, 0, 2, 3], [3, 3, 0, 1], [2, 2, 2, 2]])),
+        # element-wise and class losses, per-sample reductions
+        (lambda T: lambda x: F(T).l1_loss(x, T.zeros(4, 5, dtype=x.dtype)), _V),
+        (lambda T: lambda x: F(T).smooth_l1_loss(x, x * 0.5, reduction='sum', beta=0.5), _V),
+        (lambda T: lambda x: F(T).binary_cross_entropy_with_logits(
+            x, T.ones(4, 5, dtype=x.dtype) * 0.3), _V),
+        (lambda T: lambda x: F(T).binary_cross_entropy(x.sigmoid(), T.ones(4, 5, dtype=x.dtype)
+                                                       * 0.7, reduction='none'), _V),
+        (lambda T: lambda x: F(T).nll_loss(x.log_softmax(1), T.tensor([1, 0, 4, 2])), _V),
+        (lambda T: lambda x: F(T).mse_loss(x, x.mean(0, keepdim=True).expand(4, 5)), _V),
+    ]
+
+
+@pytest.mark.parametrize('i', range(len(_rule_cases())))
+def test_batching_rules_match_torch_in_one_batched_call(i, spy):
+    mk, data = _rule_cases()[i]
+    res = [T.func.vmap(mk(T))(T.tensor(data)) for T in (torch, ember)]
+    close(res[0], res[1], tol=1e-9)
+    assert spy == [True]
+
+
+def test_batching_rules_grad_of_conv_per_sample():
+    w, x = _W, _IMG
+
+    def run(T):
+        F = T.nn.functional
+
+        def loss(w, x):
+            return F.max_pool2d(F.conv2d(x.unsqueeze(0), w, None, 1, 1).relu(), 2).sum()
+        return T.func.vmap(T.func.grad(loss), in_dims=(None, 0))(T.tensor(w), T.tensor(x))
+    close(run(torch), run(ember), tol=1e-9)

@@ -217,3 +217,36 @@ def test_closure_over_tensor_requiring_grad_stays_differentiable():
         assert not g2.requires_grad
         res.append((g, gw, out, v))
     close(res[0], res[1])
+
+
+def _maml(T):
+    """The meta-learning (MAML) pattern of torch.func's docs: an inner SGD step taken with
+    ``grad`` on a parameter dict through ``functional_call``, the outer loss differentiated
+    through that step (second order), vmapped over tasks."""
+    g = np.random.default_rng(21)
+    T.manual_seed(0)
+    model = T.nn.Sequential(T.nn.Linear(1, 16), T.nn.Tanh(), T.nn.Linear(16, 1))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    xs = T.tensor(g.uniform(-3, 3, (4, 5, 1)).astype(np.float32))
+    ys = T.sin(xs * 1.3)
+    qx = T.tensor(g.uniform(-3, 3, (4, 5, 1)).astype(np.float32))
+    qy = T.sin(qx * 1.3)
+
+    def loss(p, x, y):
+        return T.nn.functional.mse_loss(T.func.functional_call(model, p, (x,)), y)
+
+    def adapted_loss(p, x, y, qx, qy):
+        gr = T.func.grad(loss)(p, x, y)
+        fast = {k: p[k] - 0.1 * gr[k] for k in p}
+        return loss(fast, qx, qy)
+
+    def meta_loss(p):
+        return T.func.vmap(adapted_loss, in_dims=(None, 0, 0, 0, 0))(p, xs, ys, qx, qy).mean()
+    return T.func.grad_and_value(meta_loss)(params)
+
+
+def test_maml_pattern_matches_torch():
+    (gt, lt), (ge, le) = _maml(torch), _maml(ember)
+    np.testing.assert_allclose(le.numpy(), lt.numpy(), rtol=1e-5)
+    for k in gt:
+        np.testing.assert_allclose(ge[k].numpy(), gt[k].numpy(), rtol=1e-4, atol=1e-6)

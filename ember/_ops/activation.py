@@ -73,9 +73,9 @@ def _sum_keep(a, axis, xp):
     return a.sum(axis=axis, keepdims=True)
 
 
-# |x| up to which exp(x) of a float dtype stays a normal number and a sum of many such
-# terms does not overflow: softmax needs no shift by the row maximum there
-_EXP_SAFE = {4: 60.0, 8: 600.0}
+# the largest row sum of exp(x) for which softmax needs no shift by the row maximum
+# (far below the dtype's overflow, so that no single term overflowed either)
+_SUM_SAFE = {4: 1e37, 8: 1e300}
 
 
 def _softmax_kernel(a, axis, log, keep=None):
@@ -105,15 +105,23 @@ def _softmax_kernel(a, axis, log, keep=None):
             keep._exp = (t, s.copy())
         e -= xp.log(s, out=s)
     else:
-        lim = _EXP_SAFE.get(a.dtype.itemsize)
-        if lim is not None and -lim <= a.min() and a.max() <= lim:
-            # exp(x) neither overflows nor underflows: exp(x) / sum exp(x) is the same
-            # quotient as with the shift (a NaN fails the test and takes the shifted path)
-            e = xp.exp(a)
-        else:
+        e = s = None
+        lim = _SUM_SAFE.get(a.dtype.itemsize)
+        if lim is not None:
+            # without the shift by the row maximum first: exp(x) / sum exp(x) is the same
+            # quotient as long as no row sum overflows and none is so small that its
+            # terms lost precision (sum >= 1/n means the row maximum is >= -log n); a
+            # NaN fails the test too. Else the shifted path below.
+            with xp.errstate(over='ignore', invalid='ignore'):
+                e = xp.exp(a)
+                s = _sum_keep(e, axis, xp)
+            n = a.shape[axis] if nd else 1
+            if not (bool((s <= lim).all()) and bool((s * n >= 1).all())):
+                e = None
+        if e is None:
             e = a - a.max(axis=axis, keepdims=True)
             xp.exp(e, out=e)
-        s = _sum_keep(e, axis, xp)
+            s = _sum_keep(e, axis, xp)
         e *= xp.reciprocal(s, out=s)
     if nd == 0:
         e = e.reshape(())

@@ -13,6 +13,7 @@ instead of losing a gradient.
 import heapq
 import itertools
 import threading
+from sys import getrefcount as _getrefcount
 
 from . import anomaly_mode
 from .grad_mode import _Mode
@@ -321,12 +322,19 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
             _skip_edges(node, buffers, deps, heap)
             return
     if is_acc:
-        if grads[0] is not None:
+        g = grads[0]
+        if g is not None:
+            # drop the engine's own references, so that a gradient nobody else holds can
+            # become the leaf's .grad without a copy (as torch steals it)
+            grads[0] = None
+            if buf is not _EMPTY:
+                buf.clear()
+            steal = _getrefcount(g) == 2   # this frame's g and getrefcount's argument
             with _node_lock(node):
                 if _profile_hook is None:
-                    node.backward(grads[0])
+                    node.backward(g, steal)
                 else:
-                    _profile_hook.apply(node, node.backward, (grads[0],))
+                    _profile_hook.apply(node, node.backward, (g, steal))
         return
     if grads[0] is None and (nouts == 1 or all(g is None for g in grads)):
         outs = (None,) * len(node.next_functions)

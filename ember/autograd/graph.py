@@ -265,19 +265,23 @@ class AccumulateGrad(Node):
     def name(self):
         return 'torch::autograd::AccumulateGrad'
 
-    def backward(self, grad):
+    def backward(self, grad, _steal=False):
         from .grad_mode import _Mode
         var = self._var()
         if grad is None or var is None:
             return ()
         if var._grad is None:
-            # a fresh copy: the incoming gradient may be shared with other leaves
             if _Mode.grad:
                 var._grad = grad.clone()
             else:
                 ga, va = grad._data, var._data
                 if ga.strides == va.strides or ga.ndim < 2:
-                    var._grad = grad.detach().clone()
+                    if _steal and _stealable(grad, ga, va):
+                        # the engine holds the only reference to a fresh gradient that
+                        # aliases nothing: it becomes .grad as it is (torch steals it too)
+                        var._grad = grad
+                    else:   # a copy: the incoming gradient may be shared
+                        var._grad = grad.detach().clone()
                 else:
                     var._grad = _obey_layout(grad, va)
         elif _Mode.grad:
@@ -289,6 +293,17 @@ class AccumulateGrad(Node):
             for h in list(hooks.values()):
                 h(var)
         return ()
+
+
+def _stealable(grad, ga, va):
+    """Whether ``grad`` (held by nobody but the engine) may become a leaf's ``.grad``
+    as it is: a plain tensor outside any graph, of the leaf's dtype, whose array owns its
+    memory and has neither a storage object nor views made from it."""
+    from .._tensor import Tensor
+    return (grad.__class__ is Tensor and grad._base is None and grad._st is None
+            and grad._grad_fn is None and not grad._rg and ga.dtype == va.dtype
+            and ga.shape == va.shape and getattr(ga, 'base', 0) is None
+            and ga.flags.writeable and not grad.__dict__)
 
 
 def _obey_layout(grad, va):

@@ -615,3 +615,37 @@ def test_create_graph_grad_of_linear_function_is_constant():
         (g,) = m.autograd.grad((x * 2).sum(), x, create_graph=True)
         return g, g.requires_grad
     run_both(f)
+
+
+def test_leaf_takes_a_fresh_unshared_gradient_without_a_copy():
+    # as torch's AccumulateGrad steals a gradient that only the engine holds
+    w = ember.randn(3, 4, requires_grad=True)
+    x = ember.randn(4)
+    y = w * x
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append(id(gi[0])))
+    y.sum().backward()
+    assert id(w.grad) == seen[0]
+    np.testing.assert_allclose(w.grad.numpy(), np.broadcast_to(x.numpy(), (3, 4)))
+
+
+def test_shared_or_user_held_gradients_are_copied():
+    a = ember.randn(3, requires_grad=True)
+    b = ember.randn(3, requires_grad=True)
+    gy = ember.ones(3)
+    (a + b).backward(gy)                 # both leaves get the same gradient object (the user's)
+    assert a.grad is not b.grad and a.grad is not gy and b.grad is not gy
+    a.grad.mul_(5)
+    assert b.grad.tolist() == [1., 1., 1.] and gy.tolist() == [1., 1., 1.]
+    c = ember.randn(2, requires_grad=True)
+    gc = ember.full((2,), 3.)
+    c.backward(gc)                       # a leaf as the root: the user keeps gc
+    assert c.grad is not gc
+    c.grad.zero_()
+    assert gc.tolist() == [3., 3.]
+    kept = []
+    d = ember.randn(2, requires_grad=True)
+    e = d * 2
+    e.register_hook(lambda g: kept.append(g))
+    e.sum().backward()
+    assert d.grad.tolist() == [2., 2.] and kept[0].tolist() == [1., 1.]

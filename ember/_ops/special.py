@@ -68,49 +68,53 @@ def _unary(input, out, name, kern, fname=None, arg='input', kname=None):
     return _w(_back(_kcall(kern, x), x), xp, x)
 
 
-def _doc(summary, name, example, note=None, module='ember.special'):
-    n = f"\n\n    NOTE: {note}" if note else ''
-    return (f"{summary}{n}\n\n    Args:\n        input (Tensor): the input tensor.\n\n"
+def _doc(summary, name, example, result):
+    return (f"{summary}\n\n    Args:\n        input (Tensor): the input tensor.\n\n"
             f"    Keyword args:\n        out (Tensor, optional): the output tensor.\n\n"
-            f"    Example::\n\n        >>> {module}.{name}({example})\n    ")
+            f"    Example::\n\n        >>> ember.special.{name}({example})\n"
+            f"        {result}\n    ")
 
 
 # --------------------------------------------------------------- non-differentiable unary
 # (PyTorch records no autograd node for these: their results never require grad)
 _PLAIN = [  # name, kernel, argument name in torch's signature, summary, example input
     ('airy_ai', K.airy_ai, 'x', 'Airy function Ai of the first kind.',
-     'ember.tensor([-1., 0., 1.])'),
+     'ember.tensor([-1., 0., 1.])', 'tensor([0.5356, 0.3550, 0.1353])'),
     ('bessel_j0', K.j0, 'input', 'Bessel function of the first kind of order 0.',
-     'ember.tensor([0., 1., 2.5])'),
+     'ember.tensor([0., 1., 2.5])', 'tensor([ 1.0000,  0.7652, -0.0484])'),
     ('bessel_j1', K.j1, 'input', 'Bessel function of the first kind of order 1.',
-     'ember.tensor([0., 1., 2.5])'),
+     'ember.tensor([0., 1., 2.5])', 'tensor([0.0000, 0.4401, 0.4971])'),
     ('bessel_y0', K.y0, 'input', 'Bessel function of the second kind of order 0 (nan for '
-     'negative input).', 'ember.tensor([0.5, 1., 2.5])'),
+     'negative input).', 'ember.tensor([0.5, 1., 2.5])', 'tensor([-0.4445,  0.0883,  0.4981])'),
     ('bessel_y1', K.y1, 'input', 'Bessel function of the second kind of order 1 (nan for '
-     'negative input).', 'ember.tensor([0.5, 1., 2.5])'),
+     'negative input).', 'ember.tensor([0.5, 1., 2.5])', 'tensor([-1.4715, -0.7812,  0.1459])'),
     ('modified_bessel_i0', K.i0, 'input',
-     'Modified Bessel function of the first kind of order 0.', 'ember.tensor([0., 1., 2.5])'),
+     'Modified Bessel function of the first kind of order 0.', 'ember.tensor([0., 1., 2.5])',
+     'tensor([1.0000, 1.2661, 3.2898])'),
     ('modified_bessel_i1', K.i1, 'input',
-     'Modified Bessel function of the first kind of order 1.', 'ember.tensor([0., 1., 2.5])'),
+     'Modified Bessel function of the first kind of order 1.', 'ember.tensor([0., 1., 2.5])',
+     'tensor([0.0000, 0.5652, 2.5167])'),
     ('modified_bessel_k0', K.k0, 'input',
-     'Modified Bessel function of the second kind of order 0.', 'ember.tensor([0.5, 1., 2.5])'),
+     'Modified Bessel function of the second kind of order 0.', 'ember.tensor([0.5, 1., 2.5])',
+     'tensor([0.9244, 0.4210, 0.0623])'),
     ('modified_bessel_k1', K.k1, 'input',
-     'Modified Bessel function of the second kind of order 1.', 'ember.tensor([0.5, 1., 2.5])'),
+     'Modified Bessel function of the second kind of order 1.', 'ember.tensor([0.5, 1., 2.5])',
+     'tensor([1.6564, 0.6019, 0.0739])'),
     ('scaled_modified_bessel_k0', K.k0e, 'x', '``exp(x) * modified_bessel_k0(x)``.',
-     'ember.tensor([0.5, 1., 2.5])'),
+     'ember.tensor([0.5, 1., 2.5])', 'tensor([1.5241, 1.1445, 0.7595])'),
     ('scaled_modified_bessel_k1', K.k1e, 'x', '``exp(x) * modified_bessel_k1(x)``.',
-     'ember.tensor([0.5, 1., 2.5])'),
+     'ember.tensor([0.5, 1., 2.5])', 'tensor([2.7310, 1.6362, 0.9002])'),
     ('spherical_bessel_j0', K.spherical_j0, 'x',
      'Spherical Bessel function of the first kind of order 0, ``sin(x) / x``.',
-     'ember.tensor([0., 1., 2.5])'),
+     'ember.tensor([0., 1., 2.5])', 'tensor([1.0000, 0.8415, 0.2394])'),
 ]
 
 
-def _make_plain(name, kern, arg, summary, example):
+def _make_plain(name, kern, arg, summary, example, result):
     def op(input, *, out=None):
         return _out(_unary(input, out, name, kern, arg=arg), out, name)
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = _doc(summary, name, example)
+    op.__doc__ = _doc(summary, name, example, result)
     return op
 
 
@@ -325,7 +329,7 @@ def log_ndtr(input, *, out=None):
     Example::
 
         >>> ember.special.log_ndtr(ember.tensor([-3., -1., 0., 1., 3.]))
-        tensor([-6.6077, -1.8410, -0.6931, -0.1728, -0.0014])
+        tensor([-6.6077e+00, -1.8410e+00, -6.9315e-01, -1.7275e-01, -1.3508e-03])
     """
     res = _unary(input, out, 'log_ndtr', K.log_ndtr)
     if grad_needed(input):
@@ -466,7 +470,7 @@ def mvlgamma(input, p, *, out=None):
     Example::
 
         >>> ember.mvlgamma(ember.tensor([2.5, 3.]), p=2)
-        tensor([0.8493, 1.5502])
+        tensor([0.8570, 1.5502])
     """
     return _mvlgamma(input, p, out, 'mvlgamma')
 
@@ -504,7 +508,7 @@ def multigammaln(input, p, *, out=None):
     Example::
 
         >>> ember.special.multigammaln(ember.tensor([2.5, 3.]), 2)
-        tensor([0.8493, 1.5502])
+        tensor([0.8570, 1.5502])
     """
     return _mvlgamma(input, p, out, 'special_multigammaln')
 
@@ -764,26 +768,33 @@ def gammaincc(input, other, *, out=None):
 
 # --------------------------------------------------------------- orthogonal polynomials
 _POLY = [  # name, kernel kind, summary
-    ('chebyshev_polynomial_t', 't', 'Chebyshev polynomial of the first kind'),
-    ('chebyshev_polynomial_u', 'u', 'Chebyshev polynomial of the second kind'),
-    ('chebyshev_polynomial_v', 'v', 'Chebyshev polynomial of the third kind'),
-    ('chebyshev_polynomial_w', 'w', 'Chebyshev polynomial of the fourth kind'),
+    ('chebyshev_polynomial_t', 't', 'Chebyshev polynomial of the first kind', 'tensor([-1.,  1.])'),
+    ('chebyshev_polynomial_u', 'u', 'Chebyshev polynomial of the second kind',
+     'tensor([-1.,  4.])'),
+    ('chebyshev_polynomial_v', 'v', 'Chebyshev polynomial of the third kind', 'tensor([-1.,  1.])'),
+    ('chebyshev_polynomial_w', 'w', 'Chebyshev polynomial of the fourth kind',
+     'tensor([-1.,  7.])'),
     ('shifted_chebyshev_polynomial_t', 'st',
-     'Shifted Chebyshev polynomial of the first kind, ``T*_n(x) = T_n(2x - 1)``'),
+     'Shifted Chebyshev polynomial of the first kind, ``T*_n(x) = T_n(2x - 1)``',
+     'tensor([-0., 1.])'),
     ('shifted_chebyshev_polynomial_u', 'su',
-     'Shifted Chebyshev polynomial of the second kind, ``U*_n(x) = U_n(2x - 1)``'),
+     'Shifted Chebyshev polynomial of the second kind, ``U*_n(x) = U_n(2x - 1)``',
+     'tensor([-0., 4.])'),
     ('shifted_chebyshev_polynomial_v', 'sv',
-     'Shifted Chebyshev polynomial of the third kind, ``V*_n(x) = V_n(2x - 1)``'),
+     'Shifted Chebyshev polynomial of the third kind, ``V*_n(x) = V_n(2x - 1)``',
+     'tensor([1., 1.])'),
     ('shifted_chebyshev_polynomial_w', 'sw',
-     'Shifted Chebyshev polynomial of the fourth kind, ``W*_n(x) = W_n(2x - 1)``'),
-    ('hermite_polynomial_h', 'h', "Physicists' Hermite polynomial"),
-    ('hermite_polynomial_he', 'he', "Probabilists' Hermite polynomial"),
-    ('laguerre_polynomial_l', 'l', 'Laguerre polynomial'),
-    ('legendre_polynomial_p', 'p', 'Legendre polynomial'),
+     'Shifted Chebyshev polynomial of the fourth kind, ``W*_n(x) = W_n(2x - 1)``',
+     'tensor([-1.,  7.])'),
+    ('hermite_polynomial_h', 'h', "Physicists' Hermite polynomial", 'tensor([-5., -4.])'),
+    ('hermite_polynomial_he', 'he', "Probabilists' Hermite polynomial",
+     'tensor([-1.3750, -2.0000])'),
+    ('laguerre_polynomial_l', 'l', 'Laguerre polynomial', 'tensor([-0.1458, -0.6667])'),
+    ('legendre_polynomial_p', 'p', 'Legendre polynomial', 'tensor([-0.4375,  1.0000])'),
 ]
 
 
-def _make_poly(name, kind, summary):
+def _make_poly(name, kind, summary, result):
     def kern(x, n):
         return K.orth_poly(kind, x, n)
 
@@ -796,7 +807,7 @@ def _make_poly(name, kind, summary):
         f"    gradient for it.\n\n    Args:\n        input (Tensor or Number): the points.\n"
         f"        n (Tensor or Number): the degree.\n\n    Keyword args:\n"
         f"        out (Tensor, optional): the output tensor.\n\n    Example::\n\n"
-        f"        >>> ember.special.{name}(ember.tensor([0.5, 1.]), 3)\n    ")
+        f"        >>> ember.special.{name}(ember.tensor([0.5, 1.]), 3)\n        {result}\n    ")
     return op
 
 

@@ -365,3 +365,690 @@ def _unsafe(name, base):
 register('unsafe_split')(_unsafe('unsafe_split', 'split'))
 register('unsafe_chunk')(_unsafe('unsafe_chunk', 'chunk'))
 register('unsafe_split_with_sizes')(_unsafe('unsafe_split_with_sizes', 'split_with_sizes'))
+
+
+# ============================================================================ math
+class FrexpBackward0(Node):
+    def backward(self, g, ge=None):
+        return g * self.scale
+
+
+@register()
+def frexp(input, *, out=None):
+    """Decompose ``input`` into mantissa (in ``[0.5, 1)`` in magnitude) and exponent (int32)
+    with ``input = mantissa * 2 ** exponent``.
+
+    Returns:
+        a named tuple ``(mantissa, exponent)``.
+
+    Example::
+
+        >>> ember.frexp(ember.tensor([8., 0.5]))
+        torch.return_types.frexp(
+        mantissa=tensor([0.5000, 0.5000]),
+        exponent=tensor([4, 0], dtype=torch.int32))
+    """
+    _check_tensor(input, 'frexp')
+    a = input._data
+    if a.dtype.kind not in 'f':
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp = array_module(a)
+    m, e = xp.frexp(a)
+    m = wrap(m.astype(a.dtype, copy=False))
+    e = wrap(e.astype(np.int32, copy=False))
+    if grad_needed(input):
+        node = FrexpBackward0()
+        node.scale = wrap(xp.ldexp(xp.ones((), a.dtype), -e._data).astype(a.dtype))
+        record(m, node, (input,))
+    res = _rt.frexp((m, e))
+    return res if out is None else write_out(res, out, 'frexp')
+
+
+@register()
+def ldexp(input, other, *, out=None):
+    """``input * 2 ** other`` (a floating result).
+
+    Example::
+
+        >>> ember.ldexp(ember.tensor([1.]), ember.tensor([3]))
+        tensor([8.])
+    """
+    _check_tensor(input, 'ldexp')
+    res = _op('mul')(input, _op('pow')(2.0, other))
+    return write_out(res, out, 'ldexp')
+
+
+@register()
+def ldexp_(input, other):
+    """In-place :func:`ldexp`."""
+    return input.mul_(_op('pow')(2.0, other))
+
+
+def _int_binary(name, fn_name):
+    def op(input, other, *, out=None):
+        from ._util import binary
+        _check_tensor(input, name)
+        a, b, xp = binary(input, other)
+        if a.dtype.kind not in 'iu':
+            dt = _NP2DT[a.dtype]
+            from .._tensor import _legacy_name
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_legacy_name(dt)}'")
+        res = wrap(xp.asarray(getattr(xp, fn_name)(a, b)).astype(a.dtype, copy=False))
+        return write_out(res, out, name)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+gcd = register('gcd')(_int_binary('gcd', 'gcd'))
+gcd.__doc__ = """Greatest common divisor of integer tensors, elementwise (non-negative;
+``gcd(0, 0) = 0``).
+
+    Example::
+
+        >>> ember.gcd(ember.tensor([4, 0, 6]), ember.tensor([6, 0, -9]))
+        tensor([2, 0, 3])
+"""
+lcm = register('lcm')(_int_binary('lcm', 'lcm'))
+lcm.__doc__ = """Least common multiple of integer tensors, elementwise (non-negative).
+
+    Example::
+
+        >>> ember.lcm(ember.tensor([4, 6]), ember.tensor([6, -9]))
+        tensor([12, 18])
+"""
+
+
+@register()
+def gcd_(input, other):
+    """In-place :func:`gcd`."""
+    return inplace(input, gcd, other)
+
+
+@register()
+def lcm_(input, other):
+    """In-place :func:`lcm`."""
+    return inplace(input, lcm, other)
+
+
+class NextafterBackward0(Node):
+    def backward(self, g):
+        return (g if self.needs[0] else None), (g.new_zeros(self.oshape) if self.needs[1] else None)
+
+
+@register()
+def nextafter(input, other, *, out=None):
+    """The next floating-point value after ``input`` towards ``other``, elementwise.
+
+    Example::
+
+        >>> ember.nextafter(ember.tensor([1.], dtype=ember.float64), ember.tensor([2.], dtype=ember.float64)) > 1
+        tensor([True])
+    """
+    from ._util import binary
+    _check_tensor(input, 'nextafter')
+    a, b, xp = binary(input, other)
+    if a.dtype.kind != 'f':
+        from .._tensor import _legacy_name
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for "
+                                  f"'{_legacy_name(_NP2DT[a.dtype])}'")
+    res = wrap(xp.asarray(xp.nextafter(a, b)).astype(a.dtype, copy=False))
+    if grad_needed(input, other):
+        node = NextafterBackward0()
+        node.oshape = tuple(other.shape) if isinstance(other, Tensor) else ()
+        record(res, node, (input, other))
+    return write_out(res, out, 'nextafter')
+
+
+@register(function=False)
+def nextafter_(input, other):
+    """In-place :func:`nextafter`."""
+    return inplace(input, nextafter, other)
+
+
+@register()
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` is in ``test_elements`` (either may be a
+    scalar); ``invert`` negates the result.
+
+    Example::
+
+        >>> ember.isin(ember.tensor([1, 2, 3]), ember.tensor([2, 5]))
+        tensor([False,  True, False])
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__})")
+    e = elements._data if isinstance(elements, Tensor) else None
+    t = test_elements._data if isinstance(test_elements, Tensor) else None
+    xp = array_module(e if e is not None else t)
+    from .._tensor import _legacy_name
+    for arr in (e, t):
+        if arr is not None and arr.dtype.kind in 'bcV':
+            raise RuntimeError("Unsupported input type encountered for isin(): "
+                               f"{_legacy_name(_NP2DT[arr.dtype])}")
+    if e is None:
+        e = xp.asarray(elements)
+    if t is None:
+        t = xp.asarray(test_elements)
+    res = xp.isin(e, t, invert=_bool(invert))
+    return wrap(xp.asarray(res))
+
+
+@register()
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Each sub-tensor along ``dim`` whose ``p``-norm exceeds ``maxnorm`` is scaled to norm
+    ``maxnorm`` (others are unchanged).
+
+    Example::
+
+        >>> ember.renorm(ember.tensor([[1., 2.], [3., 4.]]), 2, 0, 3)
+        tensor([[1.0000, 2.0000],
+                [1.8000, 2.4000]])
+    """
+    _check_tensor(input, 'renorm')
+    nd = input._data.ndim
+    if nd <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {nd} dimensions")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = _wrap_dim(dim, nd)
+    others = tuple(i for i in range(nd) if i != d)
+    from .norms import vector_norm
+    norms = vector_norm(input, p, others, True)
+    with _NoGrad():
+        xp = array_module(input._data)
+        n = norms._data
+        f = xp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0).astype(n.dtype)
+    res = input * wrap(f)
+    return write_out(res, out, 'renorm')
+
+
+@register(function=False)
+def renorm_(input, p, dim, maxnorm):
+    """In-place :func:`renorm`."""
+    return inplace(input, renorm, p, dim, maxnorm)
+
+
+@register(method=False)
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of 1-D ``x``: columns ``x ** (N-1), ..., x, 1`` (or increasing
+    powers with ``increasing=True``); ``N`` defaults to ``len(x)``.
+
+    Example::
+
+        >>> ember.vander(ember.tensor([1, 2, 3]))
+        tensor([[1, 1, 1],
+                [4, 2, 1],
+                [9, 3, 1]])
+    """
+    _check_tensor(x, 'vander', 'x')
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._data.shape[0]
+    if N is None:
+        N = n
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    a = x._data
+    xp = array_module(a)
+    dt = a.dtype if a.dtype.kind in 'fc' else np.dtype(np.int64)
+    if N == 0 or n == 0:
+        return wrap(xp.zeros((n, N), dt))
+    xx = x if a.dtype == dt else x.to(_NP2DT[dt])
+    ones = wrap(xp.ones((n, 1), dt))
+    if N == 1:
+        res = ones
+    else:
+        res = _op('cat')([ones, xx.unsqueeze(1).expand(n, N - 1)], 1).cumprod(1)
+    return res if increasing else res.flip(1)
+
+
+@register(method=False)
+def unravel_index(indices, shape):
+    """Convert flat indices into a tuple of coordinate tensors for ``shape``.
+
+    Example::
+
+        >>> ember.unravel_index(ember.tensor([4, 1]), (2, 3))
+        (tensor([1, 0]), tensor([1, 1]))
+    """
+    if not isinstance(indices, Tensor):
+        from .creation import tensor as _tensor
+        indices = _tensor(indices)
+    a = indices._data
+    if a.dtype.kind not in 'iu':
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, _int):
+        shape = (shape,)
+    shape = tuple(_int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    xp = array_module(a)
+    total = _int(np.prod(shape)) if shape else 1
+    a = a.astype(np.int64)
+    if a.size and ((a >= total).any() or (a < -total).any()):
+        raise ValueError("'indices' must be in range [-{}, {})".format(total, total))
+    a = xp.where(a < 0, a + total, a)
+    out = []
+    rem = a
+    for k in range(len(shape)):   # one op per dim of shape
+        stride = _int(np.prod(shape[k + 1:])) if k + 1 < len(shape) else 1
+        out.append(wrap(xp.asarray((rem // stride) % shape[k] if shape[k] else rem * 0)))
+    return tuple(out)
+
+
+@register(method=False)
+def combinations(input, r=2, with_replacement=False):
+    """All length-``r`` combinations of the elements of 1-D ``input`` (as rows), like
+    ``itertools.combinations`` (``itertools.combinations_with_replacement`` with
+    ``with_replacement=True``).
+
+    Example::
+
+        >>> ember.combinations(ember.tensor([1, 2, 3]))
+        tensor([[1, 2],
+                [1, 3],
+                [2, 3]])
+    """
+    _check_tensor(input, 'combinations')
+    a = input._data
+    if a.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {_shape_str(a.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    xp = array_module(a)
+    if r == 0:
+        return wrap(xp.zeros((0,), a.dtype))
+    n = a.shape[0]
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.fromiter(itertools.chain.from_iterable(gen(range(n), r)), np.int64).reshape(-1, r)
+    if not idx.size:
+        return wrap(xp.zeros((0, r), a.dtype)) if not input._rg else \
+            input.new_zeros((0, r)) * input.sum()
+    return input[wrap(xp.asarray(idx))]
+
+
+@register()
+def nonzero_static(input, *, size, fill_value=-1):
+    """The indices of the non-zero elements (as :func:`nonzero`), padded with
+    ``fill_value`` or truncated to exactly ``size`` rows.
+
+    Example::
+
+        >>> ember.nonzero_static(ember.tensor([0, 3, 0, 4]), size=3)
+        tensor([[ 1],
+                [ 3],
+                [-1]])
+    """
+    _check_tensor(input, 'nonzero_static')
+    if not isinstance(size, _int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    a = input._data
+    xp = array_module(a)
+    nz = xp.stack(xp.nonzero(a), 1) if a.ndim else xp.zeros((_int(bool(a)), 0), np.int64)
+    nz = nz.astype(np.int64)[:size]
+    if nz.shape[0] < size:
+        pad = xp.full((size - nz.shape[0], a.ndim), fill_value, np.int64)
+        nz = xp.concatenate([nz, pad], 0)
+    return wrap(nz)
+
+
+@register()
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """Reduce the slices of ``source`` into ``input`` at ``index`` along ``dim`` with
+    ``reduce`` one of ``'prod'``, ``'mean'``, ``'amax'``, ``'amin'``;
+    ``include_self=False`` leaves the original values of indexed slices out.
+
+    Example::
+
+        >>> ember.ones(3).index_reduce(0, ember.tensor([0, 0]), ember.tensor([2., 3.]), 'prod')
+        tensor([6., 1., 1.])
+    """
+    _check_tensor(input, 'index_reduce')
+    if reduce not in ('prod', 'mean', 'amax', 'amin'):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    nd = input._data.ndim
+    d = _wrap_dim(dim, max(nd, 1))
+    ia = index._data
+    from .._tensor import _legacy_name
+    if ia.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{ia.ndim} with type: {_legacy_name(index.dtype)} and size: "
+                         f"{_shape_str(ia.shape)}")
+    if ia.dtype not in (np.int32, np.int64):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{_legacy_name(index.dtype)}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_legacy_name(input.dtype)}) and source "
+                           f"({_legacy_name(source.dtype)}) must have the same scalar type")
+    sd = source._data
+    ns = sd.shape[d] if sd.ndim else 1
+    if ia.size != ns:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({ia.size}) should be equal "
+                           f"to source.size(dim): ({ns}), for dim: {dim}")
+    n = input._data.shape[d] if nd else 1
+    if ia.size and ((ia >= n).any() or (ia < -n).any()):
+        raise IndexError("index out of range in self")
+    xp = array_module(sd)
+    shp = [1] * sd.ndim
+    if sd.ndim:
+        shp[d] = ia.size
+    idx = wrap(xp.broadcast_to(xp.where(ia < 0, ia + n, ia).reshape(shp), sd.shape).astype(np.int64))
+    res = _op('scatter_reduce')(input, d, idx, source, reduce, include_self=include_self)
+    return write_out(res, out, 'index_reduce')
+
+
+@register(function=False)
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    """In-place :func:`index_reduce`."""
+    return inplace(input, index_reduce, dim, index, source, reduce, include_self=include_self)
+
+
+# ------------------------------------------------------------------ statistics
+def _legacy(dt):
+    from .._tensor import _legacy_name
+    return _legacy_name(dt)
+
+
+@register()
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns; a 1-D input is one variable).
+
+    Args:
+        correction (int): subtracted from the number of observations (1: Bessel).
+        fweights (Tensor, optional): integer frequency weights of the observations.
+        aweights (Tensor, optional): floating observation weights.
+
+    Example::
+
+        >>> ember.cov(ember.tensor([[0., 1., 2.], [2., 1., 0.]]))
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+    """
+    _check_tensor(input, 'cov')
+    if not isinstance(correction, _int) or isinstance(correction, _bool):
+        raise TypeError(f"cov(): argument 'correction' must be int, not "
+                        f"{type(correction).__name__}")
+    a = input._data
+    if a.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {a.ndim} dimensions")
+    if a.dtype.kind == 'b':
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input if a.ndim == 2 else input.view(1, -1)
+    nobs = x.shape[1]
+    w = None
+    if fweights is not None:
+        fa = fweights._data
+        if fa.ndim > 1:
+            raise RuntimeError("cov(): expected fweights to have one or fewer dimensions but "
+                               f"got fweights with {fa.ndim} dimensions")
+        if fa.dtype.kind not in 'iu':
+            raise RuntimeError("cov(): expected fweights to have integral dtype but got "
+                               f"fweights with {_legacy(fweights.dtype)} dtype")
+        if fa.size != nobs:
+            raise RuntimeError("cov(): expected fweights to have the same numel as there are "
+                               f"observations in the input but got {fa.size} != {nobs}")
+        if fa.size and (fa < 0).any():
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        aa = aweights._data
+        if aa.ndim > 1:
+            raise RuntimeError("cov(): expected aweights to have one or fewer dimensions but "
+                               f"got aweights with {aa.ndim} dimensions")
+        if aa.dtype.kind not in 'fc':
+            raise RuntimeError("cov(): expected aweights to have floating point dtype but got "
+                               f"aweights with {_legacy(aweights.dtype)} dtype")
+        if aa.size != nobs:
+            raise RuntimeError("cov(): expected aweights to have the same numel as there are "
+                               f"observations in the input but got {aa.size} != {nobs}")
+        if aa.size and (aa < 0).any():
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else w * aweights
+    if x.dtype._cat < 2:
+        x = x.to(D._default_dtype if w is None or w.dtype._cat < 2 else w.dtype)
+    if w is None:
+        avg = x.mean(1)
+        wsum = nobs
+        norm_factor = float(nobs - correction)
+    else:
+        wsum_t = w.sum()
+        if not bool(wsum_t != 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        avg = (x * w).sum(1) / wsum_t
+        wsum = wsum_t
+        if correction == 0:
+            norm_factor = wsum
+        elif aweights is None:
+            norm_factor = wsum - correction
+        else:
+            norm_factor = wsum - correction * (w * aweights).sum() / wsum
+    nf_bad = (norm_factor <= 0) if not isinstance(norm_factor, Tensor) else bool(norm_factor <= 0)
+    if nf_bad:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm_factor = norm_factor * 0 if isinstance(norm_factor, Tensor) else 0.0
+    xc = x - avg.unsqueeze(1)
+    xw = xc if w is None else xc * w
+    c = _op('mm')(xw, xc.t().conj())
+    res = c / norm_factor
+    return res.squeeze() if res.numel() == 1 or a.ndim < 2 else res
+
+
+@register()
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows of ``input``
+    (values clipped to ``[-1, 1]``).
+
+    Example::
+
+        >>> ember.corrcoef(ember.tensor([[0., 1., 2.], [2., 1., 0.]]))
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+    """
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    if c.is_complex():
+        sd = d.real.sqrt()
+        c = c / sd.unsqueeze(1)
+        c = c / sd.unsqueeze(0)
+        return _op('complex')(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
+    sd = d.sqrt()
+    c = c / sd.unsqueeze(1)
+    c = c / sd.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
+# ------------------------------------------------------------------ integration
+def _float_y(y):
+    return y if y.dtype._cat >= 2 else y.to(D._default_dtype)
+
+
+@register(method=False)
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Integrate ``y`` along ``dim`` with the trapezoid rule, at sample points ``x`` or
+    with spacing ``dx`` (default 1).
+
+    Example::
+
+        >>> ember.trapezoid(ember.tensor([1., 2., 4.]))
+        tensor(4.5000)
+    """
+    _check_tensor(y, 'trapezoid', 'y')
+    nd = y._data.ndim
+    d = _wrap_dim(dim, nd)
+    n = y._data.shape[d]
+    if isinstance(x, Tensor):
+        if x._data.ndim == 1 and x._data.shape[0] != n:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        if n == 0:
+            return _float_y(y).sum(d) * 0
+        xd = _op('diff')(x, dim=-1 if x._data.ndim == 1 else d)
+        if xd.dim() == 1:
+            sh = [1] * nd
+            sh[d] = n - 1
+            xd = xd.view(sh)
+        ys = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+        return (xd * ys).sum(d) / 2
+    h = 1 if x is None and dx is None else (dx if dx is not None else x)
+    if n == 0:
+        return _float_y(y).sum(d) * 0
+    yf = _float_y(y)
+    s = yf.sum(d) - (yf.select(d, 0) + yf.select(d, n - 1)) * 0.5
+    return s * h
+
+
+@register(method=False)
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """Alias of :func:`trapezoid` (``trapz(y, x, dim=-1)`` or ``trapz(y, *, dx=1, dim=-1)``).
+
+    Example::
+
+        >>> ember.trapz(ember.tensor([1., 2., 4.]), dx=2)
+        tensor(9.)
+    """
+    if isinstance(x, (_int, _float)) and dx is None:
+        dx, x = x, None
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+@register(method=False)
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoid-rule integral of ``y`` along ``dim`` (one element fewer).
+
+    Example::
+
+        >>> ember.cumulative_trapezoid(ember.tensor([1., 2., 4.]))
+        tensor([1.5000, 4.5000])
+    """
+    _check_tensor(y, 'cumulative_trapezoid', 'y')
+    nd = y._data.ndim
+    d = _wrap_dim(dim, nd)
+    n = y._data.shape[d]
+    yf = _float_y(y)
+    if n == 0:
+        return yf.narrow(d, 0, 0)
+    avg = (yf.narrow(d, 1, n - 1) + yf.narrow(d, 0, n - 1)) / 2
+    if isinstance(x, Tensor):
+        if x._data.ndim == 1 and x._data.shape[0] != n:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each "
+                               "sample point")
+        xd = _op('diff')(x, dim=-1 if x._data.ndim == 1 else d)
+        if xd.dim() == 1:
+            sh = [1] * nd
+            sh[d] = n - 1
+            xd = xd.view(sh)
+        return (avg * xd).cumsum(d)
+    h = 1 if x is None and dx is None else (dx if dx is not None else x)
+    return (avg * h).cumsum(d)
+
+
+@register(method=False)
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimate the gradient of a function sampled in ``input`` along each of ``dim``
+    (default: every dim) by second-order central differences inside and first- or
+    second-order (``edge_order``) one-sided differences at the boundaries.
+
+    Args:
+        spacing (scalar, list of scalars or list of Tensors): sample spacing per dim, or
+            the coordinates of the samples.
+        dim (int or list of ints, optional): the dims to differentiate along.
+        edge_order (int): 1 or 2.
+
+    Returns:
+        a tuple of tensors, one per dim.
+
+    Example::
+
+        >>> ember.gradient(ember.tensor([1., 2., 4., 8.]))
+        (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    _check_tensor(input, 'gradient')
+    nd = input._data.ndim
+    if dim is None:
+        dims = list(range(nd))
+        given = False
+    else:
+        dims = [dim] if isinstance(dim, _int) else list(dim)
+        given = True
+    dims = [_wrap_dim(d, nd) for d in dims]
+    if isinstance(spacing, (list, tuple)):
+        if not given and len(spacing) != nd:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, "
+                               "or a list of length equal to 'self.dim() = "
+                               f"{nd}', since dim argument was not given, but got a list of "
+                               f"length {len(spacing)}")
+        if given and len(spacing) != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or "
+                               "it's spacing and dim arguments to have the same length, but "
+                               f"got a spacing argument of length {len(spacing)} and a dim "
+                               f"argument of length {len(dims)}.")
+        sp = list(spacing)
+    else:
+        sp = [spacing] * len(dims)
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input._data.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    y = _float_y(input)
+    out = []
+    for d, h in zip(dims, sp):
+        out.append(_gradient_1d(y, d, h, edge_order, nd))
+    return tuple(out)
+
+
+def _gradient_1d(y, d, h, edge_order, nd):
+    n = y.shape[d]
+
+    def sl(s, e):
+        return y.narrow(d, s, e - s)
+    if isinstance(h, Tensor):
+        cx = h.to(y.dtype) if h.dtype._cat < 2 else h
+        dx = _op('diff')(cx)
+        sh = [1] * nd
+        sh[d] = -1
+
+        def dxv(s, e):
+            return dx.narrow(0, s, e - s).view(sh)
+        a_ = dxv(0, n - 2) if n > 2 else None
+        b_ = dxv(1, n - 1) if n > 2 else None
+        parts = []
+        if edge_order == 1:
+            first = (sl(1, 2) - sl(0, 1)) / dxv(0, 1)
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / dxv(n - 2, n - 1)
+        else:
+            h1, h2 = dxv(0, 1), dxv(1, 2)
+            first = (-(2 * h1 + h2) / (h1 * (h1 + h2)) * sl(0, 1) + (h1 + h2) / (h1 * h2) * sl(1, 2)
+                     - h1 / (h2 * (h1 + h2)) * sl(2, 3))
+            h1, h2 = dxv(n - 3, n - 2), dxv(n - 2, n - 1)
+            last = (h2 / (h1 * (h1 + h2)) * sl(n - 3, n - 2) - (h1 + h2) / (h1 * h2) * sl(n - 2, n - 1)
+                    + (2 * h2 + h1) / (h2 * (h1 + h2)) * sl(n - 1, n))
+        parts.append(first)
+        if n > 2:
+            mid = (a_ * a_ * sl(2, n) - b_ * b_ * sl(0, n - 2) + (b_ * b_ - a_ * a_) * sl(1, n - 1)) \
+                / (a_ * b_ * (a_ + b_))
+            parts.append(mid)
+        parts.append(last)
+        return _op('cat')(parts, d)
+    parts = []
+    if edge_order == 1:
+        first = (sl(1, 2) - sl(0, 1)) / h
+        last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+        last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
+    parts.append(first)
+    if n > 2:
+        parts.append((sl(2, n) - sl(0, n - 2)) / (2 * h))
+    parts.append(last)
+    return _op('cat')(parts, d)

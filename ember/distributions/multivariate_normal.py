@@ -59,10 +59,9 @@ def _precision_to_scale_tril(P):
 
 
 def _cholesky_inverse(L):
-    """``(L L^T)^{-1}`` from a lower Cholesky factor ``L``."""
-    eye = ember.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-    Li = ember.linalg.solve_triangular(L, eye, upper=False)
-    return ember.matmul(Li.mT, Li)
+    """``(L L^T)^{-1}`` from a Cholesky factor ``L`` (inverted through ``L L^T``, so the
+    gradient w.r.t. ``L`` is the full matrix, as PyTorch's ``cholesky_inverse`` gives)."""
+    return ember.linalg.inv(ember.matmul(L, L.mT))
 
 
 class MultivariateNormal(Distribution):

@@ -33,9 +33,10 @@ def _clamp_above_eps(x):
 
 
 def _cholesky_solve(b, L):
-    """``(L L^T)^{-1} b`` for a lower Cholesky factor ``L``."""
-    y = ember.linalg.solve_triangular(L, b, upper=False)
-    return ember.linalg.solve_triangular(L.mT, y, upper=True)
+    """``(L L^T)^{-1} b`` for a Cholesky factor ``L``. Solved through ``L L^T`` so that,
+    as with PyTorch's ``cholesky_solve``, the gradient w.r.t. ``L`` is the full matrix
+    ``-(Y X^T + X Y^T) L`` (not only its lower triangle)."""
+    return ember.linalg.solve(ember.matmul(L, L.mT), b)
 
 
 class Wishart(ExponentialFamily):

@@ -1380,12 +1380,12 @@ def _gamma_one(alpha, st, f32):
         scale *= (1.0 - st.uniform()) ** inv
         alpha = float(np.float32(alpha) + np.float32(1.0)) if f32 else alpha + 1.0
     d = float(np.float32(alpha) - np.float32(_THIRD_F)) if f32 else alpha - _THIRD_F
-    c = 1.0 / math.sqrt(9.0 * d)
+    c = 1.0 / math.sqrt(9.0 * d) if d > 0 else math.nan     # C: sqrt(<0) is NaN
     while True:
         while True:
             x = st.normal()
             y = 1.0 + c * x
-            if y > 0:
+            if not y <= 0:                                      # NaN leaves the loop too
                 break
         v = y * y * y
         u = 1.0 - st.uniform()
@@ -1403,7 +1403,7 @@ def _gamma_arr(g, alpha, f32):
     st = _ScalarStream(g, 3.0 * len(flat) + 16)
     try:
         for i, a in enumerate(flat):
-            out[i] = _gamma_one(a, st, f32) if a == a else math.nan
+            out[i] = _gamma_one(a, st, f32)
     finally:
         st.close()
     return out.reshape(alpha.shape)
@@ -1534,7 +1534,8 @@ def _standard_gamma(self, generator=None):
     f32 = np.dtype(dt._np) != _F64
     arr = _gamma_arr(_gen(generator, self.device), alpha, f32)
     arr = np.asarray(_to_scalar_t(arr, dt), dtype=dt._np)
-    arr = np.maximum(arr, np.finfo(arr.dtype).tiny)
+    tiny = np.finfo(arr.dtype).tiny
+    arr = np.where(tiny < arr, arr, tiny).astype(arr.dtype)   # std::max(tiny, x): NaN -> tiny
     o = wrap(_into_module_of(arr, self))
     if grad_needed(self):
         record(o, StandardGammaBackward0(), (self,), save=(self, o))
@@ -1664,12 +1665,15 @@ def _sample_dirichlet(self, generator=None):
         raise _not_impl('dirichlet', dt)
     alpha = _host(self._data).astype(np.float64)
     gam = _gamma_arr(_gen(generator, self.device), alpha, False)
-    gam = np.maximum(gam, np.finfo(np.float64).tiny)
+    tiny64 = np.finfo(np.float64).tiny
+    gam = np.where(tiny64 < gam, gam, tiny64)
     tot = gam.sum(-1, keepdims=True) if gam.ndim else gam
     npdt = np.dtype(dt._np)
     r = np.asarray(gam / tot).astype(npdt)
     hi = np.nextafter(npdt.type(1), npdt.type(0))
-    r = np.minimum(hi, np.maximum(np.finfo(npdt).tiny, r)).astype(npdt)
+    lo = np.finfo(npdt).tiny
+    r = np.where(lo < r, r, lo)                       # std::max(min, r)
+    r = np.where(r < hi, r, hi).astype(npdt)          # std::min(max, r)
     o = wrap(_into_module_of(r, self))
     if grad_needed(self):
         _record_not_impl(o, '_sample_dirichlet', self)

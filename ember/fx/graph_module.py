@@ -30,7 +30,11 @@ def _copy_attr(from_module, to_module, target):
         else:
             setattr(to_module, field, orig)
     else:
-        setattr(to_module, field, orig)
+        import ember
+        if isinstance(orig, ember.Tensor) and not isinstance(orig, ember.nn.Parameter):
+            to_module.register_buffer(field, orig)
+        else:
+            setattr(to_module, field, orig)
 
 
 def _assign_attr(from_obj, to_module, target):

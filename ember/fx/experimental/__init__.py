@@ -1,0 +1,1 @@
+"""Experimental FX utilities (``optimization.fuse``)."""

@@ -85,7 +85,7 @@ def _find_matches(graph, pattern):
         if any(u not in inner_set for g in inner if g is not gn for u in g.users):
             continue
         used.update(inner)
-        matches.append(Match(anchor=gn, nodes_map=m))
+        matches.append(Match(anchor=anchor, nodes_map=m))
     return matches, pattern_nodes
 
 
@@ -98,7 +98,16 @@ def replace_pattern_with_filters(gm, pattern, replacement=None, match_filters=No
     pgraph = _as_graph(pattern)
     matches, pattern_nodes = _find_matches(graph, pgraph)
     if match_filters:
-        matches = [m for m in matches if all(f(m, graph, pgraph) for f in match_filters)]
+        from types import SimpleNamespace
+        ph = [n for n in pgraph.nodes if n.op == 'placeholder']
+
+        def internal(m):
+            # the object filters receive (PyTorch's InternalMatch fields)
+            return SimpleNamespace(anchors=[m.anchor], nodes_map=m.nodes_map,
+                                   placeholder_nodes=[m.nodes_map[p] for p in ph],
+                                   returning_nodes=[m.anchor], name_node_map={})
+        matches = [m for m in matches
+                   if all(f(internal(m), graph, pgraph) for f in match_filters)]
     rgraph = _as_graph(replacement) if replacement is not None else None
     pattern_ph = [n for n in pgraph.nodes if n.op == 'placeholder']
     if isinstance(replacement, GraphModule) or (replacement is not None and
@@ -111,9 +120,11 @@ def replace_pattern_with_filters(gm, pattern, replacement=None, match_filters=No
         rg = replacement_callback(match, graph, pgraph) if replacement_callback else rgraph
         r_ph = [n for n in rg.nodes if n.op == 'placeholder']
         val_map = {rp: match.nodes_map[pp] for rp, pp in zip(r_ph, pattern_ph)}
-        anchor = match.anchor
+        anchor = match.nodes_map[match.anchor]
         before = set(graph.nodes)
-        with graph.inserting_before(anchor):
+        order = {n: i for i, n in enumerate(graph.nodes)}
+        first_user = min(anchor.users, key=lambda u: order[u]) if anchor.users else anchor.next
+        with graph.inserting_before(first_user):
             out = graph.graph_copy(rg, val_map)
         replacements = [n for n in graph.nodes if n not in before]
         if isinstance(out, Node) or out is None:
@@ -127,7 +138,7 @@ def replace_pattern_with_filters(gm, pattern, replacement=None, match_filters=No
                 if n.op in ('get_attr', 'call_module'):
                     from .graph_module import _copy_attr
                     _copy_attr(rmod, gm, n.target)
-        results.append(ReplacedPatterns(anchor=anchor, nodes_map=match.nodes_map,
+        results.append(ReplacedPatterns(anchor=match.anchor, nodes_map=match.nodes_map,
                                         replacements=replacements))
     gm.recompile()
     return results

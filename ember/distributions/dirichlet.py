@@ -34,6 +34,12 @@ class Dirichlet(ExponentialFamily):
     Samples are reparameterised: :meth:`rsample` carries PyTorch's implicit gradient
     w.r.t. the concentrations.
 
+    NOTE: unlike PyTorch, samples of more than 4 categories may differ from PyTorch's
+    (after the same seed) in the last bit: the gamma draws are the same, but their
+    float64 sum is added in a different order. For float32 concentrations the
+    reparameterised gradient is computed in float64 (PyTorch runs part of it in float),
+    so it can differ from PyTorch's by up to ~1e-4 relative for a few draws.
+
     Args:
         concentration (Tensor): the concentrations (``> 0``), at least one-dimensional.
         validate_args (bool, optional): check the arguments.

@@ -45,7 +45,12 @@ class Wishart(ExponentialFamily):
     :attr:`covariance_matrix`, :attr:`precision_matrix` or :attr:`scale_tril`.
 
     Samples come from the Bartlett decomposition and are reparameterised (Chi2 draws
-    by the reparameterised Gamma sampler, normal draws below the diagonal).
+    by the reparameterised Gamma sampler, normal draws below the diagonal); after the
+    same seed they equal PyTorch's.
+
+    NOTE: unlike PyTorch 2.13, gradients flow through :meth:`rsample` of a batch of
+    samples (PyTorch's backward fails there: the mask of its redraw step is modified in
+    place after being saved).
 
     Args:
         df (float or Tensor): degrees of freedom, ``> p - 1``.

@@ -86,7 +86,11 @@ def wrap(fn_or_name):
     return fn_or_name
 
 
+_wrapped_targets = {}   # id(function) -> function, for functions recorded as wrapped
+
+
 def _make_wrapper(orig, name):
+    _wrapped_targets[id(orig)] = orig
     @functools.wraps(orig)
     def wrapped(*args, **kwargs):
         proxies = []
@@ -280,6 +284,12 @@ class Tracer(TracerBase):
             fn = root
             self.submodule_paths = None
         self.tensor_attrs = {}
+        if isinstance(root, Module):
+            import ember
+            for prefix, sub in root.named_modules():
+                for k, v in vars(sub).items():
+                    if isinstance(v, ember.Tensor) and id(v) not in self.tensor_attrs:
+                        self.tensor_attrs[id(v)] = f'{prefix}.{k}' if prefix else k
         self.graph = Graph(tracer_cls=getattr(self, '__class__', None))
         args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
         call_args = []

@@ -220,8 +220,13 @@ class CodeGen:
                         and node.args[1].isidentifier():
                     body.append(f'{repr(node)} = {_get_repr(node.args[0])}.{node.args[1]}')
                 else:
-                    gname = add_global(_qualified_name(t) if _is_ember_obj(t) else name, t)
-                    if getattr(t, '_fx_wrapped', False):
+                    if _is_ember_obj(t):
+                        hint = _qualified_name(t)
+                    else:
+                        hint = f"{getattr(t, '__module__', None) or ''}.{getattr(t, '__qualname__', name)}"
+                    gname = add_global(hint, t)
+                    from ._symbolic_trace import _wrapped_targets
+                    if id(t) in _wrapped_targets:
                         wrapped_fns.setdefault(gname)
                     body.append(f'{repr(node)} = {gname}({fmt_args(node.args, node.kwargs)})')
             elif node.op == 'call_module':

@@ -162,6 +162,8 @@ class Proxy:
         else:
             i = None
         if i is not None:
+            if insts[i].opname == 'UNPACK_SEQUENCE':
+                return (self[k] for k in range(insts[i].argval))
             nxt = insts[i + 1] if i + 1 < len(insts) else None
             if nxt is not None and nxt.opname == 'UNPACK_SEQUENCE':
                 return (self[k] for k in range(nxt.argval))

@@ -1,0 +1,205 @@
+"""Tracer / symbolic_trace / Proxy behaviour vs torch.fx."""
+import pytest
+
+from ._util import both, close, run_src
+
+
+def _both_code(src):
+    e, t = both(src)
+    assert e['gm'].code == t['gm'].code
+    return e, t
+
+
+def test_operators_reflected_unary():
+    e, t = _both_code('''
+def f(x, y):
+    a = 2 - x; b = 3 * y; c = 1 / (x.abs() + 1); d = 2 ** x; e = -x; g = +y; h = abs(x)
+    i = x // 2; j = x % 2; k = x @ y.t(); l = (x > 0) & (y < 1); m = ~l
+    return a + b + c + d + e + g + h + i + j, k, m, x == y, x != y, x >= y, x <= y
+gm = fx.symbolic_trace(f)
+torch.manual_seed(0)
+x = torch.randn(3, 3); y = torch.randn(3, 3)
+out = gm(x, y)
+ref = f(x, y)
+''')
+    for ns in (e, t):
+        for a, b in zip(ns['out'], ns['ref']):
+            close(a, b, 0)
+    for a, b in zip(e['out'], t['out']):
+        close(a, b)
+
+
+def test_attributes_items_methods():
+    _both_code('''
+def f(x):
+    n = x.size()
+    s = x.shape
+    d = x.dim()
+    return x.reshape(s[0], -1).mean(1, keepdim=True) + x[..., 0:1], n, d, x.T
+gm = fx.symbolic_trace(f)
+''')
+
+
+def test_unpacking_allowed():
+    e, t = _both_code('''
+def f(x):
+    a, b = x.chunk(2)
+    return a * b
+gm = fx.symbolic_trace(f)
+x = torch.arange(4.)
+out = gm(x)
+''')
+    close(e['out'], t['out'])
+
+
+@pytest.mark.parametrize('body,exc', [
+    ('if x.sum() > 0:\n        return x\n    return -x', 'TraceError'),
+    ('return [y for y in x]', 'TraceError'),
+    ('return len(x)', 'RuntimeError'),
+])
+def test_trace_errors(body, exc):
+    src = f'''
+def f(x):
+    {body}
+'''
+    msgs = []
+    for mod in ('ember', 'torch'):
+        ns = run_src(src, mod)
+        errcls = getattr(__import__(mod + '.fx.proxy', fromlist=['x']), 'TraceError') \
+            if exc == 'TraceError' else RuntimeError
+        with pytest.raises(errcls) as ei:
+            ns['fx'].symbolic_trace(ns['f'])
+        msgs.append(str(ei.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_trace_error_is_value_error():
+    from ember.fx.proxy import TraceError
+    assert issubclass(TraceError, ValueError)
+
+
+def test_custom_tracer_leaf_and_module_calls():
+    e, t = _both_code('''
+class Inner(torch.nn.Module):
+    def __init__(s):
+        super().__init__(); s.lin = torch.nn.Linear(3, 3)
+    def forward(s, x):
+        return s.lin(x).relu()
+class Outer(torch.nn.Module):
+    def __init__(s):
+        super().__init__(); s.inner = Inner(); s.layers = torch.nn.ModuleList([torch.nn.Linear(3, 3)])
+    def forward(s, x):
+        return s.layers[0](s.inner(x))
+class LeafInner(fx.Tracer):
+    def is_leaf_module(self, m, qualname):
+        return isinstance(m, Inner) or super().is_leaf_module(m, qualname)
+torch.manual_seed(0)
+o = Outer()
+g = LeafInner().trace(o)
+gm = fx.GraphModule(o, g)
+gm_full = fx.symbolic_trace(o)
+code_full = gm_full.code
+x = torch.randn(2, 3)
+out = gm(x); ref = o(x)
+''')
+    assert e['code_full'] == t['code_full']
+    close(e['out'], e['ref'], 0)
+    close(e['out'], t['out'])
+
+
+def test_concrete_args_and_defaults():
+    e, t = both('''
+def f(x, flag=True, scale=2.0):
+    if flag:
+        return x * scale
+    return x
+gm = fx.symbolic_trace(f, concrete_args={'flag': True})
+x = torch.ones(2)
+out = gm(x)
+''')
+    close(e['out'], t['out'])
+    assert [n.op for n in e['gm'].graph.nodes] == [n.op for n in t['gm'].graph.nodes]
+
+
+WRAP = '''
+def my_helper(x, n):
+    return x * n
+fx.wrap('my_helper')
+def f(x):
+    return my_helper(x, 3) + 1
+gm = fx.symbolic_trace(f)
+targets = [n.target.__name__ if callable(n.target) else n.target for n in gm.graph.nodes]
+out = gm(torch.ones(2))
+'''
+
+
+def test_wrap():
+    e, t = both(WRAP)
+    assert e['targets'] == t['targets']
+    assert e['gm'].code.replace('fxtest_ember', 'fxtest_torch') == t['gm'].code
+    close(e['out'], t['out'])
+
+
+def test_tensor_constant_and_create_proxy_override():
+    e, t = _both_code('''
+class Counting(fx.Tracer):
+    n = 0
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
+        Counting.n += 1
+        return super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
+class M(torch.nn.Module):
+    def __init__(s):
+        super().__init__(); s.c = torch.tensor([1., 2.])
+    def forward(s, x):
+        return x + s.c + torch.tensor([3., 4.])
+m = M()
+g = Counting().trace(m)
+gm = fx.GraphModule(m, g)
+n = Counting.n
+''')
+    assert e['n'] == t['n']
+
+
+def test_proxy_graph_building():
+    e, t = both('''
+g = fx.Graph()
+x = fx.Proxy(g.placeholder('x'))
+y = torch.relu(x) + 1
+g.output(y.node)
+gm = fx.GraphModule(torch.nn.Module(), g)
+code = gm.code
+r = repr(x)
+''')
+    assert e['code'] == t['code'] and e['r'] == t['r']
+
+
+def test_map_arg_and_immutable():
+    from ember.fx import map_arg
+    from ember.fx.immutable_collections import immutable_list, immutable_dict
+    import ember.fx as efx
+    g = efx.Graph()
+    x = g.placeholder('x')
+    n = g.call_function(len, ([x, 1],), {'k': x})
+    assert isinstance(n.args[0], immutable_list) and isinstance(n.kwargs, immutable_dict)
+    assert map_arg(n.args, lambda a: a.name) == (['x', 1],)
+    with pytest.raises(TypeError):
+        n.args[0].append(2)
+
+
+def test_has_side_effect_keeps_node():
+    e, t = both('''
+calls = []
+def log(x):
+    calls.append(1)
+fx.has_side_effect(log)
+fx.wrap('log')
+def f(x):
+    log(x)
+    torch.relu(x)
+    return x + 1
+gm = fx.symbolic_trace(f)
+changed = gm.graph.eliminate_dead_code()
+gm.recompile()
+names = [n.name for n in gm.graph.nodes]
+''')
+    assert e['names'] == t['names'] and e['changed'] == t['changed']

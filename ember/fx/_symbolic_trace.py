@@ -250,9 +250,21 @@ class Tracer(TracerBase):
                 continue
             if p.kind == p.VAR_KEYWORD:
                 raise TraceError('**kwargs parameters are not supported by symbolic tracing')
-            if p.name in concrete_args and not isinstance(concrete_args[p.name], PHBase):
+            if p.name in concrete_args and isinstance(concrete_args[p.name], PHBase):
+                args.append(self.create_proxy('placeholder', f'{p.name}_1', (), {},
+                                              name=f'{p.name}_1'))
+                continue
+            if p.name in concrete_args:
                 val = concrete_args[p.name]
-                self.create_proxy('placeholder', p.name, (val,), {}, name=p.name)
+                ph = self.create_proxy('placeholder', f'{p.name}_1', (val,), {},
+                                       name=f'{p.name}_1')
+                if isinstance(val, (bool, int, float, str)):
+                    import ember
+                    eq = self.create_proxy('call_function', __import__('operator').eq,
+                                           (ph, val), {})
+                    self.create_proxy('call_function', ember._assert,
+                                      (eq, f'{p.name} has been specialized to have value '
+                                           f'{val} but got another value'), {})
                 args.append(val)
                 continue
             default = () if p.default is inspect.Parameter.empty else (p.default,)
@@ -345,6 +357,20 @@ class Tracer(TracerBase):
 
 
 _MISSING = object()
+
+
+def _assert(condition, message):
+    """Raise AssertionError(message) unless ``condition`` (``torch._assert``; the
+    check that generated code makes for a specialized ``concrete_args`` input)."""
+    if not condition:
+        raise AssertionError(message)
+
+
+_assert.__module__ = 'ember'
+import ember as _ember  # noqa: E402
+if '_assert' not in vars(_ember):
+    # NOTE: ember has no torch._assert; FX installs it (generated code calls torch._assert)
+    _ember._assert = _assert
 
 
 def symbolic_trace(root, concrete_args=None):

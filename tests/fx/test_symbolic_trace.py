@@ -118,7 +118,13 @@ x = torch.ones(2)
 out = gm(x)
 ''')
     close(e['out'], t['out'])
-    assert [n.op for n in e['gm'].graph.nodes] == [n.op for n in t['gm'].graph.nodes]
+    assert e['gm'].code == t['gm'].code
+    e, t = both('''
+def f(x, flag=True):
+    return x + 1 if flag else x
+gm = fx.symbolic_trace(f, concrete_args={'flag': True, 'x': fx.PH})
+''')
+    assert e['gm'].code == t['gm'].code
 
 
 WRAP = '''

@@ -337,8 +337,6 @@ class Tracer(TracerBase):
                 elif name in builtins.__dict__ and gid == id(fn_globals):
                     patched.append((g, name, _MISSING))
                     g[name] = _make_wrapper(builtins.__dict__[name], name)
-        import ember.overrides as _ov
-        _ov.enable_torch_function_for(Proxy)
         Module.__getattr__ = module_getattr_wrapper
         Module.__call__ = module_call_wrapper
         try:

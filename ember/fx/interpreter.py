@@ -193,8 +193,6 @@ class Transformer(Interpreter):
 
     def transform(self):
         """Run the transformation and return the new :class:`GraphModule`."""
-        import ember.overrides as _ov
-        _ov.enable_torch_function_for(Proxy)
         from ..nn import Module
         orig_call = Module.__call__
         tracer = self.tracer

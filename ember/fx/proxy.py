@@ -110,6 +110,15 @@ class GraphAppendingTracer(TracerBase):
         self.node_name_to_scope = {}
 
 
+def _hold_seam(proxy):
+    """Keep ember's observing op bindings installed while ``proxy`` lives (so ember
+    functions hand it to ``Proxy.__torch_function__``); given back when it is collected,
+    so a program that holds no Proxy keeps the plain, fast bindings."""
+    from .._ops import _dispatch
+    _dispatch._activate('fx-proxy')
+    _dispatch._release_when_collected(proxy, 'fx-proxy')
+
+
 class Proxy:
     """The value of a graph node during symbolic tracing: calls, operators, attribute
     and item accesses on it record nodes in the tracer's graph.
@@ -127,6 +136,7 @@ class Proxy:
             tracer = GraphAppendingTracer(node.graph)
         self.tracer = tracer
         self.node = node
+        _hold_seam(self)
 
     def __repr__(self):
         return f'Proxy({self.node.name})'
@@ -214,6 +224,7 @@ class Attribute(Proxy):
         self.attr = attr
         self.tracer = root.tracer
         self._node = None
+        _hold_seam(self)
 
     @property
     def node(self):

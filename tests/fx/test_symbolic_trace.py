@@ -209,3 +209,18 @@ gm.recompile()
 names = [n.name for n in gm.graph.nodes]
 ''')
     assert e['names'] == t['names'] and e['changed'] == t['changed']
+
+
+def test_plain_bindings_return_after_tracing():
+    import gc
+    import ember
+    import ember.fx as efx
+    from ember._ops import _dispatch
+
+    def f(x):
+        return ember.relu(x) + 1
+    gm = efx.symbolic_trace(f)
+    gc.collect()
+    _dispatch.sync_released()
+    assert not _dispatch.observing()
+    assert ember.equal(gm(ember.ones(2)), ember.full((2,), 2.))

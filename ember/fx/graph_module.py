@@ -181,7 +181,10 @@ class GraphModule(Module):
         name = self.__class__.__name__
         body = self._code.strip('\n')
         lines = [f'class {name}(torch.nn.Module):']
-        lines += ['    ' + ln if ln.strip() else '' for ln in body.split('\n')]
+        body_lines = body.split('\n')
+        if len(body_lines) > 1 and not any(n.meta.get('stack_trace') for n in self.graph.nodes):
+            body_lines.insert(1, '    # No stacktrace found for following nodes')
+        lines += ['    ' + ln if ln.strip() else '' for ln in body_lines]
         out = '\n'.join(lines).rstrip() + '\n'
         for mname, mod in self.named_children():
             if isinstance(mod, GraphModule):

@@ -21,7 +21,7 @@ def both(src):
 
 
 def close(a, b, tol=1e-5):
-    a = a.detach().numpy() if hasattr(a, 'detach') else np.asarray(a)
-    b = b.detach().numpy() if hasattr(b, 'detach') else np.asarray(b)
+    from oracle import to_np
+    a, b = to_np(a), to_np(b)
     assert a.shape == b.shape, (a.shape, b.shape)
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol)

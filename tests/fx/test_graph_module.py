@@ -195,3 +195,8 @@ def test_to_folder(tmp_path):
             close(a, b, 0)
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_print_readable_text():
+    e, t = both(MODEL)
+    assert e['gm'].print_readable(print_output=False) == t['gm'].print_readable(print_output=False)

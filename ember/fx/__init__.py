@@ -13,7 +13,13 @@ Example::
     >>> print(gm.code)
 
 NOTE: unlike PyTorch, the generated code refers to ember by the global name ``torch``
-(so its text equals PyTorch's for the same program).
+(so its text equals PyTorch's for the same program). A call of an
+``ember.nn.functional`` function records the arguments the caller passed (PyTorch's
+Python functionals also record their defaulted keyword arguments, e.g.
+``relu(x, inplace = False)``), and functions PyTorch implements in C print under their
+ember namespace (``torch.nn.functional.gelu`` rather than ``torch._C._nn.gelu``).
+``Node.normalized_arguments`` is not implemented (returns None). ``*args`` parameters
+are traced as one Proxy argument.
 """
 from .graph_module import GraphModule
 from ._symbolic_trace import symbolic_trace, Tracer, wrap, PH, ProxyableClassMeta

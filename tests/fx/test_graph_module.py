@@ -200,3 +200,13 @@ def test_to_folder(tmp_path):
 def test_print_readable_text():
     e, t = both(MODEL)
     assert e['gm'].print_readable(print_output=False) == t['gm'].print_readable(print_output=False)
+
+
+def test_public_names_and_modules():
+    import torch.fx as tf
+    import ember.fx as ef
+    for n in tf.__all__:
+        a, b = getattr(tf, n), getattr(ef, n)
+        ma, mb = getattr(a, '__module__', None), getattr(b, '__module__', None)
+        if ma and mb:
+            assert ma.replace('torch', 'ember') == mb, n

@@ -224,3 +224,40 @@ def test_plain_bindings_return_after_tracing():
     _dispatch.sync_released()
     assert not _dispatch.observing()
     assert ember.equal(gm(ember.ones(2)), ember.full((2,), 2.))
+
+
+CNN = '''
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 4, 3); self.bn = torch.nn.BatchNorm2d(4)
+        self.fc = torch.nn.Linear(4*3*3, 10); self.drop = torch.nn.Dropout(0.5)
+        self.register_buffer('scale', torch.ones(10))
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.conv1(x))), 2)
+        x = torch.flatten(x, 1)
+        x = self.drop(x)
+        x = F.dropout(x, 0.1, training=self.training)
+        x = self.fc(x) * self.scale
+        x = F.softmax(x, dim=1) + F.gelu(x) + torch.tanh(x).mean(dim=(0,), keepdim=True)
+        x = x.permute(1, 0).contiguous().to(torch.float64)
+        return F.log_softmax(x, dim=-1), x.new_zeros(2), torch.zeros(x.shape[0], dtype=torch.float32)
+torch.manual_seed(0)
+net = Net().eval()
+gm = fx.symbolic_trace(net)
+x = torch.randn(2, 1, 8, 8)
+out = gm(x)
+ref = net(x)
+nodes = [(n.op, n.name) for n in gm.graph.nodes]
+lines = [l for l in gm.code.split(chr(10)) if 'functional' not in l and '_C._nn' not in l]
+'''
+
+
+def test_cnn_functional_calls():
+    e, t = both(CNN)
+    assert e['nodes'] == t['nodes']
+    assert e['lines'] == t['lines']
+    for a, b in zip(e['out'], e['ref']):
+        close(a, b, 0)
+    for a, b in zip(e['out'], t['out']):
+        close(a, b, 1e-5)

@@ -167,7 +167,7 @@ class Node:
             >>> node.prepend(other)
         """
         if self is x:
-            raise AssertionError('Cannot prepend a node to itself')
+            return   # prepending a node to itself leaves the graph as it is
         if self.graph is not x.graph:
             raise AssertionError('Attempting to move a Node into a different Graph')
         x._remove_from_list()

@@ -261,3 +261,44 @@ def test_cnn_functional_calls():
         close(a, b, 0)
     for a, b in zip(e['out'], t['out']):
         close(a, b, 1e-5)
+
+
+def test_tensor_attrs_params_and_proxyable_class():
+    e, t = both('''
+class M(torch.nn.Module):
+    def __init__(s):
+        super().__init__(); s.c = torch.tensor([1., 2.]); s.w = torch.nn.Parameter(torch.ones(2))
+    def forward(s, x):
+        return s.c + x, s.w * x, torch.add(s.c, x), s.w.sum(), x.add(s.c)
+gm = fx.symbolic_trace(M())
+out = gm(torch.tensor([3., 4.]))
+class TP(metaclass=fx.ProxyableClassMeta):
+    def __init__(self, a, b): self.a, self.b = a, b
+def f(x):
+    p = TP(x, x)
+    return x + 1
+gm2 = fx.symbolic_trace(f)
+''')
+    assert e['gm'].code == t['gm'].code
+    assert e['gm2'].code.replace('fxtest_ember', 'fxtest_torch') == t['gm2'].code
+    for a, b in zip(e['out'], t['out']):
+        close(a, b)
+
+
+def test_node_prepend_append_order():
+    e, t = both('''
+def f(x):
+    a = x + 1
+    b = x * 2
+    return a - b
+gm = fx.symbolic_trace(f)
+nodes = list(gm.graph.nodes)
+nodes[1].prepend(nodes[2])
+order1 = [n.name for n in gm.graph.nodes]
+nodes[2].append(nodes[1])
+order2 = [n.name for n in gm.graph.nodes]
+lt = nodes[1] < nodes[3]
+gm.recompile()
+''')
+    assert e['order1'] == t['order1'] and e['order2'] == t['order2'] and e['lt'] == t['lt']
+    assert e['gm'].code == t['gm'].code

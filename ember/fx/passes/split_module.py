@@ -85,12 +85,7 @@ def split_module(m, root_m, split_callback, qualname_map=None,
         elif node.op not in ('placeholder',):
             map_arg(node.args, lambda d, node=node: record_cross(d, node))
             map_arg(node.kwargs, lambda d, node=node: record_cross(d, node))
-    # get_attr nodes used by a partition are copied into it
-    for p in partitions.values():
-        for name in list(p.inputs):
-            n = orig_nodes[name]
-            if n.op == 'get_attr':
-                del p.inputs[name]
+    # get_attr nodes stay in the base module; partitions take their values as inputs
     # topological order of partitions
     sorted_p = []
     deps = {k: set(v.dependencies) for k, v in partitions.items()}
@@ -154,11 +149,9 @@ def split_module(m, root_m, split_callback, qualname_map=None,
             default = node.args[0] if node.args else __import__('inspect').Signature.empty
             base_env[node.name] = base.placeholder(node.target, default_value=default)
             base_env[node.name].meta = dict(node.meta)
-        elif node.op == 'get_attr' and any(getattr(u, '_fx_partition', None) is None
-                                           for u in node.users):
+        elif node.op == 'get_attr':
             base_env[node.name] = base.get_attr(node.target)
-            base_mod_attrs[node.target] = m.get_submodule(node.target) if False else \
-                _fetch(m, node.target)
+            base_mod_attrs[node.target] = _fetch(m, node.target)
     for name in sorted_p:
         p = partitions[name]
         outs = tuple(p.environment[orig_nodes[o]] for o in p.outputs)

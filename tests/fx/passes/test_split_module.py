@@ -17,7 +17,9 @@ torch.manual_seed(0)
 m = M()
 gm = fx.symbolic_trace(m)
 part = {'a': 0, 'add': 0, 'relu': 1, 'p': 1, 'mul': 1, 'b': 2, 'sub': 2}
-split = split_module(gm, m, lambda n: part[n.name])
+qm = {}
+split = split_module(gm, m, lambda n: part[n.name], qm)
+codes = [split.code] + [c.code for _, c in split.named_children()]
 x = torch.randn(2, 4); y = torch.randn(2, 4)
 out = split(x, y); ref = m(x, y)
 subs = [n for n, _ in split.named_children()]
@@ -27,5 +29,7 @@ subs = [n for n, _ in split.named_children()]
 def test_split_module_outputs():
     e, t = both(SRC)
     assert e['subs'] == t['subs']
+    assert e['codes'] == t['codes']
+    assert e['qm'] == t['qm']
     close(e['out'], e['ref'], 1e-6)
     close(e['out'], t['out'])

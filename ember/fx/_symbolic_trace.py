@@ -246,7 +246,7 @@ class Tracer(TracerBase):
         for p in params:
             if p.kind == p.VAR_POSITIONAL:
                 args.append(self._VarArgs(self.create_proxy('placeholder', '*' + p.name,
-                                                            (), {}, name=p.name)))
+                                                            (), {})))
                 continue
             if p.kind == p.VAR_KEYWORD:
                 raise TraceError('**kwargs parameters are not supported by symbolic tracing')
@@ -307,9 +307,18 @@ class Tracer(TracerBase):
         call_args = []
         for a in args:
             if isinstance(a, Tracer._VarArgs):
-                call_args.extend(a.proxy[i] for i in range(0))
-                star = a.proxy
-                call_args.append(star)
+                # the function receives the Proxy itself as its *args tuple: run a copy
+                # of it whose *args parameter is an ordinary positional one
+                co = fn.__code__
+                if co.co_kwonlyargcount:
+                    raise TraceError('symbolic tracing of *args with keyword-only '
+                                     'parameters is not supported')
+                import types
+                fn = types.FunctionType(
+                    co.replace(co_flags=co.co_flags & ~inspect.CO_VARARGS,
+                               co_argcount=co.co_argcount + 1),
+                    fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+                call_args.append(a.proxy)
             else:
                 call_args.append(a)
         parameter_proxy_cache = {}

@@ -302,3 +302,17 @@ gm.recompile()
 ''')
     assert e['order1'] == t['order1'] and e['order2'] == t['order2'] and e['lt'] == t['lt']
     assert e['gm'].code == t['gm'].code
+
+
+def test_varargs():
+    e, t = both('''
+def f(x, *args):
+    return x + args[0] + args[1]
+gm = fx.symbolic_trace(f)
+o = torch.ones(1)
+out = gm(o, o * 2, o * 3)
+iout = fx.Interpreter(gm).run(o, o * 2, o * 3)
+''')
+    assert e['gm'].code == t['gm'].code
+    close(e['out'], t['out'])
+    close(e['iout'], t['iout'])

@@ -18,7 +18,7 @@ NOTE: unlike PyTorch, the generated code refers to ember by the global name ``to
 Python functionals also record their defaulted keyword arguments, e.g.
 ``relu(x, inplace = False)``), and functions PyTorch implements in C print under their
 ember namespace (``torch.nn.functional.gelu`` rather than ``torch._C._nn.gelu``).
-``Node.normalized_arguments`` is not implemented (returns None). ``*args`` parameters
+``Node.normalized_arguments`` is not implemented (returns None).
 """
 from .graph_module import GraphModule
 from ._symbolic_trace import symbolic_trace, Tracer, wrap, PH, ProxyableClassMeta

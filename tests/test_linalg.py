@@ -372,3 +372,89 @@ def test_return_type_fields():
     assert ember.linalg.qr(a)._fields == ('Q', 'R')
     assert ember.linalg.lstsq(a, a)._fields == ('solution', 'residuals', 'rank', 'singular_values')
     assert repr(ember.linalg.slogdet(a)).startswith('torch.return_types.linalg_slogdet(')
+
+
+# ------------------------------------------------------------------ matrix_exp and composites
+import torch as _torch
+
+
+@pytest.mark.parametrize('scale', [0.1, 1.0, 6.0])
+@pytest.mark.parametrize('dt', DTYPES)
+def test_matrix_exp_values_and_grad(scale, dt):
+    a = (rand(2, 4, 4, dtype=np.float64, seed=3, low=-1, high=1) * scale).astype(dt)
+    g = rand(2, 4, 4, dtype=np.float64, seed=4).astype(dt)
+    e = ember.tensor(a, requires_grad=True)
+    t = _torch.tensor(a, requires_grad=True)
+    ye, yt = ember.linalg.matrix_exp(e), _torch.linalg.matrix_exp(t)
+    assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+    rt = 1e-4 if dt == np.float32 else 1e-9
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=rt, atol=rt * np.abs(yt.detach().numpy()).max())
+    ye.backward(ember.tensor(g)); yt.backward(_torch.tensor(g))
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=rt * 10, atol=rt * 10 * np.abs(t.grad.numpy()).max())
+
+
+def test_matrix_exp_gradcheck_and_errors():
+    a = ember.tensor(rand(3, 3, dtype=np.float64, seed=5, low=-1, high=1), requires_grad=True)
+    assert ember.autograd.gradcheck(ember.matrix_exp, (a,))
+    assert ember.autograd.gradgradcheck(ember.matrix_exp, (a,))
+    with pytest.raises(RuntimeError):
+        ember.linalg.matrix_exp(ember.zeros(2, 3))
+    with pytest.raises(RuntimeError):
+        _torch.linalg.matrix_exp(_torch.zeros(2, 3))
+
+
+def test_vander_diagonal_cond():
+    x = rand(2, 3, dtype=np.float64, seed=6)
+    np.testing.assert_allclose(ember.linalg.vander(ember.tensor(x), N=5).numpy(),
+                               _torch.linalg.vander(_torch.tensor(x), N=5).numpy())
+    np.testing.assert_allclose(ember.linalg.vander(ember.tensor(x)).numpy(),
+                               _torch.linalg.vander(_torch.tensor(x)).numpy())
+    a = wc(2, 4, 4, seed=7)
+    np.testing.assert_allclose(ember.linalg.diagonal(ember.tensor(a), offset=1).numpy(),
+                               _torch.linalg.diagonal(_torch.tensor(a), offset=1).numpy())
+    for p in [None, 2, -2, 1, -1, 'fro', 'nuc', math.inf, -math.inf]:
+        np.testing.assert_allclose(ember.linalg.cond(ember.tensor(a), p).numpy(),
+                                   _torch.linalg.cond(_torch.tensor(a), p).numpy(), rtol=1e-10)
+
+
+def test_tensorinv_tensorsolve():
+    a = wc(6, 6, seed=8).reshape(6, 2, 3)
+    np.testing.assert_allclose(ember.linalg.tensorinv(ember.tensor(a), ind=1).numpy(),
+                               _torch.linalg.tensorinv(_torch.tensor(a), ind=1).numpy(), rtol=1e-10)
+    a2 = wc(6, 6, seed=9).reshape(2, 3, 6)
+    b = rand(2, 3, dtype=np.float64, seed=10)
+    np.testing.assert_allclose(ember.linalg.tensorsolve(ember.tensor(a2), ember.tensor(b)).numpy(),
+                               _torch.linalg.tensorsolve(_torch.tensor(a2), _torch.tensor(b)).numpy(), rtol=1e-10)
+    a3 = wc(6, 6, seed=11).reshape(6, 2, 3)
+    np.testing.assert_allclose(
+        ember.linalg.tensorsolve(ember.tensor(a3), ember.tensor(b), dims=(0,)).numpy(),
+        _torch.linalg.tensorsolve(_torch.tensor(a3), _torch.tensor(b), dims=(0,)).numpy(), rtol=1e-10)
+    for mod in (ember, _torch):
+        with pytest.raises(RuntimeError):
+            mod.linalg.tensorinv(mod.zeros(2, 3), ind=1)
+    e = ember.tensor(a, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda x: ember.linalg.tensorinv(x, ind=1), (e,))
+
+
+@pytest.mark.parametrize('upper', [False, True])
+def test_cholesky_solve_inverse(upper):
+    L = np.tril(rand(2, 4, 4, dtype=np.float64, seed=12, low=-1, high=1)) + 3 * np.eye(4)
+    if upper:
+        L = np.swapaxes(L, -1, -2)
+    B = rand(2, 4, 3, dtype=np.float64, seed=13)
+    np.testing.assert_allclose(ember.cholesky_solve(ember.tensor(B), ember.tensor(L), upper).numpy(),
+                               _torch.cholesky_solve(_torch.tensor(B), _torch.tensor(L), upper).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(ember.tensor(L).cholesky_inverse(upper).numpy(),
+                               _torch.tensor(L).cholesky_inverse(upper).numpy(), rtol=1e-10)
+    Le = ember.tensor(L, requires_grad=True)
+    Be = ember.tensor(B, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda b, l: ember.cholesky_solve(b, l, upper), (Be, Le))
+
+
+@pytest.mark.parametrize('name', ['lstsq', 'solve', 'symeig', 'eig'])
+def test_removed_methods(name):
+    with pytest.raises(RuntimeError) as te:
+        getattr(_torch.zeros(2, 2), name)(_torch.zeros(2, 2))
+    with pytest.raises(RuntimeError) as ee:
+        getattr(ember.zeros(2, 2), name)(ember.zeros(2, 2))
+    assert str(ee.value) == str(te.value)

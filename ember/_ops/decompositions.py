@@ -1099,3 +1099,248 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     if atol is not None:
         thr = xp.maximum(thr, atol)
     return _out(wrap(xp.asarray((s > thr).sum(-1), dtype=np.int64)), out)
+
+
+# ------------------------------------------------------------------ matrix_exp, composites
+def _expm_array(a, xp):
+    """exp of a (batched) square array: scaling and squaring with a degree-18 Taylor sum."""
+    n = a.shape[-1]
+    if a.size == 0:
+        return a.copy()
+    nrm = xp.abs(a).sum(-2).max(-1)
+    s = int(max(0, np.ceil(np.log2(max(float(nrm.max()), 1e-300))) + 1)) if float(nrm.max()) > 0.5 else 0
+    x = a / (2.0 ** s)
+    eye = xp.eye(n, dtype=a.dtype)
+    r = eye + x / 18.0
+    for k in range(17, 0, -1):
+        r = eye + (x @ r) / k
+    for _ in range(s):
+        r = r @ r
+    return r
+
+
+class LinalgMatrixExpBackward0(Node):
+    def backward(self, g):
+        A, = self.saved_tensors
+        n = A.shape[-1]
+        AH = _mH(A)
+        z = g.new_zeros(A.shape) if hasattr(g, 'new_zeros') else g * 0
+        top = _cat_last(AH, g)
+        bot = _cat_last(z, AH)
+        from .shape import cat
+        big = cat([top, bot], -2)
+        return (matrix_exp(big)[..., :n, n:],)
+
+
+@register()
+def matrix_exp(A):
+    """Computes the matrix exponential of a square matrix or batch of matrices.
+
+    Args:
+        A (Tensor): tensor of shape `(*, n, n)`, float or complex.
+
+    Example::
+
+        >>> ember.linalg.matrix_exp(ember.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    _check_square(A, 'linalg.matrix_exp')
+    a = A._data if hasattr(A, '_data') else A.numpy()
+    xp = array_module(a)
+    res = wrap(_expm_array(a, xp))
+    if _Mode.grad and A.requires_grad:
+        record(res, LinalgMatrixExpBackward0(), (A,), save=(A,))
+    return res
+
+
+def vander(x, *, N=None):
+    """Generates a Vandermonde matrix: column ``i`` is ``x ** i`` (``i < N``).
+
+    Args:
+        x (Tensor): tensor of shape `(*, n)`.
+        N (int, optional): number of columns. Default: `n`.
+
+    Example::
+
+        >>> ember.linalg.vander(ember.tensor([1., 2.]))
+        tensor([[1., 1.],
+                [1., 2.]])
+    """
+    if x.dim() == 0:
+        raise RuntimeError('x must have at least one dimension.')
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        if n < 1:
+            raise RuntimeError('N must be greater than 1.')
+        return x.unsqueeze(-1).pow(0)
+    from .reduction import cumprod
+    from .shape import cat
+    xs = x.unsqueeze(-1).expand(*x.shape, n - 1)
+    return cat([x.unsqueeze(-1).pow(0), cumprod(xs, -1)], -1)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """Alias of :func:`ember.diagonal` with linalg's defaults (the last two dimensions).
+
+    Example::
+
+        >>> ember.linalg.diagonal(ember.eye(2))
+        tensor([1., 1.])
+    """
+    return A.diagonal(offset, dim1, dim2)
+
+
+def cond(A, p=None, *, out=None):
+    """Computes the condition number of a matrix with respect to a matrix norm.
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        p (int, inf, -inf, 'fro', 'nuc', optional): the norm. Default: `None` (2-norm).
+
+    Example::
+
+        >>> ember.linalg.cond(ember.eye(2))
+        tensor(1.)
+    """
+    from .norms import matrix_norm
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        r = s[..., 0] / s[..., -1] if p in (None, 2) else s[..., -1] / s[..., 0]
+    else:
+        _check_square(A, 'linalg.cond')
+        r = matrix_norm(A, p) * matrix_norm(inv(A), p)
+    if out is not None:
+        return _out(r, out)
+    return r
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """Computes the multiplicative inverse of :func:`ember.tensordot`.
+
+    Args:
+        A (Tensor): tensor with ``prod(A.shape[:ind]) == prod(A.shape[ind:])``.
+        ind (int): index at which the inverse is split. Default: 2.
+
+    Example::
+
+        >>> A = ember.eye(4).reshape(4, 2, 2)
+        >>> ember.linalg.tensorinv(A, ind=1).shape
+        ember.Size([2, 2, 4])
+    """
+    if ind <= 0:
+        raise RuntimeError('Expected a strictly positive integer for \'ind\', but got %d' % ind)
+    lead, rest = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    m = int(np.prod(lead)) if lead else 1
+    k = int(np.prod(rest)) if rest else 1
+    if m != k:
+        raise RuntimeError('Expected self to satisfy the requirement prod(self.shape[ind:]) == '
+                           'prod(self.shape[:ind]), but got %d != %d' % (k, m))
+    r = inv(A.reshape(m, k)).reshape(*rest, *lead)
+    return _out(r, out) if out is not None else r
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """Computes the solution `X` of ``tensordot(A, X, X.ndim) = B``.
+
+    Args:
+        A (Tensor): tensor to solve for; ``prod(A.shape[B.ndim:]) == B.numel()``.
+        B (Tensor): right-hand side.
+        dims (Tuple[int], optional): dimensions of `A` moved to the end first.
+
+    Example::
+
+        >>> A = ember.eye(6).reshape(2, 3, 6)
+        >>> ember.linalg.tensorsolve(A, ember.ones(2, 3)).shape
+        ember.Size([6])
+    """
+    if dims is not None:
+        nd = A.dim()
+        dims = [d % nd for d in dims]
+        keep = [d for d in range(nd) if d not in dims]
+        A = A.permute(*keep, *dims)
+    rest = tuple(A.shape[B.dim():])
+    k = int(np.prod(rest)) if rest else 1
+    m = B.numel()
+    if m != k:
+        raise RuntimeError('Expected self to satisfy the requirement prod(self.shape[other.ndim:]) '
+                           '== prod(self.shape[:other.ndim]), but got %d != %d' % (k, m))
+    r = solve(A.reshape(m, k), B.reshape(m)).reshape(rest)
+    return _out(r, out) if out is not None else r
+
+
+@register()
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """Solves ``A X = B`` given the Cholesky factor `L` (or `U`) of the positive-definite `A`.
+
+    Args:
+        input (Tensor): right-hand side `B`, shape `(*, n, k)`.
+        input2 (Tensor): Cholesky factor, shape `(*, n, n)`.
+        upper (bool): whether `input2` is upper triangular. Default: `False`.
+
+    NOTE: unlike PyTorch, the result's grad_fn is that of the composed triangular solves
+    (not CholeskySolveBackward0).
+
+    Example::
+
+        >>> L = ember.eye(2) * 2
+        >>> ember.cholesky_solve(ember.ones(2, 1), L)
+        tensor([[0.2500],
+                [0.2500]])
+    """
+    if input.dim() < 2 or input2.dim() < 2:
+        raise RuntimeError('b should have at least 2 dimensions, but has %d dimensions instead'
+                           % input.dim() if input.dim() < 2 else
+                           'u should have at least 2 dimensions, but has %d dimensions instead'
+                           % input2.dim())
+    if upper:
+        y = solve_triangular(_mH(input2), input, upper=False)
+        r = solve_triangular(input2, y, upper=True)
+    else:
+        y = solve_triangular(input2, input, upper=False)
+        r = solve_triangular(_mH(input2), y, upper=True)
+    return _out(r, out) if out is not None else r
+
+
+@register()
+def cholesky_inverse(input, upper=False, *, out=None):
+    """Computes the inverse of a positive-definite matrix from its Cholesky factor.
+
+    Args:
+        input (Tensor): Cholesky factor, shape `(*, n, n)`.
+        upper (bool): whether `input` is upper triangular. Default: `False`.
+
+    NOTE: unlike PyTorch, the result's grad_fn is that of the composition.
+
+    Example::
+
+        >>> ember.cholesky_inverse(ember.eye(2) * 2)
+        tensor([[0.2500, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _check_square(input, 'cholesky_inverse', 'input')
+    eye = _eye_like(input) if False else None
+    from .creation import eye as _eye
+    I = _eye(input.shape[-1], dtype=input.dtype).expand(*input.shape)
+    return cholesky_solve(I, input, upper, out=out)
+
+
+_REMOVED = {
+    'lstsq': "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments and does not return the QR decomposition in the returned tuple (although it returns other information about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` stored the residuals of the solution in the last m - n columns of the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    'solve': "This function was deprecated since version 1.9 and is now removed. `torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments reversed and does not return the LU factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)",
+    'symeig': "This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the matrix by default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    'eig': "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)",
+}
+
+
+def _removed(name):
+    def fn(self, *args, **kwargs):
+        raise RuntimeError(_REMOVED[name])
+    fn.__name__ = name
+    fn.__doc__ = 'Removed in PyTorch 1.9+: raises RuntimeError pointing to ``torch.linalg``.'
+    return fn
+
+
+for _n in _REMOVED:
+    if not hasattr(Tensor, _n):
+        setattr(Tensor, _n, _removed(_n))

@@ -1,0 +1,420 @@
+"""``ember.distributed``: PyTorch's ``torch.distributed`` namespace (partial).
+
+Present now: availability queries, :class:`Backend`, :class:`ReduceOp`, the error types,
+the in-memory :class:`HashStore` and :class:`PrefixStore`, ``default_pg_timeout`` and the
+process-group queries (which raise PyTorch's error while no group is initialised).
+
+NOTE: unlike PyTorch, process groups, collectives, TCPStore/FileStore and the launcher are
+not implemented yet (the MPI engine, mpi4py over the ``mpich`` wheel, is planned; see
+issue 12). ``init_process_group`` raises ``NotImplementedError``.
+"""
+import datetime as _dt
+import enum as _enum
+import threading as _threading
+import time as _time
+
+__all__ = ['is_available', 'is_mpi_available', 'is_gloo_available', 'is_nccl_available',
+           'is_ucc_available', 'is_xccl_available', 'is_initialized', 'is_torchelastic_launched',
+           'Backend', 'ReduceOp', 'reduce_op', 'DistError', 'DistBackendError',
+           'DistNetworkError', 'DistStoreError', 'QueueEmptyError', 'Store', 'HashStore',
+           'PrefixStore', 'default_pg_timeout', 'init_process_group', 'destroy_process_group',
+           'get_rank', 'get_world_size', 'get_backend', 'GroupMember', 'group']
+
+default_pg_timeout = _dt.timedelta(minutes=30)
+
+
+def is_available():
+    """Whether the distributed package is available (always ``True``)."""
+    return True
+
+
+def is_mpi_available():
+    """Whether the MPI engine (``mpi4py``) can be imported; mpi4py is imported lazily."""
+    import importlib.util
+    return importlib.util.find_spec('mpi4py') is not None
+
+
+def is_gloo_available():
+    """Whether the 'gloo' CPU backend name is accepted. NOTE: unlike PyTorch, it runs on MPI."""
+    return is_mpi_available()
+
+
+def is_nccl_available():
+    """Whether NCCL is available (``False``: CUDA collectives are not implemented)."""
+    return False
+
+
+def is_ucc_available():
+    """Whether UCC is available (``False``)."""
+    return False
+
+
+def is_xccl_available():
+    """Whether XCCL is available (``False``)."""
+    return False
+
+
+def is_torchelastic_launched():
+    """Whether this process was started by a torchrun-style launcher (``TORCHELASTIC_RUN_ID`` set)."""
+    import os
+    return os.getenv('TORCHELASTIC_RUN_ID') is not None
+
+
+class DistError(RuntimeError):
+    """Base error of the distributed package."""
+
+
+class DistBackendError(DistError):
+    """Error raised by a communication backend."""
+
+
+class DistNetworkError(DistError):
+    """Network error (connect or listen failure, socket timeout)."""
+
+
+class DistStoreError(DistError):
+    """Store error (e.g. a wait timeout)."""
+
+
+class QueueEmptyError(DistStoreError):
+    """Raised when popping from an empty store queue."""
+
+
+class Backend(str):
+    """A backend name, lower-cased: ``Backend('GLOO') == 'gloo'``.
+
+    Example::
+
+        >>> ember.distributed.Backend('GLOO')
+        'gloo'
+    """
+    UNDEFINED = 'undefined'
+    GLOO = 'gloo'
+    NCCL = 'nccl'
+    XCCL = 'xccl'
+    UCC = 'ucc'
+    MPI = 'mpi'
+    FAKE = 'fake'
+    backend_list = ['undefined', 'gloo', 'nccl', 'xccl', 'ucc', 'mpi', 'fake']
+    default_device_backend_map = {'cpu': 'gloo', 'cuda': 'nccl', 'xpu': 'xccl', 'mps': 'gloo'}
+
+    def __new__(cls, name):
+        if not isinstance(name, str):
+            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+        value = getattr(Backend, name.upper(), Backend.UNDEFINED)
+        if value == Backend.UNDEFINED:
+            value = name.lower()
+        return str.__new__(cls, value)
+
+
+class _RedOpType(_enum.Enum):
+    SUM = 0
+    AVG = 1
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+    BAND = 5
+    BOR = 6
+    BXOR = 7
+    PREMUL_SUM = 8
+    UNUSED = 9
+
+    def __int__(self):
+        return self.value
+
+
+_RedOpType.__name__ = _RedOpType.__qualname__ = 'RedOpType'
+
+
+class ReduceOp:
+    """Reduction operations of ``all_reduce``/``reduce``/``reduce_scatter``: ``SUM``,
+    ``PRODUCT``, ``MIN``, ``MAX``, ``AVG``, ``BAND``, ``BOR``, ``BXOR``, ``PREMUL_SUM``.
+
+    ``ReduceOp.SUM`` etc. are ``ReduceOp.RedOpType`` members; ``ReduceOp(op)`` wraps one.
+
+    Example::
+
+        >>> ember.distributed.ReduceOp.SUM
+        <RedOpType.SUM: 0>
+    """
+    RedOpType = _RedOpType
+    SUM = _RedOpType.SUM
+    AVG = _RedOpType.AVG
+    PRODUCT = _RedOpType.PRODUCT
+    MIN = _RedOpType.MIN
+    MAX = _RedOpType.MAX
+    BAND = _RedOpType.BAND
+    BOR = _RedOpType.BOR
+    BXOR = _RedOpType.BXOR
+    PREMUL_SUM = _RedOpType.PREMUL_SUM
+    UNUSED = _RedOpType.UNUSED
+
+    def __init__(self, op=_RedOpType.SUM):
+        if isinstance(op, ReduceOp):
+            op = op.op
+        if not isinstance(op, _RedOpType):
+            raise TypeError(f"ReduceOp(): incompatible argument {op!r}")
+        self.op = op
+        self._factor = None
+
+    def __eq__(self, other):
+        if isinstance(other, ReduceOp):
+            return self.op == other.op
+        return self.op == other
+
+    def __hash__(self):
+        return hash(self.op)
+
+    def __repr__(self):
+        return f"<ReduceOp.{self.op.name}>"
+
+
+def _make_nccl_premul_sum(factor):
+    """A ``PREMUL_SUM`` op multiplying each input by ``factor`` before summing."""
+    r = ReduceOp(ReduceOp.PREMUL_SUM)
+    r._factor = factor
+    return r
+
+
+class reduce_op:
+    """Deprecated alias of :class:`ReduceOp` (PyTorch keeps it for old code)."""
+    SUM = _RedOpType.SUM
+    PRODUCT = _RedOpType.PRODUCT
+    MIN = _RedOpType.MIN
+    MAX = _RedOpType.MAX
+
+
+def _to_bytes(v):
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v)
+    if isinstance(v, str):
+        return v.encode()
+    if isinstance(v, (list, tuple)):
+        return bytes(v)
+    raise TypeError(f"store value must be str or bytes, got {type(v).__name__}")
+
+
+def _secs(td):
+    return td.total_seconds() if isinstance(td, _dt.timedelta) else float(td)
+
+
+class Store:
+    """Base class of the key-value stores used for rendezvous."""
+
+    def __init__(self):
+        self._timeout = _dt.timedelta(seconds=300)
+
+    @property
+    def timeout(self):
+        """The default timeout of blocking operations (a ``timedelta``)."""
+        return self._timeout
+
+    def set_timeout(self, timeout):
+        """Set the default timeout of blocking operations."""
+        self._timeout = timeout
+
+    def has_extended_api(self):
+        """Whether ``append``/``multi_get``/``multi_set`` are supported (``True``)."""
+        return True
+
+    def multi_get(self, keys):
+        """Values of ``keys`` (blocking until each exists)."""
+        return [self.get(k) for k in keys]
+
+    def multi_set(self, keys, values):
+        """Set each key to its value."""
+        for k, v in zip(keys, values):
+            self.set(k, v)
+
+
+class HashStore(Store):
+    """A thread-safe in-memory store, shared by the threads of one process.
+
+    Example::
+
+        >>> s = ember.distributed.HashStore()
+        >>> s.set('a', 'b'); s.get('a')
+        b'b'
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._d = {}
+        self._cv = _threading.Condition()
+
+    def set(self, key, value):
+        """Set ``key`` to ``value`` (str or bytes)."""
+        with self._cv:
+            self._d[key] = _to_bytes(value)
+            self._cv.notify_all()
+
+    def _wait_locked(self, keys, timeout):
+        end = _time.monotonic() + _secs(timeout if timeout is not None else self._timeout)
+        while not all(k in self._d for k in keys):
+            left = end - _time.monotonic()
+            if left <= 0:
+                raise DistStoreError("Wait timeout")
+            self._cv.wait(left)
+
+    def get(self, key):
+        """The value of ``key``, waiting up to the store timeout for it to be set."""
+        with self._cv:
+            self._wait_locked([key], None)
+            return self._d[key]
+
+    def wait(self, keys, timeout=None):
+        """Wait until every key in ``keys`` is set; raises ``DistStoreError`` on timeout."""
+        with self._cv:
+            self._wait_locked(list(keys), timeout)
+
+    def check(self, keys):
+        """Whether every key in ``keys`` is set (does not wait)."""
+        with self._cv:
+            return all(k in self._d for k in keys)
+
+    def add(self, key, amount):
+        """Add ``amount`` to the integer stored at ``key`` (0 if absent); returns the new value."""
+        with self._cv:
+            cur = self._d.get(key, b'0')
+            try:
+                n = int(cur)
+            except ValueError:
+                raise ValueError("stoll") from None
+            n += int(amount)
+            self._d[key] = str(n).encode()
+            self._cv.notify_all()
+            return n
+
+    def append(self, key, value):
+        """Append ``value`` to the bytes at ``key`` (set it if absent)."""
+        with self._cv:
+            self._d[key] = self._d.get(key, b'') + _to_bytes(value)
+            self._cv.notify_all()
+
+    def compare_set(self, key, expected_value, desired_value):
+        """Set ``key`` to ``desired_value`` if its value is ``expected_value`` (or it is absent
+        and ``expected_value`` is empty); returns the value now stored (``expected_value``
+        when the key is absent and not set)."""
+        e, d = _to_bytes(expected_value), _to_bytes(desired_value)
+        with self._cv:
+            if key not in self._d:
+                if e == b'':
+                    self._d[key] = d
+                    self._cv.notify_all()
+                    return d
+                return e
+            if self._d[key] == e:
+                self._d[key] = d
+                self._cv.notify_all()
+            return self._d[key]
+
+    def delete_key(self, key):
+        """Delete ``key``; returns whether it existed."""
+        with self._cv:
+            return self._d.pop(key, None) is not None
+
+    def num_keys(self):
+        """The number of keys set."""
+        with self._cv:
+            return len(self._d)
+
+
+class PrefixStore(Store):
+    """A store that prefixes every key with ``prefix + '/'`` before handing it to ``store``.
+
+    Args:
+        prefix (str): the prefix.
+        store (Store): the underlying store.
+
+    Example::
+
+        >>> p = ember.distributed.PrefixStore('pre', ember.distributed.HashStore())
+    """
+
+    def __init__(self, prefix, store):
+        super().__init__()
+        self._prefix = prefix
+        self.underlying_store = store
+        self._timeout = store.timeout
+
+    def _k(self, k):
+        return f"{self._prefix}/{k}"
+
+    def set(self, key, value):
+        self.underlying_store.set(self._k(key), value)
+
+    def get(self, key):
+        return self.underlying_store.get(self._k(key))
+
+    def add(self, key, amount):
+        return self.underlying_store.add(self._k(key), amount)
+
+    def append(self, key, value):
+        self.underlying_store.append(self._k(key), value)
+
+    def compare_set(self, key, expected_value, desired_value):
+        return self.underlying_store.compare_set(self._k(key), expected_value, desired_value)
+
+    def delete_key(self, key):
+        return self.underlying_store.delete_key(self._k(key))
+
+    def num_keys(self):
+        return self.underlying_store.num_keys()
+
+    def wait(self, keys, timeout=None):
+        self.underlying_store.wait([self._k(k) for k in keys], timeout)
+
+    def check(self, keys):
+        return self.underlying_store.check([self._k(k) for k in keys])
+
+
+_NOT_INIT = ("Default process group has not been initialized, please make sure to call "
+             "init_process_group.")
+
+
+class GroupMember:
+    """Group placeholders: ``GroupMember.WORLD`` (the default group, ``None`` until
+    initialised) and ``GroupMember.NON_GROUP_MEMBER``."""
+    WORLD = None
+    NON_GROUP_MEMBER = -100
+
+
+class group:
+    """``group.WORLD``: the default process group (``None`` until initialised)."""
+    WORLD = None
+
+
+def is_initialized():
+    """Whether the default process group is initialised (always ``False`` for now)."""
+    return GroupMember.WORLD is not None
+
+
+def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
+                       store=None, group_name='', pg_options=None, device_id=None):
+    """Initialise the default process group.
+
+    NOTE: unlike PyTorch, not implemented yet (the MPI engine is planned): raises
+    ``NotImplementedError``.
+    """
+    raise NotImplementedError("ember.distributed.init_process_group is not implemented yet "
+                              "(MPI backend pending)")
+
+
+def destroy_process_group(group=None):
+    """Destroy a process group; raises ``ValueError`` if none is initialised."""
+    raise ValueError(_NOT_INIT)
+
+
+def get_rank(group=None):
+    """This process's rank; raises ``ValueError`` (PyTorch's wording) while uninitialised."""
+    raise ValueError(_NOT_INIT)
+
+
+def get_world_size(group=None):
+    """The number of ranks; raises ``ValueError`` while uninitialised."""
+    raise ValueError(_NOT_INIT)
+
+
+def get_backend(group=None):
+    """The group's backend name; raises ``ValueError`` while uninitialised."""
+    raise ValueError(_NOT_INIT)

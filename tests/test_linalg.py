@@ -458,3 +458,59 @@ def test_removed_methods(name):
     with pytest.raises(RuntimeError) as ee:
         getattr(ember.zeros(2, 2), name)(ember.zeros(2, 2))
     assert str(ee.value) == str(te.value)
+
+
+# ------------------------------------------------------------------ LU
+@pytest.mark.parametrize('shape', [(4, 4), (3, 4, 4), (2, 5, 3), (2, 3, 5)])
+@pytest.mark.parametrize('dt', DTYPES)
+def test_lu_factor_and_lu(shape, dt):
+    a = rand(*shape, dtype=np.float64, seed=20).astype(dt)
+    e, t = ember.linalg.lu_factor_ex(ember.tensor(a)), _torch.linalg.lu_factor_ex(_torch.tensor(a))
+    rt = 1e-5 if dt == np.float32 else 1e-12
+    np.testing.assert_allclose(e.LU.numpy(), t.LU.numpy(), rtol=rt, atol=rt)
+    assert e.pivots.dtype == ember.int32 and (e.pivots.numpy() == t.pivots.numpy()).all()
+    assert (e.info.numpy() == t.info.numpy()).all()
+    for x, y in zip(ember.linalg.lu(ember.tensor(a)), _torch.linalg.lu(_torch.tensor(a))):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=rt, atol=rt)
+    for x, y in zip(ember.lu_unpack(e.LU, e.pivots), _torch.lu_unpack(t.LU, t.pivots)):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=rt, atol=rt)
+
+
+@pytest.mark.parametrize('left', [True, False])
+@pytest.mark.parametrize('adjoint', [False, True])
+def test_lu_solve(left, adjoint):
+    a = wc(3, 4, 4, seed=21)
+    b = rand(3, 4, 2, dtype=np.float64, seed=22)
+    if not left:
+        b = np.swapaxes(b, -1, -2).copy()
+    e, t = ember.linalg.lu_factor(ember.tensor(a)), _torch.linalg.lu_factor(_torch.tensor(a))
+    np.testing.assert_allclose(
+        ember.linalg.lu_solve(e.LU, e.pivots, ember.tensor(b), left=left, adjoint=adjoint).numpy(),
+        _torch.linalg.lu_solve(t.LU, t.pivots, _torch.tensor(b), left=left, adjoint=adjoint).numpy(),
+        rtol=1e-10, atol=1e-12)
+    if left and not adjoint:
+        np.testing.assert_allclose(ember.lu_solve(ember.tensor(b), e.LU, e.pivots).numpy(),
+                                   _torch.lu_solve(_torch.tensor(b), t.LU, t.pivots).numpy(), rtol=1e-10)
+
+
+def test_lu_grad_and_errors():
+    a = wc(2, 4, 4, seed=23)
+    A = ember.tensor(a, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda x: ember.linalg.lu_factor(x).LU, (A,))
+    assert ember.autograd.gradcheck(lambda x: ember.linalg.lu(x).L * 2 + ember.linalg.lu(x).U, (A,))
+    g = rand(2, 4, 4, dtype=np.float64, seed=24)
+    A2 = _torch.tensor(a, requires_grad=True)
+    ember.linalg.lu_factor(A).LU.backward(ember.tensor(g))
+    _torch.linalg.lu_factor(A2).LU.backward(_torch.tensor(g))
+    np.testing.assert_allclose(A.grad.numpy(), A2.grad.numpy(), rtol=1e-10, atol=1e-12)
+    msgs = []
+    for mod in (ember, _torch):
+        with pytest.raises(RuntimeError) as ei:
+            mod.linalg.lu_factor(mod.zeros(2, 3, 3))
+        msgs.append(str(ei.value))
+        with pytest.raises(RuntimeError) as ei:
+            mod.linalg.lu_factor_ex(mod.zeros(3, 3), check_errors=True)
+        msgs.append(str(ei.value))
+    assert msgs[:2] == msgs[2:]
+    info = ember.linalg.lu_factor_ex(ember.zeros(2, 3, 3)).info
+    assert (info.numpy() == _torch.linalg.lu_factor_ex(_torch.zeros(2, 3, 3)).info.numpy()).all()

@@ -26,6 +26,10 @@ linalg_inv_ex = _structseq('linalg_inv_ex', ('inverse', 'info'))
 linalg_cholesky_ex = _structseq('linalg_cholesky_ex', ('L', 'info'))
 linalg_solve_ex = _structseq('linalg_solve_ex', ('result', 'info'))
 linalg_lstsq = _structseq('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+linalg_lu_factor = _structseq('linalg_lu_factor', ('LU', 'pivots'))
+linalg_lu_factor_ex = _structseq('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
+linalg_lu = _structseq('linalg_lu', ('P', 'L', 'U'))
+lu_unpack_t = _structseq('lu_unpack', ('P', 'L', 'U'))
 
 # ScalarType names (``Float``) and C type names (``float``) used in PyTorch's messages
 _ST_NAME = {'float32': 'Float', 'float64': 'Double', 'float16': 'Half', 'bfloat16': 'BFloat16',

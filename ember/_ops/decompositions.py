@@ -1344,3 +1344,249 @@ def _removed(name):
 for _n in _REMOVED:
     if not hasattr(Tensor, _n):
         setattr(Tensor, _n, _removed(_n))
+
+
+# ------------------------------------------------------------------ LU
+from ._linalg_common import linalg_lu_factor, linalg_lu_factor_ex, linalg_lu, lu_unpack_t  # noqa: E402
+
+
+def _lu_arrays(a):
+    """Partial-pivoting LU of a (batched) array, as LAPACK's getrf: (LU, 1-based int32 pivots,
+    int32 info). One loop over columns, vectorised over the batch and the rows."""
+    xp = array_module(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    a2 = a.reshape((-1, m, n)).copy()
+    nb = a2.shape[0]
+    piv = xp.zeros((nb, k), dtype=np.int32)
+    info = xp.zeros((nb,), dtype=np.int32)
+    ar = xp.arange(nb)
+    for j in range(k):
+        p = xp.abs(a2[:, j:, j]).argmax(1) + j
+        piv[:, j] = p + 1
+        rj = a2[ar, j].copy()
+        a2[ar, j] = a2[ar, p]
+        a2[ar, p] = rj
+        d = a2[:, j, j]
+        zero = d == 0
+        info[:] = xp.where(zero & (info == 0), j + 1, info)
+        ds = xp.where(zero, xp.ones_like(d), d)
+        if j + 1 < m:
+            a2[:, j + 1:, j] /= ds[:, None]
+            if j + 1 < n:
+                a2[:, j + 1:, j + 1:] -= a2[:, j + 1:, j:j + 1] * a2[:, j:j + 1, j + 1:]
+    return (a2.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch))
+
+
+def _perm_from_pivots(piv, m):
+    xp = array_module(piv)
+    batch = piv.shape[:-1]
+    p2 = piv.reshape((-1, piv.shape[-1])) - 1
+    nb = p2.shape[0]
+    perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()
+    ar = xp.arange(nb)
+    for j in range(p2.shape[1]):
+        t = perm[ar, j].copy()
+        perm[ar, j] = perm[ar, p2[:, j]]
+        perm[ar, p2[:, j]] = t
+    return perm.reshape(batch + (m,))
+
+
+def _p_matrix(perm, dtype):
+    """P with ``A = P L U`` for rows permuted as ``A[perm] = L U``: ``P[perm[i], i] = 1``."""
+    xp = array_module(perm)
+    m = perm.shape[-1]
+    eye = xp.eye(m, dtype=dtype)
+    return xp.swapaxes(eye[perm], -1, -2)
+
+
+def _split_lu(LU):
+    from .shape import tril, triu
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    from .creation import eye
+    L = tril(LU[..., :, :k], -1) + eye(m, k, dtype=LU.dtype)
+    U = triu(LU[..., :k, :])
+    return L, U
+
+
+class LinalgLuFactorExBackward0(Node):
+    def backward(self, gLU, gpiv=None, ginfo=None):
+        LU, P = self.saved_tensors
+        m, n = LU.shape[-2:]
+        if m != n:
+            raise NotImplementedError('ember: lu_factor backward is implemented for square '
+                                      'matrices only')
+        from .shape import tril, triu
+        L, U = _split_lu(LU)
+        gL, gU = tril(gLU, -1), triu(gLU)
+        phi = tril(_mH(L) @ gL, -1) + triu(gU @ _mH(U))
+        y = solve_triangular(_mH(L), phi, upper=True, unitriangular=True)
+        x = solve_triangular(_mH(U), y, upper=False, left=False)
+        return (P @ x,)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """Computes a compact LU factorization with partial pivoting, ``A = P L U``, and the
+    LAPACK ``info`` code (``i > 0``: ``U[i-1, i-1]`` is exactly zero).
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        pivot (bool): must be `True` on the CPU.
+        check_errors (bool): raise on a nonzero ``info``. Default: `False`.
+
+    Returns:
+        A named tuple `(LU, pivots, info)`; ``pivots`` are 1-based int32 as LAPACK's.
+
+    Example::
+
+        >>> LU, pivots, info = ember.linalg.lu_factor_ex(ember.eye(2))
+        >>> pivots
+        tensor([1, 2], dtype=torch.int32)
+    """
+    _check_float(A._data, 'linalg.lu_factor_ex')
+    _check_matrix(A._data, 'torch.linalg.lu_factor_ex')
+    if not pivot:
+        raise RuntimeError('linalg.lu_factor: LU without pivoting is not implemented on the CPU')
+    lu, piv, info = _lu_arrays(A._data)
+    res = wrap(lu)
+    if _Mode.grad and A.requires_grad:
+        P = wrap(_p_matrix(_perm_from_pivots(piv, A.shape[-2]), lu.dtype))
+        record(res, LinalgLuFactorExBackward0(), (A,), save=(res, P))
+    r = linalg_lu_factor_ex((res, wrap(piv), wrap(info)))
+    if check_errors:
+        _raise_info(info, 'torch.linalg.lu_factor_ex')
+    return _out(r, out) if out is not None else r
+
+
+def _raise_info(info, name):
+    bad = np.flatnonzero(np.asarray(info).reshape(-1) > 0)
+    if bad.size:
+        b = int(bad[0])
+        i = int(np.asarray(info).reshape(-1)[b])
+        pre = f'{name}: (Batch element {b}): ' if np.ndim(info) else f'{name}: '
+        raise RuntimeError(f'{pre}U[{i},{i}] is zero and using it on lu_solve would result in a '
+                           'division by zero. If you still want to perform the factorization, '
+                           'consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)')
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """Computes a compact LU factorization with partial pivoting, ``A = P L U``.
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        pivot (bool): must be `True` on the CPU.
+
+    NOTE: unlike PyTorch, the backward of a non-square factorization is not implemented.
+
+    Example::
+
+        >>> LU, pivots = ember.linalg.lu_factor(ember.tensor([[1., 2.], [3., 4.]]))
+        >>> pivots
+        tensor([2, 2], dtype=torch.int32)
+    """
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    _raise_info(info._data, 'torch.linalg.lu_factor')
+    r = linalg_lu_factor((LU, piv))
+    return _out(r, out) if out is not None else r
+
+
+@register(method=False)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """Unpacks the compact LU factorization of :func:`ember.linalg.lu_factor` into `P, L, U`.
+
+    Args:
+        LU_data (Tensor): the packed LU factorization.
+        LU_pivots (Tensor): the 1-based pivots.
+        unpack_data (bool): whether to return `L` and `U`. Default: `True`.
+        unpack_pivots (bool): whether to return `P`. Default: `True`.
+
+    Example::
+
+        >>> P, L, U = ember.lu_unpack(*ember.linalg.lu_factor(ember.eye(2)))
+    """
+    m = LU_data.shape[-2]
+    if unpack_pivots:
+        P = wrap(_p_matrix(_perm_from_pivots(LU_pivots._data, m), LU_data._data.dtype))
+    else:
+        P = wrap(array_module(LU_data._data).zeros((0,), dtype=LU_data._data.dtype))
+    if unpack_data:
+        L, U = _split_lu(LU_data)
+    else:
+        L = U = wrap(array_module(LU_data._data).zeros((0,), dtype=LU_data._data.dtype))
+    r = lu_unpack_t((P, L, U))
+    return _out(r, out) if out is not None else r
+
+
+def lu(A, *, pivot=True, out=None):
+    """Computes the LU decomposition with partial pivoting, ``A = P L U``.
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        pivot (bool): must be `True` on the CPU.
+
+    Returns:
+        A named tuple `(P, L, U)`.
+
+    NOTE: unlike PyTorch, gradients flow through the square factorization's backward
+    (grad_fn of L and U come from the unpacking), and non-square backward is not implemented.
+
+    Example::
+
+        >>> P, L, U = ember.linalg.lu(ember.tensor([[1., 2.], [3., 4.]]))
+    """
+    LU, piv, _ = lu_factor_ex(A, pivot=pivot)
+    P, L, U = lu_unpack(LU, piv)
+    r = linalg_lu((P, L, U))
+    return _out(r, out) if out is not None else r
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """Solves ``A X = B`` given the LU factorization of `A` from :func:`lu_factor`.
+
+    Args:
+        LU (Tensor): packed factorization, shape `(*, n, n)`.
+        pivots (Tensor): 1-based pivots, shape `(*, n)`.
+        B (Tensor): right-hand side, shape `(*, n, k)`.
+        left (bool): solve ``A X = B`` (True) or ``X A = B``. Default: `True`.
+        adjoint (bool): solve with ``A^H`` instead. Default: `False`.
+
+    Example::
+
+        >>> A = ember.tensor([[1., 2.], [3., 4.]])
+        >>> ember.linalg.lu_solve(*ember.linalg.lu_factor(A), ember.eye(2))
+        tensor([[-2.0000,  1.0000],
+                [ 1.5000, -0.5000]])
+    """
+    _check_square(LU, 'linalg.lu_solve', 'LU')
+    n = LU.shape[-1]
+    L, U = _split_lu(LU)
+    P = wrap(_p_matrix(_perm_from_pivots(pivots._data, n), LU._data.dtype))
+    # A = P L U
+    if left and not adjoint:
+        r = solve_triangular(U, solve_triangular(L, P.mT @ B, upper=False, unitriangular=True),
+                             upper=True)
+    elif left:      # A^H X = B: U^H L^H P^T X = B
+        y = solve_triangular(_mH(U), B, upper=False)
+        r = P @ solve_triangular(_mH(L), y, upper=True, unitriangular=True)
+    elif not adjoint:   # X P L U = B
+        y = solve_triangular(U, B, upper=True, left=False)
+        r = solve_triangular(L, y, upper=False, left=False, unitriangular=True) @ P.mT
+    else:           # X U^H L^H P^T = B
+        y = solve_triangular(_mH(L), B @ P, upper=True, left=False, unitriangular=True)
+        r = solve_triangular(_mH(U), y, upper=False, left=False)
+    return _out(r, out) if out is not None else r
+
+
+@register('lu_solve')
+def _lu_solve_top(input, LU_data, LU_pivots, *, out=None):
+    """Solves ``A X = b`` (deprecated form of :func:`ember.linalg.lu_solve`: ``b`` first).
+
+    Example::
+
+        >>> A = ember.tensor([[1., 2.], [3., 4.]])
+        >>> ember.lu_solve(ember.eye(2), *ember.linalg.lu_factor(A)).shape
+        torch.Size([2, 2])
+    """
+    return lu_solve(LU_data, LU_pivots, input, out=out)

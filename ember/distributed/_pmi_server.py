@@ -1,0 +1,124 @@
+"""A PMI-1 rendezvous server (stdlib only), the building block for ranks that are started
+independently (MASTER_ADDR/MASTER_PORT) to form one MPI ``COMM_WORLD`` with the ``mpich``
+wheel: each rank connects a socket to this server, sets ``PMI_FD`` (the socket's fd, detached
+so Python never closes it before ``MPI_Finalize``), ``PMI_RANK`` and ``PMI_SIZE``, then
+imports ``mpi4py.MPI``; MPICH speaks the PMI-1 wire protocol over that fd.
+
+Run it in a separate process (mpi4py holds the GIL during init/finalize, which wait on PMI
+answers): ``python ember/distributed/_pmi_server.py PORT SIZE [HOST]``. It exits once ``SIZE``
+ranks have connected and every connection is closed.
+
+NOTE: the process-group layer that starts it is not written yet (see issue 12).
+"""
+import socket
+import sys
+import threading
+
+
+class PMIServer:
+    """Serves the PMI-1 commands MPICH 5 issues (init, get_maxes, get_appnum,
+    get_my_kvsname, get_universe_size, put, get, barrier_in, finalize, abort)."""
+
+    def __init__(self, size, kvsname='kvs_ember'):
+        self.size = size
+        self.kvsname = kvsname
+        self.kvs = {}
+        self.cv = threading.Condition()
+        self.arrived = 0
+        self.generation = 0
+        self.broken = False
+        self.connected = 0
+        self.closed = 0
+
+    def _reply(self, conn, text):
+        conn.sendall((text + '\n').encode())
+
+    def handle(self, conn):
+        f = conn.makefile('rb')
+        try:
+            while True:
+                line = f.readline()
+                if not line:
+                    return
+                words = line.decode(errors='replace').split()
+                d = dict(w.split('=', 1) for w in words if '=' in w)
+                cmd = d.get('cmd')
+                if cmd == 'init':
+                    self._reply(conn, 'cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0')
+                elif cmd == 'get_maxes':
+                    self._reply(conn, 'cmd=maxes kvsname_max=256 keylen_max=256 '
+                                      'vallen_max=4096 rc=0')
+                elif cmd == 'get_appnum':
+                    self._reply(conn, 'cmd=appnum appnum=0 rc=0')
+                elif cmd == 'get_my_kvsname':
+                    self._reply(conn, f'cmd=my_kvsname kvsname={self.kvsname} rc=0')
+                elif cmd == 'get_universe_size':
+                    self._reply(conn, f'cmd=universe_size size={self.size} rc=0')
+                elif cmd == 'put':
+                    with self.cv:
+                        self.kvs[d.get('key')] = d.get('value', '')
+                    self._reply(conn, 'cmd=put_result rc=0')
+                elif cmd == 'get':
+                    key = d.get('key')
+                    with self.cv:
+                        val = self.kvs.get(key)
+                    if key == 'PMI_process_mapping':
+                        val = f'(vector,(0,1,{self.size}))'   # all ranks on one node
+                    if val is None:
+                        self._reply(conn, 'cmd=get_result rc=-1 msg=key_not_found')
+                    else:
+                        self._reply(conn, f'cmd=get_result rc=0 value={val}')
+                elif cmd == 'barrier_in':
+                    with self.cv:
+                        gen = self.generation
+                        self.arrived += 1
+                        if self.arrived >= self.size:
+                            self.arrived = 0
+                            self.generation += 1
+                            self.cv.notify_all()
+                        else:
+                            while self.generation == gen and not self.broken:
+                                self.cv.wait()
+                    self._reply(conn, 'cmd=barrier_out rc=0')
+                elif cmd == 'finalize':
+                    self._reply(conn, 'cmd=finalize_ack rc=0')
+                elif cmd == 'abort':
+                    with self.cv:
+                        self.broken = True
+                        self.cv.notify_all()
+                else:
+                    self._reply(conn, f'cmd={cmd} rc=-1')
+        except OSError:
+            return
+        finally:
+            with self.cv:
+                self.closed += 1
+                self.cv.notify_all()
+            conn.close()
+
+    def serve(self, listener):
+        """Accept ``size`` ranks on ``listener`` and serve them until all disconnect."""
+        threads = []
+        for _ in range(self.size):
+            conn, _ = listener.accept()
+            t = threading.Thread(target=self.handle, args=(conn,), daemon=True)
+            t.start()
+            threads.append(t)
+        listener.close()
+        for t in threads:
+            t.join()
+
+
+def main(argv):
+    port, size = int(argv[0]), int(argv[1])
+    host = argv[2] if len(argv) > 2 else '127.0.0.1'
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((host, port))
+    ls.listen(64)
+    print('ready', flush=True)
+    PMIServer(size).serve(ls)
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])

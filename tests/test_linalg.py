@@ -514,3 +514,24 @@ def test_lu_grad_and_errors():
     assert msgs[:2] == msgs[2:]
     info = ember.linalg.lu_factor_ex(ember.zeros(2, 3, 3)).info
     assert (info.numpy() == _torch.linalg.lu_factor_ex(_torch.zeros(2, 3, 3)).info.numpy()).all()
+
+
+def test_triangular_solve_lu_top_norms():
+    a = rand(2, 3, 3, dtype=np.float64, seed=30)
+    U = np.triu(a) + 3 * np.eye(3)
+    b = a[..., :2].copy()
+    for tr in (False, True):
+        for up in (True, False):
+            M = U if up else np.swapaxes(U, -1, -2).copy()
+            e = ember.triangular_solve(ember.tensor(b), ember.tensor(M), up, tr)
+            t = _torch.triangular_solve(_torch.tensor(b), _torch.tensor(M), up, tr)
+            np.testing.assert_allclose(e.solution.numpy(), t.solution.numpy(), rtol=1e-10, atol=1e-14)
+            np.testing.assert_allclose(e.cloned_coefficient.numpy(), t.cloned_coefficient.numpy())
+    for x, y in zip(ember.tensor(a).lu(get_infos=True), _torch.tensor(a).lu(get_infos=True)):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ember.frobenius_norm(ember.tensor(a), (1, 2)).numpy(),
+                               _torch.frobenius_norm(_torch.tensor(a), (1, 2)).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ember.nuclear_norm(ember.tensor(a[0])).numpy(),
+                               _torch.nuclear_norm(_torch.tensor(a[0])).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ember.nuclear_norm(ember.tensor(a), (1, 2)).numpy(),
+                               _torch.nuclear_norm(_torch.tensor(a), (1, 2)).numpy(), rtol=1e-12)

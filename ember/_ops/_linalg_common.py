@@ -30,6 +30,7 @@ linalg_lu_factor = _structseq('linalg_lu_factor', ('LU', 'pivots'))
 linalg_lu_factor_ex = _structseq('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
 linalg_lu = _structseq('linalg_lu', ('P', 'L', 'U'))
 lu_unpack_t = _structseq('lu_unpack', ('P', 'L', 'U'))
+triangular_solve_t = _structseq('triangular_solve', ('solution', 'cloned_coefficient'))
 
 # ScalarType names (``Float``) and C type names (``float``) used in PyTorch's messages
 _ST_NAME = {'float32': 'Float', 'float64': 'Double', 'float16': 'Half', 'bfloat16': 'BFloat16',

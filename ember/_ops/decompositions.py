@@ -1590,3 +1590,48 @@ def _lu_solve_top(input, LU_data, LU_pivots, *, out=None):
         torch.Size([2, 2])
     """
     return lu_solve(LU_data, LU_pivots, input, out=out)
+
+
+@register('lu')
+def _lu_top(A, pivot=True, get_infos=False, out=None):
+    """Computes the LU factorization (deprecated form of :func:`ember.linalg.lu_factor`).
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        pivot (bool): must be `True` on the CPU.
+        get_infos (bool): also return the ``info`` tensor. Default: `False`.
+
+    Example::
+
+        >>> A_LU, pivots = ember.lu(ember.eye(2))
+    """
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+@register()
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """Solves ``A X = b`` for triangular `A` (deprecated form of
+    :func:`ember.linalg.solve_triangular`).
+
+    Args:
+        input (Tensor): right-hand side `b`, shape `(*, m, k)`.
+        A (Tensor): triangular matrix, shape `(*, m, m)`.
+        upper (bool): `A` is upper triangular. Default: `True`.
+        transpose (bool): solve with ``A^T``. Default: `False`.
+        unitriangular (bool): assume a unit diagonal. Default: `False`.
+
+    Returns:
+        A named tuple `(solution, cloned_coefficient)`.
+
+    Example::
+
+        >>> ember.triangular_solve(ember.ones(2, 1), ember.eye(2) * 2).solution
+        tensor([[0.5000],
+                [0.5000]])
+    """
+    from ._linalg_common import triangular_solve_t
+    M = A.mT if transpose else A
+    x = solve_triangular(M, input, upper=(upper != transpose), unitriangular=unitriangular)
+    r = triangular_solve_t((x, A.clone()))
+    return _out(r, out) if out is not None else r

@@ -181,3 +181,34 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
                        f"or 2D. Got {A.dim()}D.")
+
+
+from ._util import register as _register  # noqa: E402
+
+
+@_register(method=False)
+def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
+    """Frobenius norm over ``dim`` (deprecated; see :func:`ember.linalg.matrix_norm`).
+
+    Example::
+
+        >>> ember.frobenius_norm(ember.ones(2, 2), (0, 1))
+        tensor(2.)
+    """
+    r = vector_norm(input, 2, dim, keepdim)
+    return _out(r, out) if out is not None else r
+
+
+@_register(method=False)
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """Nuclear norm (sum of singular values) of a matrix, or over the two dims ``dim``.
+
+    Example::
+
+        >>> ember.nuclear_norm(ember.eye(2))
+        tensor(2.)
+    """
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    r = matrix_norm(input, 'nuc', (-2, -1) if dim is None else dim, keepdim)
+    return _out(r, out) if out is not None else r

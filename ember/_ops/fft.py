@@ -832,8 +832,8 @@ def _freq(fname, n, d, out, dtype, device, requires_grad, half):
     arr = xp.arange(m, dtype=npd)
     if not half and n:
         arr[(n + 1) // 2:] -= npd.type(n)
-    if n:
-        arr *= npd.type(1.0 / (n * d))
+    if arr.size:
+        arr *= npd.type(1.0 / (n * d)) if n * d else npd.type(float('inf'))
     res = wrap(arr)
     if out is not None:
         return write_out(res, out, fname, cast=True)

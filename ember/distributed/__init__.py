@@ -4,9 +4,9 @@ Present now: availability queries, :class:`Backend`, :class:`ReduceOp`, the erro
 the in-memory :class:`HashStore` and :class:`PrefixStore`, ``default_pg_timeout`` and the
 process-group queries (which raise PyTorch's error while no group is initialised).
 
-NOTE: unlike PyTorch, process groups, collectives, TCPStore/FileStore and the launcher are
-not implemented yet (the MPI engine, mpi4py over the ``mpich`` wheel, is planned; see
-issue 12). ``init_process_group`` raises ``NotImplementedError``.
+NOTE: unlike PyTorch, only the default process group with ``all_reduce``/``broadcast``/
+``barrier`` exists (on MPI: mpi4py over the ``mpich`` wheel); other collectives, sub-groups,
+TCPStore/FileStore and the launcher are not implemented yet (issue 12).
 """
 import datetime as _dt
 import enum as _enum
@@ -384,37 +384,8 @@ class group:
     WORLD = None
 
 
-def is_initialized():
-    """Whether the default process group is initialised (always ``False`` for now)."""
-    return GroupMember.WORLD is not None
+from .distributed_c10d import (init_process_group, destroy_process_group, is_initialized,  # noqa: E402
+                               get_rank, get_world_size, get_backend, all_reduce, broadcast,
+                               barrier)
 
-
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
-                       store=None, group_name='', pg_options=None, device_id=None):
-    """Initialise the default process group.
-
-    NOTE: unlike PyTorch, not implemented yet (the MPI engine is planned): raises
-    ``NotImplementedError``.
-    """
-    raise NotImplementedError("ember.distributed.init_process_group is not implemented yet "
-                              "(MPI backend pending)")
-
-
-def destroy_process_group(group=None):
-    """Destroy a process group; raises ``ValueError`` if none is initialised."""
-    raise ValueError(_NOT_INIT)
-
-
-def get_rank(group=None):
-    """This process's rank; raises ``ValueError`` (PyTorch's wording) while uninitialised."""
-    raise ValueError(_NOT_INIT)
-
-
-def get_world_size(group=None):
-    """The number of ranks; raises ``ValueError`` while uninitialised."""
-    raise ValueError(_NOT_INIT)
-
-
-def get_backend(group=None):
-    """The group's backend name; raises ``ValueError`` while uninitialised."""
-    raise ValueError(_NOT_INIT)
+__all__ += ['all_reduce', 'broadcast', 'barrier']

@@ -167,8 +167,12 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     o = op.op if isinstance(op, ReduceOp) else op
     if o is ReduceOp.SUM and a.dtype in (np.float32, np.float64, np.int32, np.int64):
         from mpi4py import MPI
-        res = np.empty_like(a)
-        c.Allreduce(a, res, op=MPI.SUM)
+        if a is tensor._data or np.shares_memory(a, tensor._data):
+            c.Allreduce(MPI.IN_PLACE, a, op=MPI.SUM)   # contiguous: reduce in place, no copy
+            tensor._bump()
+            return None
+        res = a
+        c.Allreduce(MPI.IN_PLACE, res, op=MPI.SUM)
     else:
         stack = np.empty((c.Get_size(),) + a.shape, a.dtype)
         c.Allgather(a.view(np.uint8).reshape(-1), stack.view(np.uint8).reshape(-1))

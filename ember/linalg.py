@@ -15,7 +15,8 @@ from ._ops.products import linalg_cross as cross  # noqa: F401
 from ._ops.decompositions import (  # noqa: F401
     inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky, cholesky_ex, qr, svd,
     svdvals, eigh, eigvalsh, eig, eigvals, pinv, lstsq, matrix_power, matrix_rank, matrix_exp,
-    vander, diagonal, cond, tensorinv, tensorsolve, lu_factor, lu_factor_ex, lu, lu_solve)
+    vander, diagonal, cond, tensorinv, tensorsolve, lu_factor, lu_factor_ex, lu, lu_solve,
+    householder_product)
 from ._ops.norms import vector_norm, matrix_norm, norm  # noqa: F401
 
 __all__ = ['LinAlgError', 'vector_norm', 'matrix_norm', 'norm', 'inv', 'inv_ex', 'det',
@@ -23,4 +24,4 @@ __all__ = ['LinAlgError', 'vector_norm', 'matrix_norm', 'norm', 'inv', 'inv_ex',
            'svd', 'svdvals', 'eigh', 'eigvalsh', 'eig', 'eigvals', 'pinv', 'lstsq',
            'matrix_power', 'matrix_rank', 'multi_dot', 'vecdot', 'matmul', 'cross', 'matrix_exp',
            'vander', 'diagonal', 'cond', 'tensorinv', 'tensorsolve', 'lu_factor',
-           'lu_factor_ex', 'lu', 'lu_solve']
+           'lu_factor_ex', 'lu', 'lu_solve', 'householder_product']

@@ -535,3 +535,22 @@ def test_triangular_solve_lu_top_norms():
                                _torch.nuclear_norm(_torch.tensor(a[0])).numpy(), rtol=1e-12)
     np.testing.assert_allclose(ember.nuclear_norm(ember.tensor(a), (1, 2)).numpy(),
                                _torch.nuclear_norm(_torch.tensor(a), (1, 2)).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize('cplx', [False, True])
+def test_geqrf_householder_product(cplx):
+    a = rand(2, 5, 3, dtype=np.float64, seed=40)
+    if cplx:
+        a = a + 1j * rand(2, 5, 3, dtype=np.float64, seed=41)
+    e, t = ember.geqrf(ember.tensor(a)), _torch.geqrf(_torch.tensor(a))
+    np.testing.assert_allclose(e.a.numpy(), t.a.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(e.tau.numpy(), t.tau.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ember.linalg.householder_product(e.a, e.tau).numpy(),
+                               _torch.linalg.householder_product(t.a, t.tau).numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(e.a.orgqr(e.tau).numpy(), t.a.orgqr(t.tau).numpy(), rtol=1e-10, atol=1e-12)
+    A = ember.tensor(a, requires_grad=True)
+    T = ember.tensor(e.tau.numpy(), requires_grad=True)
+    assert ember.autograd.gradcheck(ember.linalg.householder_product, (A, T))
+    for mod in (ember, _torch):
+        with pytest.raises(RuntimeError):
+            mod.linalg.householder_product(mod.zeros(2, 3), mod.zeros(2))

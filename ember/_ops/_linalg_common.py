@@ -30,6 +30,7 @@ linalg_lu_factor = _structseq('linalg_lu_factor', ('LU', 'pivots'))
 linalg_lu_factor_ex = _structseq('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
 linalg_lu = _structseq('linalg_lu', ('P', 'L', 'U'))
 lu_unpack_t = _structseq('lu_unpack', ('P', 'L', 'U'))
+geqrf_t = _structseq('geqrf', ('a', 'tau'))
 triangular_solve_t = _structseq('triangular_solve', ('solution', 'cloned_coefficient'))
 
 # ScalarType names (``Float``) and C type names (``float``) used in PyTorch's messages

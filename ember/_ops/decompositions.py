@@ -1635,3 +1635,81 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     x = solve_triangular(M, input, upper=(upper != transpose), unitriangular=unitriangular)
     r = triangular_solve_t((x, A.clone()))
     return _out(r, out) if out is not None else r
+
+
+@register()
+def geqrf(input, *, out=None):
+    """Computes a QR decomposition in LAPACK's compact ``geqrf`` form: `R` on and above the
+    diagonal of ``a``, the Householder vectors below it, their scales in ``tau``.
+
+    NOTE: as in PyTorch, this function has no gradient.
+
+    Example::
+
+        >>> a, tau = ember.geqrf(ember.eye(2))
+    """
+    from ._linalg_common import geqrf_t
+    if input.dim() < 2:
+        raise RuntimeError(f'torch.geqrf: input must have at least 2 dimensions.')
+    arr = input._data
+    xp = array_module(arr)
+    m, n = arr.shape[-2:]
+    if arr.size == 0:
+        h = arr.copy()
+        tau = xp.zeros(arr.shape[:-2] + (min(m, n),), dtype=arr.dtype)
+    else:
+        h, tau = xp.linalg.qr(arr, mode='raw')
+        h = xp.ascontiguousarray(xp.swapaxes(h, -1, -2))
+    r = geqrf_t((wrap(h), wrap(tau)))
+    return _out(r, out) if out is not None else r
+
+
+def householder_product(A, tau, *, out=None):
+    """Computes the first `n` columns of the product of Householder matrices
+    ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with the ``v_i`` read below the diagonal
+    of `A` (unit diagonal implied), as LAPACK's orgqr/ungqr.
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        tau (Tensor): tensor of shape `(*, k)`, ``k <= n``.
+
+    NOTE: unlike PyTorch, the result's grad_fn is that of the composition (not
+    LinalgHouseholderProductBackward0).
+
+    Example::
+
+        >>> ember.linalg.householder_product(*ember.geqrf(ember.eye(2))).shape
+        torch.Size([2, 2])
+    """
+    from .creation import eye
+    if A.dim() < 2:
+        raise RuntimeError('torch.linalg.householder_product: input must have at least 2 '
+                           'dimensions.')
+    m, n = A.size(-2), A.size(-1)
+    k = tau.size(-1)
+    if m < n:
+        raise RuntimeError('torch.linalg.householder_product: input.shape[-2] must be greater '
+                           'than or equal to input.shape[-1]')
+    if k > n:
+        raise RuntimeError('torch.linalg.householder_product: input.shape[-1] must be greater '
+                           'than or equal to tau.shape[-1]')
+    E = eye(m, n, dtype=A.dtype)
+    V = A.tril(-1) + E
+    Q = E.expand(*A.shape[:-2], m, n)
+    for i in range(k - 1, -1, -1):
+        v = V[..., :, i:i + 1]
+        t = tau[..., i:i + 1].unsqueeze(-1)
+        Q = Q - (t * v) @ (_mH(v) @ Q)
+    return _out(Q, out) if out is not None else Q
+
+
+@register()
+def orgqr(input, tau):
+    """Alias of :func:`ember.linalg.householder_product`.
+
+    Example::
+
+        >>> ember.orgqr(*ember.geqrf(ember.eye(2))).shape
+        torch.Size([2, 2])
+    """
+    return householder_product(input, tau)

@@ -1,6 +1,5 @@
 """Parametrizations built on ``nn.utils.parametrize``: ``orthogonal``, ``weight_norm``,
 ``spectral_norm``."""
-import math
 from enum import Enum, auto
 
 from ..._tensor import Tensor
@@ -12,103 +11,25 @@ __all__ = ['orthogonal', 'spectral_norm', 'weight_norm']
 
 
 # ---------------------------------------------------------------- private linear algebra
-# NOTE: ember has no ``torch.matrix_exp``, ``torch.geqrf`` nor
-# ``torch.linalg.householder_product`` yet; the orthogonal parametrization uses the private
-# forms below. ``_matrix_exp`` and ``_householder_product`` are composed of ember ops, so
-# they are differentiable (gradients are those of the computed approximation, which agree
-# with PyTorch's to rounding); ``_geqrf`` is only used without gradients.
-
-def _pade_coefficients(m):
-    # b_j = (2m - j)! m! / ((2m)! j! (m - j)!), scaled so that b_m = 1 is not required
-    f = math.factorial
-    return [f(2 * m - j) * f(m) / (f(2 * m) * f(j) * f(m - j)) for j in range(m + 1)]
-
-
-# largest 1-norms for which the [m/m] Pade approximant of exp is accurate to double
-# precision without scaling (Higham, "The scaling and squaring method for the matrix
-# exponential revisited", 2005, table 2.3)
-_PADE_THETA = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
-               (7, 9.504178996162932e-1), (9, 2.097847961257068e0))
-_THETA_13 = 5.371920351148152
-
+# The orthogonal parametrization calls the public ops ember.linalg.matrix_exp,
+# ember.geqrf and ember.linalg.householder_product through these thin helpers.
 
 def _matrix_exp(A):
-    """exp of a square matrix (or batch), by scaling and squaring of a Pade approximant."""
-    from ..._ops.creation import eye
-    from ..._ops.decompositions import solve
-    n = A.size(-1)
-    if A.numel() == 0:
-        return A.clone()
-    with no_grad():
-        norm1 = float(A.detach().abs().sum(-2).amax())
-    I = eye(n, dtype=A.dtype, device=A.device)
-    if norm1 != norm1 or math.isinf(norm1):
-        s, m = 0, 13
-    else:
-        m = None
-        for deg, theta in _PADE_THETA:
-            if norm1 <= theta:
-                m = deg
-                break
-        s = 0
-        if m is None:
-            m = 13
-            if norm1 > _THETA_13:
-                s = max(0, int(math.ceil(math.log2(norm1 / _THETA_13))))
-    if s:
-        A = A / (2.0 ** s)
-    b = _pade_coefficients(m)
-    A2 = A @ A
-    if m == 13:
-        A4 = A2 @ A2
-        A6 = A4 @ A2
-        U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2)
-                 + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * I)
-        V = (A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2)
-             + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * I)
-    else:
-        powers = [I, A2]
-        while len(powers) < m // 2 + 1:
-            powers.append(powers[-1] @ A2)
-        odd = b[1] * I
-        even = b[0] * I
-        for k in range(1, m // 2 + 1):
-            odd = odd + b[2 * k + 1] * powers[k]
-            even = even + b[2 * k] * powers[k]
-        U = A @ odd
-        V = even
-    R = solve(V - U, V + U)
-    for _ in range(s):
-        R = R @ R
-    return R
+    """exp of a square matrix (or batch): the public op ``ember.linalg.matrix_exp``."""
+    from ..._ops.decompositions import matrix_exp
+    return matrix_exp(A)
 
 
 def _householder_product(A, tau):
-    """The first ``n`` columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``, the
-    ``v_i`` read from the columns of ``A`` (``(..., m, n)``) below the diagonal with an
-    implicit 1 on it (LAPACK's orgqr / ungqr)."""
-    from ..._ops.creation import eye
-    m, n = A.size(-2), A.size(-1)
-    k = tau.size(-1)
-    E = eye(m, n, dtype=A.dtype, device=A.device)
-    V = A.tril(-1) + E
-    Q = E.expand(*A.shape[:-2], m, n)
-    for i in range(k - 1, -1, -1):
-        v = V[..., :, i:i + 1]
-        t = tau[..., i:i + 1].unsqueeze(-1)
-        Q = Q - (t * v) @ (v.mH @ Q)
-    return Q
+    """LAPACK's orgqr / ungqr: the public op ``ember.linalg.householder_product``."""
+    from ..._ops.decompositions import householder_product
+    return householder_product(A, tau)
 
 
 def _geqrf(A):
-    """LAPACK's geqrf of ``A`` (no gradient): ``(a, tau)``, R on and above the diagonal of
-    ``a``, the Householder vectors below it."""
-    from ..._backend import array_module
-    from ..._ops._util import wrap
-    arr = A.detach()._data
-    xp = array_module(arr)
-    h, tau = xp.linalg.qr(arr, mode='raw')
-    return wrap(xp.ascontiguousarray(xp.swapaxes(h, -1, -2))), wrap(tau)
+    """LAPACK's geqrf of ``A`` (no gradient): the public op ``ember.geqrf``."""
+    from ..._ops.decompositions import geqrf
+    return tuple(geqrf(A.detach()))
 
 
 def _is_orthogonal(Q, eps=None):

@@ -386,6 +386,6 @@ class group:
 
 from .distributed_c10d import (init_process_group, destroy_process_group, is_initialized,  # noqa: E402
                                get_rank, get_world_size, get_backend, all_reduce, broadcast,
-                               barrier)
+                               barrier, all_gather, all_gather_into_tensor)
 
-__all__ += ['all_reduce', 'broadcast', 'barrier']
+__all__ += ['all_reduce', 'broadcast', 'barrier', 'all_gather', 'all_gather_into_tensor']

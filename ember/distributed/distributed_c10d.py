@@ -195,3 +195,33 @@ def broadcast(tensor, src=0, group=None, async_op=False):
 def barrier(group=None, async_op=False, device_ids=None):
     """Block until every rank reaches the barrier."""
     _comm().Barrier()
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Gather every rank's ``input_tensor`` into ``output_tensor`` (world_size times larger in
+    dim 0, or stacked), in rank order."""
+    import numpy as np
+    c = _comm()
+    a = np.ascontiguousarray(input_tensor._data)
+    out = output_tensor._data
+    if out.size != a.size * c.Get_size() or out.dtype != a.dtype:
+        raise ValueError("output tensor size must be equal to world_size times input tensor "
+                         "size, with the same dtype")
+    buf = np.empty(out.shape, out.dtype)
+    c.Allgather(a.view(np.uint8).reshape(-1), buf.view(np.uint8).reshape(-1))
+    out[...] = buf
+    output_tensor._bump()
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """Gather every rank's ``tensor`` into ``tensor_list`` (one tensor per rank)."""
+    import numpy as np
+    c = _comm()
+    if len(tensor_list) != c.Get_size():
+        raise ValueError("tensor_list must have one tensor per rank")
+    a = np.ascontiguousarray(tensor._data)
+    buf = np.empty((c.Get_size(),) + a.shape, a.dtype)
+    c.Allgather(a.view(np.uint8).reshape(-1), buf.view(np.uint8).reshape(-1))
+    for i, t in enumerate(tensor_list):
+        t._data[...] = buf[i].reshape(t._data.shape)
+        t._bump()

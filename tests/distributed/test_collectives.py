@@ -44,6 +44,13 @@ assert np.array_equal(m.numpy(), (np.arange(12.).reshape(3, 4) * 3)), m
 b = ember.full((5,), float(r))
 dist.broadcast(b, src=1)
 assert np.array_equal(b.numpy(), np.ones(5))
+x = ember.arange(6, dtype=ember.int16).reshape(2, 3) + 10 * r
+outs = [ember.zeros(2, 3, dtype=ember.int16) for _ in range(2)]
+dist.all_gather(outs, x.t().t())
+assert all(np.array_equal(outs[k].numpy(), np.arange(6).reshape(2, 3) + 10 * k) for k in range(2))
+big = ember.zeros(4, 3, dtype=ember.int16)
+dist.all_gather_into_tensor(big, x)
+assert np.array_equal(big.numpy(), np.concatenate([np.arange(6).reshape(2, 3) + 10 * k for k in range(2)]))
 dist.barrier()
 dist.destroy_process_group()
 assert not dist.is_initialized()

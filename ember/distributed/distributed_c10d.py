@@ -72,14 +72,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if _launched_by_mpiexec():
         from mpi4py import MPI
     else:
+        rank = rank if rank >= 0 else _env_int('RANK')
+        world_size = world_size if world_size > 0 else _env_int('WORLD_SIZE')
         if init_method and init_method.startswith('tcp://'):
             host, port = init_method[6:].rsplit(':', 1)
         else:
             host = os.environ.get('MASTER_ADDR') or _env_int('MASTER_ADDR')
             port = os.environ.get('MASTER_PORT') or _env_int('MASTER_PORT')
         port = int(port)
-        rank = rank if rank >= 0 else _env_int('RANK')
-        world_size = world_size if world_size > 0 else _env_int('WORLD_SIZE')
         if rank == 0 and not os.environ.get('TORCHELASTIC_USE_AGENT_STORE'):
             srv = os.path.join(os.path.dirname(__file__), '_pmi_server.py')
             p = subprocess.Popen([sys.executable, srv, str(port), str(world_size), host],

@@ -90,3 +90,30 @@ def test_uninitialised_collective_raises():
     import ember
     with pytest.raises(ValueError, match='Default process group has not been initialized'):
         edist.all_reduce(ember.ones(2))
+
+
+def test_missing_master_times_out(monkeypatch):
+    import datetime
+    import time
+    import torch.distributed as tdist
+    monkeypatch.setenv('MASTER_ADDR', '127.0.0.1')
+    monkeypatch.setenv('MASTER_PORT', str(_free_port()))
+    t0 = time.monotonic()
+    with pytest.raises(edist.DistNetworkError, match='timed out after 500ms'):
+        edist.init_process_group('gloo', rank=1, world_size=2,
+                                 timeout=datetime.timedelta(seconds=0.5))
+    assert time.monotonic() - t0 < 5 and not edist.is_initialized()
+    assert issubclass(edist.DistNetworkError, RuntimeError)
+    assert tdist.DistNetworkError.__name__ == edist.DistNetworkError.__name__
+
+
+def test_env_errors(monkeypatch):
+    import torch.distributed as tdist
+    for k in ('RANK', 'MASTER_ADDR', 'MASTER_PORT', 'WORLD_SIZE'):
+        monkeypatch.delenv(k, raising=False)
+    msgs = []
+    for D in (tdist, edist):
+        with pytest.raises(ValueError) as e:
+            D.init_process_group('gloo')
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -19,6 +19,19 @@ from ._ops.decompositions import (  # noqa: F401
     householder_product)
 from ._ops.norms import vector_norm, matrix_norm, norm  # noqa: F401
 
+#: Shared notes of the linalg docstrings (a dict, as PyTorch's ``torch.linalg.common_notes``).
+common_notes = {
+    'experimental_warning': 'This function is "experimental" and it may change in a future '
+                            'PyTorch release.',
+    'sync_note': 'When inputs are on a CUDA device, this function synchronizes that device '
+                 'with the CPU.',
+    'sync_note_ex': 'When the inputs are on a CUDA device, this function synchronizes only '
+                    'when :attr:`check_errors`\ `= True`.',
+    'sync_note_has_ex': 'When inputs are on a CUDA device, this function synchronizes that '
+                        'device with the CPU. For a version of this function that does not '
+                        'synchronize, see {}.',
+}
+
 __all__ = ['LinAlgError', 'vector_norm', 'matrix_norm', 'norm', 'inv', 'inv_ex', 'det',
            'slogdet', 'solve', 'solve_ex', 'solve_triangular', 'cholesky', 'cholesky_ex', 'qr',
            'svd', 'svdvals', 'eigh', 'eigvalsh', 'eig', 'eigvals', 'pinv', 'lstsq',

@@ -554,3 +554,19 @@ def test_geqrf_householder_product(cplx):
     for mod in (ember, _torch):
         with pytest.raises(RuntimeError):
             mod.linalg.householder_product(mod.zeros(2, 3), mod.zeros(2))
+
+
+@pytest.mark.parametrize('left', [True, False])
+@pytest.mark.parametrize('transpose', [False, True])
+def test_ormqr_norm_except_dim(left, transpose):
+    a = rand(2, 5, 3, dtype=np.float64, seed=50)
+    c = rand(2, 5, 4, dtype=np.float64, seed=51) if left else rand(2, 4, 5, dtype=np.float64, seed=51)
+    e, t = ember.geqrf(ember.tensor(a)), _torch.geqrf(_torch.tensor(a))
+    np.testing.assert_allclose(ember.ormqr(e.a, e.tau, ember.tensor(c), left, transpose).numpy(),
+                               _torch.ormqr(t.a, t.tau, _torch.tensor(c), left, transpose).numpy(),
+                               rtol=1e-10, atol=1e-12)
+    v = rand(3, 4, 5, dtype=np.float64, seed=52)
+    for p, d in [(2, 1), (2, -1), (3, 0)]:
+        np.testing.assert_allclose(ember.norm_except_dim(ember.tensor(v), p, d).numpy(),
+                                   _torch.norm_except_dim(_torch.tensor(v), p, d).numpy(), rtol=1e-12)
+    assert set(ember.linalg.common_notes) == set(_torch.linalg.common_notes)

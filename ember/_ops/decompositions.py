@@ -1713,3 +1713,55 @@ def orgqr(input, tau):
         torch.Size([2, 2])
     """
     return householder_product(input, tau)
+
+
+@register()
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    """Multiplies ``input3`` by the full `Q` of a :func:`ember.geqrf` factorization.
+
+    Args:
+        input (Tensor): Householder vectors, shape `(*, mn, k)`.
+        input2 (Tensor): their scales ``tau``, shape `(*, k)`.
+        input3 (Tensor): the matrix to multiply, shape `(*, m, n)`.
+        left (bool): compute ``op(Q) @ input3`` (True) or ``input3 @ op(Q)``. Default: `True`.
+        transpose (bool): ``op(Q)`` is ``Q^H`` (True) or `Q`. Default: `False`.
+
+    NOTE: unlike PyTorch, the result's grad_fn is that of the composition.
+
+    Example::
+
+        >>> a, tau = ember.geqrf(ember.eye(2))
+        >>> ember.ormqr(a, tau, ember.eye(2)).shape
+        torch.Size([2, 2])
+    """
+    from .shape import cat
+    mn, k = input.shape[-2], input.shape[-1]
+    A = input
+    if k < mn:
+        A = cat([input, input.new_zeros(tuple(input.shape[:-2]) + (mn, mn - k))], -1)
+    else:
+        A = input[..., :mn]
+    Q = householder_product(A, input2)
+    if transpose:
+        Q = _mH(Q)
+    r = Q @ input3 if left else input3 @ Q
+    return _out(r, out) if out is not None else r
+
+
+@register(method=False)
+def norm_except_dim(v, pow=2, dim=0):
+    """The `pow`-norm of `v` over every dimension but `dim`, keeping the dimensions
+    (``dim=-1``: the norm of the whole tensor, a scalar).
+
+    Example::
+
+        >>> ember.norm_except_dim(ember.ones(2, 3), 2, 0)
+        tensor([[1.7321],
+                [1.7321]])
+    """
+    from .norms import vector_norm
+    if dim == -1:
+        return vector_norm(v, pow)
+    dim = dim % v.dim()
+    other = tuple(d for d in range(v.dim()) if d != dim)
+    return vector_norm(v, pow, other, keepdim=True)

@@ -5,7 +5,7 @@ so Python never closes it before ``MPI_Finalize``), ``PMI_RANK`` and ``PMI_SIZE`
 imports ``mpi4py.MPI``; MPICH speaks the PMI-1 wire protocol over that fd.
 
 Run it in a separate process (mpi4py holds the GIL during init/finalize, which wait on PMI
-answers): ``python ember/distributed/_pmi_server.py PORT SIZE [HOST]``. It exits once ``SIZE``
+answers): ``python ember/distributed/_pmi_server.py PORT SIZE [HOST [JOIN_TIMEOUT_S]]``. It exits once ``SIZE``
 ranks have connected and every connection is closed.
 
 NOTE: the process-group layer that starts it is not written yet (see issue 12).
@@ -101,6 +101,7 @@ class PMIServer:
         threads = []
         for _ in range(self.size):
             conn, _ = listener.accept()
+            conn.settimeout(None)
             t = threading.Thread(target=self.handle, args=(conn,), daemon=True)
             t.start()
             threads.append(t)
@@ -112,12 +113,17 @@ class PMIServer:
 def main(argv):
     port, size = int(argv[0]), int(argv[1])
     host = argv[2] if len(argv) > 2 else '127.0.0.1'
+    join_timeout = float(argv[3]) if len(argv) > 3 else 1800.0
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((host, port))
     ls.listen(64)
+    ls.settimeout(join_timeout)   # a rank that never arrives: the server gives up and exits
     print('ready', flush=True)
-    PMIServer(size).serve(ls)
+    try:
+        PMIServer(size).serve(ls)
+    except socket.timeout:
+        sys.exit(f"PMI server: not every rank connected within {join_timeout} s")
 
 
 if __name__ == '__main__':

@@ -82,7 +82,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         port = int(port)
         if rank == 0 and not os.environ.get('TORCHELASTIC_USE_AGENT_STORE'):
             srv = os.path.join(os.path.dirname(__file__), '_pmi_server.py')
-            p = subprocess.Popen([sys.executable, srv, str(port), str(world_size), host],
+            p = subprocess.Popen([sys.executable, srv, str(port), str(world_size), host,
+                                  str(tmo)],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  start_new_session=True)
             if p.stdout.readline().strip() != 'ready':

@@ -195,3 +195,101 @@ class Context:
             err.args = (err.args[0] + where,)
             raise err
         return fn(self, n)
+
+
+def _tup(v, k):
+    return list(v) if isinstance(v, (tuple, list)) else [v] * k
+
+
+def _m_conv(cx, n):
+    m = n.meta['module']
+    k = len(m.kernel_size)
+    if m.padding_mode != 'zeros' or isinstance(m.padding, str):
+        raise UnsupportedOperatorError(f'aten::{type(m).__name__}(padding={m.padding!r}, '
+                                       f'padding_mode={m.padding_mode!r})', cx.b.opset, None)
+    ins = [cx.name(n.args[0]), cx.b.param(f'{n.target}.weight', m.weight)]
+    if m.bias is not None:
+        ins.append(cx.b.param(f'{n.target}.bias', m.bias))
+    pads = _tup(m.padding, k)
+    return cx.b.op('Conv', ins, kernel_shape=list(m.kernel_size), strides=_tup(m.stride, k),
+                   pads=pads + pads, dilations=_tup(m.dilation, k), group=m.groups)
+
+
+def _m_pool(op_type):
+    def conv(cx, n):
+        m = n.meta['module']
+        k = cx.val(n.args[0]).dim() - 2
+        ks = _tup(m.kernel_size, k)
+        st = _tup(m.stride if m.stride is not None else m.kernel_size, k)
+        pads = _tup(m.padding, k)
+        attrs = dict(kernel_shape=ks, strides=st, pads=pads + pads, ceil_mode=int(m.ceil_mode))
+        if op_type == 'MaxPool':
+            if m.return_indices:
+                raise UnsupportedOperatorError('aten::max_pool_with_indices', cx.b.opset, None)
+            attrs['dilations'] = _tup(m.dilation, k)
+        else:
+            if m.divisor_override is not None:
+                raise UnsupportedOperatorError('aten::avg_pool(divisor_override)', cx.b.opset, None)
+            attrs['count_include_pad'] = int(m.count_include_pad)
+        return cx.b.op(op_type, [cx.name(n.args[0])], **attrs)
+    return conv
+
+
+def _m_adaptive_avg(cx, n):
+    x, out = cx.val(n.args[0]), n.meta['val']
+    if all(s == 1 for s in out.shape[2:]):
+        return cx.b.op('GlobalAveragePool', [cx.name(n.args[0])])
+    ins, outs = x.shape[2:], out.shape[2:]
+    if any(i % o for i, o in zip(ins, outs)):
+        raise UnsupportedOperatorError('aten::adaptive_avg_pool(non-divisible)', cx.b.opset, None)
+    ks = [i // o for i, o in zip(ins, outs)]
+    return cx.b.op('AveragePool', [cx.name(n.args[0])], kernel_shape=ks, strides=ks)
+
+
+def _m_batchnorm(cx, n):
+    m = n.meta['module']
+    if m.training or m.running_mean is None:
+        raise UnsupportedOperatorError('aten::batch_norm(training)', cx.b.opset, None)
+    import numpy as np
+    c = m.num_features
+    w = cx.b.param(f'{n.target}.weight', m.weight) if m.weight is not None else \
+        cx.b.const(np.ones(c, np.float32))
+    bias = cx.b.param(f'{n.target}.bias', m.bias) if m.bias is not None else \
+        cx.b.const(np.zeros(c, np.float32))
+    return cx.b.op('BatchNormalization', [
+        cx.name(n.args[0]), w, bias, cx.b.param(f'{n.target}.running_mean', m.running_mean),
+        cx.b.param(f'{n.target}.running_var', m.running_var)], epsilon=float(m.eps))
+
+
+def _m_layernorm(cx, n):
+    m = n.meta['module']
+    if cx.b.opset < 17:
+        raise UnsupportedOperatorError('aten::layer_norm', cx.b.opset, 17)
+    import numpy as np
+    shape = tuple(m.normalized_shape)
+    w = cx.b.param(f'{n.target}.weight', m.weight) if m.weight is not None else \
+        cx.b.const(np.ones(shape, np.float32))
+    ins = [cx.name(n.args[0]), w]
+    if getattr(m, 'bias', None) is not None:
+        ins.append(cx.b.param(f'{n.target}.bias', m.bias))
+    return cx.b.op('LayerNormalization', ins, axis=-len(shape), epsilon=float(m.eps))
+
+
+def _m_embedding(cx, n):
+    m = n.meta['module']
+    if m.max_norm is not None:
+        raise UnsupportedOperatorError('aten::embedding_renorm', cx.b.opset, None)
+    return cx.b.op('Gather', [cx.b.param(f'{n.target}.weight', m.weight), cx.name(n.args[0])])
+
+
+MODULES.update({
+    'Conv1d': _m_conv, 'Conv2d': _m_conv, 'Conv3d': _m_conv,
+    'MaxPool1d': _m_pool('MaxPool'), 'MaxPool2d': _m_pool('MaxPool'),
+    'MaxPool3d': _m_pool('MaxPool'), 'AvgPool1d': _m_pool('AveragePool'),
+    'AvgPool2d': _m_pool('AveragePool'), 'AvgPool3d': _m_pool('AveragePool'),
+    'AdaptiveAvgPool1d': _m_adaptive_avg, 'AdaptiveAvgPool2d': _m_adaptive_avg,
+    'AdaptiveAvgPool3d': _m_adaptive_avg, 'BatchNorm1d': _m_batchnorm,
+    'BatchNorm2d': _m_batchnorm, 'BatchNorm3d': _m_batchnorm, 'LayerNorm': _m_layernorm,
+    'Embedding': _m_embedding, 'GELU': _act_module('Gelu'), 'ELU': _act_module('Elu'),
+    'Softplus': _act_module('Softplus'), 'Hardswish': _act_module('HardSwish'),
+})

@@ -92,3 +92,42 @@ def test_import_without_onnx():
             "except ImportError as e:\n    assert 'ember[onnx]' in str(e); print('ok')\n")
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert out.stdout.strip() == 'ok', out.stderr
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.p = nn.MaxPool2d(2)
+        self.c2 = nn.Conv2d(4, 6, 3, stride=2)
+        self.ap = nn.AdaptiveAvgPool2d(1)
+        self.fl = nn.Flatten()
+        self.fc = nn.Linear(6, 5)
+        self.ln = nn.LayerNorm(5)
+
+    def forward(self, x):
+        x = self.p(F.relu(self.bn(self.c1(x))))
+        return self.ln(self.fc(self.fl(self.ap(F.relu(self.c2(x))))))
+
+
+def test_lenet_bn_eval():
+    ember.manual_seed(0)
+    m = LeNet()
+    m.bn.running_mean.normal_()
+    m.bn.running_var.uniform_(0.5, 2)
+    m.eval()
+    x = ember.randn(2, 1, 12, 12)
+    p = ember.onnx.export(m, (x,), dynamic_axes={'input': [0], 'output': [0]})
+    x2 = ember.randn(3, 1, 12, 12)
+    np.testing.assert_allclose(run(p, x2)[0], m(x2).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_embedding_mean():
+    ember.manual_seed(0)
+    m = nn.Sequential(nn.Embedding(10, 4), nn.GELU())
+    x = ember.tensor([[1, 2, 3], [4, 5, 9]])
+    p = ember.onnx.export(m, (x,))
+    np.testing.assert_allclose(run(p, x)[0], m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='version 17'):
+        ember.onnx.export(nn.LayerNorm(3), (ember.randn(2, 3),), opset_version=16)

@@ -60,7 +60,8 @@ def _fresh(r):
     """A contiguous copy of view ``r`` (recorded by autograd)."""
     if isinstance(r, (tuple, list)):
         return tuple(_fresh(x) for x in r)
-    return _op('clone')(r, memory_format=_contig())
+    c = _op('clone')(r)
+    return c if c._data.flags.c_contiguous else c.contiguous()
 
 
 def _contig():
@@ -558,11 +559,9 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     others = tuple(i for i in range(nd) if i != d)
     from .norms import vector_norm
     norms = vector_norm(input, p, others, True)
-    with _NoGrad():
-        xp = array_module(input._data)
-        n = norms._data
-        f = xp.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0).astype(n.dtype)
-    res = input * wrap(f)
+    over = wrap(norms._data > maxnorm)
+    f = _op('where')(over, maxnorm / (norms + 1e-7), norms.new_ones(()))
+    res = input * f
     return write_out(res, out, 'renorm')
 
 

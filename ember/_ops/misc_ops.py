@@ -1051,3 +1051,95 @@ def _gradient_1d(y, d, h, edge_order, nd):
         parts.append((sl(2, n) - sl(0, n - 2)) / (2 * h))
     parts.append(last)
     return _op('cat')(parts, d)
+
+
+# ============================================================================ small members
+@register()
+def ravel(input):
+    """``input`` flattened to 1-D (a view when possible, else a copy).
+
+    Example::
+
+        >>> ember.ravel(ember.zeros(2, 3)).shape
+        ember.Size([6])
+    """
+    _check_tensor(input, 'ravel')
+    return input.reshape(-1)
+
+
+@register()
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view, ``input.mH``).
+
+    Example::
+
+        >>> ember.adjoint(ember.zeros(2, 3)).shape
+        ember.Size([3, 2])
+    """
+    _check_tensor(input, 'adjoint')
+    if input._data.ndim < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input._data.ndim}-D tensor.")
+    return input.mH
+
+
+@register()
+def is_same_size(input, other):
+    """True when both tensors have the same shape.
+
+    Example::
+
+        >>> ember.is_same_size(ember.zeros(2), ember.ones(2))
+        True
+    """
+    return tuple(input.shape) == tuple(other.shape)
+
+
+@register()
+def is_distributed(input):
+    """Always False (no distributed tensors).
+
+    Example::
+
+        >>> ember.is_distributed(ember.zeros(2))
+        False
+    """
+    return False
+
+
+@register(function=False)
+def sum_to_size(input, *size):
+    """Sum ``input`` down to ``size`` (which must broadcast to ``input``'s shape).
+
+    Example::
+
+        >>> ember.arange(6.).view(2, 3).sum_to_size(1, 3)
+        tensor([[3., 5., 7.]])
+    """
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    shape = tuple(input.shape)
+    n = len(shape)
+    ok = len(size) <= n and all(s == t or s == 1 for s, t in zip(size[::-1], shape[::-1]))
+    if not ok:
+        raise RuntimeError(f"size {{{_shape_str(size)}}} is not expandable to size "
+                           f"{{{_shape_str(shape)}}}.")
+    lead = n - len(size)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and shape[lead + i] != 1)
+    if not dims:
+        return input
+    r = input.sum(dims, keepdim=True)
+    return r.view(size) if lead else r
+
+
+@register(function=False)
+def cumsum_(input, dim, *, dtype=None):
+    """In-place :func:`cumsum`."""
+    return inplace(input, _op('cumsum'), dim, dtype=dtype)
+
+
+@register(function=False)
+def cumprod_(input, dim, *, dtype=None):
+    """In-place :func:`cumprod`."""
+    return inplace(input, _op('cumprod'), dim, dtype=dtype)

@@ -91,3 +91,13 @@ OPS = [
            _g(lambda mk: S(mk((3, 4)), size=20), lambda mk: S(mk((3, 4)), size=2, fill_value=9)),
            dtypes=(I64,), grad=False),
 ]
+
+OPS += [
+    OpInfo('ravel', lambda m, x: m.ravel(x), _g(lambda mk: S(mk((3, 4)), pre='t'), lambda mk: S(mk(())))),
+    OpInfo('adjoint', lambda m, x: m.adjoint(x), _g(lambda mk: S(mk((2, 3, 4))), lambda mk: S(mk((3,))))),
+    OpInfo('sum_to_size', lambda m, x, *s: x.sum_to_size(*s),
+           _g(lambda mk: S(mk((2, 3)), 1, 3), lambda mk: S(mk((2, 3)), 3),
+              lambda mk: S(mk((2, 3)), (2, 1)), lambda mk: S(mk((2, 3)), 2))),
+    OpInfo('cumsum_', lambda m, x, d: x.clone().cumsum_(d), _g(lambda mk: S(mk((3, 4)), 1))),
+    OpInfo('cumprod_', lambda m, x, d: x.clone().cumprod_(d), _g(lambda mk: S(mk((3, 4)), 0))),
+]

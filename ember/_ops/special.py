@@ -60,10 +60,18 @@ def _unary_in(input, fname, arg, kname):
     return x
 
 
-def _unary(input, out, name, kern, fname=None, arg='input', kname=None):
+def _no_lowp(x, kname):
+    """PyTorch's CPU kernels of most special functions have no float16/bfloat16 version."""
+    if x.dtype == np.float16 or x.dtype.kind == 'V':
+        _not_impl(kname, x)
+
+
+def _unary(input, out, name, kern, fname=None, arg='input', kname=None, half=False):
     fname = fname or 'special_' + name
     _check_out(out, fname)
     x = _unary_in(input, fname, arg, kname or name + '_cpu')
+    if not half:
+        _no_lowp(x, kname or name + '_cpu')
     xp = array_module(x)
     return _w(_back(_kcall(kern, x), x), xp, x)
 
@@ -146,7 +154,7 @@ def i0(input, *, out=None):
         >>> ember.i0(ember.arange(3, dtype=ember.float32))
         tensor([1.0000, 1.2661, 2.2796])
     """
-    res = _unary(input, out, 'i0', K.i0, fname='i0', kname='i0_vml_cpu')
+    res = _unary(input, out, 'i0', K.i0, fname='i0', kname='i0_vml_cpu', half=True)
     if grad_needed(input):
         record(res, I0Backward0(), (input,), save=(input,))
     return _out(res, out, 'i0')
@@ -174,7 +182,7 @@ def i0e(input, *, out=None):
         >>> ember.special.i0e(ember.tensor([0., 1., 2.]))
         tensor([1.0000, 0.4658, 0.3085])
     """
-    res = _unary(input, out, 'i0e', K.i0e)
+    res = _unary(input, out, 'i0e', K.i0e, half=True)
     if grad_needed(input):
         record(res, SpecialI0EBackward0(), (input,), save=(input, res))
     return _out(res, out, 'i0e')
@@ -216,7 +224,7 @@ def i1(input, *, out=None):
         >>> ember.special.i1(ember.tensor([0., 1., 2.]))
         tensor([0.0000, 0.5652, 1.5906])
     """
-    res = _unary(input, out, 'i1', K.i1)
+    res = _unary(input, out, 'i1', K.i1, half=True)
     if grad_needed(input):
         record(res, SpecialI1Backward0(), (input,), save=(input, res))
     return _out(res, out, 'i1')
@@ -244,7 +252,7 @@ def i1e(input, *, out=None):
         >>> ember.special.i1e(ember.tensor([0., 1., 2.]))
         tensor([0.0000, 0.2079, 0.2153])
     """
-    res = _unary(input, out, 'i1e', K.i1e)
+    res = _unary(input, out, 'i1e', K.i1e, half=True)
     if grad_needed(input):
         record(res, SpecialI1EBackward0(), (input,), save=(input, res))
     return _out(res, out, 'i1e')
@@ -303,7 +311,7 @@ def ndtr(input, *, out=None):
         >>> ember.special.ndtr(ember.tensor([-3., -1., 0., 1., 3.]))
         tensor([0.0013, 0.1587, 0.5000, 0.8413, 0.9987])
     """
-    res = _unary(input, out, 'ndtr', K.ndtr, kname='erf_vml_cpu')
+    res = _unary(input, out, 'ndtr', K.ndtr, kname='erf_vml_cpu', half=True)
     if grad_needed(input):
         record(res, MulBackward1(), (input,), save=(input,))
     return _out(res, out, 'ndtr')
@@ -387,7 +395,7 @@ def entr(input, *, out=None):
         >>> ember.special.entr(ember.tensor([-1., 0., 0.5, 1.]))
         tensor([  -inf, 0.0000, 0.3466, -0.0000])
     """
-    res = _unary(input, out, 'entr', K.entr)
+    res = _unary(input, out, 'entr', K.entr, half=True)
     if grad_needed(input):
         record(res, SpecialEntrBackward0(), (input,), save=(input,))
     return _out(res, out, 'entr')
@@ -533,10 +541,12 @@ def _binary_in(fname, kname, input, other, allow_int=True, scalars=True, args=No
     return xp.asarray(x), xp.asarray(y), xp     # a number's array in the tensor's module
 
 
-def _binary(name, kern, input, other, out, fname=None, kname=None, **kw):
+def _binary(name, kern, input, other, out, fname=None, kname=None, half=False, **kw):
     fname = fname or 'special_' + name
     _check_out(out, fname)
     x, y, xp = _binary_in(fname, kname or name + '_cpu', input, other, **kw)
+    if not half:
+        _no_lowp(x, kname or name + '_cpu')
     r = _kcall(kern, x, y)
     return _w(_back(r, x), xp, x, y)
 
@@ -655,7 +665,7 @@ def xlog1py(input, other, *, out=None):
         >>> ember.special.xlog1py(ember.tensor([0., 2.]), ember.tensor([-1., 1.]))
         tensor([0.0000, 1.3863])
     """
-    res = _binary('xlog1py', _xlog1py_k, input, other, out)
+    res = _binary('xlog1py', _xlog1py_k, input, other, out, half=True)
     if grad_needed(input, other):
         cls = SpecialXlog1PyBackward0 if isinstance(input, Tensor) and \
             isinstance(other, Tensor) else SpecialXlog1PyBackward1 if \
@@ -686,7 +696,7 @@ class IgammacBackward0(IgammaBackward0):
 def _igamma(a, x, out, upper, fname):
     name = 'igammac' if upper else 'igamma'
     res = _binary(name, K.gammaincc if upper else K.gammainc, a, x, out, fname=fname,
-                  allow_int=False, scalars=False, args=('input', 'other'))
+                  allow_int=False, scalars=False, args=('input', 'other'), half=True)
     if grad_needed(a, x):
         record(res, IgammacBackward0() if upper else IgammaBackward0(), (a, x), save=(a, x))
     return _out(res, out, name)

@@ -19,17 +19,16 @@ from ._ops.decompositions import (  # noqa: F401
     householder_product)
 from ._ops.norms import vector_norm, matrix_norm, norm  # noqa: F401
 
-#: Shared notes of the linalg docstrings (a dict, as PyTorch's ``torch.linalg.common_notes``).
+#: Notes shared by the linalg docstrings, under the keys of PyTorch's
+#: ``torch.linalg.common_notes`` (the wording is ember's own).
 common_notes = {
-    'experimental_warning': 'This function is "experimental" and it may change in a future '
-                            'PyTorch release.',
-    'sync_note': 'When inputs are on a CUDA device, this function synchronizes that device '
-                 'with the CPU.',
-    'sync_note_ex': 'When the inputs are on a CUDA device, this function synchronizes only '
-                    'when :attr:`check_errors`\ `= True`.',
-    'sync_note_has_ex': 'When inputs are on a CUDA device, this function synchronizes that '
-                        'device with the CPU. For a version of this function that does not '
-                        'synchronize, see {}.',
+    'experimental_warning': 'Experimental: this function may still change in a later release.',
+    'sync_note': 'On a CUDA device this function waits for the device to finish (a host '
+                 'synchronisation).',
+    'sync_note_ex': 'On a CUDA device this function synchronises with the host only when '
+                    '``check_errors=True``.',
+    'sync_note_has_ex': 'On a CUDA device this function synchronises with the host; {} is '
+                        'the variant that does not.',
 }
 
 __all__ = ['LinAlgError', 'vector_norm', 'matrix_norm', 'norm', 'inv', 'inv_ex', 'det',

@@ -11,8 +11,11 @@ import ember.distributed as edist
 def test_backend_and_reduceop():
     for n in ['GLOO', 'mpi', 'Nccl', 'custom']:
         assert edist.Backend(n) == tdist.Backend(n)
+    # torch's own test utilities register a 'fake' backend (hpu -> fake) when another test
+    # imports them; that registration is process state of torch, not part of its defaults.
     assert edist.Backend.backend_list == tdist.Backend.backend_list
-    assert edist.Backend.default_device_backend_map == tdist.Backend.default_device_backend_map
+    assert edist.Backend.default_device_backend_map == {
+        k: v for k, v in tdist.Backend.default_device_backend_map.items() if v != 'fake'}
     for name in ['SUM', 'AVG', 'PRODUCT', 'MIN', 'MAX', 'BAND', 'BOR', 'BXOR', 'PREMUL_SUM']:
         e, t = getattr(edist.ReduceOp, name), getattr(tdist.ReduceOp, name)
         assert str(e) == str(t) and repr(e) == repr(t) and int(e) == int(t)

@@ -1337,7 +1337,9 @@ def _removed(name):
     def fn(self, *args, **kwargs):
         raise RuntimeError(_REMOVED[name])
     fn.__name__ = name
-    fn.__doc__ = 'Removed in PyTorch 1.9+: raises RuntimeError pointing to ``torch.linalg``.'
+    fn.__doc__ = (f'Removed in PyTorch 1.9+: raises RuntimeError pointing to ``torch.linalg``.\n\n'
+                  f'    Example::\n\n        >>> ember.eye(2).{name}(ember.eye(2))\n'
+                  f'        Traceback (most recent call last):\n        RuntimeError: ...\n')
     return fn
 
 

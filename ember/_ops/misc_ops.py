@@ -163,7 +163,11 @@ def _sparse_only(name, what):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"``{name}(input)``: a copy of a sparse tensor's {what}. NOTE: unlike "
                   "PyTorch, ember has no sparse tensors; on the dense tensors it has this "
-                  "raises PyTorch's error for a strided input.")
+                  "raises PyTorch's error for a strided input.\n\n"
+                  "    Example::\n\n"
+                  f"        >>> ember.{name}(ember.zeros(2))\n"
+                  "        Traceback (most recent call last):\n"
+                  "        RuntimeError: ...\n")
     return op
 
 
@@ -421,7 +425,7 @@ def ldexp(input, other, *, out=None):
 
 @register()
 def ldexp_(input, other):
-    """In-place :func:`ldexp`."""
+    """In-place version of :func:`ldexp`."""
     return input.mul_(_op('pow')(2.0, other))
 
 
@@ -462,13 +466,13 @@ lcm.__doc__ = """Least common multiple of integer tensors, elementwise (non-nega
 
 @register()
 def gcd_(input, other):
-    """In-place :func:`gcd`."""
+    """In-place version of :func:`gcd`."""
     return inplace(input, gcd, other)
 
 
 @register()
 def lcm_(input, other):
-    """In-place :func:`lcm`."""
+    """In-place version of :func:`lcm`."""
     return inplace(input, lcm, other)
 
 
@@ -503,7 +507,7 @@ def nextafter(input, other, *, out=None):
 
 @register(function=False)
 def nextafter_(input, other):
-    """In-place :func:`nextafter`."""
+    """In-place version of :func:`nextafter`."""
     return inplace(input, nextafter, other)
 
 
@@ -567,7 +571,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 
 @register(function=False)
 def renorm_(input, p, dim, maxnorm):
-    """In-place :func:`renorm`."""
+    """In-place version of :func:`renorm`."""
     return inplace(input, renorm, p, dim, maxnorm)
 
 
@@ -743,7 +747,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 
 @register(function=False)
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
-    """In-place :func:`index_reduce`."""
+    """In-place version of :func:`index_reduce`."""
     return inplace(input, index_reduce, dim, index, source, reduce, include_self=include_self)
 
 
@@ -1135,11 +1139,11 @@ def sum_to_size(input, *size):
 
 @register(function=False)
 def cumsum_(input, dim, *, dtype=None):
-    """In-place :func:`cumsum`."""
+    """In-place version of :func:`cumsum`."""
     return inplace(input, _op('cumsum'), dim, dtype=dtype)
 
 
 @register(function=False)
 def cumprod_(input, dim, *, dtype=None):
-    """In-place :func:`cumprod`."""
+    """In-place version of :func:`cumprod`."""
     return inplace(input, _op('cumprod'), dim, dtype=dtype)

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import _backend
-from ._device import device as _device_cls
+from ._device import device as _device_cls, CPU as _CPU
 from ._storage import UntypedStorage, TypedStorage, _ptr
 from ._tensor import Tensor, Size, _new_tensor
 
@@ -172,6 +172,8 @@ def _view_of(src, dtype, offset, size, stride):
     else:
         off = min(off, nbytes)
     bstride = tuple(s * isz for s in stride)
+    if type(src) is not np.ndarray and type(src) is _backend._StrictArray:
+        src = src.view(np.ndarray)    # the strict check backend's arrays are host memory
     if type(src) is np.ndarray:
         return np.ndarray(size, npdt, buffer=src, offset=off, strides=bstride)
     xp = _backend.array_module(src)   # the device's array module (cupy)
@@ -187,7 +189,13 @@ def _make_tensor(untyped, dtype, offset, size, stride, requires_grad):
     if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
         raise _bad("Only Tensors of floating point and complex dtype can require gradients "
                    f"(got requires_grad=True for {dtype})")
-    t = _new_tensor(_view_of(untyped._src, dtype, offset, size, stride))
+    arr = _view_of(untyped._src, dtype, offset, size, stride)
+    if type(arr) is np.ndarray and _backend._cpu_module is not np:
+        # the strict check backend is the CPU's array module: host data goes onto it (a view)
+        arr = _backend.to_device(arr, _CPU)
+        if type(untyped._src) is np.ndarray:
+            untyped._src = _backend.to_device(untyped._src, _CPU)
+    t = _new_tensor(arr)
     t._st = untyped
     if requires_grad:
         t._rg = True

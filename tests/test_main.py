@@ -16,7 +16,7 @@ def test_hook_argv_name_and_missing_module():
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("ember True [") and lines[0].endswith("'a', 'b'] __main__")
-    assert lines[1] == "No module named 'torch.fx'"
+    assert lines[1] == "No module named 'torch._inductor'"
 
 
 def test_help():

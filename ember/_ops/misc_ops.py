@@ -630,11 +630,9 @@ def unravel_index(indices, shape):
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
     xp = array_module(a)
-    total = _int(np.prod(shape)) if shape else 1
     a = a.astype(np.int64)
-    if a.size and ((a >= total).any() or (a < -total).any()):
-        raise ValueError("'indices' must be in range [-{}, {})".format(total, total))
-    a = xp.where(a < 0, a + total, a)
+    # as torch: no range check; every coordinate is a floor division taken modulo its size
+    # (an index outside [-total, total) wraps around)
     out = []
     rem = a
     for k in range(len(shape)):   # one op per dim of shape

@@ -1,22 +1,145 @@
-"""The default process group on MPI (mpi4py over the ``mpich`` wheel): ``init_process_group``
-(env:// rendezvous through ember's PMI-1 server, or ranks started by ``mpiexec``),
-``all_reduce``, ``broadcast``, ``barrier``.
+"""Process groups and collectives on MPI (mpi4py over the ``mpich`` wheel).
 
-NOTE: unlike PyTorch, only the default group and these collectives exist so far (issue 12);
-``async_op=True`` is not supported yet; timeouts and dead-rank detection are not enforced.
+``init_process_group`` forms one MPI ``COMM_WORLD`` however the ranks were started: by
+``mpiexec``, or independently (env:// or ``tcp://host:port``: rank 0 serves ember's PMI-1
+rendezvous at MASTER_ADDR:MASTER_PORT from a helper process; ``store=``/``file://``: rank 0
+serves it on a free port and publishes the address in the store). Each process group is an
+MPI communicator; collectives run MPI's blocking calls, or its nonblocking ones
+(``Iallreduce``, ``Ibcast``, ...) behind a :class:`Work` when ``async_op=True``.
+
+Tensors of every dtype take part: MPI's own types where it has them, bool as bytes (SUM is
+OR, PRODUCT is AND, as PyTorch), float16/bfloat16 reduced in float32, complex as pairs of
+reals; data movement (broadcast, gather, scatter, all_to_all, send/recv) is done on bytes.
 """
+import io
 import os
 import socket
 import subprocess
 import sys
 import time
+import warnings
 
-from . import (Backend, DistNetworkError, GroupMember, ReduceOp, _NOT_INIT, default_pg_timeout,
-               group as _group_ns)
+import numpy as np
 
-_state = {'comm': None, 'backend': None, 'server': None}
+from . import (Backend, DistBackendError, DistNetworkError, GroupMember, ReduceOp, _NOT_INIT,
+               default_pg_timeout, group as _group_ns)
+from ._work import Work, _done_work
+
+_state = {'world': None, 'backend': None, 'server': None, 'store': None, 'count': 0,
+          'groups': {}, 'timeout': None}
 
 
+# ----------------------------------------------------------------------------- groups
+class ProcessGroup:
+    """A set of ranks that run collectives together (an MPI communicator).
+
+    ``rank()`` is this process's rank in the group, ``size()`` the number of ranks;
+    :func:`get_process_group_ranks` gives the global ranks in group-rank order.
+
+    Example::
+
+        >>> g = dist.new_group([0, 1])
+        >>> g.rank(), g.size()
+        (0, 2)
+    """
+
+    def __init__(self, comm, ranks, backend, name, desc='', timeout=None):
+        self._comm = comm
+        self._ctl = comm.Dup()          # control traffic (object sizes, monitored barrier)
+        self._ranks = list(ranks)
+        self._g2l = {g: i for i, g in enumerate(self._ranks)}
+        self._backend = backend
+        self._name = name
+        self._desc = desc
+        self._timeout = timeout
+        self.bound_device_id = None
+
+    def rank(self):
+        """This process's rank in the group."""
+        return self._comm.Get_rank()
+
+    def size(self):
+        """The number of ranks in the group."""
+        return len(self._ranks)
+
+    def name(self):
+        """The backend's name ('gloo' or 'mpi')."""
+        return str(self._backend)
+
+    @property
+    def group_name(self):
+        """The group's unique name ('0' for the default group)."""
+        return self._name
+
+    @property
+    def group_desc(self):
+        """The group's description."""
+        return self._desc
+
+    def _get_backend_name(self):
+        return str(self._backend)
+
+    def __repr__(self):
+        return f"<ember.distributed.ProcessGroup {self._name} ranks={self._ranks}>"
+
+
+def _register(pg):
+    _state['groups'][pg._name] = pg
+    _state['count'] += 1
+    return pg
+
+
+def _world():
+    w = _state['world']
+    if w is None:
+        raise ValueError(_NOT_INIT)
+    return w
+
+
+def _not_member(group):
+    return group is not None and not isinstance(group, ProcessGroup) and \
+        group == GroupMember.NON_GROUP_MEMBER
+
+
+def _warn_not_in_group(op_name):
+    w = _state['world']
+    r = -1 if w is None else w.rank()
+    warnings.warn(f"Running {op_name} on global rank {r} which does not belong to the given "
+                  "group.", stacklevel=3)
+
+
+def _pg(group, op_name):
+    """The ProcessGroup a collective runs on, or None (after a warning) if this rank is not
+    a member."""
+    if _not_member(group):
+        _world()
+        _warn_not_in_group(op_name)
+        return None
+    if group is None:
+        return _world()
+    if not isinstance(group, ProcessGroup):
+        raise ValueError(f"Expecting a ProcessGroup, but got a {type(group)}.")
+    if group._comm is None:
+        raise ValueError("Invalid process group specified or has been destroyed.")
+    return group
+
+
+def _group_rank(pg, global_rank, group_rank, what, op='broadcast'):
+    """The group rank named by ``global_rank`` or ``group_rank`` (exactly one given)."""
+    if group_rank is not None:
+        if global_rank is not None:
+            raise ValueError("Can't specify both group_rank and global_rank")
+        r = group_rank
+    else:
+        if global_rank is None:
+            raise ValueError("Must specify global_rank or group_rank")
+        r = get_group_rank(pg, global_rank)
+    if not 0 <= r < pg.size():
+        raise RuntimeError(f"ProcessGroupGloo::{op}: invalid root rank: {r}")
+    return r
+
+
+# ----------------------------------------------------------------------------- init
 def _connect(host, port, timeout_s):
     end = time.monotonic() + timeout_s
     while True:
@@ -42,187 +165,1482 @@ def _env_int(name):
     return int(v)
 
 
+def _start_pmi_server(host, port, world_size, tmo):
+    srv = os.path.join(os.path.dirname(__file__), '_pmi_server.py')
+    p = subprocess.Popen([sys.executable, srv, str(port), str(world_size), host, str(tmo)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    line = p.stdout.readline().split()
+    if not line or line[0] != 'ready':
+        raise DistNetworkError(f"The server socket has failed to listen on "
+                               f"{host}:{port}: {p.stderr.read().strip()[-200:]}")
+    _state['server'] = p
+    return int(line[1]) if len(line) > 1 else port
+
+
+def _mpi_join(host, port, rank, world_size, tmo):
+    """Connect to the PMI server and initialise MPI as rank ``rank`` of ``world_size``."""
+    sk = _connect(host, port, tmo)
+    sk.settimeout(None)   # MPICH needs a blocking fd
+    fd = sk.detach()
+    os.environ.update(PMI_FD=str(fd), PMI_RANK=str(rank), PMI_SIZE=str(world_size))
+    try:
+        from mpi4py import MPI
+    finally:
+        for k in ('PMI_FD', 'PMI_RANK', 'PMI_SIZE'):
+            os.environ.pop(k, None)
+    return MPI
+
+
+def _mpi_if_up():
+    m = sys.modules.get('mpi4py.MPI')
+    if m is not None and m.Is_initialized() and not m.Is_finalized():
+        return m
+    return None
+
+
+def _parse_backend(backend):
+    be = Backend(str(backend or 'gloo'))
+    if ':' in be:
+        pairs = {}
+        for p in be.split(','):
+            if ':' not in p:
+                raise ValueError(f"Invalid backend string {backend!r}: expected 'device:backend' "
+                                 "pairs separated by ','")
+            d, b = p.split(':', 1)
+            pairs[d.strip()] = b.strip()
+        be = Backend(pairs.get('cpu', 'gloo'))
+    if be not in ('gloo', 'mpi'):
+        raise RuntimeError(f"Distributed package doesn't have {str(be).upper()} built in")
+    return be
+
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
                        store=None, group_name='', pg_options=None, device_id=None):
     """Initialise the default process group.
 
-    Ranks started by ``mpiexec`` join its world. Otherwise (env:// or ``tcp://host:port``)
-    rank 0 starts ember's PMI-1 server at MASTER_ADDR:MASTER_PORT in a helper process and
-    every rank connects to it, forming one MPI ``COMM_WORLD``.
+    Ranks started by ``mpiexec`` join its world. Otherwise every rank connects to a PMI-1
+    rendezvous served by rank 0 (in a helper process) and the ranks form one MPI
+    ``COMM_WORLD``: at MASTER_ADDR:MASTER_PORT for ``env://`` (the default), at ``host:port``
+    for ``tcp://host:port``; with ``store=`` or ``file://path`` rank 0 serves it on a free
+    port and publishes its address in the store.
 
     Args:
-        backend (str): 'mpi', or 'gloo' (NOTE: unlike PyTorch, runs on MPI); 'cpu:gloo,...'
-            strings are parsed.
-        init_method (str): 'env://' (default) or 'tcp://host:port'.
-        timeout (timedelta): connection timeout.
+        backend (str): 'gloo' (NOTE: unlike PyTorch, runs on MPI) or 'mpi';
+            'cpu:gloo,cuda:nccl' strings are parsed (the CPU entry is used).
+        init_method (str): 'env://' (default), 'tcp://host:port' or 'file://path'.
+        timeout (timedelta): how long to wait for the other ranks (default 30 minutes).
         world_size (int), rank (int): default from WORLD_SIZE / RANK.
+        store (Store): a key-value store every rank can reach (excludes ``init_method``).
+        group_name (str), pg_options, device_id: accepted for compatibility.
 
     Example::
 
         >>> dist.init_process_group('gloo', rank=rank, world_size=2)
     """
-    if _state['comm'] is not None:
+    if _state['world'] is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    be = Backend(str(backend or 'gloo'))
-    if ':' in be:
-        be = Backend(dict(p.split(':') for p in be.split(',')).get('cpu', 'gloo'))
-    if be not in ('gloo', 'mpi'):
-        raise RuntimeError(f"Distributed package doesn't have {be} built in")
-    tmo = (timeout or default_pg_timeout).total_seconds()
-    if _launched_by_mpiexec():
-        from mpi4py import MPI
+    if init_method is not None and store is not None:
+        raise AssertionError("Cannot specify both init_method and store.")
+    if store is not None:
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
+    be = _parse_backend(backend)
+    tmo_td = timeout or default_pg_timeout
+    tmo = tmo_td.total_seconds()
+    MPI = _mpi_if_up()
+    if MPI is not None or _launched_by_mpiexec():
+        if MPI is None:
+            from mpi4py import MPI
     else:
-        rank = rank if rank >= 0 else _env_int('RANK')
-        world_size = world_size if world_size > 0 else _env_int('WORLD_SIZE')
-        if init_method and init_method.startswith('tcp://'):
-            host, port = init_method[6:].rsplit(':', 1)
+        if init_method and init_method.startswith('file://'):
+            from ._store import FileStore
+            if world_size <= 0:
+                world_size = _env_int('WORLD_SIZE')
+            if rank < 0:
+                rank = _env_int('RANK')
+            store = FileStore(init_method[7:], world_size)
+        if store is not None:
+            MPI = _join_through_store(store, rank, world_size, tmo)
         else:
-            host = os.environ.get('MASTER_ADDR') or _env_int('MASTER_ADDR')
-            port = os.environ.get('MASTER_PORT') or _env_int('MASTER_PORT')
-        port = int(port)
-        if rank == 0 and not os.environ.get('TORCHELASTIC_USE_AGENT_STORE'):
-            srv = os.path.join(os.path.dirname(__file__), '_pmi_server.py')
-            p = subprocess.Popen([sys.executable, srv, str(port), str(world_size), host,
-                                  str(tmo)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 start_new_session=True)
-            if p.stdout.readline().strip() != 'ready':
-                raise DistNetworkError(f"The server socket has failed to listen on "
-                                       f"{host}:{port}: {p.stderr.read().strip()[-200:]}")
-            _state['server'] = p
-        sk = _connect(host, port, tmo)
-        sk.settimeout(None)   # MPICH needs a blocking fd
-        fd = sk.detach()
-        os.environ.update(PMI_FD=str(fd), PMI_RANK=str(rank), PMI_SIZE=str(world_size))
-        from mpi4py import MPI
-        for k in ('PMI_FD', 'PMI_RANK', 'PMI_SIZE'):
-            os.environ.pop(k, None)
-    _state['comm'] = MPI.COMM_WORLD.Dup()
+            rank = rank if rank >= 0 else _env_int('RANK')
+            world_size = world_size if world_size > 0 else _env_int('WORLD_SIZE')
+            if init_method and init_method.startswith('tcp://'):
+                host, port = init_method[6:].rsplit(':', 1)
+                host = host.strip('[]')
+            elif init_method and not init_method.startswith('env://'):
+                raise ValueError(f"No rendezvous handler for {init_method.split('://')[0]}://")
+            else:
+                host = os.environ.get('MASTER_ADDR') or _env_int('MASTER_ADDR')
+                port = os.environ.get('MASTER_PORT') or _env_int('MASTER_PORT')
+            port = int(port)
+            if rank == 0 and not os.environ.get('TORCHELASTIC_USE_AGENT_STORE'):
+                _start_pmi_server(host, port, world_size, tmo)
+            MPI = _mpi_join(host, port, rank, world_size, tmo)
+    cw = MPI.COMM_WORLD
+    if world_size > 0 and cw.Get_size() != world_size or rank >= 0 and cw.Get_rank() != rank:
+        raise ValueError(f"init_process_group: rank {rank} / world_size {world_size} do not match "
+                         f"the MPI world (rank {cw.Get_rank()} of {cw.Get_size()})")
     _state['backend'] = be
-    GroupMember.WORLD = _group_ns.WORLD = _state['comm']
+    _state['timeout'] = tmo_td
+    _state['store'] = store
+    _state['count'] = 0
+    _state['groups'] = {}
+    w = _register(ProcessGroup(cw.Dup(), range(cw.Get_size()), be, '0', 'default_pg', tmo_td))
+    _state['world'] = w
+    GroupMember.WORLD = _group_ns.WORLD = w
+    if device_id is not None:
+        w.bound_device_id = device_id
 
 
-def _comm():
-    c = _state['comm']
-    if c is None:
-        raise ValueError(_NOT_INIT)
-    return c
+def _join_through_store(store, rank, world_size, tmo):
+    """Rank 0 starts the PMI server on a free port and publishes it in ``store``; every rank
+    reads it and reports back, and rank 0 joins MPI only once all have (its MPI init holds
+    the GIL, so a store served by a thread of rank 0 must not be needed after that)."""
+    from . import PrefixStore
+    st = PrefixStore('ember_pmi', store)
+    if rank == 0:
+        host = os.environ.get('MASTER_ADDR') or '127.0.0.1'
+        port = _start_pmi_server(host, 0, world_size, tmo)
+        st.set('addr', f'{host}:{port}')
+    addr = st.get('addr').decode()
+    n = st.add('joined', 1)
+    if rank == 0:
+        end = time.monotonic() + tmo
+        while n < world_size:
+            if time.monotonic() > end:
+                from . import DistStoreError
+                raise DistStoreError(f"Timed out after {int(tmo)} seconds waiting for "
+                                     f"{world_size - n} ranks to join")
+            time.sleep(0.005)
+            n = st.add('joined', 0)
+    host, port = addr.rsplit(':', 1)
+    return _mpi_join(host, int(port), rank, world_size, tmo)
 
 
 def destroy_process_group(group=None):
-    """Forget the default group (MPI itself stays up until the process exits)."""
-    _comm()
-    _state['comm'] = None
-    GroupMember.WORLD = _group_ns.WORLD = None
+    """Destroy ``group``, or every group (and the default one) when ``group`` is None.
+
+    NOTE: unlike PyTorch, MPI itself stays up until the process exits; a later
+    ``init_process_group`` reuses it (same ranks and world size).
+    """
+    w = _world()
+    if group is None or group is w:
+        for pg in list(_state['groups'].values()):
+            pg._comm = None
+        _state['groups'] = {}
+        _state['world'] = None
+        _state['store'] = None
+        GroupMember.WORLD = _group_ns.WORLD = None
+        return
+    if _not_member(group):
+        return
+    if not isinstance(group, ProcessGroup) or group._name not in _state['groups']:
+        raise ValueError("Invalid process group specified")
+    del _state['groups'][group._name]
+    group._comm = None
 
 
 def is_initialized():
     """Whether the default process group is initialised."""
-    return _state['comm'] is not None
+    return _state['world'] is not None
+
+
+def _default_or(group):
+    if group is None:
+        return _world()
+    if _not_member(group):
+        return None
+    if not isinstance(group, ProcessGroup):
+        raise ValueError(f"Expecting a ProcessGroup, but got a {type(group)}.")
+    return group
 
 
 def get_rank(group=None):
-    """This process's rank in the default group."""
-    return _comm().Get_rank()
+    """This process's rank in ``group`` (the default group if None); -1 if not a member."""
+    _world()
+    pg = _default_or(group)
+    return -1 if pg is None else pg.rank()
 
 
 def get_world_size(group=None):
-    """The number of ranks in the default group."""
-    return _comm().Get_size()
+    """The number of ranks in ``group`` (the default group if None); -1 if not a member."""
+    _world()
+    pg = _default_or(group)
+    return -1 if pg is None else pg.size()
 
 
 def get_backend(group=None):
-    """The default group's backend name ('gloo' or 'mpi')."""
-    _comm()
-    return _state['backend']
+    """The backend name of ``group`` ('gloo' or 'mpi')."""
+    _world()
+    if _not_member(group):
+        raise ValueError("Invalid process group specified")
+    pg = _default_or(group)
+    return pg._backend
 
 
-def _np_reduce(op, stack):
-    import numpy as np
-    o = op.op if isinstance(op, ReduceOp) else op
-    if o in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PREMUL_SUM):
-        if o is ReduceOp.PREMUL_SUM:
-            stack = stack * op._factor
-        r = stack.sum(axis=0, dtype=stack.dtype)
-        if o is ReduceOp.AVG:
-            r = (r / stack.shape[0]).astype(stack.dtype)
-        return r
-    fn = {ReduceOp.PRODUCT: np.multiply, ReduceOp.MIN: np.minimum, ReduceOp.MAX: np.maximum,
-          ReduceOp.BAND: np.bitwise_and, ReduceOp.BOR: np.bitwise_or,
-          ReduceOp.BXOR: np.bitwise_xor}[o]
-    if stack.dtype.kind in 'fc' and o in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):
-        raise RuntimeError(f"Cannot use {o} with a floating point tensor")
-    return fn.reduce(stack, axis=0).astype(stack.dtype)
+def get_backend_config(group=None):
+    """The backend configuration string of ``group`` (e.g. ``'cpu:gloo'``)."""
+    return f"cpu:{get_backend(group)}"
 
 
+def get_pg_count():
+    """The number of process groups created (the default group included)."""
+    return _state['count']
+
+
+def get_process_group_ranks(group):
+    """The global ranks of ``group`` (the default group if None), in group-rank order."""
+    pg = _default_or(group)
+    if pg is None:
+        raise ValueError("Invalid process group specified")
+    return list(pg._ranks)
+
+
+def get_group_rank(group, global_rank):
+    """The rank in ``group`` of global rank ``global_rank`` (ValueError if not a member)."""
+    if group is None or group is _state['world']:
+        return global_rank
+    if _not_member(group):
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    if not isinstance(group, ProcessGroup) or group._name not in _state['groups']:
+        raise ValueError(f"Group {group} is not registered, please create group with "
+                         "torch.distributed.new_group API")
+    r = group._g2l.get(global_rank)
+    if r is None:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return r
+
+
+def get_global_rank(group, group_rank):
+    """The global rank of rank ``group_rank`` of ``group`` (ValueError if out of range)."""
+    if group is None or group is _state['world']:
+        return group_rank
+    if _not_member(group):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+    if not isinstance(group, ProcessGroup) or group._name not in _state['groups']:
+        raise ValueError(f"Group {group} is not registered, please create group with "
+                         "torch.distributed.new_group API")
+    if not 0 <= group_rank < len(group._ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+    return group._ranks[group_rank]
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None,
+              sort_ranks=True):
+    """Create a process group of the global ranks ``ranks`` (all ranks if None).
+
+    Every rank of the default group calls it, in the same order (members and others); a
+    rank outside ``ranks`` gets ``GroupMember.NON_GROUP_MEMBER``, and collectives on that
+    group do nothing there (with a warning). Group ranks follow the sorted global ranks.
+
+    Args:
+        ranks (list[int]): the members' global ranks.
+        timeout, backend, pg_options, group_desc, device_id: as PyTorch.
+        use_local_synchronization (bool): only the members call it.
+        sort_ranks (bool): sort ``ranks`` first (the group-rank order).
+
+    Example::
+
+        >>> g = dist.new_group([0, 1])
+        >>> dist.all_reduce(t, group=g)
+    """
+    w = _world()
+    be = Backend(backend) if backend else _state['backend']
+    if use_local_synchronization and be == Backend.MPI:
+        raise ValueError("MPI backend doesn't support use_local_synchronization=True")
+    n = w.size()
+    if ranks is None:
+        ranks = list(range(n))
+    else:
+        ranks = list(ranks)
+        if sort_ranks:
+            ranks = sorted(ranks)
+        if len(set(ranks)) != len(ranks):
+            raise ValueError(f"ranks list must not contain duplicate entries, got {ranks}")
+        if len(ranks) > n:
+            raise ValueError("the new group's world size should be less or equal to the world "
+                             "size set by init_process_group")
+        for r in ranks:
+            if r < 0 or r >= n:
+                raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {n - 1} "
+                                 f"(world_size={n})")
+    name = str(_state['count'])
+    _state['count'] += 1       # every rank counts every group, members or not
+    me = w.rank()
+    if me not in ranks:
+        return GroupMember.NON_GROUP_MEMBER
+    wc = w._comm
+    grp = wc.Get_group().Incl(ranks)
+    comm = wc.Create_group(grp, tag=int(name) % 30000)
+    grp.Free()
+    pg = ProcessGroup(comm, ranks, be, name, group_desc or 'undefined', timeout or _state['timeout'])
+    _state['groups'][name] = pg
+    return pg
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None,
+                  group_desc=None):
+    """Split ``group`` (the default group if None) into consecutive subgroups of
+    ``group_size`` ranks; returns (this rank's subgroup, all subgroups).
+
+    Example::
+
+        >>> cur, subgroups = dist.new_subgroups(group_size=2)
+    """
+    if group_size is None:
+        raise ValueError("Default group size only takes effect when CUDA is available.If your "
+                         "subgroup using a backend that does not depend on CUDA,please pass in "
+                         "'group_size' correctly.")
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    ws = get_world_size(group)
+    if ws < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size ({ws})")
+    if ws % group_size != 0:
+        raise ValueError(f"The world size ({ws}) must be divisible by 'group_size={group_size}'")
+    ranks = get_process_group_ranks(group)
+    lists = [ranks[i:i + group_size] for i in range(0, ws, group_size)]
+    return new_subgroups_by_enumeration(lists, timeout, backend, pg_options, group_desc)
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None,
+                                 pg_options=None, group_desc=None):
+    """Create one subgroup per list of global ranks; returns (this rank's subgroup or None,
+    all subgroups). The lists must not overlap.
+
+    Example::
+
+        >>> cur, subgroups = dist.new_subgroups_by_enumeration([[0, 2], [1, 3]])
+    """
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    seen = {}
+    for ranks in ranks_per_subgroup_list:
+        for r in ranks:
+            if r in seen:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {seen[r]} and {ranks}")
+            seen[r] = ranks
+    subgroups, cur = [], None
+    me = get_rank()
+    for ranks in ranks_per_subgroup_list:
+        g = new_group(ranks, timeout=timeout, backend=backend, pg_options=pg_options,
+                      group_desc=group_desc)
+        subgroups.append(g)
+        if me in ranks:
+            cur = g
+    return cur, subgroups
+
+
+def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None,
+                group_desc=None, backend=None):
+    """Split ``parent_pg`` into the disjoint groups ``split_ranks`` (lists of global ranks);
+    returns the group this rank belongs to (None if in none).
+
+    Example::
+
+        >>> g = dist.split_group(split_ranks=[[0, 1], [2, 3]])
+    """
+    if not split_ranks:
+        raise ValueError("split_ranks cannot be None or empty")
+    parent = parent_pg or _world()
+    me = get_rank()
+    mine = None
+    for ranks in split_ranks:
+        if len(ranks) == 0:
+            raise ValueError("the split group cannot be empty")
+        if len(set(ranks)) != len(ranks):
+            raise ValueError("the split group cannot have duplicate ranks")
+        if me in ranks:
+            mine = sorted(ranks)
+    color = split_ranks.index(next(r for r in split_ranks if me in r)) if mine else None
+    from mpi4py import MPI
+    comm = parent._comm.Split(MPI.UNDEFINED if color is None else color,
+                              mine.index(me) if mine else 0)
+    name = str(_state['count'])
+    _state['count'] += 1
+    if mine is None:
+        return None
+    pg = ProcessGroup(comm, mine, Backend(backend) if backend else parent._backend, name,
+                      group_desc or 'undefined', timeout or _state['timeout'])
+    _state['groups'][name] = pg
+    return pg
+
+
+# ----------------------------------------------------------------------------- checks
+def _check_single_tensor(param, name):
+    from .. import Tensor
+    if not isinstance(param, Tensor):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                        f"torch.Tensor\n             but got {type(param)} instead.")
+
+
+def _check_tensor_list(param, name):
+    from .. import Tensor
+    if not isinstance(param, list):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                        f"List[torch.Tensor]\n             but got {type(param)} instead.")
+    if not all(isinstance(p, Tensor) for p in param):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                        f"List[torch.Tensor]\n             but got {type(param)} with elements "
+                        f"of type {[type(p) for p in param]}.")
+
+
+def _same_dtype(*groups):
+    last = None
+    for g in groups:
+        for t in (g if isinstance(g, list) else [g]):
+            d = t.dtype
+            if d.is_complex:
+                d = t.dtype.to_real()
+            if last is None:
+                last = d
+            elif last != d:
+                raise ValueError("Invalid usage of tensors with different dtypesFound "
+                                 f"{last} and  {t.dtype}")
+
+
+# ----------------------------------------------------------------------------- buffers
+def _flat(a):
+    """A contiguous array as a flat uint8 view (what MPI moves for data-movement ops)."""
+    return a.reshape(-1).view(np.uint8)
+
+
+def _contig(a):
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _put(dst, src):
+    """Write ``src`` (contiguous, same size) into ``dst`` unless it is ``dst``'s memory."""
+    if src.dtype != dst.dtype:
+        src = src.astype(dst.dtype)
+    elif dst.flags.c_contiguous and src.size and np.may_share_memory(dst, src):
+        return
+    dst[...] = src.reshape(dst.shape)
+
+
+def _is_half(dt):
+    return dt == np.float16 or dt.name == 'bfloat16'
+
+
+def _op_parts(op):
+    if isinstance(op, ReduceOp):
+        return op.op, op._factor
+    if isinstance(op, ReduceOp.RedOpType):
+        return op, None
+    raise TypeError(f"Invalid reduce op: {op!r}")
+
+
+_MPI_OPS = None
+
+
+def _mpi_op(o):
+    global _MPI_OPS
+    if _MPI_OPS is None:
+        from mpi4py import MPI
+        _MPI_OPS = {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PREMUL_SUM: MPI.SUM,
+                    ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX,
+                    ReduceOp.BAND: MPI.BAND, ReduceOp.BOR: MPI.BOR, ReduceOp.BXOR: MPI.BXOR,
+                    'bool': {ReduceOp.SUM: MPI.MAX, ReduceOp.AVG: MPI.MAX,
+                             ReduceOp.PREMUL_SUM: MPI.MAX, ReduceOp.PRODUCT: MPI.MIN,
+                             ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX,
+                             ReduceOp.BAND: MPI.BAND, ReduceOp.BOR: MPI.BOR,
+                             ReduceOp.BXOR: MPI.BXOR}}
+    return _MPI_OPS
+
+
+def _check_op(a, op, fname):
+    """Validate ``op`` for an array of ``a``'s dtype, before anything is sent."""
+    o, factor = _op_parts(op)
+    if o is ReduceOp.UNUSED:
+        raise ValueError(f"{fname}: invalid reduce op {o}")
+    if a.dtype.kind == 'c' and o not in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PREMUL_SUM):
+        raise ValueError(f"{fname} does not support {o} on complex tensors")
+    if o in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and a.dtype.kind not in 'biu':
+        raise RuntimeError(f"Cannot use ReduceOp.{o.name} with non-integral dtype")
+    if o is ReduceOp.PREMUL_SUM and factor is None:
+        raise ValueError("PREMUL_SUM needs a factor: use _make_nccl_premul_sum(factor)")
+    return o, factor
+
+
+def _to_work(a, o, factor, may_alias):
+    """The flat, contiguous, MPI-typed array reduced for ``a`` (``a``'s memory itself when
+    ``may_alias`` and nothing has to change)."""
+    dt = a.dtype
+    if factor is not None:
+        f = factor._data if hasattr(factor, '_data') else factor
+        a = np.multiply(a, f).astype(dt, copy=False)
+        may_alias = True
+    if _is_half(dt):
+        return a.astype(np.float32).reshape(-1)
+    c = _contig(a) if may_alias else np.array(a, order='C')
+    if dt.kind == 'b':
+        return c.reshape(-1).view(np.uint8)
+    if dt.kind == 'c':
+        return c.reshape(-1).view(np.float32 if dt.itemsize == 8 else np.float64)
+    return c.reshape(-1)
+
+
+def _from_work(w, dst, o, n):
+    """Finish a reduction: AVG divides by ``n``; the result is written into ``dst``."""
+    if o is ReduceOp.AVG and dst.dtype.kind != 'b':
+        if w.dtype.kind == 'f':
+            w /= n
+        else:
+            q = np.abs(w) // n
+            w[...] = np.where(w < 0, -q, q)
+    dt = dst.dtype
+    if dt.kind == 'b':
+        w = w.view(np.bool_)
+    elif dt.kind == 'c':
+        w = w.view(dt)
+    _put(dst, w)
+
+
+def _mpi_red(dt, o):
+    ops = _mpi_op(o)
+    return ops['bool'][o] if dt.kind == 'b' else ops[o]
+
+
+def _run(async_op, call, fin, result, name, future_value=None):
+    """Run a collective: ``call(nonblocking)`` issues the MPI call(s) (returning the
+    request(s) when nonblocking), ``fin()`` finishes (copies back, divides...)."""
+    if async_op:
+        req = call(True)
+        reqs = req if isinstance(req, list) else [req]
+        return Work(reqs, (lambda w: fin()) if fin is not None else None, result, name,
+                    future_value)
+    call(False)
+    if fin is not None:
+        fin()
+    return None
+
+
+def _IN_PLACE():
+    from mpi4py import MPI
+    return MPI.IN_PLACE
+
+
+# ----------------------------------------------------------------------------- collectives
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduce ``tensor`` across all ranks in place (every dtype, every ReduceOp).
+    """Reduce ``tensor`` across all ranks of ``group``; every rank gets the result in place.
+
+    Args:
+        tensor (Tensor): input and output (any dtype, contiguous or not).
+        op (ReduceOp): SUM, PRODUCT, MIN, MAX, AVG, BAND, BOR, BXOR or a PREMUL_SUM made by
+            ``_make_nccl_premul_sum(factor)``.
+        group (ProcessGroup, optional): the default group if None.
+        async_op (bool): return a :class:`Work` instead of waiting.
+
+    Returns:
+        A ``Work`` if ``async_op``, else None.
+
+    NOTE: unlike PyTorch's gloo backend, AVG and PREMUL_SUM work (as with NCCL); float16 and
+    bfloat16 are reduced in float32 and rounded once.
 
     Example::
 
         >>> t = ember.ones(3); dist.all_reduce(t)   # t == world_size
     """
-    import numpy as np
-    c = _comm()
-    a = np.ascontiguousarray(tensor._data)
-    o = op.op if isinstance(op, ReduceOp) else op
-    if o is ReduceOp.SUM and a.dtype in (np.float32, np.float64, np.int32, np.int64):
-        from mpi4py import MPI
-        if a is tensor._data or np.shares_memory(a, tensor._data):
-            c.Allreduce(MPI.IN_PLACE, a, op=MPI.SUM)   # contiguous: reduce in place, no copy
+    _check_single_tensor(tensor, 'tensor')
+    pg = _pg(group, 'all_reduce')
+    if pg is None:
+        return None
+    a = tensor._data
+    o, factor = _check_op(a, op, 'all_reduce')
+    c = pg._comm
+    w = _to_work(a, o, factor, True)
+    mop = _mpi_red(a.dtype, o)
+    if not async_op and o is not ReduceOp.AVG and a.flags.c_contiguous and \
+            w.base is not None and np.may_share_memory(w, a):   # the fast path: in place
+        c.Allreduce(_IN_PLACE(), w, mop)
+        tensor._bump()
+        return None
+    n = pg.size()
+
+    def call(nb):
+        return (c.Iallreduce if nb else c.Allreduce)(_IN_PLACE(), w, mop)
+
+    def fin():
+        _from_work(w, tensor._data, o, n)
+        tensor._bump()
+    return _run(async_op, call, fin, [tensor], 'all_reduce')
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """All-reduce each tensor of ``tensors`` (one call per tensor, returned as one Work).
+
+    Example::
+
+        >>> dist.all_reduce_coalesced([a, b])
+    """
+    if not isinstance(tensors, list):
+        from .. import Tensor
+        tensors = [tensors] if isinstance(tensors, Tensor) else tensors
+    _check_tensor_list(tensors, 'tensor')
+    _same_dtype(tensors)
+    pg = _pg(group, 'all_reduce_coalesced')
+    if pg is None:
+        return None
+    works = [all_reduce(t, op, pg, True) for t in tensors]
+    return _join_works(works, tensors, async_op, 'all_reduce_coalesced')
+
+
+def _join_works(works, result, async_op, name):
+    if not async_op:
+        for wk in works:
+            wk.wait()
+        return None
+    reqs = [r for wk in works for r in wk._reqs]
+    return Work(reqs, lambda _w: [wk.wait() for wk in works], result, name)
+
+
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    """Copy rank ``src``'s ``tensor`` into ``tensor`` on every rank of ``group``.
+
+    Args:
+        tensor (Tensor): the data (on ``src``) or where it is received (elsewhere).
+        src (int): global rank of the source (or ``group_src``: its rank in ``group``).
+        group (ProcessGroup, optional): the default group if None.
+        async_op (bool): return a :class:`Work` instead of waiting.
+
+    Example::
+
+        >>> dist.broadcast(t, src=0)
+    """
+    _check_single_tensor(tensor, 'tensor')
+    pg = _pg(group, 'broadcast')
+    if pg is None:
+        return None
+    root = _group_rank(pg, src, group_src, 'src')
+    a = tensor._data
+    c = pg._comm
+    buf = _contig(a)
+
+    def call(nb):
+        return (c.Ibcast if nb else c.Bcast)(_flat(buf), root=root)
+
+    def fin():
+        if buf is not a:
+            a[...] = buf
+        tensor._bump()
+    return _run(async_op, call, fin, [tensor], 'broadcast')
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+    """Reduce ``tensor`` across ``group`` into ``tensor`` on rank ``dst`` only (other
+    ranks' tensors are left as they were).
+
+    Args:
+        tensor (Tensor): input, and output on ``dst``.
+        dst (int): global rank of the destination (or ``group_dst``).
+        op (ReduceOp): as :func:`all_reduce`.
+
+    Example::
+
+        >>> dist.reduce(t, dst=0)
+    """
+    _check_single_tensor(tensor, 'tensor')
+    pg = _pg(group, 'reduce')
+    if pg is None:
+        return None
+    root = _group_rank(pg, dst, group_dst, 'dst', 'reduce')
+    a = tensor._data
+    o, factor = _check_op(a, op, 'reduce')
+    c, me, n = pg._comm, pg.rank(), pg.size()
+    mop = _mpi_red(a.dtype, o)
+    if me == root:
+        w = _to_work(a, o, factor, True)
+
+        def call(nb):
+            return (c.Ireduce if nb else c.Reduce)(_IN_PLACE(), w, mop, root=root)
+
+        def fin():
+            _from_work(w, tensor._data, o, n)
             tensor._bump()
-            return None
-        res = a
-        c.Allreduce(MPI.IN_PLACE, res, op=MPI.SUM)
     else:
-        stack = np.empty((c.Get_size(),) + a.shape, a.dtype)
-        c.Allgather(a.view(np.uint8).reshape(-1), stack.view(np.uint8).reshape(-1))
-        res = _np_reduce(op, stack)
-    tensor._data[...] = res
-    tensor._bump()
-    return None
+        w = _to_work(a, o, factor, True)
 
-
-def broadcast(tensor, src=0, group=None, async_op=False):
-    """Copy rank ``src``'s ``tensor`` into every rank's ``tensor`` (in place)."""
-    import numpy as np
-    c = _comm()
-    a = np.ascontiguousarray(tensor._data)
-    c.Bcast(a.view(np.uint8).reshape(-1), root=src)
-    tensor._data[...] = a
-    tensor._bump()
-
-
-def barrier(group=None, async_op=False, device_ids=None):
-    """Block until every rank reaches the barrier."""
-    _comm().Barrier()
+        def call(nb):
+            return (c.Ireduce if nb else c.Reduce)(w, None, mop, root=root)
+        fin = None
+    return _run(async_op, call, fin, [tensor], 'reduce')
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """Gather every rank's ``input_tensor`` into ``output_tensor`` (world_size times larger in
-    dim 0, or stacked), in rank order."""
-    import numpy as np
-    c = _comm()
-    a = np.ascontiguousarray(input_tensor._data)
-    out = output_tensor._data
-    if out.size != a.size * c.Get_size() or out.dtype != a.dtype:
-        raise ValueError("output tensor size must be equal to world_size times input tensor "
-                         "size, with the same dtype")
-    buf = np.empty(out.shape, out.dtype)
-    c.Allgather(a.view(np.uint8).reshape(-1), buf.view(np.uint8).reshape(-1))
-    out[...] = buf
-    output_tensor._bump()
+    """Gather every rank's ``input_tensor`` into ``output_tensor``, in rank order: the
+    output is ``world_size`` times larger along dim 0, or stacked (``(world_size, *shape)``).
+
+    Example::
+
+        >>> out = ember.empty(2 * n); dist.all_gather_into_tensor(out, ember.ones(n))
+    """
+    _check_single_tensor(input_tensor, 'input_tensor')
+    _check_single_tensor(output_tensor, 'output_tensor')
+    pg = _pg(group, 'all_gather_into_tensor')
+    if pg is None:
+        return None
+    _same_dtype(output_tensor, input_tensor)
+    c, n = pg._comm, pg.size()
+    a, out = _contig(input_tensor._data), output_tensor._data
+    if out.dtype != a.dtype:
+        raise TypeError("output tensor must have the same type as input tensor")
+    if out.size != a.size * n:
+        raise ValueError("output tensor size must be equal to world_size times input tensor size")
+    buf = _contig(out)
+
+    def call(nb):
+        return (c.Iallgather if nb else c.Allgather)(_flat(a), _flat(buf))
+
+    def fin():
+        if buf is not out:
+            out[...] = buf
+        output_tensor._bump()
+    return _run(async_op, call, fin, [output_tensor], 'all_gather_into_tensor')
+
+
+_all_gather_base = all_gather_into_tensor
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
-    """Gather every rank's ``tensor`` into ``tensor_list`` (one tensor per rank)."""
-    import numpy as np
-    c = _comm()
-    if len(tensor_list) != c.Get_size():
-        raise ValueError("tensor_list must have one tensor per rank")
-    a = np.ascontiguousarray(tensor._data)
-    buf = np.empty((c.Get_size(),) + a.shape, a.dtype)
-    c.Allgather(a.view(np.uint8).reshape(-1), buf.view(np.uint8).reshape(-1))
-    for i, t in enumerate(tensor_list):
-        t._data[...] = buf[i].reshape(t._data.shape)
-        t._bump()
+    """Gather every rank's ``tensor`` into ``tensor_list`` (one tensor per rank, in rank
+    order). Tensors of different sizes per rank are allowed.
+
+    Example::
+
+        >>> outs = [ember.empty(3) for _ in range(world_size)]
+        >>> dist.all_gather(outs, ember.ones(3) * rank)
+    """
+    _check_tensor_list(tensor_list, 'tensor_list')
+    _check_single_tensor(tensor, 'tensor')
+    _same_dtype(tensor_list, tensor)
+    pg = _pg(group, 'all_gather')
+    if pg is None:
+        return None
+    c, n = pg._comm, pg.size()
+    if len(tensor_list) != n:
+        raise RuntimeError("ProcessGroupGloo::allgather: invalid output tensor list at index 0 "
+                           f"(expected length {n}, got {len(tensor_list)})")
+    a = _contig(tensor._data)
+    sizes = [t._data.nbytes for t in tensor_list]
+    if sizes[pg.rank()] != a.nbytes:
+        raise RuntimeError("all_gather: the output tensor of this rank has a different size "
+                           "than the input tensor")
+    buf = np.empty(sum(sizes), np.uint8)
+    displ = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    spec = [buf, (sizes, displ.tolist())]
+    from mpi4py import MPI
+
+    def call(nb):
+        if len(set(sizes)) == 1:
+            return (c.Iallgather if nb else c.Allgather)(_flat(a), buf)
+        return (c.Iallgatherv if nb else c.Allgatherv)(_flat(a), spec + [MPI.BYTE])
+
+    def fin():
+        for t, off, sz in zip(tensor_list, displ, sizes):
+            d = t._data
+            _put(d, buf[off:off + sz].view(d.dtype))
+            t._bump()
+    return _run(async_op, call, fin, [tensor_list], 'all_gather', future_value=[tensor_list])
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """:func:`all_gather` of each tensor of ``input_tensor_list`` into the matching list of
+    ``output_tensor_lists``.
+
+    Example::
+
+        >>> dist.all_gather_coalesced([[a0, a1]], [a])
+    """
+    _check_tensor_list(input_tensor_list, 'input_tensor_list')
+    _same_dtype(input_tensor_list)
+    if not isinstance(output_tensor_lists, list):
+        raise TypeError("Invalid function argument: output_tensor_lists should be a list")
+    for ol in output_tensor_lists:
+        _check_tensor_list(ol, 'output_tensor_lists')
+    pg = _pg(group, 'all_gather_coalesced')
+    if pg is None:
+        return None
+    works = [all_gather(ol, t, pg, True) for ol, t in zip(output_tensor_lists, input_tensor_list)]
+    return _join_works(works, output_tensor_lists, async_op, 'all_gather_coalesced')
+
+
+def _validate_list_for(me, root, lst, what, role):
+    if me == root:
+        if not lst:
+            raise ValueError(f"Argument ``{what}`` must be specified on {role} rank.")
+    elif lst:
+        raise ValueError(f"Argument ``{what}`` must NOT be specified on non-{role} ranks.")
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+    """Gather every rank's ``tensor`` into ``gather_list`` on rank ``dst``.
+
+    Args:
+        tensor (Tensor): this rank's contribution.
+        gather_list (list[Tensor]): one tensor per rank, on ``dst`` only.
+        dst (int): global rank of the destination (default 0, or ``group_dst``).
+
+    Example::
+
+        >>> outs = [ember.empty(3) for _ in range(n)] if rank == 0 else None
+        >>> dist.gather(t, outs, dst=0)
+    """
+    _check_single_tensor(tensor, 'tensor')
+    if gather_list:
+        _check_tensor_list(gather_list, 'gather_list')
+    else:
+        gather_list = []
+    _same_dtype(tensor, gather_list)
+    pg = _pg(group, 'gather')
+    if pg is None:
+        return None
+    if dst is None and group_dst is None:
+        dst = 0 if group is None else pg._ranks[0]
+    root = _group_rank(pg, dst, group_dst, 'dst', 'gather')
+    c, n, me = pg._comm, pg.size(), pg.rank()
+    _validate_list_for(me, root, gather_list, 'gather_list', 'destination')
+    a = _contig(tensor._data)
+    if me == root:
+        if len(gather_list) != n or any(t._data.nbytes != a.nbytes for t in gather_list):
+            raise RuntimeError("ProcessGroupGloo::gather: invalid output tensor list size, "
+                               "must be world size")
+        buf = np.empty(n * a.nbytes, np.uint8)
+
+        def call(nb):
+            return (c.Igather if nb else c.Gather)(_flat(a), buf, root=root)
+
+        def fin():
+            for i, t in enumerate(gather_list):
+                _put(t._data, buf[i * a.nbytes:(i + 1) * a.nbytes].view(t._data.dtype))
+                t._bump()
+    else:
+        def call(nb):
+            return (c.Igather if nb else c.Gather)(_flat(a), None, root=root)
+        fin = None
+    return _run(async_op, call, fin, [gather_list] if gather_list else [], 'gather')
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+    """Send ``scatter_list[i]`` of rank ``src`` to rank ``i``'s ``tensor``.
+
+    Args:
+        tensor (Tensor): where this rank's piece is received.
+        scatter_list (list[Tensor]): one tensor per rank, on ``src`` only.
+        src (int): global rank of the source (default 0, or ``group_src``).
+
+    Example::
+
+        >>> dist.scatter(t, [ember.full((3,), float(i)) for i in range(n)] if rank == 0 else None, src=0)
+    """
+    _check_single_tensor(tensor, 'tensor')
+    if scatter_list:
+        _check_tensor_list(scatter_list, 'scatter_list')
+    else:
+        scatter_list = []
+    _same_dtype(tensor, scatter_list)
+    pg = _pg(group, 'scatter')
+    if pg is None:
+        return None
+    if src is None and group_src is None:
+        src = 0 if group is None else pg._ranks[0]
+    root = _group_rank(pg, src, group_src, 'src', 'scatter')
+    c, n, me = pg._comm, pg.size(), pg.rank()
+    _validate_list_for(me, root, scatter_list, 'scatter_list', 'source')
+    out = tensor._data
+    buf = _contig(out)
+    if me == root:
+        if len(scatter_list) != n or any(t._data.nbytes != out.nbytes for t in scatter_list):
+            raise RuntimeError("ProcessGroupGloo::scatter: invalid input tensor list size, "
+                               "must be world size")
+        send = np.concatenate([_flat(_contig(t._data)) for t in scatter_list]) if n else None
+    else:
+        send = None
+
+    def call(nb):
+        return (c.Iscatter if nb else c.Scatter)(send, _flat(buf), root=root)
+
+    def fin():
+        if buf is not out:
+            out[...] = buf
+        tensor._bump()
+    return _run(async_op, call, fin, [tensor], 'scatter')
+
+
+def _reduce_scatter_flat(pg, send_arrays, out_t, o, factor, async_op, name):
+    c, n = pg._comm, pg.size()
+    out = out_t._data
+    works = [_to_work(s, o, factor, True) for s in send_arrays]
+    send = np.concatenate(works) if len(works) > 1 else works[0]
+    recv = np.empty(send.size // n, send.dtype)
+    mop = _mpi_red(out.dtype, o)
+
+    def call(nb):
+        return (c.Ireduce_scatter_block if nb else c.Reduce_scatter_block)(send, recv, mop)
+
+    def fin():
+        _from_work(recv, out_t._data, o, n)
+        out_t._bump()
+    return _run(async_op, call, fin, [out_t], name)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduce ``input_list[i]`` across ranks into rank ``i``'s ``output``.
+
+    Args:
+        output (Tensor): this rank's reduced piece.
+        input_list (list[Tensor]): one tensor per rank, each shaped as ``output``.
+        op (ReduceOp): as :func:`all_reduce`.
+
+    Example::
+
+        >>> dist.reduce_scatter(out, [ember.ones(3) for _ in range(n)])
+    """
+    _check_single_tensor(output, 'output')
+    _check_tensor_list(input_list, 'input_list')
+    _same_dtype(output, input_list)
+    pg = _pg(group, 'reduce_scatter')
+    if pg is None:
+        return None
+    if len(input_list) != pg.size():
+        raise ValueError("reduce_scatter: input_list must have one tensor per rank "
+                         f"({pg.size()}), got {len(input_list)}")
+    if any(t._data.size != output._data.size for t in input_list):
+        raise ValueError("reduce_scatter: every input tensor must have the output's size")
+    o, factor = _check_op(output._data, op, 'reduce_scatter')
+    return _reduce_scatter_flat(pg, [t._data for t in input_list], output, o, factor,
+                                async_op, 'reduce_scatter')
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduce ``input`` (``world_size`` times ``output``'s size, split along dim 0 or
+    stacked) across ranks; rank ``i`` gets the reduced ``i``-th piece in ``output``.
+
+    Example::
+
+        >>> dist.reduce_scatter_tensor(out, ember.ones(n * 3))
+    """
+    _check_single_tensor(output, 'output')
+    _check_single_tensor(input, 'input')
+    _same_dtype(output, input)
+    pg = _pg(group, 'reduce_scatter_tensor')
+    if pg is None:
+        return None
+    if input._data.size != output._data.size * pg.size():
+        raise ValueError("input tensor must be the same size as output size times world size")
+    o, factor = _check_op(output._data, op, 'reduce_scatter_tensor')
+    return _reduce_scatter_flat(pg, [input._data], output, o, factor, async_op,
+                                'reduce_scatter_tensor')
+
+
+_reduce_scatter_base = reduce_scatter_tensor
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
+                      group=None, async_op=False):
+    """Split ``input`` along dim 0 (``input_split_sizes`` rows to each rank, equal pieces if
+    None), send piece ``i`` to rank ``i``, and concatenate what each rank sent in ``output``
+    (``output_split_sizes`` rows from each rank).
+
+    Example::
+
+        >>> dist.all_to_all_single(out, ember.arange(4.) + 4 * rank)
+    """
+    _check_single_tensor(output, 'output')
+    _check_single_tensor(input, 'input')
+    _same_dtype(output, input)
+    pg = _pg(group, 'all_to_all_single')
+    if pg is None:
+        return None
+    c, n = pg._comm, pg.size()
+    a, out = _contig(input._data), output._data
+    if a.dtype != out.dtype:
+        raise RuntimeError("all_to_all_single: input and output must have the same dtype")
+
+    def counts(t, splits):
+        d0 = t.shape[0] if t.ndim else 1
+        row = (t.nbytes // d0) if d0 else 0
+        if not splits:
+            if d0 % n:
+                raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+            splits = [d0 // n] * n
+        else:
+            splits = list(splits)
+            if len(splits) != n or sum(splits) != d0:
+                raise RuntimeError("Split sizes doesn't match total dim 0 size")
+        cnt = [s * row for s in splits]
+        dsp = [sum(cnt[:i]) for i in range(n)]
+        return cnt, dsp
+    scnt, sdsp = counts(a, input_split_sizes)
+    rcnt, rdsp = counts(out, output_split_sizes)
+    buf = _contig(out)
+    from mpi4py import MPI
+
+    def call(nb):
+        return (c.Ialltoallv if nb else c.Alltoallv)([_flat(a), (scnt, sdsp), MPI.BYTE],
+                                                     [_flat(buf), (rcnt, rdsp), MPI.BYTE])
+
+    def fin():
+        if buf is not out:
+            out[...] = buf
+        output._bump()
+    return _run(async_op, call, fin, [output], 'all_to_all_single')
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """Send ``input_tensor_list[i]`` to rank ``i``; receive rank ``i``'s piece in
+    ``output_tensor_list[i]`` (sizes may differ per pair).
+
+    Example::
+
+        >>> dist.all_to_all(outs, [ember.full((2,), float(rank)) for _ in range(n)])
+    """
+    _check_tensor_list(output_tensor_list, 'output_tensor_list')
+    _check_tensor_list(input_tensor_list, 'input_tensor_list')
+    _same_dtype(output_tensor_list, input_tensor_list)
+    pg = _pg(group, 'all_to_all')
+    if pg is None:
+        return None
+    c, n = pg._comm, pg.size()
+    if len(output_tensor_list) != n or len(input_tensor_list) != n:
+        raise RuntimeError("all_to_all: requires input/output tensor lists to have the same "
+                           "length as the group size")
+    ins = [_flat(_contig(t._data)) for t in input_tensor_list]
+    send = np.concatenate(ins) if ins else np.empty(0, np.uint8)
+    scnt = [x.size for x in ins]
+    sdsp = [sum(scnt[:i]) for i in range(n)]
+    rcnt = [t._data.nbytes for t in output_tensor_list]
+    rdsp = [sum(rcnt[:i]) for i in range(n)]
+    recv = np.empty(sum(rcnt), np.uint8)
+    from mpi4py import MPI
+
+    def call(nb):
+        return (c.Ialltoallv if nb else c.Alltoallv)([send, (scnt, sdsp), MPI.BYTE],
+                                                     [recv, (rcnt, rdsp), MPI.BYTE])
+
+    def fin():
+        for t, off, sz in zip(output_tensor_list, rdsp, rcnt):
+            _put(t._data, recv[off:off + sz].view(t._data.dtype))
+            t._bump()
+    return _run(async_op, call, fin, output_tensor_list, 'all_to_all')
+
+
+def barrier(group=None, async_op=False, device_ids=None, timeout=None):
+    """Block until every rank of ``group`` reaches the barrier.
+
+    Example::
+
+        >>> dist.barrier()
+    """
+    pg = _pg(group, 'barrier')
+    if pg is None:
+        return None
+    c = pg._comm
+    if timeout is not None and not async_op:
+        Work([c.Ibarrier()], None, [], 'barrier').wait(timeout)
+        return None
+    return _run(async_op, lambda nb: c.Ibarrier() if nb else c.Barrier(), None, [], 'barrier')
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier that names the ranks that did not reach it within ``timeout``: rank 0
+    waits for every other rank (raising ``RuntimeError`` naming the first missing one, or
+    all of them with ``wait_all_ranks``), then releases them.
+
+    Example::
+
+        >>> dist.monitored_barrier(timeout=datetime.timedelta(seconds=10))
+    """
+    pg = _pg(group, 'monitored_barrier')
+    if pg is None:
+        return None
+    if pg._backend != Backend.GLOO:
+        raise ValueError("monitored_barrier is only implemented for GLOO backend.")
+    if timeout is None:
+        timeout = _state['timeout'] or default_pg_timeout
+    secs = timeout.total_seconds() if hasattr(timeout, 'total_seconds') else float(timeout)
+    ms = int(secs * 1000)
+    c, me, n = pg._ctl, pg.rank(), pg.size()
+    tag = 0x7EB
+    tok = np.zeros(1, np.uint8)
+    end = time.monotonic() + secs
+    if me == 0:
+        reqs = {r: c.Irecv(np.zeros(1, np.uint8), source=r, tag=tag) for r in range(1, n)}
+        pending = dict(reqs)
+        while pending and time.monotonic() < end:
+            for r in [r for r, q in pending.items() if q.Test()]:
+                del pending[r]
+            if pending:
+                time.sleep(0.0005)
+        if pending:
+            for q in pending.values():
+                q.Cancel()
+            missing = sorted(pending)
+            if wait_all_ranks:
+                raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to "
+                                   f"pass monitoredBarrier in {ms} ms")
+            raise RuntimeError(f"[Rank 0]: Rank {missing[0]} failed to pass monitoredBarrier "
+                               f"in {ms} ms")
+        for r in range(1, n):
+            c.Send(tok, dest=r, tag=tag + 1)
+        return None
+    c.Send(tok, dest=0, tag=tag)
+    q = c.Irecv(np.zeros(1, np.uint8), source=0, tag=tag + 1)
+    while not q.Test():
+        if time.monotonic() >= end:
+            q.Cancel()
+            raise RuntimeError(f"[Rank {me}]: Rank {me} timed out in monitoredBarrier after "
+                               f"{ms} ms")
+        time.sleep(0.0005)
+    return None
+
+
+# ----------------------------------------------------------------------------- point to point
+def _peer(pg, global_rank, group_rank, what):
+    r = _group_rank(pg, global_rank, group_rank, what)
+    if r == pg.rank():
+        raise ValueError(f"Invalid {what} rank: {what} rank should not be the same as the rank "
+                         "of the current process.")
+    return r
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Send ``tensor`` to rank ``dst`` without waiting; returns a :class:`Work`.
+
+    Example::
+
+        >>> w = dist.isend(t, dst=1); w.wait()
+    """
+    _check_single_tensor(tensor, 'tensor')
+    pg = _pg(group, 'isend')
+    if pg is None:
+        return None
+    r = _peer(pg, dst, group_dst, 'destination')
+    a = _contig(tensor._data).copy() if not tensor._data.flags.c_contiguous else tensor._data
+    return Work([pg._comm.Isend(_flat(a), dest=r, tag=tag)], None, [tensor], 'isend')
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Send ``tensor`` to rank ``dst`` (blocks until it can be reused).
+
+    Example::
+
+        >>> dist.send(t, dst=1)
+    """
+    _check_single_tensor(tensor, 'tensor')
+    pg = _pg(group, 'send')
+    if pg is None:
+        return None
+    r = _peer(pg, dst, group_dst, 'destination')
+    pg._comm.Send(_flat(_contig(tensor._data)), dest=r, tag=tag)
+    return None
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receive into ``tensor`` from rank ``src`` (any rank if None) without waiting; returns
+    a :class:`Work`.
+
+    Example::
+
+        >>> w = dist.irecv(t, src=0); w.wait()
+    """
+    _check_single_tensor(tensor, 'tensor')
+    pg = _pg(group, 'irecv')
+    if pg is None:
+        return None
+    from mpi4py import MPI
+    r = MPI.ANY_SOURCE if src is None and group_src is None else _peer(pg, src, group_src, 'source')
+    out = tensor._data
+    buf = _contig(out)
+    req = pg._comm.Irecv(_flat(buf), source=r, tag=tag)
+
+    def fin(w):
+        if buf is not out:
+            out[...] = buf
+        tensor._bump()
+        if r == MPI.ANY_SOURCE:
+            w._source = pg._ranks[w._statuses[0].Get_source()]
+        else:
+            w._source = pg._ranks[r]
+    w = Work([req], fin, [tensor], 'irecv')
+    w._statuses = [MPI.Status()]
+    return w
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receive into ``tensor`` from rank ``src`` (any rank if None); returns the sender's
+    global rank.
+
+    Example::
+
+        >>> dist.recv(t, src=0)
+        0
+    """
+    w = irecv(tensor, src, group, tag, group_src)
+    if w is None:
+        return -1
+    w.wait()
+    return w._source
+
+
+class P2POp:
+    """A point-to-point operation for :func:`batch_isend_irecv`.
+
+    Args:
+        op (callable): :func:`isend` or :func:`irecv`.
+        tensor (Tensor): the tensor sent or received into.
+        peer (int): global rank of the peer (or ``group_peer``).
+        group (ProcessGroup, optional), tag (int).
+
+    Example::
+
+        >>> ops = [dist.P2POp(dist.isend, a, 1), dist.P2POp(dist.irecv, b, 1)]
+    """
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type "
+                             "``torch.distributed.isend`` or ``torch.distributed.irecv``.")
+        _check_single_tensor(tensor, 'tensor')
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+        self.group_peer = group_peer
+
+    def __repr__(self):
+        return f"P2POp(op={self.op.__name__}, peer={self.peer}, tag={self.tag})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Start every send/receive of ``p2p_op_list`` (a list of :class:`P2POp`) at once;
+    returns their :class:`Work` handles (wait on each).
+
+    Example::
+
+        >>> for w in dist.batch_isend_irecv(ops): w.wait()
+    """
+    if not isinstance(p2p_op_list, list) or not p2p_op_list or \
+            not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``torch.distributed.P2POp``.")
+    g = p2p_op_list[0].group
+    if not all(p.group == g for p in p2p_op_list):
+        raise ValueError("All ops need to use the same group.")
+    works = []
+    for p in p2p_op_list:
+        if p.op is isend:
+            works.append(isend(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+        else:
+            works.append(irecv(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+    return works
+
+
+# ----------------------------------------------------------------------------- objects
+def _obj_bytes(obj):
+    from ..serialization import save
+    b = io.BytesIO()
+    save(obj, b)
+    return np.frombuffer(b.getvalue(), np.uint8)
+
+
+def _bytes_obj(buf):
+    from ..serialization import load
+    return load(io.BytesIO(buf.tobytes()), weights_only=True)
+
+
+def _allgather_sizes(c, nbytes):
+    sizes = np.zeros(c.Get_size(), np.int64)
+    c.Allgather(np.array([nbytes], np.int64), sizes)
+    return sizes.tolist()
+
+
+def all_gather_object(object_list, obj, group=None):
+    """Gather ``obj`` from every rank into ``object_list`` (one entry per rank).
+
+    Objects travel as ember checkpoints (``save``) and are read back with the rules of
+    ``load(weights_only=True)``: tensors, containers, primitive types and allow-listed
+    classes (``add_safe_globals``).
+
+    NOTE: unlike PyTorch (plain pickle, which can run any code), objects are unpickled with
+    ember's safe ``weights_only`` rules; other classes raise ``UnpicklingError``.
+
+    Example::
+
+        >>> out = [None] * world_size
+        >>> dist.all_gather_object(out, {'rank': rank})
+    """
+    pg = _pg(group, 'all_gather_object')
+    if pg is None:
+        return None
+    c, n = pg._ctl, pg.size()
+    data = _obj_bytes(obj)
+    sizes = _allgather_sizes(c, data.size)
+    buf = np.empty(sum(sizes), np.uint8)
+    from mpi4py import MPI
+    displ = [sum(sizes[:i]) for i in range(n)]
+    c.Allgatherv(data, [buf, (sizes, displ), MPI.BYTE])
+    for i in range(n):
+        object_list[i] = _bytes_obj(buf[displ[i]:displ[i] + sizes[i]])
+    return None
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Replace ``object_list``'s entries on every rank by those of rank ``src`` (the lists
+    have the same length everywhere). Safe unpickling as :func:`all_gather_object`.
+
+    NOTE: unlike PyTorch, objects are read with ember's safe ``weights_only`` rules.
+
+    Example::
+
+        >>> objs = ['a', 1] if rank == 0 else [None, None]
+        >>> dist.broadcast_object_list(objs, src=0)
+    """
+    pg = _pg(group, 'broadcast_object_list')
+    if pg is None:
+        return None
+    if src is None and group_src is None:
+        src = 0
+    root = _group_rank(pg, src, group_src, 'src')
+    c = pg._ctl
+    if pg.rank() == root:
+        data = _obj_bytes(list(object_list))
+        size = np.array([data.size], np.int64)
+    else:
+        size = np.zeros(1, np.int64)
+    c.Bcast(size, root=root)
+    if pg.rank() != root:
+        data = np.empty(int(size[0]), np.uint8)
+    c.Bcast(data, root=root)
+    if pg.rank() != root:
+        got = _bytes_obj(data)
+        for i, v in enumerate(got[:len(object_list)]):
+            object_list[i] = v
+    return None
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    """Gather ``obj`` from every rank into ``object_gather_list`` on rank ``dst``.
+    Safe unpickling as :func:`all_gather_object`.
+
+    NOTE: unlike PyTorch, objects are read with ember's safe ``weights_only`` rules.
+
+    Example::
+
+        >>> out = [None] * world_size if rank == 0 else None
+        >>> dist.gather_object(rank, out, dst=0)
+    """
+    pg = _pg(group, 'gather_object')
+    if pg is None:
+        return None
+    if dst is None and group_dst is None:
+        dst = 0
+    root = _group_rank(pg, dst, group_dst, 'dst')
+    c, n, me = pg._ctl, pg.size(), pg.rank()
+    if me == root and object_gather_list is None:
+        raise AssertionError("Must provide object_gather_list on dst rank")
+    data = _obj_bytes(obj)
+    sizes = np.zeros(n, np.int64) if me == root else None
+    c.Gather(np.array([data.size], np.int64), sizes, root=root)
+    from mpi4py import MPI
+    if me == root:
+        sizes = sizes.tolist()
+        displ = [sum(sizes[:i]) for i in range(n)]
+        buf = np.empty(sum(sizes), np.uint8)
+        c.Gatherv(data, [buf, (sizes, displ), MPI.BYTE], root=root)
+        for i in range(n):
+            object_gather_list[i] = _bytes_obj(buf[displ[i]:displ[i] + sizes[i]])
+    else:
+        c.Gatherv(data, None, root=root)
+    return None
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None,
+                        group=None, group_src=None):
+    """Send ``scatter_object_input_list[i]`` of rank ``src`` to rank ``i``, which finds it in
+    ``scatter_object_output_list[0]``. Safe unpickling as :func:`all_gather_object`.
+
+    NOTE: unlike PyTorch, objects are read with ember's safe ``weights_only`` rules.
+
+    Example::
+
+        >>> out = [None]
+        >>> dist.scatter_object_list(out, list(range(world_size)) if rank == 0 else None, src=0)
+    """
+    pg = _pg(group, 'scatter_object_list')
+    if pg is None:
+        return None
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at "
+                         "least 1.")
+    if src is None and group_src is None:
+        src = 0
+    root = _group_rank(pg, src, group_src, 'src')
+    c, n, me = pg._ctl, pg.size(), pg.rank()
+    from mpi4py import MPI
+    if me == root:
+        if scatter_object_input_list is None:
+            raise ValueError("source rank must provide non-None scatter_object_input_list")
+        parts = [_obj_bytes(o) for o in scatter_object_input_list[:n]]
+        sizes = np.array([p.size for p in parts], np.int64)
+    else:
+        sizes = None
+    mine = np.zeros(1, np.int64)
+    c.Scatter(sizes, mine, root=root)
+    buf = np.empty(int(mine[0]), np.uint8)
+    if me == root:
+        szl = sizes.tolist()
+        displ = [sum(szl[:i]) for i in range(n)]
+        c.Scatterv([np.concatenate(parts), (szl, displ), MPI.BYTE], buf, root=root)
+    else:
+        c.Scatterv(None, buf, root=root)
+    scatter_object_output_list[0] = _bytes_obj(buf)
+    return None
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None,
+                     use_batch=False):
+    """Send the objects of ``object_list`` to rank ``dst`` (received by
+    :func:`recv_object_list`). Safe unpickling as :func:`all_gather_object`.
+
+    Example::
+
+        >>> dist.send_object_list(['a', {'b': 1}], dst=1)
+    """
+    pg = _pg(group, 'send_object_list')
+    if pg is None:
+        return None
+    r = _peer(pg, dst, group_dst, 'destination')
+    data = _obj_bytes(list(object_list))
+    pg._ctl.Send(np.array([data.size], np.int64), dest=r, tag=0x0B1)
+    pg._ctl.Send(data, dest=r, tag=0x0B2)
+    return None
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None,
+                     use_batch=False):
+    """Receive objects sent by :func:`send_object_list` into ``object_list`` (same length);
+    returns the sender's global rank.
+
+    NOTE: unlike PyTorch, objects are read with ember's safe ``weights_only`` rules.
+
+    Example::
+
+        >>> objs = [None, None]; dist.recv_object_list(objs, src=0)
+        0
+    """
+    pg = _pg(group, 'recv_object_list')
+    if pg is None:
+        return -1
+    from mpi4py import MPI
+    r = MPI.ANY_SOURCE if src is None and group_src is None else _peer(pg, src, group_src, 'source')
+    size = np.zeros(1, np.int64)
+    st = MPI.Status()
+    pg._ctl.Recv(size, source=r, tag=0x0B1, status=st)
+    sender = st.Get_source()
+    data = np.empty(int(size[0]), np.uint8)
+    pg._ctl.Recv(data, source=sender, tag=0x0B2)
+    got = _bytes_obj(data)
+    for i, v in enumerate(got[:len(object_list)]):
+        object_list[i] = v
+    return pg._ranks[sender]

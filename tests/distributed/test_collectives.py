@@ -1,6 +1,7 @@
-"""Two ranks started independently (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT) initialise the
-default group through ember's PMI rendezvous and run all_reduce (every ReduceOp, several
-dtypes, a non-contiguous tensor) and broadcast, checked against NumPy. Bounded by timeouts."""
+"""Collectives on ranks started independently (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT, the
+PMI rendezvous): every collective, dtype and ReduceOp against NumPy references, PyTorch's
+in-place semantics, return values and errors (as torch's gloo backend gives them), and
+``async_op=True`` Work/Future. One 2-rank and one 4-rank run, each bounded by a timeout."""
 import os
 import socket
 import subprocess
@@ -10,50 +11,269 @@ import pytest
 
 import ember.distributed as edist
 
-RANK = r'''
+COMMON = r'''
 import numpy as np
 import ember
 import ember.distributed as dist
 dist.init_process_group('gloo')
 r, n = dist.get_rank(), dist.get_world_size()
+
+def err(f):
+    try:
+        f()
+    except Exception as e:
+        return type(e).__name__, str(e)
+    return None
+'''
+
+TWO = COMMON + r'''
 assert dist.is_initialized() and dist.get_backend() == 'gloo' and n == 2
 base = [np.array([1, 5, -3, 7, 2, 9]), np.array([4, 2, 6, -1, 3, 8])]
-for dt in ['float32', 'float64', 'int32', 'int64', 'int16', 'uint8', 'float16']:
-    for op in ['SUM', 'PRODUCT', 'MIN', 'MAX', 'AVG', 'BAND', 'BOR', 'BXOR']:
-        if op in ('BAND', 'BOR', 'BXOR') and dt.startswith('float'):
+FN = {'SUM': np.add, 'PRODUCT': np.multiply, 'MIN': np.minimum, 'MAX': np.maximum,
+      'AVG': np.add, 'BAND': np.bitwise_and, 'BOR': np.bitwise_or, 'BXOR': np.bitwise_xor}
+for dt in ['float32', 'float64', 'int32', 'int64', 'int16', 'int8', 'uint8', 'float16',
+           'bfloat16']:
+    for op in FN:
+        if op in ('BAND', 'BOR', 'BXOR') and 'float' in dt:
             continue
-        if dt == 'uint8' and op in ('SUM', 'PRODUCT', 'AVG'):
-            arrs = [np.abs(b) for b in base]
-        else:
-            arrs = base
-        arrs = [a.astype(dt) for a in arrs]
-        t = ember.tensor(arrs[r])
-        dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
-        fn = {'SUM': np.add, 'PRODUCT': np.multiply, 'MIN': np.minimum, 'MAX': np.maximum,
-              'AVG': np.add, 'BAND': np.bitwise_and, 'BOR': np.bitwise_or,
-              'BXOR': np.bitwise_xor}[op]
-        ref = fn(arrs[0], arrs[1])
+        arrs = [np.abs(b) for b in base] if dt == 'uint8' else base
+        edt = getattr(ember, dt)
+        ref = FN[op](arrs[0].astype(np.float64), arrs[1].astype(np.float64)) \
+            if 'float' in dt else FN[op](arrs[0].astype(dt), arrs[1].astype(dt))
         if op == 'AVG':
-            ref = (ref / 2).astype(dt)
-        assert t.numpy().dtype == np.dtype(dt), (dt, op)
-        assert np.array_equal(t.numpy(), ref.astype(dt)), (dt, op, t, ref)
+            ref = ref / 2 if 'float' in dt else np.trunc(ref / 2)
+        for async_op in (False, True):
+            t = ember.tensor(arrs[r].tolist(), dtype=edt)
+            w = dist.all_reduce(t, op=getattr(dist.ReduceOp, op), async_op=async_op)
+            if async_op:
+                assert isinstance(w, dist.Work) and w.wait() is True and w.is_completed()
+            else:
+                assert w is None
+            assert t.dtype == edt, (dt, op)
+            np.testing.assert_array_equal(t.float().numpy(), ref.astype(np.float32), err_msg=f'{dt} {op}')
+# bool: SUM is OR, PRODUCT is AND (as torch's gloo)
+bb = [np.array([True, False, True, False]), np.array([True, True, False, False])]
+for op, f in [('SUM', np.logical_or), ('PRODUCT', np.logical_and), ('MIN', np.logical_and),
+              ('MAX', np.logical_or), ('BXOR', np.logical_xor), ('BAND', np.logical_and)]:
+    t = ember.tensor(bb[r])
+    dist.all_reduce(t, getattr(dist.ReduceOp, op))
+    assert t.dtype == ember.bool and np.array_equal(t.numpy(), f(*bb)), op
+# complex: SUM/AVG; MAX raises torch's ValueError before anything is sent
+cv = [np.array([1 + 2j, -3j]), np.array([0.5 - 1j, 2 + 2j])]
+for dt in (ember.complex64, ember.complex128):
+    t = ember.tensor(cv[r], dtype=dt)
+    dist.all_reduce(t)
+    np.testing.assert_allclose(t.numpy(), cv[0] + cv[1])
+    t = ember.tensor(cv[r], dtype=dt)
+    dist.all_reduce(t, dist.ReduceOp.AVG)
+    np.testing.assert_allclose(t.numpy(), (cv[0] + cv[1]) / 2)
+assert err(lambda: dist.all_reduce(ember.tensor(cv[r]), dist.ReduceOp.MAX)) == (
+    'ValueError', 'all_reduce does not support RedOpType.MAX on complex tensors')
+assert err(lambda: dist.all_reduce(ember.ones(2), dist.ReduceOp.BAND)) == (
+    'RuntimeError', 'Cannot use ReduceOp.BAND with non-integral dtype')
+# PREMUL_SUM with a Python factor and a tensor factor
+t = ember.tensor([1., 2.]) * (r + 1)
+dist.all_reduce(t, dist._make_nccl_premul_sum(0.5))
+assert np.array_equal(t.numpy(), [1.5, 3.])
+t = ember.tensor([1., 2.]) * (r + 1)
+dist.all_reduce(t, dist._make_nccl_premul_sum(ember.tensor(2.)))
+assert np.array_equal(t.numpy(), [6., 12.])
+# non-contiguous views are reduced in place through the base
 m = ember.arange(12.).reshape(3, 4) * (r + 1)
 v = m.t()
+ver = v._version
 dist.all_reduce(v)
-assert np.array_equal(m.numpy(), (np.arange(12.).reshape(3, 4) * 3)), m
+assert np.array_equal(m.numpy(), np.arange(12.).reshape(3, 4) * 3) and v._version > ver
+m = ember.arange(12.).reshape(3, 4) * (r + 1)
+w = dist.all_reduce(m[:, 1], op=dist.ReduceOp.MAX, async_op=True)
+w.wait()
+assert np.array_equal(m[:, 1].numpy(), np.array([1., 5, 9]) * 2) and m[0, 0].item() == 0
+# 0-d and empty tensors
+s0 = ember.tensor(float(r + 1)); dist.all_reduce(s0); assert s0.item() == 3.0 and s0.dim() == 0
+e0 = ember.zeros(0, 3); dist.all_reduce(e0); assert e0.shape == (0, 3)
+
+# ---- async Work and Future
+t = ember.ones(4) * (r + 1)
+w = dist.all_reduce(t, async_op=True)
+fut = w.get_future()
+ch = fut.then(lambda f: f.value()[0] * 10)
+assert ch.wait().tolist() == [30.] * 4
+assert fut.done() and fut.value()[0] is t and w.is_success() and w.exception() is None
+assert w.result()[0] is t and t.tolist() == [3.] * 4
+seen = []
+w2 = dist.all_reduce(ember.ones(1), async_op=True)
+f2 = w2.get_future()
+f2.add_done_callback(lambda f: seen.append(f.value()[0].item()))
+while not w2.is_completed():
+    pass
+assert seen == [2.0]
 b = ember.full((5,), float(r))
-dist.broadcast(b, src=1)
-assert np.array_equal(b.numpy(), np.ones(5))
-x = ember.arange(6, dtype=ember.int16).reshape(2, 3) + 10 * r
+w = dist.broadcast(b, src=1, async_op=True)
+assert w.get_future().wait()[0] is b and b.tolist() == [1.] * 5
+outs = [ember.zeros(3) for _ in range(2)]
+w = dist.all_gather(outs, ember.ones(3) * r, async_op=True)
+v = w.get_future().wait()
+assert v[0] is outs and [o.tolist() for o in outs] == [[0.] * 3, [1.] * 3]
+big = ember.zeros(6)
+w = dist.all_gather_into_tensor(big, ember.ones(3) * (r + 1), async_op=True)
+w.wait(); assert big.tolist() == [1.] * 3 + [2.] * 3
+# several in flight at once, completed out of order
+ts = [ember.full((1000,), float(i + r)) for i in range(4)]
+ws = [dist.all_reduce(x, async_op=True) for x in ts]
+for k in (3, 1, 0, 2):
+    ws[k].wait()
+assert [x[0].item() for x in ts] == [2 * i + 1 for i in range(4)]
+# an error inside then() is held by the chained future
+bad = dist.all_reduce(ember.ones(1), async_op=True).get_future().then(lambda f: 1 / 0)
+assert err(bad.wait)[0] == 'ZeroDivisionError'
+f = dist.Future(); c2 = f.then(lambda q: q.value() + 1); f.set_result(1); assert c2.wait() == 2
+
+# ---- broadcast of every dtype, non-contiguous target
+for dt in [ember.bool, ember.uint8, ember.int8, ember.int64, ember.float16, ember.bfloat16,
+           ember.float64, ember.complex64]:
+    src = (ember.arange(6) % 2 == 0) if dt == ember.bool else ember.arange(6).to(dt)
+    t = src.clone() if r == 0 else ember.zeros(6, dtype=dt)
+    dist.broadcast(t, src=0)
+    assert t.dtype == dt and ember.equal(t, src), dt
+mm = ember.zeros(3, 4)
+target = mm.t()
+if r == 0:
+    target.copy_(ember.arange(12.).reshape(4, 3))
+dist.broadcast(target, 0)
+assert np.array_equal(mm.numpy(), np.arange(12.).reshape(4, 3).T)
+assert err(lambda: dist.broadcast(ember.ones(1))) == ('ValueError', 'Must specify global_rank or group_rank')
+assert err(lambda: dist.broadcast(ember.ones(1), 5)) == ('RuntimeError', 'ProcessGroupGloo::broadcast: invalid root rank: 5')
+
+# ---- reduce: only dst gets the result, the others keep their input
+x = ember.tensor([1., 2.]) * (r + 1)
+assert dist.reduce(x, dst=0) is None
+assert x.tolist() == ([3., 6.] if r == 0 else [2., 4.])
+x = ember.tensor([3, 8], dtype=ember.int32) * (r + 1)
+w = dist.reduce(x, dst=1, op=dist.ReduceOp.MAX, async_op=True); w.wait()
+assert x.tolist() == ([3, 8] if r == 0 else [6, 16])
+x = ember.tensor([1.5, 2.5], dtype=ember.bfloat16) * (r + 1)
+dist.reduce(x, 1, dist.ReduceOp.AVG)
+assert x.float().tolist() == ([1.5, 2.5] if r == 0 else [2.25, 3.75])
+
+# ---- all_gather: list of different dtypes raises; a wrong-length list raises
 outs = [ember.zeros(2, 3, dtype=ember.int16) for _ in range(2)]
-dist.all_gather(outs, x.t().t())
-assert all(np.array_equal(outs[k].numpy(), np.arange(6).reshape(2, 3) + 10 * k) for k in range(2))
-big = ember.zeros(4, 3, dtype=ember.int16)
-dist.all_gather_into_tensor(big, x)
-assert np.array_equal(big.numpy(), np.concatenate([np.arange(6).reshape(2, 3) + 10 * k for k in range(2)]))
+x = ember.arange(6, dtype=ember.int16).reshape(3, 2).t() + 10 * r    # non-contiguous input
+dist.all_gather(outs, x)
+assert all(np.array_equal(outs[k].numpy(), np.arange(6).reshape(3, 2).T + 10 * k) for k in range(2))
+assert err(lambda: dist.all_gather([ember.zeros(1)], ember.ones(1))) == (
+    'RuntimeError', 'ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length 2, got 1)')
+assert err(lambda: dist.all_gather([ember.zeros(1), ember.zeros(1, dtype=ember.int64)], ember.ones(1))) == (
+    'ValueError', 'Invalid usage of tensors with different dtypesFound torch.float32 and  torch.int64')
+assert err(lambda: dist.all_reduce([ember.ones(1)]))[0] == 'TypeError'
+big = ember.zeros(2, 2, 3, dtype=ember.complex64)
+dist.all_gather_into_tensor(big, (ember.ones(2, 3) * (r + 1j)).to(ember.complex64))
+assert np.array_equal(big.numpy(), np.stack([np.ones((2, 3)) * 1j, np.ones((2, 3)) * (1 + 1j)]))
+# all_gather with different sizes per rank
+outs = [ember.zeros(1), ember.zeros(3)]
+dist.all_gather(outs, ember.ones(1 + 2 * r) * (r + 1))
+assert outs[0].tolist() == [1.] and outs[1].tolist() == [2.] * 3
+
+# ---- gather / scatter
+g = [ember.zeros(2) for _ in range(2)] if r == 0 else None
+assert dist.gather(ember.ones(2) * (r + 5), g) is None    # dst defaults to 0
+if r == 0:
+    assert [x.tolist() for x in g] == [[5., 5.], [6., 6.]]
+g = [ember.zeros(2, dtype=ember.float16) for _ in range(2)] if r == 1 else None
+w = dist.gather(ember.ones(2, dtype=ember.float16) * r, g, dst=1, async_op=True); w.wait()
+if r == 1:
+    assert [x.tolist() for x in g] == [[0., 0.], [1., 1.]]
+msg = err(lambda: dist.gather(ember.ones(1), [ember.zeros(1)] * 2 if r == 1 else None))
+assert msg == ('ValueError', 'Argument ``gather_list`` must be specified on destination rank.'
+               if r == 0 else 'Argument ``gather_list`` must NOT be specified on non-destination ranks.')
+o = ember.zeros(3)
+dist.scatter(o, [ember.full((3,), 7.), ember.full((3,), 8.)] if r == 0 else None, src=0)
+assert o.tolist() == [7. + r] * 3
+o = ember.zeros(2, 2).t()
+w = dist.scatter(o, [ember.arange(4.).reshape(2, 2) + 10 * k for k in range(2)] if r == 1 else None,
+                 src=1, async_op=True)
+w.wait()
+assert np.array_equal(o.numpy(), np.arange(4.).reshape(2, 2) + 10 * r)
+if r == 0:   # raised before anything is sent (rank 1 does not take part)
+    assert err(lambda: dist.scatter(ember.zeros(1), None, src=0)) == (
+        'ValueError', 'Argument ``scatter_list`` must be specified on source rank.')
+
+# ---- reduce_scatter / reduce_scatter_tensor
+o = ember.zeros(2)
+dist.reduce_scatter(o, [ember.ones(2) * (r + 1), ember.ones(2) * (r + 1) * 10])
+assert o.tolist() == ([3., 3.] if r == 0 else [30., 30.])
+o = ember.zeros(2, dtype=ember.int64)
+w = dist.reduce_scatter_tensor(o, ember.arange(4) * (r + 1), op=dist.ReduceOp.MAX, async_op=True)
+w.wait()
+assert o.tolist() == ([0, 2] if r == 0 else [4, 6])
+o = ember.zeros(3, dtype=ember.float16)
+dist.reduce_scatter_tensor(o, (ember.arange(6.) * (r + 1)).half().reshape(2, 3), op=dist.ReduceOp.AVG)
+assert o.float().tolist() == ([0., 1.5, 3.] if r == 0 else [4.5, 6., 7.5])
+
+# ---- all_to_all_single (equal and uneven splits) and all_to_all
+out = ember.zeros(4)
+dist.all_to_all_single(out, ember.arange(4.) + 4 * r)
+assert out.tolist() == ([0., 1., 4., 5.] if r == 0 else [2., 3., 6., 7.])
+ins = [ember.arange(3.) + 10, ember.arange(5.) + 20][r].reshape(-1, 1).expand(-1, 2)
+insplit = [[1, 2], [3, 2]][r]
+outsplit = [[1, 3], [2, 2]][r]
+out = ember.zeros(sum(outsplit), 2)
+w = dist.all_to_all_single(out, ins, outsplit, insplit, async_op=True); w.wait()
+ref = [[10, 20, 21, 22], [11, 12, 23, 24]][r]
+assert out[:, 0].tolist() == ref and out[:, 1].tolist() == ref
+assert err(lambda: dist.all_to_all_single(ember.zeros(3), ember.ones(3))) == (
+    'RuntimeError', "Tensor's dim 0 does not divide equally across group size")
+assert err(lambda: dist.all_to_all_single(ember.zeros(3), ember.ones(3), [1, 2], [1, 1])) == (
+    'RuntimeError', "Split sizes doesn't match total dim 0 size")
+outs = [ember.zeros(1 + k, dtype=ember.int32) for k in range(2)] if r == 0 else [ember.zeros(1, dtype=ember.int32), ember.zeros(2, dtype=ember.int32)]
+insl = [ember.full((1,), 100 * r, dtype=ember.int32), ember.full((1 + r,), 100 * r + 1, dtype=ember.int32)] if r == 0 else \
+       [ember.full((2,), 100 * r, dtype=ember.int32), ember.full((2,), 100 * r + 1, dtype=ember.int32)]
+dist.all_to_all(outs, insl)
+assert [o.tolist() for o in outs] == ([[0], [100, 100]] if r == 0 else [[1], [101, 101]])
+
+# ---- coalesced
+a, b2 = ember.ones(2), ember.ones(3) * 2
+dist.all_reduce_coalesced([a, b2])
+assert a.tolist() == [2., 2.] and b2.tolist() == [4.] * 3
+ol = [[ember.zeros(1), ember.zeros(1)]]
+dist.all_gather_coalesced(ol, [ember.ones(1) * r])
+assert [x.item() for x in ol[0]] == [0., 1.]
+
+# ---- barrier (sync, async, timeout) and destroy
 dist.barrier()
+w = dist.barrier(async_op=True); w.wait()
+import datetime
+dist.barrier(timeout=datetime.timedelta(seconds=10))
 dist.destroy_process_group()
 assert not dist.is_initialized()
+print('ok', r, flush=True)
+'''
+
+FOUR = COMMON + r'''
+assert n == 4
+for dt in ['float32', 'int64', 'float16']:
+    for op, f in [('SUM', np.sum), ('PRODUCT', np.prod), ('MIN', np.min), ('MAX', np.max)]:
+        vals = np.array([[1, 2, -3], [2, -1, 4], [3, 3, 1], [-2, 5, 2]])
+        t = ember.tensor(vals[r].tolist(), dtype=getattr(ember, dt))
+        dist.all_reduce(t, getattr(dist.ReduceOp, op))
+        assert np.array_equal(t.float().numpy(), f(vals, axis=0).astype(np.float32)), (dt, op)
+t = ember.ones(3) * r
+dist.all_reduce(t, dist.ReduceOp.AVG); assert t.tolist() == [1.5] * 3
+x = ember.ones(2) * (r + 1)
+dist.reduce(x, dst=2)
+assert x.tolist() == ([10., 10.] if r == 2 else [r + 1.] * 2)
+b = ember.full((2,), float(r)); dist.broadcast(b, 3); assert b.tolist() == [3., 3.]
+# uneven all_to_all_single: rank i sends (j + 1) rows to rank j
+ins = ember.cat([ember.full((j + 1,), float(10 * r + j)) for j in range(4)])
+out = ember.zeros(4 * (r + 1))
+dist.all_to_all_single(out, ins, [r + 1] * 4, [j + 1 for j in range(4)])
+assert out.tolist() == sum([[10. * s + r] * (r + 1) for s in range(4)], [])
+o = ember.zeros(2)
+dist.reduce_scatter_tensor(o, ember.arange(8.) * (r + 1))
+assert o.tolist() == [10. * (2 * r), 10. * (2 * r + 1)]
+outs = [ember.zeros(1) for _ in range(4)]
+dist.all_gather(outs, ember.tensor([float(r * r)]))
+assert [x.item() for x in outs] == [0., 1., 4., 9.]
+dist.barrier()
 print('ok', r, flush=True)
 '''
 
@@ -66,24 +286,38 @@ def _free_port():
     return p
 
 
-@pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
-def test_env_rendezvous_all_reduce_broadcast():
-    port, n = _free_port(), 2
+def spawn(script, n, timeout=90, extra_env=None):
+    """Start ``n`` independent ranks running ``script``; returns [(returncode, out, err)]."""
+    port = _free_port()
     procs = []
     for r in range(n):
         env = dict(os.environ, OMP_NUM_THREADS='1', RANK=str(r), WORLD_SIZE=str(n),
-                   MASTER_ADDR='127.0.0.1', MASTER_PORT=str(port))
-        procs.append(subprocess.Popen([sys.executable, '-c', RANK], stdout=subprocess.PIPE,
+                   MASTER_ADDR='127.0.0.1', MASTER_PORT=str(port), **(extra_env or {}))
+        procs.append(subprocess.Popen([sys.executable, '-c', script], stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True, env=env))
     try:
-        outs = [p.communicate(timeout=90) for p in procs]
+        outs = [p.communicate(timeout=timeout) for p in procs]
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
-    for r, (p, (o, e)) in enumerate(zip(procs, outs)):
-        assert p.returncode == 0, e[-3000:]
-        assert o.strip() == f'ok {r}'
+    return [(p.returncode, o, e) for p, (o, e) in zip(procs, outs)]
+
+
+def check_ok(results):
+    for r, (rc, o, e) in enumerate(results):
+        assert rc == 0, e[-3000:]
+        assert o.strip().splitlines()[-1] == f'ok {r}', o
+
+
+@pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
+def test_collectives_two_ranks():
+    check_ok(spawn(TWO, 2))
+
+
+@pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
+def test_collectives_four_ranks():
+    check_ok(spawn(FOUR, 4))
 
 
 def test_uninitialised_collective_raises():

@@ -1,0 +1,288 @@
+"""``Work`` (the handle an ``async_op=True`` collective returns) and the ``Future`` its
+``get_future()`` gives, completed lazily: nothing runs in the background, a pending MPI
+request makes progress whenever ``wait``/``is_completed``/``done``/``value`` is called.
+"""
+import threading
+import time
+
+from . import DistBackendError
+
+__all__ = ['Future', 'Work']
+
+
+class Future:
+    """The result of an asynchronous computation (PyTorch's ``torch.futures.Future``).
+
+    ``then(callback)`` chains a new future whose value is ``callback(self)``;
+    ``add_done_callback`` runs a callback once this future completes.
+
+    Args:
+        devices (list, optional): accepted for compatibility (CPU only).
+
+    Example::
+
+        >>> fut = Future()
+        >>> chained = fut.then(lambda f: f.value() + 1)
+        >>> fut.set_result(1)
+        >>> chained.wait()
+        2
+
+    NOTE: unlike PyTorch, a future made by ``Work.get_future()`` completes when it (or a
+    future chained from it) is waited on or polled: MPI progresses inside those calls.
+    """
+
+    def __init__(self, *, devices=None):
+        self._cv = threading.Condition()
+        self._done = False
+        self._value = None
+        self._exc = None
+        self._callbacks = []
+        self._driver = None    # called (once) to drive completion: Work.wait of the source
+
+    # -- completion
+    def _drive(self):
+        d = self._driver
+        if d is not None and not self._done:
+            self._driver = None
+            try:
+                d()
+            except BaseException as e:   # the source failed: this future carries the error
+                if not self._done:
+                    self.set_exception(e)
+
+    def done(self):
+        """Whether the future has a value or an error (polls a pending source)."""
+        if not self._done:
+            src = getattr(self._driver, '__self__', None)
+            if isinstance(src, Work):
+                src.is_completed()
+            elif isinstance(src, Future):
+                src.done()
+        return self._done
+
+    def wait(self):
+        """Block until the future completes; returns its value or raises its error."""
+        self._drive()
+        with self._cv:
+            while not self._done:
+                self._cv.wait()
+        if self._exc is not None:
+            raise self._exc
+        return self._value
+
+    def value(self):
+        """The value of a completed future (raises its error, if it holds one)."""
+        if not self._done:
+            self._drive()
+        if not self._done:
+            raise RuntimeError("Future has not completed yet: call wait() first")
+        if self._exc is not None:
+            raise self._exc
+        return self._value
+
+    def _finish(self, value, exc):
+        with self._cv:
+            if self._done:
+                raise RuntimeError("Future can only be marked completed once.")
+            self._value, self._exc, self._done = value, exc, True
+            cbs, self._callbacks = self._callbacks, []
+            self._cv.notify_all()
+        for cb in cbs:
+            cb(self)
+
+    def set_result(self, result):
+        """Complete the future with ``result`` and run its callbacks."""
+        self._finish(result, None)
+
+    def set_exception(self, result):
+        """Complete the future with the error ``result``; ``wait``/``value`` raise it."""
+        if not isinstance(result, BaseException):
+            raise TypeError("set_exception expects an exception instance")
+        self._finish(None, result)
+
+    def add_done_callback(self, callback):
+        """Run ``callback(self)`` when the future completes (now, if it already has)."""
+        with self._cv:
+            if not self._done:
+                self._callbacks.append(callback)
+                return
+        callback(self)
+
+    def then(self, callback):
+        """A new future holding ``callback(self)`` once this one completes; an error raised
+        by ``callback`` (or held by this future) is held by the new future."""
+        child = Future()
+        child._driver = self._drive_and_wait
+
+        def run(fut):
+            try:
+                r = callback(fut)
+            except BaseException as e:
+                child.set_exception(e)
+            else:
+                child.set_result(r)
+        self.add_done_callback(run)
+        return child
+
+    def _drive_and_wait(self):
+        self._drive()
+        with self._cv:
+            while not self._done:
+                self._cv.wait()
+
+    def __repr__(self):
+        return f"<ember.futures.Future done={self._done}>"
+
+
+class Work:
+    """A handle on an asynchronous collective or point-to-point operation.
+
+    ``wait()`` blocks until the operation is done (the output tensors then hold the
+    result); ``is_completed()`` polls; ``get_future()`` gives a :class:`Future` whose value
+    is the list of output tensors.
+
+    Example::
+
+        >>> work = dist.all_reduce(t, async_op=True)
+        >>> work.wait()
+        True
+    """
+
+    def __init__(self, reqs=None, finish=None, result=None, op_name='', future_value=None):
+        self._reqs = [r for r in (reqs or []) if r is not None]
+        self._finish_fn = finish
+        self._result = result if result is not None else []
+        self._fvalue = future_value
+        self._op_name = op_name
+        self._done = False
+        self._exc = None
+        self._fut = None
+        self._source = -1
+        self._statuses = None
+        self._lock = threading.RLock()
+
+    def _complete(self, exc=None):
+        with self._lock:
+            if self._done:
+                return
+            if exc is None and self._finish_fn is not None:
+                try:
+                    self._finish_fn(self)
+                except BaseException as e:
+                    exc = e
+            self._exc = exc
+            self._done = True
+        if self._fut is not None and not self._fut._done:
+            if exc is not None:
+                self._fut.set_exception(exc)
+            else:
+                self._fut.set_result(self._future_value())
+
+    def _future_value(self):
+        return self._fvalue if self._fvalue is not None else self._result
+
+    def is_completed(self):
+        """Whether the operation has finished (polls it without blocking)."""
+        with self._lock:
+            if self._done:
+                return True
+            try:
+                from mpi4py import MPI
+                ok = MPI.Request.Testall(self._reqs, self._statuses) if self._reqs else True
+            except Exception as e:
+                self._complete(DistBackendError(str(e)))
+                return True
+            if ok:
+                self._complete()
+            return self._done
+
+    def wait(self, timeout=None):
+        """Block until the operation has finished; returns ``True``.
+
+        Args:
+            timeout (timedelta, optional): raise ``DistBackendError`` if the operation has
+                not finished by then.
+        """
+        with self._lock:
+            if not self._done:
+                if timeout is None:
+                    try:
+                        from mpi4py import MPI
+                        if self._reqs:
+                            MPI.Request.Waitall(self._reqs, self._statuses)
+                    except Exception as e:
+                        self._complete(DistBackendError(str(e)))
+                    else:
+                        self._complete()
+                else:
+                    secs = timeout.total_seconds() if hasattr(timeout, 'total_seconds') else float(timeout)
+                    end = time.monotonic() + secs
+                    while not self.is_completed():
+                        if time.monotonic() >= end:
+                            raise DistBackendError(
+                                f"Timed out waiting {int(secs * 1000)}ms for {self._op_name or 'the operation'} to complete")
+                        time.sleep(0.0005)
+            if self._exc is not None:
+                raise self._exc
+            return True
+
+    def synchronize(self):
+        """Wait for the operation (CPU tensors: the same as :meth:`wait`)."""
+        self.wait()
+
+    def block_current_stream(self):
+        """Wait for the operation (no streams on CPU)."""
+        self.wait()
+
+    def is_success(self):
+        """Whether the operation finished without an error."""
+        return self.is_completed() and self._exc is None
+
+    def exception(self):
+        """The error the operation finished with, or ``None``."""
+        return self._exc
+
+    def result(self):
+        """The output tensors of the operation (a list)."""
+        self.wait()
+        return self._result
+
+    def source_rank(self):
+        """The rank a ``recv`` from any source received from."""
+        self.wait()
+        if self._source < 0:
+            raise RuntimeError("sourceRank() may only be called on recv-from-any-source work")
+        return self._source
+
+    def get_future(self):
+        """A :class:`Future` completed with the output tensors when the operation ends."""
+        with self._lock:
+            if self._fut is None:
+                f = Future()
+                self._fut = f
+                if self._done:
+                    if self._exc is not None:
+                        f.set_exception(self._exc)
+                    else:
+                        f.set_result(self._future_value())
+                else:
+                    f._driver = self.wait
+            return self._fut
+
+    @staticmethod
+    def boxed(work):
+        return work
+
+    @staticmethod
+    def unbox(obj):
+        return obj
+
+    def __repr__(self):
+        return f"<ember.distributed.Work {self._op_name} completed={self._done}>"
+
+
+def _done_work(result=None, op_name='', future_value=None):
+    """A Work that has already finished."""
+    w = Work(None, None, result, op_name, future_value)
+    w._done = True
+    return w

@@ -17,6 +17,7 @@ class _ThreadMode(threading.local):
     grad = True
     inference = False
     multithreading = True   # set_multithreading_enabled (no effect: see there)
+    grad_layout = True      # enforce_grad_layout_policy (AccumulateGrad reads it)
 
 
 _Mode = _ThreadMode()

@@ -8,7 +8,7 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import Tensor
 
-__all__ = ['assert_close', 'make_tensor']
+__all__ = ['assert_close', 'make_tensor', 'assert_allclose']
 
 # default (rtol, atol) per dtype, as in PyTorch; other dtypes compare exactly
 _TOLS = {
@@ -273,6 +273,48 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         if f.exc_type is AssertionError and msg is not None:
             m = msg(m) if callable(msg) else msg
         raise f.exc_type(m) from None
+
+
+# the legacy assert_allclose's default (rtol, atol) per dtype; other dtypes compare exactly
+_LEGACY_TOLS = {'float16': (1e-3, 1e-3), 'float32': (1e-4, 1e-5), 'float64': (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=''):
+    """Deprecated form of :func:`assert_close` (it warns ``FutureWarning``).
+
+    Non-tensor inputs become tensors (``expected`` in ``actual``'s dtype); dtypes need not
+    match; NaNs compare equal by default; the default tolerances are the larger of the
+    two dtypes' legacy ones (float16 1e-3/1e-3, float32 1e-4/1e-5, float64 1e-5/1e-8, others
+    exact).
+
+    Args:
+        actual, expected: what to compare.
+        rtol (float, optional), atol (float, optional): tolerances, given together.
+        equal_nan (bool): NaNs in the same places compare equal. Default: ``True``.
+        msg (str): replaces the failure message when non-empty.
+
+    Example::
+
+        >>> ember.testing.assert_allclose(ember.tensor([1., 2.]), [1., 2.])
+    """
+    import warnings
+    from ._tensor import Tensor
+    from ._ops.creation import tensor as _tensor
+    warnings.warn('`torch.testing.assert_allclose()` is deprecated since 1.12 and will be '
+                  'removed in a future release. Please use `torch.testing.assert_close()` '
+                  'instead. You can find detailed upgrade instructions in '
+                  'https://github.com/pytorch/pytorch/issues/61844.', FutureWarning,
+                  stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = _tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = _tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        tols = [_LEGACY_TOLS.get(str(t.dtype).split('.')[-1], (0.0, 0.0))
+                for t in (actual, expected)]
+        rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                 check_device=True, check_dtype=False, check_stride=False, msg=msg or None)
 
 
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False,

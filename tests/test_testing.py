@@ -1,5 +1,6 @@
 """ember.testing.assert_close / make_tensor, compared with torch.testing's behaviour."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -129,3 +130,27 @@ def test_make_tensor_options():
     a = mt(5, dtype=ember.float32).tolist()
     ember.manual_seed(0)
     assert mt(5, dtype=ember.float32).tolist() == a
+
+
+@pytest.mark.parametrize('case', [
+    ([1.0, 2.0], [1.0, 2.0], 'float32'),
+    ([1.0, 2.0], [1.0, 2.00001], 'float32'),
+    ([1.0, 2.0], [1.0, 2.1], 'float32'),
+    ([1.0, float('nan')], [1.0, float('nan')], 'float64'),
+    ([1.0, 2.0], [1.0, 2.000001], 'float64'),
+    ([1, 2], [1, 3], 'int64'),
+])
+def test_assert_allclose_legacy(case):
+    a, b, dt = case
+    results = []
+    for mod in (ember, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            try:
+                mod.testing.assert_allclose(mod.tensor(a, dtype=getattr(mod, dt)), b)
+                results.append(None)
+            except AssertionError as e:
+                results.append(str(e).splitlines()[0])
+        assert any(issubclass(x.category, FutureWarning) and 'deprecated since 1.12'
+                   in str(x.message) for x in w)
+    assert results[0] == results[1]

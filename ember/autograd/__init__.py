@@ -1,12 +1,15 @@
 """``ember.autograd``: reverse-mode automatic differentiation."""
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
-                        is_grad_enabled, is_inference_mode_enabled)
+                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        enforce_grad_layout_policy)
 from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,
                            is_anomaly_check_nan_enabled, set_anomaly_enabled)
 from .graph import Node, AccumulateGrad
 from . import graph
 from .engine import run_backward
-from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from .function import (Function, FunctionCtx, InplaceFunction, NestedIOFunction,
+                       once_differentiable)
+from .variable import Variable, variable
 from . import function
 from .gradcheck import gradcheck, gradgradcheck
 from . import functional
@@ -15,7 +18,8 @@ from . import profiler
 
 __all__ = ['backward', 'grad', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
            'is_grad_enabled', 'detect_anomaly', 'set_detect_anomaly', 'Function', 'gradcheck',
-           'gradgradcheck', 'functional']
+           'gradgradcheck', 'functional', 'Variable', 'set_multithreading_enabled',
+           'enforce_grad_layout_policy']
 
 
 _warned_create_graph = False

@@ -249,6 +249,9 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_un
                     deps[nxt] = d
                     if d == 0:
                         heappush(heap, (-nxt._seq, next(tie), nxt))
+                # drop this frame's references: a gradient the next node gets may then be
+                # held by the buffers alone (a leaf can steal it without a copy)
+                outs = g = None
                 continue
             if needed is not None and node not in needed:
                 if not retain_graph:

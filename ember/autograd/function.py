@@ -333,6 +333,21 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
+class NestedIOFunction(Function):
+    """Legacy base class (``forward_extended``/``backward_extended`` on instances), kept
+    for name compatibility only; write a :class:`Function` with static ``forward`` and
+    ``backward`` instead.
+
+    NOTE: as in PyTorch 2.x, a subclass cannot actually be applied: instances have no
+    legacy dispatch and ``apply`` does not know the nested-input protocol.
+
+    Example::
+
+        >>> issubclass(ember.autograd.NestedIOFunction, ember.autograd.Function)
+        True
+    """
+
+
 # ------------------------------------------------------------------ once_differentiable
 class Error(Node):
     """Grad function of the outputs of a ``once_differentiable`` backward computed with

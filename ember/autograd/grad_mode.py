@@ -10,7 +10,7 @@ import sys
 import threading
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode',
-           'set_multithreading_enabled', 'is_grad_enabled', 'is_inference_mode_enabled']
+           'set_multithreading_enabled', 'enforce_grad_layout_policy', 'is_grad_enabled', 'is_inference_mode_enabled']
 
 
 from .._grad_state import _Mode, _ThreadMode  # noqa: E402,F401  (the one per-thread state)
@@ -229,6 +229,43 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def __exit__(self, *args):
         _Mode.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Context manager (and function) that turns the gradient layout contract on or off.
+
+    By the contract, a leaf's first accumulated gradient gets the leaf's strides when the
+    leaf is non-overlapping and dense (a permuted or channels_last parameter gets a
+    gradient of the same layout), else contiguous strides. With ``enable=False`` a fresh
+    incoming gradient that nobody else holds becomes ``.grad`` as it is, whatever its
+    strides (no copy); a gradient that must be copied still gets the contract's layout.
+    Thread local, effective at once (like :class:`set_grad_enabled`).
+
+    Args:
+        enable (bool): enforce the contract (``True``, the default) or relax it.
+
+    Example::
+
+        >>> p = ember.empty(2, 3, 4).permute(2, 0, 1).requires_grad_()
+        >>> with ember.autograd.enforce_grad_layout_policy(False):
+        ...     (p * 2).sum().backward()
+        >>> p.grad.shape
+        torch.Size([4, 2, 3])
+    """
+
+    def __init__(self, enable=True):
+        self.prev = _Mode.grad_layout
+        self.mode = bool(enable)
+        _Mode.grad_layout = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *args):
+        _Mode.grad_layout = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

@@ -282,6 +282,8 @@ class AccumulateGrad(Node):
                         var._grad = grad
                     else:   # a copy: the incoming gradient may be shared
                         var._grad = grad.detach().clone()
+                elif not _Mode.grad_layout and _steal and _stealable(grad, ga, va):
+                    var._grad = grad   # enforce_grad_layout_policy(False): keep its strides
                 else:
                     var._grad = _obey_layout(grad, va)
         elif _Mode.grad:
@@ -630,3 +632,76 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         return hook
     return _MultiHandle([t.register_hook(make_all(i)) for i, t in enumerate(tensors)
                          if t.requires_grad])
+
+
+# ------------------------------------------------------------------ compile/CUDA-graph switches
+def _check_bool(enabled):
+    if not isinstance(enabled, bool):
+        raise RuntimeError(f'enabled must be a bool, but got {type(enabled).__name__}')
+
+
+class _StreamFlags(threading.local):
+    override_stale_capture_stream = False
+    warn_on_accumulate_grad_stream_mismatch = True
+
+
+_stream_flags = _StreamFlags()
+
+
+def set_override_stale_capture_stream(enabled):
+    """Whether autograd replaces a stale non-capturing stream during CUDA graph capture
+    instead of raising. NOTE: unlike PyTorch, ember captures no CUDA graphs, so the flag is
+    only recorded (per thread).
+
+    Args:
+        enabled (bool): the new setting.
+
+    Example::
+
+        >>> ember.autograd.graph.set_override_stale_capture_stream(False)
+    """
+    _check_bool(enabled)
+    _stream_flags.override_stale_capture_stream = enabled
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    """Whether to warn when a leaf's gradient arrives on another stream than its
+    accumulator's. NOTE: unlike PyTorch, ember's backward runs on one stream, so the flag
+    is only recorded (per thread).
+
+    Args:
+        enabled (bool): the new setting.
+
+    Example::
+
+        >>> ember.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(True)
+    """
+    _check_bool(enabled)
+    _stream_flags.warn_on_accumulate_grad_stream_mismatch = enabled
+
+
+def region_activation_memory_budget(budget):
+    """Activation memory budget of a region compiled by ``torch.compile``. As in PyTorch's
+    eager mode, which is the only mode ember has, using it raises ``RuntimeError`` (after
+    the argument checks: ``TypeError`` for a non-number, ``ValueError`` outside [0, 1]).
+
+    Args:
+        budget (float): fraction of activation memory to keep, in [0, 1].
+
+    Example::
+
+        >>> ember.autograd.graph.region_activation_memory_budget(0.5)
+        Traceback (most recent call last):
+        RuntimeError: ... no effect in eager mode.
+    """
+    name = 'torch.autograd.graph.region_activation_memory_budget'
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError(f'{name}: expects a float, got {type(budget).__name__}')
+    if not 0 <= budget <= 1:
+        raise ValueError(f'{name}: must be in [0, 1], got {float(budget)}')
+    raise RuntimeError(f'{name} can only be used inside a torch.compile region; it has no '
+                       'effect in eager mode.')
+
+
+__all__ += ['set_override_stale_capture_stream', 'set_warn_on_accumulate_grad_stream_mismatch',
+            'region_activation_memory_budget']

@@ -648,36 +648,33 @@ class _StreamFlags(threading.local):
 _stream_flags = _StreamFlags()
 
 
-def set_override_stale_capture_stream(enabled):
+def _flag_setter(name, doc):
+    def setter(enabled):
+        _check_bool(enabled)
+        setattr(_stream_flags, name, enabled)
+    setter.__name__ = setter.__qualname__ = 'set_' + name
+    setter.__doc__ = doc + f"""
+
+    Args:
+        enabled (bool): the new setting.
+
+    Example::
+
+        >>> ember.autograd.graph.set_{name}(True)
+    """
+    return setter
+
+
+set_override_stale_capture_stream = _flag_setter(
+    'override_stale_capture_stream',
     """Whether autograd replaces a stale non-capturing stream during CUDA graph capture
     instead of raising. NOTE: unlike PyTorch, ember captures no CUDA graphs, so the flag is
-    only recorded (per thread).
-
-    Args:
-        enabled (bool): the new setting.
-
-    Example::
-
-        >>> ember.autograd.graph.set_override_stale_capture_stream(False)
-    """
-    _check_bool(enabled)
-    _stream_flags.override_stale_capture_stream = enabled
-
-
-def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    only recorded (per thread).""")
+set_warn_on_accumulate_grad_stream_mismatch = _flag_setter(
+    'warn_on_accumulate_grad_stream_mismatch',
     """Whether to warn when a leaf's gradient arrives on another stream than its
     accumulator's. NOTE: unlike PyTorch, ember's backward runs on one stream, so the flag
-    is only recorded (per thread).
-
-    Args:
-        enabled (bool): the new setting.
-
-    Example::
-
-        >>> ember.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(True)
-    """
-    _check_bool(enabled)
-    _stream_flags.warn_on_accumulate_grad_stream_mismatch = enabled
+    is only recorded (per thread).""")
 
 
 def region_activation_memory_budget(budget):

@@ -201,7 +201,27 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-class set_multithreading_enabled(_DecoratorContextManager):
+class _ThreadSwitch(_DecoratorContextManager):
+    """A per-thread switch of ``_Mode`` (the attribute ``_attr``), set at construction
+    (so it also works as a plain call) and restored on exit."""
+    _attr = None
+
+    def __init__(self, mode=True):
+        self.prev = getattr(_Mode, self._attr)
+        self.mode = bool(mode)
+        setattr(_Mode, self._attr, self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *args):
+        setattr(_Mode, self._attr, self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_ThreadSwitch):
     """Context manager (and function) that enables or disables multithreaded backward.
 
     In PyTorch, ``mode=False`` makes a backward pass that would run on per-device worker
@@ -218,23 +238,13 @@ class set_multithreading_enabled(_DecoratorContextManager):
         >>> with ember.autograd.grad_mode.set_multithreading_enabled(False):
         ...     y.backward()
     """
+    _attr = 'multithreading'
 
     def __init__(self, mode):
-        self.prev = _Mode.multithreading
-        self.mode = bool(mode)
-        _Mode.multithreading = self.mode
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, *args):
-        _Mode.multithreading = self.prev
-
-    def clone(self):
-        return self.__class__(self.mode)
+        super().__init__(mode)
 
 
-class enforce_grad_layout_policy(_DecoratorContextManager):
+class enforce_grad_layout_policy(_ThreadSwitch):
     """Context manager (and function) that turns the gradient layout contract on or off.
 
     By the contract, a leaf's first accumulated gradient gets the leaf's strides when the
@@ -255,20 +265,10 @@ class enforce_grad_layout_policy(_DecoratorContextManager):
         >>> p.grad.shape
         torch.Size([4, 2, 3])
     """
+    _attr = 'grad_layout'
 
     def __init__(self, enable=True):
-        self.prev = _Mode.grad_layout
-        self.mode = bool(enable)
-        _Mode.grad_layout = self.mode
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, *args):
-        _Mode.grad_layout = self.prev
-
-    def clone(self):
-        return self.__class__(self.mode)
+        super().__init__(enable)
 
 
 def _is_multithreading_enabled():

@@ -19,6 +19,8 @@ __all__ = ['export', 'is_in_onnx_export', 'errors', 'OnnxExporterError', 'Operat
 producer_name = 'ember'
 producer_version = '0.1.0'
 _DEFAULT_OPSET = 20
+_MIN_OPSET = 9
+_MAX_OPSET = 21
 _in_export = False
 
 
@@ -249,35 +251,42 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     """
     global _in_export
     onnx = _onnx()
-    from .._tensor import Tensor
     from . import _capture, _convert, _builder
     from ..nn import modules as _mods
-    opset = _DEFAULT_OPSET if opset_version is None else int(opset_version)
+    from ..fx.node import Node
+    opset = _DEFAULT_OPSET if opset_version is None else opset_version
+    if type(opset) is not int or not _MIN_OPSET <= opset <= _MAX_OPSET:
+        raise ValueError(f"Unsupported ONNX opset version: {opset_version}. Supported versions "
+                         f"are {_MIN_OPSET} to {_MAX_OPSET}")
     if not isinstance(args, tuple):
         args = (args,)
     if args and isinstance(args[-1], dict) and kwargs is None:
         args, kwargs = args[:-1], args[-1]
     kwargs = kwargs or {}
+    for what, names in (('input_names', input_names), ('output_names', output_names)):
+        if names is not None and (isinstance(names, str) or
+                                  not all(isinstance(x, str) for x in names)):
+            raise TypeError(f"{what} must be a list of str, but got {names!r}")
     leaf = tuple(c for c in (getattr(_mods, k, None) for k in _convert.MODULES)
                  if isinstance(c, type))
     _in_export = True
     try:
         with select_model_mode_for_export(model, training) if hasattr(model, 'train') else \
                 _io.StringIO():
-            import ember
-            with ember.no_grad():
-                graph, inputs, out = _capture.capture(model, args, kwargs, leaf, input_names)
-        b = _builder.Builder(onnx, opset)
-        cx = _convert.Context(b)
-        for n in inputs:
-            b.used.add(n.name)
-        for n in graph.nodes:
-            if n.op == 'placeholder':
-                cx.env[n] = n.name
-            elif n.op == 'output':
-                outs = n.args[0]
-            else:
-                cx.env[n] = cx.convert(n)
+            gm, inputs, out = _capture.capture(model, args, kwargs, leaf, input_names, opset)
+            b = _builder.Builder(onnx, opset)
+            cx = _convert.Context(b)
+            for n in inputs:
+                b.used.add(n.meta['onnx_name'])
+            b.used.update(output_names or ())
+            outs = ()
+            for n in gm.graph.nodes:            # converters read the layers' modes
+                if n.op == 'placeholder':
+                    cx.env[n] = n.meta['onnx_name']
+                elif n.op == 'output':
+                    outs = n.args[0]
+                else:
+                    cx.env[n] = cx.convert(n)
     finally:
         _in_export = False
     flat_outs = []
@@ -301,14 +310,22 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         shape = [d.get(i, s) for i, s in enumerate(arr.shape)]
         return h.make_tensor_value_info(name, h.np_dtype_to_tensor_dtype(arr.dtype), shape)
 
-    g_inputs = [info(n.name, n.meta['val']) for n in inputs]
+    known = {n.meta['onnx_name'] for n in inputs}
+    n_out = len(flat_outs)
+    known.update(output_names[i] if output_names and i < len(output_names) else
+                 (f'output_{i}' if n_out > 1 else 'output') for i in range(n_out))
+    for k in dyn:
+        if k not in known:
+            import warnings
+            warnings.warn(f"Provided key {k} for dynamic axes is not a valid input/output name")
+    g_inputs = [info(n.meta['onnx_name'], n.meta['val']) for n in inputs]
     g_outputs = []
     for i, o in enumerate(flat_outs):
         name = output_names[i] if output_names and i < len(output_names) else \
             (f'output_{i}' if len(flat_outs) > 1 else 'output')
-        src = cx.name(o) if isinstance(o, _capture.Node) else b.const(o)
+        src = cx.name(o) if isinstance(o, Node) else b.const(o)
         b.nodes.append(h.make_node('Identity', [src], [name], name=b.fresh('/Identity')))
-        g_outputs.append(info(name, o.meta['val'] if isinstance(o, _capture.Node) else o))
+        g_outputs.append(info(name, o.meta['val'] if isinstance(o, Node) else o))
     inits = list(b.inits.values())
     if not export_params:
         g_inputs += [h.make_tensor_value_info(p, b.inits[p].data_type, list(b.inits[p].dims))
@@ -317,6 +334,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     elif keep_initializers_as_inputs:
         g_inputs += [h.make_tensor_value_info(k, t.data_type, list(t.dims))
                      for k, t in b.inits.items()]
+    if any(n.meta['onnx_name'] in dyn for n in inputs):
+        g_outputs = _infer_output_shapes(onnx, b, g_inputs, g_outputs, inits, opset, dyn)
     graph_proto = h.make_graph(b.nodes, 'main_graph', g_inputs, g_outputs, inits)
     proto = h.make_model(graph_proto, opset_imports=[h.make_opsetid('', opset)],
                          producer_name='pytorch', producer_version='2.13.0')
@@ -327,3 +346,34 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     if f is not None:
         onnx.save(proto, f)
     return ONNXProgram(proto) if dynamo else None
+
+
+def _infer_output_shapes(onnx, b, g_inputs, g_outputs, inits, opset, dyn):
+    """With dynamic input axes, the outputs' shapes come from ONNX shape inference (so an
+    output axis that follows a dynamic input axis is not declared with the example's size);
+    an axis inference cannot tell stays unnamed. ``dynamic_axes`` given for outputs win."""
+    h = onnx.helper
+    bare = [h.make_tensor_value_info(o.name, o.type.tensor_type.elem_type, None)
+            for o in g_outputs]
+    tmp = h.make_model(h.make_graph(b.nodes, 'g', g_inputs, bare, inits),
+                       opset_imports=[h.make_opsetid('', opset)])
+    try:
+        inferred = onnx.shape_inference.infer_shapes(tmp)
+        shapes = {}
+        for v in list(inferred.graph.value_info) + list(inferred.graph.output):
+            t = v.type.tensor_type
+            if t.HasField('shape'):
+                shapes[v.name] = [d.dim_param or (d.dim_value if d.HasField('dim_value') else None)
+                                  for d in t.shape.dim]
+    except Exception:
+        shapes = {}
+    out = []
+    for o in g_outputs:
+        dims = [d.dim_param or d.dim_value for d in o.type.tensor_type.shape.dim]
+        got = shapes.get(o.name)
+        d_user = dyn.get(o.name, {})
+        if got is None or len(got) != len(dims):
+            got = [None] * len(dims)
+        final = [d_user[i] if i in d_user else got[i] for i in range(len(dims))]
+        out.append(h.make_tensor_value_info(o.name, o.type.tensor_type.elem_type, final))
+    return out

@@ -10,7 +10,10 @@ def to_numpy(t):
     """The host array of an ember tensor (or a Python number / array)."""
     from .._tensor import Tensor
     if isinstance(t, Tensor):
-        return _np.array(t.detach().cpu().numpy(), copy=True)
+        t = t.detach()
+        if t.is_conj():
+            t = t.resolve_conj()
+        return _np.array(t.numpy(force=True), copy=True)
     return _np.asarray(t)
 
 
@@ -48,7 +51,7 @@ class Builder:
         if dtype is not None:
             arr = arr.astype(dtype)
         name = self.fresh(name or 'onnx::Constant')
-        self.inits[name] = self.onnx.numpy_helper.from_array(_np.ascontiguousarray(arr), name)
+        self.inits[name] = self.onnx.numpy_helper.from_array(_np.array(arr, order="C", copy=True), name)
         return name
 
     def ints(self, seq):
@@ -60,7 +63,7 @@ class Builder:
             return name
         self.used.add(name)
         self.inits[name] = self.onnx.numpy_helper.from_array(
-            _np.ascontiguousarray(to_numpy(tensor)), name)
+            _np.array(to_numpy(tensor), order="C", copy=True), name)
         self.param_names.append(name)
         return name
 

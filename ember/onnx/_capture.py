@@ -1,48 +1,24 @@
 """Graph capture for the ONNX exporter: runs the model once on the example inputs while a
-``TorchFunctionMode`` records every op applied to values that depend on the inputs, and
-keeps the layers that have an ONNX conversion (``leaf_types``) as single ``call_module``
-nodes. The result is an FX-shaped graph (nodes with ``op`` in placeholder / get_attr /
-call_function / call_module / output, ``target``, ``args``, ``kwargs``, ``meta['val']``,
-``meta['nn_module_stack']``).
+``TorchFunctionMode`` records every op applied to values that depend on the inputs into an
+``ember.fx.Graph``, keeping the layers that have an ONNX conversion (``leaf_types``) as
+single ``call_module`` nodes. The result is an ``ember.fx.GraphModule`` (its ``graph``
+is what the converters walk; calling it recomputes the model) whose nodes carry
+``meta['val']`` (the value seen while capturing), ``meta['nn_module_stack']`` and, for
+``call_module`` / ``get_attr`` nodes, ``meta['module']`` / ``meta['qualname']``.
 
-Values computed only from constants (parameters, buffers, tensors made inside forward) are
-folded into constants, as the TorchScript exporter's constant folding does; Python numbers
-read from shapes are recorded with the values of the example inputs.
+Tensor methods become ``call_method`` nodes and functions ``call_function`` nodes, as FX's
+symbolic tracing records them. Values computed only from constants (parameters, buffers,
+tensors made inside forward) are folded into constants, as the TorchScript exporter's
+constant folding does; Python numbers read from shapes are recorded with the values of the
+example inputs.
 """
 import operator
+import re
 
 from ..overrides import TorchFunctionMode
 from .._tensor import Tensor
 
 __all__ = []
-
-
-class Node:
-    """One node of a captured graph (mirrors ``torch.fx.Node``'s fields)."""
-
-    def __init__(self, name, op, target, args=(), kwargs=None, meta=None):
-        self.name, self.op, self.target = name, op, target
-        self.args, self.kwargs = tuple(args), dict(kwargs or {})
-        self.meta = dict(meta or {})
-
-    def __repr__(self):
-        return self.name
-
-
-class Graph:
-    """The nodes of a captured graph, in execution order."""
-
-    def __init__(self):
-        self.nodes = []
-        self._names = {}
-
-    def create_node(self, op, target, args=(), kwargs=None, name=None, meta=None):
-        base = name or (getattr(target, '__name__', None) or str(target)).replace('.', '_')
-        n = self._names.get(base, 0)
-        self._names[base] = n + 1
-        node = Node(base if n == 0 else f'{base}_{n}', op, target, args, kwargs, meta)
-        self.nodes.append(node)
-        return node
 
 
 def _map(obj, fn):
@@ -52,6 +28,8 @@ def _map(obj, fn):
         return tuple(_map(o, fn) for o in obj)
     if isinstance(obj, dict):
         return {k: _map(v, fn) for k, v in obj.items()}
+    if isinstance(obj, slice):
+        return slice(_map(obj.start, fn), _map(obj.stop, fn), _map(obj.step, fn))
     return fn(obj)
 
 
@@ -64,13 +42,38 @@ def _tensors(obj, acc):
     elif isinstance(obj, dict):
         for o in obj.values():
             _tensors(o, acc)
+    elif isinstance(obj, slice):
+        _tensors((obj.start, obj.stop, obj.step), acc)
     return acc
 
 
+def op_key(node):
+    """The name of the op a captured (or symbolically traced) node applies: the registered
+    op's name for ``call_function`` / ``call_method`` nodes (``'add'``, ``'view'``,
+    ``'getitem'``, ...)."""
+    if node.op == 'call_function':
+        if node.target is operator.getitem:
+            return 'getitem'
+        name = getattr(node.target, '__name__', str(node.target))
+    elif node.op == 'call_method':
+        fn = getattr(Tensor, node.target, None)
+        name = getattr(fn, '__name__', node.target) if fn is not None else node.target
+    else:
+        return node.op
+    if name.startswith('_dunder_'):              # Tensor.__eq__ / __ne__
+        return name[len('_dunder_'):]
+    if name.endswith('_method') and name.startswith('_'):   # Tensor.flip / Tensor.where
+        return name[1:-len('_method')]
+    return name
+
+
 class _Capture(TorchFunctionMode):
-    def __init__(self, model, leaf_types):
+    def __init__(self, model, leaf_types, opset=None):
         super().__init__()
+        self.opset = opset
+        from ..fx.graph import Graph
         self.graph = Graph()
+        self.root = {}           # GraphModule attribute -> module / tensor
         self.env = {}            # id(tensor) -> Node of its latest value
         self.keep = []           # keeps recorded tensors alive (ids stay unique)
         self.leaf_types = tuple(leaf_types)
@@ -85,6 +88,17 @@ class _Capture(TorchFunctionMode):
         for n, m in model.named_modules(remove_duplicate=False):
             self.module_names.setdefault(id(m), n)
         self.consts = {}
+        self.n_const = 0
+
+    def attr_name(self, base):
+        """A fresh attribute name of the GraphModule (``base``, ``base_1``, ...)."""
+        base = base or 'model'
+        name, i = base, 0
+        while name in self.root or any(k.startswith(name + '.') or name.startswith(k + '.')
+                                       for k in self.root):
+            i += 1
+            name = f'{base}_{i}'
+        return name
 
     # -- values -------------------------------------------------------------------------
     def set(self, t, node):
@@ -101,19 +115,40 @@ class _Capture(TorchFunctionMode):
                 node = self.env.get(id(a))
                 if node is None:
                     key = id(a)
+                    if a.requires_grad and key not in self.names:
+                        self.untracked(a)
                     node = self.consts.get(key)
                     if node is None:
-                        name = self.names.get(key)
-                        node = self.graph.create_node(
-                            'get_attr', name or '_tensor_constant', (), name=(
-                                name.replace('.', '_') if name else '_tensor_constant'))
+                        qual = self.names.get(key)
+                        if qual is None:
+                            target = self.attr_name(f'_tensor_constant{self.n_const}')
+                            self.n_const += 1
+                        else:
+                            target = self.attr_name(qual.replace('.', '_'))
+                        self.root[target] = a
+                        node = self.graph.create_node('get_attr', target, name=target)
                         node.meta['val'] = a
-                        node.meta['param'] = name is not None
+                        node.meta['param'] = qual is not None
+                        node.meta['qualname'] = qual
                         self.consts[key] = node
                         self.keep.append(a)
                 return node
             return a
         return _map(obj, conv)
+
+    def untracked(self, t):
+        """``t`` was computed from the inputs by an op that the capture did not see (an
+        op computing on arrays inside an untracked call): its value would be frozen."""
+        from .errors import UnsupportedOperatorError
+        fn = type(t.grad_fn).__name__ if t.grad_fn is not None else 'unknown'
+        name = re.sub(r'Backward\d*$', '', fn)
+        where = ''
+        if self.stack and self.stack[-1][0]:
+            where = f" (in module '{self.stack[-1][0]}' of type {self.stack[-1][1].__name__})"
+        err = UnsupportedOperatorError(f'aten::{name.lower()}', self.opset, None)
+        err.args = (err.args[0] + where + ': the op was computed outside the recorded '
+                    'graph; export the layer that runs it as a module with a conversion',)
+        raise err
 
     def record_result(self, node, res):
         if isinstance(res, Tensor):
@@ -133,9 +168,20 @@ class _Capture(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         res = func(*args, **kwargs)
-        if self.inside_leaf or not self.depends((args, kwargs)):
+        if self.inside_leaf:
             return res
-        node = self.graph.create_node('call_function', func, self.arg(args), self.arg(kwargs))
+        if not self.depends((args, kwargs)):
+            for t in _tensors((args, kwargs), []):
+                if t.requires_grad and id(t) not in self.names:
+                    self.untracked(t)
+            return res
+        qual = getattr(func, '__qualname__', '') or ''
+        if qual.startswith('Tensor.') and args and isinstance(args[0], Tensor):
+            node = self.graph.create_node('call_method', qual[7:], self.arg(args),
+                                          self.arg(kwargs), name=func.__name__)
+        else:
+            node = self.graph.create_node('call_function', func, self.arg(args),
+                                          self.arg(kwargs))
         node.meta['nn_module_stack'] = list(self.stack)
         self.record_result(node, res)
         return res
@@ -143,40 +189,84 @@ class _Capture(TorchFunctionMode):
     def call_module(self, module, call, args, kwargs):
         if self.inside_leaf:
             return call(module, *args, **kwargs)
-        name = self.module_names.get(id(module), type(module).__name__)
+        qual = self.module_names.get(id(module), type(module).__name__)
         if isinstance(module, self.leaf_types) and self.depends((args, kwargs)):
             self.inside_leaf += 1
             try:
                 res = call(module, *args, **kwargs)
             finally:
                 self.inside_leaf -= 1
-            node = self.graph.create_node('call_module', name, self.arg(args), self.arg(kwargs),
-                                          name=name.replace('.', '_') or 'self')
+            target = qual if self.root.get(qual) is module else \
+                self.attr_name(qual or type(module).__name__.lower())
+            self.root[target] = module
+            node = self.graph.create_node('call_module', target, self.arg(args),
+                                          self.arg(kwargs), name=target.replace('.', '_'))
             node.meta['module'] = module
-            node.meta['nn_module_stack'] = list(self.stack) + [(name, type(module))]
+            node.meta['qualname'] = qual
+            node.meta['nn_module_stack'] = list(self.stack) + [(qual, type(module))]
             self.record_result(node, res)
             return res
-        self.stack.append((name, type(module)))
+        self.stack.append((qual, type(module)))
+        swaps = self.observe_attrs(module)
         try:
             return call(module, *args, **kwargs)
         finally:
             self.stack.pop()
+            for k, v in swaps:
+                module.__dict__[k] = v
+
+    @staticmethod
+    def observe_attrs(module):
+        """A module that stored an op function before the capture began (e.g.
+        ``self.activation = F.gelu``) holds the unobserved binding: while it runs, hold the
+        observed one instead (restored afterwards)."""
+        from .._ops import _dispatch
+        from ..nn import functional as F
+        import ember
+        swaps = []
+        for k, v in list(module.__dict__.items()):
+            if not callable(v) or isinstance(v, type) or not hasattr(v, '__name__'):
+                continue
+            for ns in (F, ember):
+                w = getattr(ns, v.__name__, None)
+                if w is not None and w is not v and _dispatch._raw_of.get(id(w)) is v:
+                    swaps.append((k, v))
+                    module.__dict__[k] = w
+                    break
+        return swaps
 
 
-def capture(model, args, kwargs, leaf_types, input_names):
-    """Run ``model(*args, **kwargs)`` recording an FX-shaped graph; return
-    ``(graph, input_nodes, output_structure)``."""
+def capture(model, args, kwargs, leaf_types, input_names, opset=None):
+    """Run ``model(*args, **kwargs)`` recording its graph; return
+    ``(graph_module, input_nodes, output_structure)``. Each input node's
+    ``meta['onnx_name']`` is its name in the exported model.
+
+    The run is made with gradients on for floating-point inputs (copies of them) and off for
+    the parameters, so a value computed from the inputs by an op the capture did not see
+    still requires grad, and is reported instead of being frozen into a constant."""
+    import ember
     from ..nn.modules.module import Module
-    cap = _Capture(model, leaf_types)
+    from ..fx.graph_module import GraphModule
+    root = model if isinstance(model, Module) else Module()
+    cap = _Capture(root, leaf_types, opset)
     inputs = []
+    flat = _tensors((args, kwargs), [])
+    repl = {}
+    with ember.enable_grad():
+        for t in flat:
+            if id(t) not in repl and (t.is_floating_point() or t.is_complex()):
+                repl[id(t)] = t.detach().requires_grad_(True) * 1
+    args, kwargs = _map((args, kwargs), lambda a: repl.get(id(a), a) if isinstance(a, Tensor)
+                        else a)
     flat = _tensors((args, kwargs), [])
     for i, t in enumerate(flat):
         if id(t) in cap.env:
             continue
-        name = input_names[i] if input_names and i < len(input_names) else None
-        node = cap.graph.create_node('placeholder', name or f'input_{i}', name=name or 'input')
-        if name is None:
-            node.name = f'input_{len(inputs) + 1}' if inputs else 'input'
+        k = len(inputs)
+        name = input_names[k] if input_names and k < len(input_names) else \
+            (f'input_{k + 1}' if k else 'input')
+        node = cap.graph.create_node('placeholder', f'input_{k + 1}' if k else 'input')
+        node.meta['onnx_name'] = name
         cap.set(t, node)
         inputs.append(node)
     original = Module.__call__
@@ -184,15 +274,22 @@ def capture(model, args, kwargs, leaf_types, input_names):
     def patched(self, *a, **k):
         return cap.call_module(self, original, a, k)
 
+    params = [p for p in root.parameters() if p.requires_grad]
     Module.__call__ = patched
     try:
-        with cap:
+        for p in params:
+            p.requires_grad_(False)
+        with ember.enable_grad(), cap:
             if isinstance(model, Module):
                 out = cap.call_module(model, original, args, kwargs)
             else:
                 out = model(*args, **kwargs)
     finally:
         Module.__call__ = original
+        for p in params:
+            p.requires_grad_(True)
     outs = cap.arg(out)
-    cap.graph.create_node('output', 'output', (outs,), name='output')
-    return cap.graph, inputs, out
+    cap.graph.create_node('output', 'output', (outs,))
+    name = type(model).__name__ if isinstance(model, Module) else 'GraphModule'
+    gm = GraphModule(cap.root, cap.graph, name)
+    return gm, inputs, out

@@ -1,6 +1,8 @@
-"""ember.onnx.export: exported models run in onnxruntime and match ember's outputs."""
+"""ember.onnx.export: exported models run in onnxruntime and match ember's outputs (and,
+for layers with weights, torch's outputs with the same weights)."""
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -10,13 +12,55 @@ import ember.nn as nn
 import ember.nn.functional as F
 
 ort = pytest.importorskip('onnxruntime')
+pytest.importorskip('onnx')
+
+
+def host(t):
+    return t.detach().numpy(force=True)
 
 
 def run(prog, *xs):
     s = ort.InferenceSession(prog.model_proto.SerializeToString(),
                              providers=['CPUExecutionProvider'])
     names = [i.name for i in s.get_inputs()]
-    return s.run(None, {n: x.numpy() for n, x in zip(names, xs)})
+    return s.run(None, {n: host(x) for n, x in zip(names, flat(xs))})
+
+
+def flat(o, acc=None):
+    acc = [] if acc is None else acc
+    if isinstance(o, (list, tuple)):
+        for x in o:
+            flat(x, acc)
+    elif o is not None:
+        acc.append(o)
+    return acc
+
+
+def check(m, args, others=(), rtol=1e-4, atol=1e-5, **kw):
+    """Export ``m`` on ``args``; run the ONNX model on ``args`` and on each of ``others``
+    and compare with ember's outputs. Returns the program."""
+    p = ember.onnx.export(m, args, **kw)
+    for xs in (args,) + tuple(others):
+        got = run(p, *xs)
+        with ember.no_grad():
+            want = flat(m(*xs))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == tuple(w.shape)
+            np.testing.assert_allclose(g, host(w), rtol=rtol, atol=atol)
+    return p
+
+
+def from_torch(em, tm):
+    """Copy torch module ``tm``'s state into ember module ``em``."""
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    return em
+
+
+def torch_out(tm, *xs):
+    import torch
+    with torch.no_grad():
+        return [t.numpy() for t in flat(tm(*(torch.tensor(host(x)) for x in xs)))]
 
 
 def test_mlp_dynamic_batch_and_names():
@@ -24,13 +68,15 @@ def test_mlp_dynamic_batch_and_names():
     m = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(), nn.Linear(8, 3),
                       nn.LogSoftmax(-1)).eval()
     x = ember.randn(5, 4)
-    p = ember.onnx.export(m, (x,), input_names=['x'], output_names=['y'],
-                          dynamic_axes={'x': {0: 'b'}, 'y': {0: 'b'}}, opset_version=17)
+    p = check(m, (x,), [(ember.randn(7, 4),)], input_names=['x'], output_names=['y'],
+              dynamic_axes={'x': {0: 'b'}, 'y': {0: 'b'}}, opset_version=17)
     assert [i.name for i in p.model_proto.graph.input] == ['x']
     assert [o.name for o in p.model_proto.graph.output] == ['y']
     assert p.model_proto.opset_import[0].version == 17
-    x2 = ember.randn(7, 4)
-    np.testing.assert_allclose(run(p, x2)[0], m(x2).detach().numpy(), rtol=1e-4, atol=1e-5)
+    dim = p.model_proto.graph.input[0].type.tensor_type.shape.dim[0]
+    assert dim.dim_param == 'b'
+    assert sorted(i.name for i in p.model_proto.graph.initializer) == \
+        ['0.bias', '0.weight', '3.bias', '3.weight']
 
 
 class Func(nn.Module):
@@ -47,14 +93,9 @@ class Func(nn.Module):
 
 def test_functional_ops_two_outputs():
     ember.manual_seed(1)
-    m = Func()
-    x = ember.randn(4, 6)
-    p = ember.onnx.export(m, (x,), dynamic_axes={'input': [0]})
-    x2 = ember.randn(3, 6)
-    got = run(p, x2)
-    want = m(x2)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-4, atol=1e-5)
+    p = check(Func(), (ember.randn(4, 6),), [(ember.randn(3, 6),)],
+              dynamic_axes={'input': [0]})
+    assert [o.name for o in p.model_proto.graph.output] == ['output_0', 'output_1']
 
 
 def test_same_as_torch_export():
@@ -64,19 +105,93 @@ def test_same_as_torch_export():
     m = nn.Sequential(nn.Linear(4, 3), nn.Tanh())
     t = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh())
     x = ember.randn(2, 4)
-    want = t(torch.tensor(x.numpy())).detach().numpy()
     p = ember.onnx.export(m, (x,))
-    np.testing.assert_allclose(run(p, x)[0], want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(run(p, x)[0], torch_out(t, x)[0], rtol=1e-4, atol=1e-6)
+
+
+def test_capture_is_an_fx_graph_module():
+    from ember.onnx import _capture
+    ember.manual_seed(0)
+    m = Func()
+    x = ember.randn(4, 6)
+    gm, inputs, _ = _capture.capture(m, (x,), {}, (nn.Linear,), ['inp'])
+    assert isinstance(gm, ember.fx.GraphModule)
+    ops = [(n.op, _capture.op_key(n)) for n in gm.graph.nodes]
+    assert ops[0] == ('placeholder', 'placeholder') and inputs[0].meta['onnx_name'] == 'inp'
+    assert ('call_module', 'call_module') in ops and ('call_function', 'softmax') in ops
+    assert ('call_method', 'view') in ops and ops[-1][0] == 'output'
+    gm.graph.lint()
+    for a, b in zip(gm(x), m(x)):
+        np.testing.assert_allclose(host(a), host(b))
+
+
+def test_export_symbolic_traced_graph_module():
+    ember.manual_seed(0)
+    m = Func()
+    gm = ember.fx.symbolic_trace(m)
+    check(gm, (ember.randn(4, 6),), [(ember.randn(2, 6),)], dynamic_axes={'input': [0]})
 
 
 def test_unsupported_raises_naming_it():
     class M(nn.Module):
         def forward(self, x):
-            return ember.cumsum(x, 0)
-    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='cumsum'):
+            return ember.cummax(x, 0)[0]
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='cummax'):
         ember.onnx.export(M(), (ember.randn(3),))
     assert issubclass(ember.onnx.errors.UnsupportedOperatorError, RuntimeError)
     assert not ember.onnx.is_in_onnx_export()
+
+    class Cell(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.GRUCell(2, 3)
+
+        def forward(self, x):
+            return self.cell(x)
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='GRUCell'):
+        ember.onnx.export(Cell(), (ember.randn(4, 2),))
+
+
+def test_untracked_op_is_reported_not_frozen():
+    class Double(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):          # computes on host arrays: no op the capture can see
+            return ember.from_numpy(host(x) * 2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class M(nn.Module):
+        def forward(self, x):
+            return Double.apply(x) + 1
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='double'):
+        ember.onnx.export(M(), (ember.randn(3),))
+
+
+def test_dropout_in_training_call_raises():
+    class M(nn.Module):
+        def forward(self, x):
+            return F.dropout(x, 0.5, training=True)
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='dropout'):
+        ember.onnx.export(M(), (ember.randn(3),))
+
+
+def test_opset_and_name_checks():
+    m = nn.Linear(2, 2)
+    x = ember.ones(1, 2)
+    for bad in (5, 40):
+        with pytest.raises(ValueError, match=f'Unsupported ONNX opset version: {bad}'):
+            ember.onnx.export(m, (x,), opset_version=bad)
+    with pytest.raises(TypeError, match='input_names'):
+        ember.onnx.export(m, (x,), input_names='x')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        ember.onnx.export(m, (x,), dynamic_axes={'nope': [0]})
+    assert any('nope' in str(x.message) for x in w)
+    p = ember.onnx.export(m, (x,), opset_version=13, export_params=False)
+    assert sorted(i.name for i in p.model_proto.graph.input) == ['bias', 'input', 'weight']
+    assert p.model_proto.opset_import[0].version == 13
 
 
 def test_file_written(tmp_path):
@@ -90,7 +205,8 @@ def test_import_without_onnx():
     code = ("import sys; sys.modules['onnx'] = None; import ember, ember.onnx\n"
             "try:\n    ember.onnx.export(ember.nn.Linear(1, 1), (ember.ones(1, 1),))\n"
             "except ImportError as e:\n    assert 'ember[onnx]' in str(e); print('ok')\n")
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=120)
     assert out.stdout.strip() == 'ok', out.stderr
 
 
@@ -111,23 +227,316 @@ class LeNet(nn.Module):
         return self.ln(self.fc(self.fl(self.ap(F.relu(self.c2(x))))))
 
 
-def test_lenet_bn_eval():
+@pytest.mark.parametrize('opset', [11, 16, 17])
+def test_lenet_bn_eval(opset):
     ember.manual_seed(0)
     m = LeNet()
     m.bn.running_mean.normal_()
     m.bn.running_var.uniform_(0.5, 2)
     m.eval()
-    x = ember.randn(2, 1, 12, 12)
-    p = ember.onnx.export(m, (x,), dynamic_axes={'input': [0], 'output': [0]})
-    x2 = ember.randn(3, 1, 12, 12)
-    np.testing.assert_allclose(run(p, x2)[0], m(x2).detach().numpy(), rtol=1e-4, atol=1e-5)
+    check(m, (ember.randn(2, 1, 12, 12),), [(ember.randn(3, 1, 12, 12),)], opset_version=opset,
+          dynamic_axes={'input': [0], 'output': [0]})
 
 
-def test_embedding_mean():
+def test_embedding_gelu():
     ember.manual_seed(0)
     m = nn.Sequential(nn.Embedding(10, 4), nn.GELU())
-    x = ember.tensor([[1, 2, 3], [4, 5, 9]])
+    check(m, (ember.tensor([[1, 2, 3], [4, 5, 9]]),))
+    check(nn.Sequential(nn.Embedding(10, 4), nn.GELU('tanh')),
+          (ember.tensor([[1, 2, 3]]),), opset_version=13)
+
+
+# ------------------------------------------------------------------------ recurrent
+@pytest.mark.parametrize('kind,kw', [
+    ('LSTM', dict(num_layers=2, bidirectional=True)),
+    ('LSTM', dict(batch_first=True)),
+    ('GRU', dict(num_layers=2, bidirectional=True, batch_first=True)),
+    ('GRU', dict(bias=False)),
+    ('RNN', dict(num_layers=2, nonlinearity='relu', bidirectional=True)),
+    ('RNN', dict(batch_first=True)),
+])
+@pytest.mark.parametrize('init', [False, True])
+def test_recurrent(kind, kw, init):
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+    tm = getattr(torch.nn, kind)(3, 4, **kw).eval()
+    m = from_torch(getattr(nn, kind)(3, 4, **kw), tm).eval()
+    bf = kw.get('batch_first', False)
+    nd = 2 if kw.get('bidirectional') else 1
+    L = kw.get('num_layers', 1)
+
+    def inputs(batch):
+        x = ember.randn(*((batch, 5, 3) if bf else (5, batch, 3)))
+        if not init:
+            return (x,)
+        h = ember.randn(L * nd, batch, 4)
+        if kind == 'LSTM':
+            return (x, (h, ember.randn(L * nd, batch, 4)))
+        return (x, h)
+    args = inputs(2)
+    dyn = {'input': [0 if bf else 1]}
+    if init:
+        dyn.update({'input_2': [1]} if kind != 'LSTM' else {'input_2': [1], 'input_3': [1]})
+    p = check(m, args, [inputs(3)], dynamic_axes=dyn)
+    got = run(p, *flat(args))
+    with torch.no_grad():
+        xs = [torch.tensor(host(a)) for a in flat(args)]
+        if not init:
+            want = flat(tm(xs[0]))
+        else:
+            want = flat(tm(xs[0], (xs[1], xs[2]) if kind == 'LSTM' else xs[1]))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_unbatched():
+    ember.manual_seed(0)
+    check(nn.LSTM(3, 4, num_layers=2).eval(), (ember.randn(5, 3),))
+
+
+# ------------------------------------------------------------------------ attention
+class Attn(nn.Module):
+    def __init__(self, bf, kdim=None):
+        super().__init__()
+        self.a = nn.MultiheadAttention(8, 2, batch_first=bf, kdim=kdim, vdim=kdim)
+
+    def forward(self, q, k, mask, kpm):
+        return self.a(q, k, k, attn_mask=mask, key_padding_mask=kpm)
+
+
+@pytest.mark.parametrize('bf', [False, True])
+@pytest.mark.parametrize('kdim', [None, 6])
+def test_multihead_attention(bf, kdim):
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+    m = Attn(bf, kdim).eval()
+    tm = torch.nn.MultiheadAttention(8, 2, batch_first=bf, kdim=kdim, vdim=kdim).eval()
+    from_torch(m.a, tm)
+
+    def inputs(n):
+        q = ember.randn(*((n, 4, 8) if bf else (4, n, 8)))
+        k = ember.randn(*((n, 5, kdim or 8) if bf else (5, n, kdim or 8)))
+        mask = ember.randn(4, 5)
+        kpm = ember.zeros(n, 5, dtype=ember.bool)
+        kpm[0, 1] = True
+        return (q, k, mask, kpm)
+    args = inputs(2)
+    b = 0 if bf else 1
+    p = check(m, args, [inputs(3)], dynamic_axes={'input': [b], 'input_2': [b], 'input_4': [0]})
+    got = run(p, *args)
+    import torch as T
+    with T.no_grad():
+        q, k, mask, kpm = (T.tensor(host(a)) for a in args)
+        want = tm(q, k, k, attn_mask=mask, key_padding_mask=kpm)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_scaled_dot_product_attention():
+    class M(nn.Module):
+        def forward(self, q, k, v):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    check(M(), (ember.randn(2, 3, 4, 5), ember.randn(2, 3, 4, 5), ember.randn(2, 3, 4, 5)))
+
+
+@pytest.mark.parametrize('norm_first,act', [(False, 'relu'), (True, 'gelu')])
+def test_transformer_encoder(norm_first, act):
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+    kw = dict(d_model=8, nhead=2, dim_feedforward=16, dropout=0.1, activation=act,
+              norm_first=norm_first, batch_first=True)
+    tm = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(**kw), 2,
+                                     enable_nested_tensor=False).eval()
+    m = nn.TransformerEncoder(nn.TransformerEncoderLayer(**kw), 2,
+                              enable_nested_tensor=False)
+    from_torch(m, tm).eval()
+    x = ember.randn(2, 6, 8)
+    p = check(m, (x,), [(ember.randn(3, 6, 8),)], dynamic_axes={'input': [0]}, opset_version=17)
+    np.testing.assert_allclose(run(p, x)[0], torch_out(tm, x)[0], rtol=1e-4, atol=1e-5)
+
+
+def test_transformer_with_causal_mask():
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+    kw = dict(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+              dim_feedforward=16)
+    tm = torch.nn.Transformer(**kw).eval()
+    m = from_torch(nn.Transformer(**kw), tm).eval()
+
+    class M(nn.Module):
+        def __init__(self, t):
+            super().__init__()
+            self.t = t
+
+        def forward(self, src, tgt):
+            mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[0])
+            return self.t(src, tgt, tgt_mask=mask)
+    src, tgt = ember.randn(5, 2, 8), ember.randn(4, 2, 8)
+    p = check(M(m).eval(), (src, tgt), [(ember.randn(5, 3, 8), ember.randn(4, 3, 8))],
+              dynamic_axes={'input': [1], 'input_2': [1]}, opset_version=14)
+    import torch as T
+    with T.no_grad():
+        want = tm(T.tensor(host(src)), T.tensor(host(tgt)),
+                  tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(4)).numpy()
+    np.testing.assert_allclose(run(p, src, tgt)[0], want, rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------------------------------ conv / norm
+@pytest.mark.parametrize('k,kw', [
+    (1, dict(stride=2, padding=1, output_padding=1)),
+    (2, dict(stride=2, padding=1, groups=2, dilation=2)),
+    (3, dict(stride=(1, 2, 1), padding=0, bias=False)),
+])
+def test_conv_transpose(k, kw):
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+    name = f'ConvTranspose{k}d'
+    tm = getattr(torch.nn, name)(4, 6, 3, **kw)
+    m = from_torch(getattr(nn, name)(4, 6, 3, **kw), tm)
+    x = ember.randn(2, 4, *([5] * k))
+    p = check(m, (x,), [(ember.randn(3, 4, *([5] * k)),)], dynamic_axes={'input': [0]})
+    np.testing.assert_allclose(run(p, x)[0], torch_out(tm, x)[0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('opset', [13, 17])
+def test_normalization_layers(opset):
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+
+    def make(nn_):
+        return type('M', (nn_.Module,), {'__init__': init, 'forward': forward})(nn_)
+
+    def init(self, nn_):
+        nn_.Module.__init__(self)
+        self.gn = nn_.GroupNorm(2, 4)
+        self.in1 = nn_.InstanceNorm2d(4)
+        self.in2 = nn_.InstanceNorm2d(4, affine=True, track_running_stats=True)
+        self.bn = nn_.BatchNorm1d(4)
+        self.ln = nn_.LayerNorm([5, 5])
+
+    def forward(self, x):
+        y = self.in2(self.in1(self.gn(x)))
+        z = self.bn(y.flatten(2))
+        return self.ln(y), z, self.bn(z.mean(-1))
+    tm = make(torch.nn)
+    for b in (tm.bn, tm.in2):
+        b.running_mean.normal_()
+        b.running_var.uniform_(0.5, 2)
+    with torch.no_grad():
+        for p_ in tm.parameters():
+            p_.normal_()
+    tm.eval()
+    m = from_torch(make(nn), tm).eval()
+    x = ember.randn(2, 4, 5, 5)
+    p = check(m, (x,), [(ember.randn(3, 4, 5, 5),)], dynamic_axes={'input': [0]},
+              opset_version=opset, rtol=1e-4, atol=1e-4)
+    for g, w in zip(run(p, x), torch_out(tm, x)):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+    ops = {n.op_type for n in p.model_proto.graph.node}
+    assert ('LayerNormalization' in ops) == (opset >= 17)
+
+
+@pytest.mark.parametrize('mode,kw', [
+    ('nearest', dict(scale_factor=2)), ('nearest', dict(size=(7, 9))),
+    ('bilinear', dict(scale_factor=2, align_corners=False)),
+    ('bilinear', dict(size=(7, 9), align_corners=True)),
+])
+def test_upsample(mode, kw):
+    torch = pytest.importorskip('torch')
+    m = nn.Upsample(mode=mode, **kw)
+    tm = torch.nn.Upsample(mode=mode, **kw)
+    x = ember.randn(2, 3, 4, 5)
+    p = check(m, (x,), [(ember.randn(1, 3, 4, 5),)], dynamic_axes={'input': [0]})
+    np.testing.assert_allclose(run(p, x)[0], torch_out(tm, x)[0], rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------------------------------ ops
+class Shapes(nn.Module):
+    def forward(self, x):                    # x: (N, 4, 6)
+        a = x.permute(0, 2, 1).transpose(1, 2)            # (N, 4, 6)
+        b, c = a.split([2, 4], dim=2)
+        d = ember.cat([c, b], 2)
+        e1, e2 = d.chunk(2, 1)
+        f = ember.stack([e1, e2], 1)                       # (N, 2, 2, 6)
+        g = f[:, 1, :, 1:5:2]                              # (N, 2, 2)
+        h = x[..., None, -1]                                # (N, 4, 1)
+        i = h.squeeze(-1).unsqueeze(1).expand(-1, 3, -1)   # (N, 3, 4)
+        j = i.repeat(1, 2, 1).flatten(1)                  # (N, 24)
+        k = x[:, 1:3].reshape(x.shape[0], -1).unflatten(1, (3, 4))
+        u = ember.unbind(x, 1)[2]
+        idx = x[:, ember.tensor([0, 2])]
+        return g, j, k, u + 0, idx, x.narrow(2, 1, 3).select(1, 0), x.flip(-1)
+
+
+class Maths(nn.Module):
+    def forward(self, x, y):                 # (N, 3, 4), (N, 4, 2)
+        a = ember.bmm(x, y) + x @ y
+        b = ember.where(x > 0, x, x * 0.1).clamp(-0.5, 0.5)
+        c = (x.abs() + 1).pow(2).sqrt().exp().log() ** 0.5
+        d = x.mean(dim=(1, 2)), x.sum(-1, keepdim=True), x.max(dim=1)[0], x.min(), \
+            x.argmax(dim=-1), x.amax(1), x.var(1), x.std(-1, keepdim=True)
+        e = x.masked_fill(x < 0, 0.0) / 2 - x.clamp(min=0) + 1 / (x.abs() + 1)
+        f = (x >= 0).float() * 2 + (x != 0).to(ember.float32) + x.logsumexp(1).unsqueeze(1)
+        g = ember.maximum(x, -x) + x.cumsum(1) + F.normalize(x, dim=-1) + x.square().rsqrt()
+        return a, b, c, d, e, f, g
+
+
+@pytest.mark.parametrize('opset', [11, 13, 18, 20])
+def test_shape_ops(opset):
+    check(Shapes(), (ember.randn(2, 4, 6),), [(ember.randn(3, 4, 6),)], opset_version=opset,
+          dynamic_axes={'input': [0]})
+
+
+@pytest.mark.parametrize('opset', [11, 13, 18])
+def test_math_ops(opset):
+    check(Maths(), (ember.randn(2, 3, 4), ember.randn(2, 4, 2)),
+          [(ember.randn(3, 3, 4), ember.randn(3, 4, 2))], opset_version=opset,
+          dynamic_axes={'input': [0], 'input_2': [0]}, rtol=1e-4, atol=1e-4)
+
+
+class Acts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.acts = nn.ModuleList([
+            nn.LeakyReLU(0.2), nn.PReLU(3), nn.PReLU(), nn.Sigmoid(), nn.Tanh(), nn.SiLU(),
+            nn.Mish(), nn.Hardtanh(-0.5, 0.7), nn.ReLU6(), nn.Hardsigmoid(), nn.Hardswish(),
+            nn.ELU(0.5), nn.SELU(), nn.CELU(1.5), nn.Softplus(beta=2.0), nn.Softsign(),
+            nn.LogSoftmax(1), nn.Softmax(-1), nn.Softmin(1), nn.GLU(-1), nn.GELU(),
+            nn.Tanhshrink(), nn.LogSigmoid(), nn.Threshold(0.1, -1.0), nn.Dropout(),
+            nn.Dropout2d(), nn.AlphaDropout(), nn.Identity(), nn.ReLU(inplace=True)])
+
+    def forward(self, x):
+        return [a(x * 3) for a in self.acts] + [F.relu6(x), ember.sigmoid(x)]
+
+
+@pytest.mark.parametrize('opset', [11, 13, 17, 20])
+def test_activations(opset):
+    ember.manual_seed(0)
+    check(Acts().eval(), (ember.randn(2, 3, 4),), [(ember.randn(5, 3, 4),)],
+          opset_version=opset, dynamic_axes={'input': [0]})
+
+
+def test_activations_match_torch():
+    torch = pytest.importorskip('torch')
+    ember.manual_seed(0)
+    m = Acts().eval()
+    tm = torch.nn.ModuleList([getattr(torch.nn, type(a).__name__)() for a in m.acts[:0]])
+    x = ember.randn(2, 3, 4)
     p = ember.onnx.export(m, (x,))
-    np.testing.assert_allclose(run(p, x)[0], m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
-    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='version 17'):
-        ember.onnx.export(nn.LayerNorm(3), (ember.randn(2, 3),), opset_version=16)
+    got = run(p, x)
+    xt = torch.tensor(host(x)) * 3
+    want = [torch.nn.functional.leaky_relu(xt, 0.2), torch.nn.functional.mish(xt),
+            torch.nn.functional.hardtanh(xt, -0.5, 0.7), torch.nn.functional.celu(xt, 1.5),
+            torch.nn.functional.softplus(xt, beta=2.0), torch.nn.functional.softmin(xt, 1),
+            torch.nn.functional.glu(xt, -1)]
+    for g, w in zip([got[0], got[6], got[7], got[13], got[14], got[18], got[19]], want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5)
+    del tm
+
+
+def test_pads_pools_pixel_shuffle():
+    m = nn.Sequential(nn.ReflectionPad2d(1), nn.ReplicationPad2d((1, 0, 2, 1)),
+                      nn.ZeroPad2d(1), nn.AvgPool2d(2, ceil_mode=True),
+                      nn.Conv2d(4, 8, 3, padding='same'), nn.PixelShuffle(2),
+                      nn.AdaptiveMaxPool2d(1), nn.Flatten(0))
+    check(m, (ember.randn(1, 4, 6, 6),))

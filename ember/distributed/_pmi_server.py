@@ -8,7 +8,7 @@ Run it in a separate process (mpi4py holds the GIL during init/finalize, which w
 answers): ``python ember/distributed/_pmi_server.py PORT SIZE [HOST [JOIN_TIMEOUT_S]]``. It exits once ``SIZE``
 ranks have connected and every connection is closed.
 
-NOTE: the process-group layer that starts it is not written yet (see issue 12).
+``init_process_group`` starts it (rank 0); with PORT 0 it picks a free port and prints it.
 """
 import socket
 import sys
@@ -19,9 +19,12 @@ class PMIServer:
     """Serves the PMI-1 commands MPICH 5 issues (init, get_maxes, get_appnum,
     get_my_kvsname, get_universe_size, put, get, barrier_in, finalize, abort)."""
 
-    def __init__(self, size, kvsname='kvs_ember'):
+    def __init__(self, size, kvsname=None):
         self.size = size
-        self.kvsname = kvsname
+        # unique per job: MPICH names its shared-memory segments after the kvsname, so two
+        # jobs on one machine with the same name would attach to each other's segments
+        import os
+        self.kvsname = kvsname or f'kvs_ember_{os.getpid()}_{id(self):x}'
         self.kvs = {}
         self.cv = threading.Condition()
         self.arrived = 0
@@ -119,7 +122,8 @@ def main(argv):
     ls.bind((host, port))
     ls.listen(64)
     ls.settimeout(join_timeout)   # a rank that never arrives: the server gives up and exits
-    print('ready', flush=True)
+    # port 0: a free port, announced on the ready line ('ready PORT')
+    print('ready' if port else f'ready {ls.getsockname()[1]}', flush=True)
     try:
         PMIServer(size).serve(ls)
     except socket.timeout:

@@ -1,8 +1,10 @@
 """``ember.onnx``: export models to the ONNX format.
 
-:func:`export` captures the model by running it once on the example inputs (layers that
-have an ONNX conversion stay single nodes) and writes a real ONNX model with the ``onnx``
-package. ``onnx`` (and ``onnxruntime`` to run the result) are optional extras
+:func:`export` captures the model into an ``ember.fx`` graph by running it once on the
+example inputs (every op applied to values that depend on the inputs becomes a node; layers
+that have an ONNX conversion, such as ``LSTM`` or ``MultiheadAttention``, stay single
+``call_module`` nodes), converts each node to ONNX operators and writes a real ONNX model
+with the ``onnx`` package. ``onnx`` (and ``onnxruntime`` to run the result) are optional extras
 (``pip install ember[onnx]``): importing this module never needs them.
 """
 import enum
@@ -231,7 +233,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         kwargs (dict, optional): example keyword inputs.
         input_names, output_names (list of str, optional): names of the graph's inputs and
             outputs.
-        opset_version (int, optional): the ONNX opset (default 20).
+        opset_version (int, optional): the ONNX opset (default 20; 9 to 21).
         dynamo (bool): when True return an :class:`ONNXProgram`; else ``None``.
         export_params (bool): store parameters as initializers (else as graph inputs).
         keep_initializers_as_inputs (bool): also list the initializers as graph inputs.
@@ -239,9 +241,13 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         training (TrainingMode): the mode the model runs in during export.
 
     NOTE: unlike PyTorch, one exporter serves both ``dynamo`` settings: the model is captured
-    by running it once, ``dynamic_shapes`` is ignored (use ``dynamic_axes``), and the
-    supported layers/ops are those of ``ember.onnx._convert``; anything else raises
-    :class:`ember.onnx.errors.UnsupportedOperatorError` naming it.
+    into an ``ember.fx.GraphModule`` by running it once (Python control flow and numbers
+    read from shapes are fixed at the example's values, except that reshapes keep a
+    dynamic leading axis free), ``dynamic_shapes`` is ignored (use ``dynamic_axes``), and the
+    supported layers/ops are those of ``ember.onnx._convert``; anything else, including an
+    op computed from the inputs outside the recorded graph, raises
+    :class:`ember.onnx.errors.UnsupportedOperatorError` naming it. Opsets 9 to 21 are
+    accepted; a conversion that needs a newer opset names the version it needs.
 
     Example::
 
@@ -292,6 +298,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     flat_outs = []
 
     def flatten(o):
+        if isinstance(o, dict):
+            o = list(o.values())
         if isinstance(o, (list, tuple)):
             for x in o:
                 flatten(x)

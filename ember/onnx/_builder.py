@@ -51,7 +51,8 @@ class Builder:
         if dtype is not None:
             arr = arr.astype(dtype)
         name = self.fresh(name or 'onnx::Constant')
-        self.inits[name] = self.onnx.numpy_helper.from_array(_np.array(arr, order="C", copy=True), name)
+        self.inits[name] = self.onnx.numpy_helper.from_array(
+            _np.array(arr, order='C', copy=True), name)
         return name
 
     def ints(self, seq):
@@ -63,7 +64,7 @@ class Builder:
             return name
         self.used.add(name)
         self.inits[name] = self.onnx.numpy_helper.from_array(
-            _np.array(to_numpy(tensor), order="C", copy=True), name)
+            _np.array(to_numpy(tensor), order='C', copy=True), name)
         self.param_names.append(name)
         return name
 

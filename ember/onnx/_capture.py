@@ -89,6 +89,25 @@ class _Capture(TorchFunctionMode):
             self.module_names.setdefault(id(m), n)
         self.consts = {}
         self.n_const = 0
+        self.stale = {}          # id(base) -> in-place op applied through one of its views
+
+    def prop(self, attr, fget):
+        """A property getter (``Tensor.T`` & co., which do not pass through the op seam)
+        that records a ``getattr`` node."""
+        cap = self
+
+        def get(t):
+            cap.inside_leaf += 1
+            try:
+                res = fget(t)
+            finally:
+                cap.inside_leaf -= 1
+            if not cap.inside_leaf and id(t) in cap.env and isinstance(res, Tensor):
+                node = cap.graph.create_node('call_function', getattr, (cap.env[id(t)], attr))
+                node.meta['nn_module_stack'] = list(cap.stack)
+                cap.record_result(node, res)
+            return res
+        return get
 
     def attr_name(self, base):
         """A fresh attribute name of the GraphModule (``base``, ``base_1``, ...)."""
@@ -112,6 +131,11 @@ class _Capture(TorchFunctionMode):
     def arg(self, obj):
         def conv(a):
             if isinstance(a, Tensor):
+                if id(a) in self.stale:
+                    from .errors import UnsupportedOperatorError
+                    raise UnsupportedOperatorError(
+                        f'aten::{self.stale[id(a)]}(on a view whose base is read again)',
+                        self.opset, None)
                 node = self.env.get(id(a))
                 if node is None:
                     key = id(a)
@@ -176,6 +200,12 @@ class _Capture(TorchFunctionMode):
                     self.untracked(t)
             return res
         qual = getattr(func, '__qualname__', '') or ''
+        fname = getattr(func, '__name__', '')
+        if fname.endswith('_') and not fname.startswith('_') and args and \
+                isinstance(args[0], Tensor) and args[0]._base is not None:
+            # an in-place write through a view changes its base, which the graph would miss
+            # if the base is read again
+            self.stale[id(args[0]._base)] = fname
         if qual.startswith('Tensor.') and args and isinstance(args[0], Tensor):
             node = self.graph.create_node('call_method', qual[7:], self.arg(args),
                                           self.arg(kwargs), name=func.__name__)
@@ -275,8 +305,12 @@ def capture(model, args, kwargs, leaf_types, input_names, opset=None):
         return cap.call_module(self, original, a, k)
 
     params = [p for p in root.parameters() if p.requires_grad]
+    props = {a: Tensor.__dict__[a] for a in ('T', 'mT', 'H', 'mH')
+             if isinstance(Tensor.__dict__.get(a), property)}
     Module.__call__ = patched
     try:
+        for a, pr in props.items():
+            setattr(Tensor, a, property(cap.prop(a, pr.fget)))
         for p in params:
             p.requires_grad_(False)
         with ember.enable_grad(), cap:
@@ -286,6 +320,8 @@ def capture(model, args, kwargs, leaf_types, input_names, opset=None):
                 out = model(*args, **kwargs)
     finally:
         Module.__call__ = original
+        for a, pr in props.items():
+            setattr(Tensor, a, pr)
         for p in params:
             p.requires_grad_(True)
     outs = cap.arg(out)

@@ -103,7 +103,8 @@ class Context:
             sig = self._sigs[fn] = inspect.signature(fn)
         ba = sig.bind(*n.args, **n.kwargs)
         ba.apply_defaults()
-        return ba.arguments
+        return {k: (None if type(v).__name__ == '_Omitted' else v)
+                for k, v in ba.arguments.items()}
 
     def convert(self, n):
         if n.op == 'get_attr':
@@ -210,9 +211,9 @@ def _add(op_type):
     return conv
 
 
-def _div(cx, n):
+def _div(cx, n, mode=None):
     a, c = n.args[0], _arg(n, 1, 'other')
-    mode = n.kwargs.get('rounding_mode')
+    mode = n.kwargs.get('rounding_mode', mode)
     dt = cx.npdt(n)
     if mode is None:
         return cx.b.op('Div', [cx.name(a, dt), cx.name(c, dt)])
@@ -224,6 +225,18 @@ def _div(cx, n):
         return q                                    # integer Div truncates
     fa, fc = cx.name(a, np.float64), cx.name(c, np.float64)
     return cx.cast(cx.b.op('Floor', [cx.b.op('Div', [fa, fc])]), cdt)
+
+
+def _remainder(fmod):
+    def conv(cx, n):
+        a, c = n.args[0], _arg(n, 1, 'other')
+        dt = cx.npdt(n)
+        x, y = cx.name(a, dt), cx.name(c, dt)
+        if fmod or not np.issubdtype(dt, np.floating):
+            return cx.b.op('Mod', [x, y], fmod=int(bool(fmod) or np.issubdtype(dt, np.floating)))
+        q = cx.b.op('Floor', [cx.b.op('Div', [x, y])])
+        return cx.b.op('Sub', [x, cx.b.op('Mul', [q, y])])
+    return conv
 
 
 def _trunc(cx, q):
@@ -462,7 +475,8 @@ def _softmin(cx, n):
 def _dropout(cx, n):
     a = cx.bind(n)
     if a.get('training') and a.get('p', 0) > 0:
-        raise _unsupported(cx, f'aten::{n.target if isinstance(n.target, str) else n.target.__name__}(training=True)')
+        from ._capture import op_key
+        raise _unsupported(cx, f'aten::{op_key(n)}(training=True)')
     return cx.b.op('Identity', [cx.name(_x(n))])
 
 
@@ -749,6 +763,20 @@ def _getitem(cx, n):
             x = cx.b.op('Gather', [x, ind], axis=cur)
             cur += nd
     return x
+
+
+def _getattr(cx, n):
+    x, attr = n.args[0], n.args[1]
+    r = cx.rank(x)
+    if attr in ('T', 'H') and r >= 2:
+        return cx.b.transpose(cx.name(x), list(range(r))[::-1])
+    if attr in ('mT', 'mH') and r >= 2:
+        perm = list(range(r))
+        perm[-1], perm[-2] = perm[-2], perm[-1]
+        return cx.b.transpose(cx.name(x), perm)
+    if attr in ('T', 'H'):
+        return cx.b.op('Identity', [cx.name(x)])
+    raise _unsupported(cx, f'prim::GetAttr[{attr}]')
 
 
 def _index_select(cx, n):
@@ -1060,6 +1088,9 @@ def _interpolate_core(cx, x, in_shape, out_shape, mode, align_corners):
         raise _unsupported(cx, f'aten::upsample_{mode}')
     lead = cx.b.slice(cx.shape_of(x), [0], [2], [0])
     sizes = cx.b.op('Concat', [lead, cx.b.ints(out_shape[2:])], axis=0)
+    if cx.b.opset < 13:         # roi and scales are not optional before opset 13
+        empty = cx.b.const(np.zeros(0, np.float32))
+        return cx.b.op('Resize', [x, empty, empty, sizes], **attrs)
     return cx.b.op('Resize', [x, '', '', sizes], **attrs)
 
 
@@ -1133,6 +1164,8 @@ def _f_conv(cx, n):
 FUNCTIONS = {
     'add': _add('Add'), 'sub': _add('Sub'), 'subtract': _add('Sub'), 'mul': _binary('Mul'),
     'multiply': _binary('Mul'), 'div': _div, 'divide': _div, 'true_divide': _div,
+    'floor_divide': lambda cx, n: _div(cx, n, 'floor'), 'remainder': _remainder(False),
+    'fmod': _remainder(True),
     '_rsub': _binary('Sub', swap=True), '_rdiv': _binary('Div', swap=True),
     '_rpow': _rpow, 'pow': _pow, 'square': _square, 'matmul': _matmul, 'bmm': _matmul,
     'mm': _matmul, 'addmm': _addmm, 'baddbmm': _addmm, 'neg': _unary('Neg'),
@@ -1171,7 +1204,8 @@ FUNCTIONS = {
     'split': _split, 'chunk': _split, 'tensor_split': _split, 'unbind': _unbind,
     'squeeze': _squeeze, 'unsqueeze': _unsqueeze, 'expand': _expand, 'expand_as': _expand,
     'broadcast_to': _expand, 'repeat': _repeat, 'tile': _tile, 'narrow': _narrow,
-    'select': _select, 'getitem': _getitem, 'index_select': _index_select, 'flip': _flip,
+    'select': _select, 'getitem': _getitem, 'getattr': _getattr,
+    'index_select': _index_select, 'flip': _flip,
     'zeros_like': _like(0), 'ones_like': _like(1), 'full_like': _like(None),
     'pad': _pad, 'pixel_shuffle': _pixel_shuffle,
     'mean': _reduce('ReduceMean'), 'sum': _reduce('ReduceSum'), 'prod': _reduce('ReduceProd'),

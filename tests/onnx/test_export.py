@@ -503,7 +503,7 @@ class Acts(nn.Module):
             nn.ELU(0.5), nn.SELU(), nn.CELU(1.5), nn.Softplus(beta=2.0), nn.Softsign(),
             nn.LogSoftmax(1), nn.Softmax(-1), nn.Softmin(1), nn.GLU(-1), nn.GELU(),
             nn.Tanhshrink(), nn.LogSigmoid(), nn.Threshold(0.1, -1.0), nn.Dropout(),
-            nn.Dropout2d(), nn.AlphaDropout(), nn.Identity(), nn.ReLU(inplace=True)])
+            nn.Dropout1d(), nn.AlphaDropout(), nn.Identity(), nn.ReLU(inplace=True)])
 
     def forward(self, x):
         return [a(x * 3) for a in self.acts] + [F.relu6(x), ember.sigmoid(x)]
@@ -540,3 +540,91 @@ def test_pads_pools_pixel_shuffle():
                       nn.Conv2d(4, 8, 3, padding='same'), nn.PixelShuffle(2),
                       nn.AdaptiveMaxPool2d(1), nn.Flatten(0))
     check(m, (ember.randn(1, 4, 6, 6),))
+
+
+class More(nn.Module):
+    def forward(self, x, i):                 # x: (N, 3, 4) float, i: (N, 3) int64
+        a = x.mT.mT + x[0].T.T + x.mT.sum(-1, keepdim=True).mT    # properties
+        b = x.where(x > 0, -x) + x.masked_fill(x < 0, x.abs().max())
+        c = x.clamp(min=x.mean(), max=1.0) + ember.minimum(x, x.amin(1, keepdim=True))
+        d = i.float() / 2 + (i // 2).to(ember.float32) + ember.div(i, 2, rounding_mode='trunc')
+        e = ember.div(x, 0.3, rounding_mode='floor') + ember.div(x, 0.3, rounding_mode='trunc')
+        f = i.sum(1, dtype=ember.float32) + (i > 1).sum(-1) + x.argmax() + x.max()
+        g = x[:, [2, 0], -3:-1] + x[:, 1::2, ::3].sum() + x[1:, None, 0].sum()
+        h = x.clone()
+        h += 1
+        h.mul_(2).relu_()
+        k = ember.index_select(x, 2, i[0]) + x[0].t().sum()
+        r = ((i + 1) % 2 + ember.remainder(-i, 2)).unsqueeze(-1) + x % 0.7 + ember.fmod(x, 0.4)
+        return a, b, c, d, e, f, g, h, k, x.double().half().float(), i.long().bool(), r
+
+
+def test_more_ops_and_properties():
+    x = ember.randn(2, 3, 4)
+    i = ember.randint(0, 3, (2, 3))
+    check(More(), (x, i), [(ember.randn(3, 3, 4), ember.randint(0, 3, (3, 3)))],
+          dynamic_axes={'input': [0], 'input_2': [0]}, rtol=1e-4, atol=1e-4)
+
+
+def test_inplace_on_view_then_base_read_raises():
+    class M(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            y[0].mul_(0)
+            return y + 1
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match='mul_'):
+        ember.onnx.export(M(), (ember.randn(2, 3),))
+
+
+@pytest.mark.parametrize('opset', [11, 19])
+def test_functional_vision_ops(opset):
+    torch = pytest.importorskip('torch')
+    tf = torch.nn.functional
+
+    def fwd(Fn, x, w):
+        y = Fn.conv2d(x, w, padding=1, stride=2)
+        y = Fn.max_pool2d(y, 2, ceil_mode=True) + Fn.avg_pool2d(y, 3, 1, 1,
+                                                                count_include_pad=False)[..., ::2, ::2]
+        z = Fn.interpolate(x, scale_factor=2, mode='bicubic', align_corners=False)
+        u = Fn.interpolate(x, size=(5, 7), mode='nearest-exact')
+        v = Fn.interpolate(x[:, :, 0], scale_factor=3, mode='linear', align_corners=True)
+        p = Fn.pad(x, (1, 2, 0, 1), value=0.5) + 0
+        q = Fn.adaptive_avg_pool2d(x, (3, 2))
+        return y, z, u, v, p, q, Fn.normalize(x, dim=1), Fn.embedding(
+            x.argmax(1), w.flatten(1)[:, :4])
+    if opset >= 19:
+        def fwd2(Fn, x, w):
+            return fwd(Fn, x, w) + (Fn.pad(x, (1, 1, 2, 0), mode='circular'),)
+    else:
+        fwd2 = fwd
+
+    class M(nn.Module):
+        def forward(self, x, w):
+            return fwd2(F, x, w)
+    x, w = ember.randn(2, 3, 6, 4), ember.randn(5, 3, 3, 3)
+    p = check(M(), (x, w), [(ember.randn(1, 3, 6, 4), w)], opset_version=opset,
+              dynamic_axes={'input': [0]}, atol=1e-4)
+    with torch.no_grad():
+        want = flat(fwd2(tf, torch.tensor(host(x)), torch.tensor(host(w))))
+    for g, t in zip(run(p, x, w), want):
+        np.testing.assert_allclose(g, t.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_program_call_and_kwargs_inputs():
+    ember.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 2)
+
+        def forward(self, x, *, scale):
+            return {'y': self.fc(x) * scale, 'z': x.sum(-1)}
+    m = M()
+    x, s = ember.randn(4, 3), ember.tensor(2.0)
+    prog = ember.onnx.export(m, (x,), kwargs={'scale': s}, input_names=['x', 'scale'],
+                             output_names=['y', 'z'])
+    assert [i.name for i in prog.model_proto.graph.input] == ['x', 'scale']
+    got = prog(x, scale=s)
+    np.testing.assert_allclose(host(got[0]), host(m(x, scale=s)['y']), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(host(got[1]), host(x.sum(-1)), rtol=1e-5, atol=1e-6)

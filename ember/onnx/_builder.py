@@ -93,6 +93,12 @@ class Builder:
         return self.op('Split', [x], outputs=len(sizes), axis=axis, split=list(sizes))
 
     def slice(self, x, starts, ends, axes, steps=None):
+        if self.opset < 10:
+            if steps is not None and any(s != 1 for s in steps):
+                from .errors import UnsupportedOperatorError
+                raise UnsupportedOperatorError('aten::slice(step != 1)', self.opset, 10)
+            return self.op('Slice', [x], starts=[int(v) for v in starts],
+                           ends=[int(v) for v in ends], axes=[int(v) for v in axes])
         ins = [x, self.ints(starts), self.ints(ends), self.ints(axes)]
         if steps is not None:
             ins.append(self.ints(steps))

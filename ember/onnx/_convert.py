@@ -233,6 +233,7 @@ def _remainder(fmod):
         dt = cx.npdt(n)
         x, y = cx.name(a, dt), cx.name(c, dt)
         if fmod or not np.issubdtype(dt, np.floating):
+            _need(cx, 'aten::fmod' if fmod else 'aten::remainder', 10)
             return cx.b.op('Mod', [x, y], fmod=int(bool(fmod) or np.issubdtype(dt, np.floating)))
         q = cx.b.op('Floor', [cx.b.op('Div', [x, y])])
         return cx.b.op('Sub', [x, cx.b.op('Mul', [q, y])])
@@ -928,6 +929,7 @@ def _logsumexp(cx, n):
 
 
 def _cumsum(cx, n):
+    _need(cx, 'aten::cumsum', 11)
     a = cx.bind(n)
     x = cx.name(_x(n))
     if cx.npdt(n) != cx.npdt(_x(n)):
@@ -1102,6 +1104,15 @@ def _f_interpolate(cx, n):
                              a.get('mode', 'nearest'), a.get('align_corners'))
 
 
+def _pool_attrs(cx, attrs):
+    """Before opset 10 pooling has no ``ceil_mode`` / ``dilations`` attributes."""
+    if cx.b.opset >= 10:
+        return attrs
+    if attrs.pop('ceil_mode', 0) or any(d != 1 for d in attrs.pop('dilations', [])):
+        raise _unsupported(cx, 'aten::pool(ceil_mode/dilation)', 10)
+    return attrs
+
+
 def _f_pool(op_type, k):
     def conv(cx, n):
         a = cx.bind(n)
@@ -1122,7 +1133,7 @@ def _f_pool(op_type, k):
             if a.get('divisor_override') is not None:
                 raise _unsupported(cx, 'aten::avg_pool(divisor_override)')
             attrs['count_include_pad'] = int(bool(a.get('count_include_pad', True)))
-        y = cx.b.op(op_type, [xn], **attrs)
+        y = cx.b.op(op_type, [xn], **_pool_attrs(cx, attrs))
         return cx.b.squeeze(y, [0]) if unbatched else y
     return conv
 
@@ -1346,7 +1357,7 @@ def _m_pool(op_type):
             if getattr(m, 'divisor_override', None) is not None:
                 raise _unsupported(cx, 'aten::avg_pool(divisor_override)')
             attrs['count_include_pad'] = int(m.count_include_pad)
-        y = cx.b.op(op_type, [x], **attrs)
+        y = cx.b.op(op_type, [x], **_pool_attrs(cx, attrs))
         return cx.b.squeeze(y, [0]) if unbatched else y
     return conv
 

@@ -189,6 +189,10 @@ def test_opset_and_name_checks():
         warnings.simplefilter('always')
         ember.onnx.export(m, (x,), dynamic_axes={'nope': [0]})
     assert any('nope' in str(x.message) for x in w)
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError,
+                       match="upsample_nearest' to ONNX opset version 10 .* added in version 11"):
+        ember.onnx.export(nn.Upsample(scale_factor=2), (ember.randn(1, 1, 2, 2),),
+                          opset_version=10)
     p = ember.onnx.export(m, (x,), opset_version=13, export_params=False)
     assert sorted(i.name for i in p.model_proto.graph.input) == ['bias', 'input', 'weight']
     assert p.model_proto.opset_import[0].version == 13
@@ -227,7 +231,7 @@ class LeNet(nn.Module):
         return self.ln(self.fc(self.fl(self.ap(F.relu(self.c2(x))))))
 
 
-@pytest.mark.parametrize('opset', [11, 16, 17])
+@pytest.mark.parametrize('opset', [9, 11, 16, 17])
 def test_lenet_bn_eval(opset):
     ember.manual_seed(0)
     m = LeNet()
@@ -481,7 +485,7 @@ class Maths(nn.Module):
         return a, b, c, d, e, f, g
 
 
-@pytest.mark.parametrize('opset', [11, 13, 18, 20])
+@pytest.mark.parametrize('opset', [10, 11, 13, 18, 20])
 def test_shape_ops(opset):
     check(Shapes(), (ember.randn(2, 4, 6),), [(ember.randn(3, 4, 6),)], opset_version=opset,
           dynamic_axes={'input': [0]})
@@ -509,7 +513,7 @@ class Acts(nn.Module):
         return [a(x * 3) for a in self.acts] + [F.relu6(x), ember.sigmoid(x)]
 
 
-@pytest.mark.parametrize('opset', [11, 13, 17, 20])
+@pytest.mark.parametrize('opset', [9, 11, 13, 17, 20])
 def test_activations(opset):
     ember.manual_seed(0)
     check(Acts().eval(), (ember.randn(2, 3, 4),), [(ember.randn(5, 3, 4),)],

@@ -14,6 +14,7 @@ example inputs.
 """
 import operator
 import re
+import threading
 
 from ..overrides import TorchFunctionMode
 from .._tensor import Tensor
@@ -90,6 +91,7 @@ class _Capture(TorchFunctionMode):
         self.consts = {}
         self.n_const = 0
         self.stale = {}          # id(base) -> in-place op applied through one of its views
+        self.thread = threading.get_ident()   # the patched hooks record this thread only
 
     def prop(self, attr, fget):
         """A property getter (``Tensor.T`` & co., which do not pass through the op seam)
@@ -97,6 +99,8 @@ class _Capture(TorchFunctionMode):
         cap = self
 
         def get(t):
+            if threading.get_ident() != cap.thread:
+                return fget(t)
             cap.inside_leaf += 1
             try:
                 res = fget(t)
@@ -302,6 +306,8 @@ def capture(model, args, kwargs, leaf_types, input_names, opset=None):
     original = Module.__call__
 
     def patched(self, *a, **k):
+        if threading.get_ident() != cap.thread:
+            return original(self, *a, **k)
         return cap.call_module(self, original, a, k)
 
     params = [p for p in root.parameters() if p.requires_grad]

@@ -632,3 +632,33 @@ def test_program_call_and_kwargs_inputs():
     got = prog(x, scale=s)
     np.testing.assert_allclose(host(got[0]), host(m(x, scale=s)['y']), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(host(got[1]), host(x.sum(-1)), rtol=1e-5, atol=1e-6)
+
+
+def test_attention_and_recurrent_variants():
+    ember.manual_seed(0)
+
+    class A(nn.Module):
+        def __init__(self, **kw):
+            super().__init__()
+            self.a = nn.MultiheadAttention(8, 2, **kw)
+
+        def forward(self, q, m):
+            return self.a(q, q, q, attn_mask=m, average_attn_weights=False)
+    m = ember.rand(4, 4) > 0.7
+    m[:, 0] = False
+    check(A().eval(), (ember.randn(4, 8), m))                     # unbatched, bool mask
+    check(A(bias=False).eval(), (ember.randn(4, 2, 8), m))
+
+    class B(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, q):
+            return self.a(q, q, q, need_weights=False)[0]
+    check(B().eval(), (ember.randn(2, 4, 8),), [(ember.randn(3, 5, 8),)],
+          dynamic_axes={'input': [0, 1]})                          # batch and sequence
+    check(nn.GRU(3, 4, num_layers=2, bidirectional=True).eval(),
+          (ember.randn(5, 3), ember.randn(4, 4)))                  # unbatched with h0
+    check(nn.LSTM(3, 4, batch_first=True).eval(), (ember.randn(2, 5, 3),),
+          [(ember.randn(3, 7, 3),)], dynamic_axes={'input': [0, 1]})

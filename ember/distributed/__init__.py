@@ -385,6 +385,7 @@ class group:
 
 
 from ._work import Work, Future  # noqa: E402
+from ._store import TCPStore, FileStore  # noqa: E402
 from .distributed_c10d import (  # noqa: E402
     ProcessGroup, init_process_group, destroy_process_group, is_initialized, get_rank,
     get_world_size, get_backend, get_backend_config, get_pg_count, get_process_group_ranks,
@@ -395,7 +396,7 @@ from .distributed_c10d import (  # noqa: E402
     isend, irecv, P2POp, batch_isend_irecv, all_gather_object, broadcast_object_list,
     gather_object, scatter_object_list, send_object_list, recv_object_list)
 
-__all__ += ['Work', 'ProcessGroup', 'get_backend_config', 'get_pg_count',
+__all__ += ['Work', 'TCPStore', 'FileStore', 'ProcessGroup', 'get_backend_config', 'get_pg_count',
             'get_process_group_ranks', 'get_group_rank', 'get_global_rank', 'new_group',
             'new_subgroups', 'new_subgroups_by_enumeration', 'split_group', 'all_reduce',
             'all_reduce_coalesced', 'broadcast', 'reduce', 'all_gather', 'all_gather_into_tensor',

@@ -99,11 +99,27 @@ class PMIServer:
                 self.cv.notify_all()
             conn.close()
 
-    def serve(self, listener):
-        """Accept ``size`` ranks on ``listener`` and serve them until all disconnect."""
+    def serve(self, listener, join_timeout=None, parent=None):
+        """Accept ``size`` ranks on ``listener`` and serve them until all disconnect.
+
+        Raises ``socket.timeout`` when not every rank has connected within
+        ``join_timeout`` seconds, or as soon as the process ``parent`` (rank 0, which started
+        this server) has gone while ranks are still missing: nobody is left to wait for.
+        """
+        import os
+        import time
+        end = None if join_timeout is None else time.monotonic() + join_timeout
+        listener.settimeout(0.5)
         threads = []
-        for _ in range(self.size):
-            conn, _ = listener.accept()
+        while len(threads) < self.size:
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                if end is not None and time.monotonic() > end:
+                    raise
+                if parent is not None and os.getppid() != parent:
+                    raise
+                continue
             conn.settimeout(None)
             t = threading.Thread(target=self.handle, args=(conn,), daemon=True)
             t.start()
@@ -114,6 +130,7 @@ class PMIServer:
 
 
 def main(argv):
+    import os
     port, size = int(argv[0]), int(argv[1])
     host = argv[2] if len(argv) > 2 else '127.0.0.1'
     join_timeout = float(argv[3]) if len(argv) > 3 else 1800.0
@@ -121,11 +138,11 @@ def main(argv):
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((host, port))
     ls.listen(64)
-    ls.settimeout(join_timeout)   # a rank that never arrives: the server gives up and exits
     # port 0: a free port, announced on the ready line ('ready PORT')
     print('ready' if port else f'ready {ls.getsockname()[1]}', flush=True)
     try:
-        PMIServer(size).serve(ls)
+        # a rank that never arrives, or a starter that died: the server gives up and exits
+        PMIServer(size).serve(ls, join_timeout, os.getppid())
     except socket.timeout:
         sys.exit(f"PMI server: not every rank connected within {join_timeout} s")
 

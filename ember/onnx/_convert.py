@@ -780,6 +780,107 @@ def _getattr(cx, n):
     raise _unsupported(cx, f'prim::GetAttr[{attr}]')
 
 
+def _shrink(soft):
+    def conv(cx, n):
+        lambd = float(cx.bind(n).get('lambd', 0.5))
+        return cx.b.op('Shrink', [cx.name(_x(n))], lambd=lambd, bias=lambd if soft else 0.0)
+    return conv
+
+
+def _rrelu(cx, n):
+    a = cx.bind(n)
+    if a.get('training'):
+        raise _unsupported(cx, 'aten::rrelu(training=True)')
+    return cx.b.op('LeakyRelu', [cx.name(_x(n))],
+                   alpha=(float(a['lower']) + float(a['upper'])) / 2)
+
+
+def _rms_norm(cx, n):
+    a = cx.bind(n)
+    x = cx.name(_x(n))
+    dt = cx.npdt(n)
+    k = len(tuple(a['normalized_shape']))
+    r = cx.rank(_x(n))
+    eps = a.get('eps')
+    if eps is None:
+        eps = float(np.finfo(dt).eps)
+    ms = cx.b.reduce('ReduceMean', cx.b.op('Mul', [x, x]), list(range(r - k, r)), True)
+    y = cx.b.op('Div', [x, cx.b.op('Sqrt', [cx.b.op('Add', [ms, cx.b.const(
+        np.asarray(eps, dt))])])])
+    if a.get('weight') is not None:
+        y = cx.b.op('Mul', [y, cx.name(a['weight'])])
+    return y
+
+
+def _pixel_unshuffle(cx, n):
+    rf = int(_arg(n, 1, 'downscale_factor'))
+    N, C, H, W = cx.shape(_x(n))
+    x = cx.b.reshape(cx.name(_x(n)), [-1, C, H // rf, rf, W // rf, rf])
+    x = cx.b.transpose(x, [0, 1, 3, 5, 2, 4])
+    return cx.b.reshape(x, [-1, C * rf * rf, H // rf, W // rf])
+
+
+def _channel_shuffle(cx, n):
+    g = int(_arg(n, 1, 'groups'))
+    shape = cx.shape(_x(n))
+    C = shape[1]
+    x = cx.b.reshape(cx.name(_x(n)), [0, g, C // g] + list(shape[2:]))
+    x = cx.b.transpose(x, [0, 2, 1] + list(range(3, len(shape) + 1)))
+    return cx.b.reshape(x, [0, C] + list(shape[2:]))
+
+
+def _lrn(cx, n):
+    a = cx.bind(n)
+    size = int(a['size'])
+    if size % 2 == 0 or cx.rank(_x(n)) < 3:
+        raise _unsupported(cx, f'aten::local_response_norm(size={size}, '
+                               f'dim={cx.rank(_x(n))})')
+    return cx.b.op('LRN', [cx.name(_x(n))], size=size, alpha=float(a['alpha']),
+                   beta=float(a['beta']), bias=float(a['k']))
+
+
+def _bilinear(cx, n):
+    a = cx.bind(n)
+    _need(cx, 'aten::bilinear', 12)
+    x1, x2 = cx.name(a['input1']), cx.name(a['input2'])
+    y = cx.b.op('Einsum', [x1, cx.name(a['weight']), x2], equation='...i,oij,...j->...o')
+    if a.get('bias') is not None:
+        y = cx.b.op('Add', [y, cx.name(a['bias'])])
+    return y
+
+
+def _cosine_similarity(cx, n):
+    a = cx.bind(n)
+    dt = cx.npdt(n)
+    r = max(cx.rank(a['x1']), cx.rank(a['x2']))
+    d = [_ax(a.get('dim', 1), r)]
+    x1, x2 = cx.name(a['x1'], dt), cx.name(a['x2'], dt)
+    w12 = cx.b.reduce('ReduceSum', cx.b.op('Mul', [x1, x2]), d, False)
+    w1 = cx.b.reduce('ReduceSum', cx.b.op('Mul', [x1, x1]), d, False)
+    w2 = cx.b.reduce('ReduceSum', cx.b.op('Mul', [x2, x2]), d, False)
+    eps = float(a.get('eps', 1e-8))
+    n12 = cx.b.op('Sqrt', [cx.b.op('Max', [cx.b.op('Mul', [w1, w2]),
+                                            cx.b.const(np.asarray(eps * eps, dt))])])
+    return cx.b.op('Div', [w12, n12])
+
+
+def _pairwise_distance(cx, n):
+    a = cx.bind(n)
+    dt = cx.npdt(n)
+    p = float(a.get('p', 2.0))
+    r = max(cx.rank(a['x1']), cx.rank(a['x2']))
+    diff = cx.b.op('Add', [cx.b.op('Sub', [cx.name(a['x1'], dt), cx.name(a['x2'], dt)]),
+                           cx.b.const(np.asarray(a.get('eps', 1e-6), dt))])
+    axes, keep = [max(r - 1, 0)], bool(a.get('keepdim', False))
+    if p == 2:
+        return cx.b.reduce('ReduceL2', diff, axes, keep)
+    if p == 1:
+        return cx.b.reduce('ReduceL1', diff, axes, keep)
+    pw = cx.b.const(np.asarray(p, dt))
+    sm = cx.b.reduce('ReduceSum', cx.b.op('Pow', [cx.b.op('Abs', [diff]), pw]), axes, keep)
+    return cx.b.op('Pow', [sm, cx.b.const(np.asarray(1.0 / p, dt))])
+
+
 def _index_select(cx, n):
     a = cx.bind(n)
     return cx.b.op('Gather', [cx.name(_x(n)), cx.name(a['index'], np.int64)],
@@ -1218,7 +1319,11 @@ FUNCTIONS = {
     'select': _select, 'getitem': _getitem, 'getattr': _getattr,
     'index_select': _index_select, 'flip': _flip,
     'zeros_like': _like(0), 'ones_like': _like(1), 'full_like': _like(None),
-    'pad': _pad, 'pixel_shuffle': _pixel_shuffle,
+    'pad': _pad, 'pixel_shuffle': _pixel_shuffle, 'pixel_unshuffle': _pixel_unshuffle,
+    'channel_shuffle': _channel_shuffle, 'hardshrink': _shrink(False),
+    'softshrink': _shrink(True), 'rrelu': _rrelu, 'rms_norm': _rms_norm,
+    'local_response_norm': _lrn, 'bilinear': _bilinear,
+    'cosine_similarity': _cosine_similarity, 'pairwise_distance': _pairwise_distance,
     'mean': _reduce('ReduceMean'), 'sum': _reduce('ReduceSum'), 'prod': _reduce('ReduceProd'),
     'amax': _reduce('ReduceMax'), 'amin': _reduce('ReduceMin'),
     'max': _minmax('ReduceMax', 'Max'), 'min': _minmax('ReduceMin', 'Min'),
@@ -1288,19 +1393,23 @@ def _m_conv(cx, n):
     m = n.meta['module']
     k = len(m.kernel_size)
     pad = m.padding
-    if m.padding_mode != 'zeros' or (isinstance(pad, str) and pad != 'valid'):
-        if pad == 'same' and m.padding_mode == 'zeros':
-            total = [d * (ks - 1) for d, ks in zip(m.dilation, m.kernel_size)]
-            begins, ends = [t // 2 for t in total], [t - t // 2 for t in total]
-        else:
-            raise _unsupported(cx, f'aten::{type(m).__name__}(padding={m.padding!r}, '
-                                   f'padding_mode={m.padding_mode!r})')
+    if pad == 'same':
+        total = [d * (ks - 1) for d, ks in zip(m.dilation, m.kernel_size)]
+        begins, ends = [t // 2 for t in total], [t - t // 2 for t in total]
     else:
         begins = ends = _tup(0 if pad == 'valid' else pad, k)
     x = cx.name(_x(n))
     unbatched = cx.rank(_x(n)) == k + 1
     if unbatched:
         x = cx.b.unsqueeze(x, [0])
+    if m.padding_mode != 'zeros':          # pad explicitly, then convolve without padding
+        mode = {'reflect': 'reflect', 'replicate': 'edge', 'circular': 'wrap'}[m.padding_mode]
+        if mode == 'wrap':
+            _need(cx, f"aten::{type(m).__name__}(padding_mode='circular')", 19)
+        _need(cx, f'aten::{type(m).__name__}(padding_mode={m.padding_mode!r})', 11)
+        x = cx.b.op('Pad', [x, cx.b.ints([0, 0] + list(begins) + [0, 0] + list(ends))],
+                    mode=mode)
+        begins = ends = [0] * k
     ins = [x, cx.param(n, 'weight', m.weight)]
     if m.bias is not None:
         ins.append(cx.param(n, 'bias', m.bias))

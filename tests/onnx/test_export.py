@@ -662,3 +662,35 @@ def test_attention_and_recurrent_variants():
           (ember.randn(5, 3), ember.randn(4, 4)))                  # unbatched with h0
     check(nn.LSTM(3, 4, batch_first=True).eval(), (ember.randn(2, 5, 3),),
           [(ember.randn(3, 7, 3),)], dynamic_axes={'input': [0, 1]})
+
+
+def test_more_layers_vs_torch():
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+
+    def make(nn_):
+        mods = dict(hs=nn_.Hardshrink(0.3), ss=nn_.Softshrink(), rms=nn_.RMSNorm(6),
+                    pu=nn_.PixelUnshuffle(2), cs=nn_.ChannelShuffle(2),
+                    lrn=nn_.LocalResponseNorm(3), bil=nn_.Bilinear(6, 6, 3),
+                    cos=nn_.CosineSimilarity(), pd=nn_.PairwiseDistance(p=3.0),
+                    rr=nn_.RReLU(), c1=nn_.Conv2d(4, 2, 3, padding=1, padding_mode='reflect'),
+                    c2=nn_.Conv1d(4, 2, 3, padding='same', padding_mode='replicate'))
+
+        def forward(self, x):                # x: (N, 4, 6, 6)
+            v = x.flatten(2)[..., :6]         # (N, 4, 6)
+            return (self.hs(x), self.ss(x), self.rms(x), self.pu(x), self.cs(x), self.lrn(x),
+                    self.bil(v, v * 2), self.cos(v, v + 1), self.pd(v, -v), self.rr(x),
+                    self.c1(x), self.c2(v))
+        cls = type('M', (nn_.Module,), {'forward': forward})
+        m = cls()
+        for k, v in mods.items():
+            setattr(m, k, v)
+        return m.eval()
+    tm = make(torch.nn)
+    with torch.no_grad():
+        tm.rms.weight.normal_()
+    m = from_torch(make(nn), tm)
+    x = ember.randn(2, 4, 6, 6)
+    p = check(m, (x,), [(ember.randn(3, 4, 6, 6),)], dynamic_axes={'input': [0]}, atol=1e-4)
+    for g, w in zip(run(p, x), torch_out(tm, x)):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)

@@ -210,3 +210,31 @@ def test_public_names_and_modules():
         ma, mb = getattr(a, '__module__', None), getattr(b, '__module__', None)
         if ma and mb:
             assert ma.replace('torch', 'ember') == mb, n
+
+
+def test_pickle_and_save_load_on_strict_backend(tmp_path):
+    """A GraphModule pickled, or its state_dict saved and loaded, while the strict check
+    backend is the CPU's array module computes there (rebuilt tensors are strict arrays,
+    not host arrays that the strict backend refuses to mix)."""
+    import ember
+    from ember._backend import strict_backend as sb
+    was = sb.enabled()
+    sb.enable()
+    try:
+        m = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU())
+        gm = ember.fx.symbolic_trace(m)
+        x = ember.randn(2, 3)
+        want = gm(x)
+        g2 = pickle.loads(pickle.dumps(gm))
+        assert type(g2.get_parameter('0.weight')._data) is sb.StrictArray
+        close(g2(x), want, 0)
+        ember.save(gm.state_dict(), str(tmp_path / 'sd.pt'))
+        sd = ember.load(str(tmp_path / 'sd.pt'))
+        assert all(type(v._data) is sb.StrictArray for v in sd.values())
+        g3 = ember.fx.symbolic_trace(ember.nn.Sequential(ember.nn.Linear(3, 4),
+                                                         ember.nn.ReLU()))
+        g3.load_state_dict(sd)
+        close(g3(x), want, 0)
+    finally:
+        if not was:
+            sb.disable()

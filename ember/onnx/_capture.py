@@ -270,6 +270,25 @@ class _Capture(TorchFunctionMode):
         return swaps
 
 
+def _recorded_helpers(cap):
+    """Internal helpers of the layer library that compute on arrays but whose result the
+    exported graph must recompute: ``(module, name, original, replacement)``. The
+    transformer layers turn a boolean padding/attention mask into a float one (-inf where
+    True) with ``_canonical_mask``; while capturing, a mask that depends on the inputs is
+    converted with recorded ops instead."""
+    import ember
+    from ..nn.modules import transformer
+    orig = transformer._canonical_mask
+
+    def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+        res = orig(mask, mask_name, other_type, other_name, target_type, check_other)
+        if res is None or res is mask or threading.get_ident() != cap.thread or \
+                id(mask) not in cap.env:
+            return res
+        return ember.zeros_like(mask, dtype=target_type).masked_fill(mask, float('-inf'))
+    return [(transformer, '_canonical_mask', orig, canonical_mask)]
+
+
 def capture(model, args, kwargs, leaf_types, input_names, opset=None):
     """Run ``model(*args, **kwargs)`` recording its graph; return
     ``(graph_module, input_nodes, output_structure)``. Each input node's
@@ -311,12 +330,15 @@ def capture(model, args, kwargs, leaf_types, input_names, opset=None):
         return cap.call_module(self, original, a, k)
 
     params = [p for p in root.parameters() if p.requires_grad]
+    helpers = _recorded_helpers(cap)
     props = {a: Tensor.__dict__[a] for a in ('T', 'mT', 'H', 'mH')
              if isinstance(Tensor.__dict__.get(a), property)}
     Module.__call__ = patched
     try:
         for a, pr in props.items():
             setattr(Tensor, a, property(cap.prop(a, pr.fget)))
+        for mod, name, orig, repl_fn in helpers:
+            setattr(mod, name, repl_fn)
         for p in params:
             p.requires_grad_(False)
         with ember.enable_grad(), cap:
@@ -328,10 +350,20 @@ def capture(model, args, kwargs, leaf_types, input_names, opset=None):
         Module.__call__ = original
         for a, pr in props.items():
             setattr(Tensor, a, pr)
+        for mod, name, orig, repl_fn in helpers:
+            setattr(mod, name, orig)
         for p in params:
             p.requires_grad_(True)
     outs = cap.arg(out)
     cap.graph.create_node('output', 'output', (outs,))
+    for n in inputs:
+        if not n.users:
+            import warnings
+            from .errors import OnnxExporterWarning
+            warnings.warn(f"ember.onnx.export: input '{n.meta['onnx_name']}' is not used by "
+                          "the exported graph (it is unused by the model, or read by an op "
+                          "the capture could not record, whose result is then frozen)",
+                          OnnxExporterWarning, stacklevel=3)
     name = type(model).__name__ if isinstance(model, Module) else 'GraphModule'
     gm = GraphModule(cap.root, cap.graph, name)
     return gm, inputs, out

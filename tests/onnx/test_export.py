@@ -694,3 +694,40 @@ def test_more_layers_vs_torch():
     p = check(m, (x,), [(ember.randn(3, 4, 6, 6),)], dynamic_axes={'input': [0]}, atol=1e-4)
     for g, w in zip(run(p, x), torch_out(tm, x)):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def test_transformer_key_padding_mask_is_an_input():
+    torch = pytest.importorskip('torch')
+    torch.manual_seed(0)
+    kw = dict(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
+    tm = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(**kw), 2,
+                                     enable_nested_tensor=False).eval()
+    enc = from_torch(nn.TransformerEncoder(nn.TransformerEncoderLayer(**kw), 2,
+                                           enable_nested_tensor=False), tm).eval()
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = enc
+
+        def forward(self, x, kpm):
+            return self.enc(x, src_key_padding_mask=kpm)
+    k1 = ember.zeros(2, 5, dtype=ember.bool)
+    k1[0, 3:] = True
+    k2 = ember.zeros(3, 5, dtype=ember.bool)
+    k2[1, 1:] = True
+    k2[2, 4] = True
+    x2 = ember.randn(3, 5, 8)
+    p = check(M().eval(), (ember.randn(2, 5, 8), k1), [(x2, k2)], atol=1e-4,
+              dynamic_axes={'input': [0], 'input_2': [0]})
+    with torch.no_grad():
+        want = tm(torch.tensor(host(x2)), src_key_padding_mask=torch.tensor(host(k2))).numpy()
+    np.testing.assert_allclose(run(p, x2, k2)[0], want, rtol=1e-4, atol=1e-4)
+
+
+def test_unused_input_warns():
+    class M(nn.Module):
+        def forward(self, x, i):
+            return x + 1
+    with pytest.warns(ember.onnx.errors.OnnxExporterWarning, match="input 'input_2' is not used"):
+        ember.onnx.export(M(), (ember.randn(2), ember.tensor([1, 2])))

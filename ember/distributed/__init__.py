@@ -1,12 +1,13 @@
-"""``ember.distributed``: PyTorch's ``torch.distributed`` namespace (partial).
+"""``ember.distributed``: PyTorch's ``torch.distributed`` on MPI (mpi4py over the ``mpich``
+wheel).
 
-Present now: availability queries, :class:`Backend`, :class:`ReduceOp`, the error types,
-the in-memory :class:`HashStore` and :class:`PrefixStore`, ``default_pg_timeout`` and the
-process-group queries (which raise PyTorch's error while no group is initialised).
+Process groups (the default one from ``init_process_group``, ``new_group``, subgroups,
+``DeviceMesh``), every collective with ``async_op=True`` returning a :class:`Work`,
+point-to-point, object collectives, the stores (``TCPStore``, ``FileStore``, ``HashStore``,
+``PrefixStore``), ``ReduceOp``, ``Backend`` and the error types.
 
-NOTE: unlike PyTorch, only the default process group with ``all_reduce``/``broadcast``/
-``barrier`` exists (on MPI: mpi4py over the ``mpich`` wheel); other collectives, sub-groups,
-TCPStore/FileStore and the launcher are not implemented yet (issue 12).
+NOTE: unlike PyTorch, the 'gloo' backend name runs on MPI, and CUDA collectives (NCCL) are
+not implemented yet.
 """
 import datetime as _dt
 import enum as _enum
@@ -394,7 +395,17 @@ from .distributed_c10d import (  # noqa: E402
     all_gather_into_tensor, all_gather_coalesced, gather, scatter, reduce_scatter,
     reduce_scatter_tensor, all_to_all, all_to_all_single, barrier, monitored_barrier, send, recv,
     isend, irecv, P2POp, batch_isend_irecv, all_gather_object, broadcast_object_list,
-    gather_object, scatter_object_list, send_object_list, recv_object_list)
+    gather_object, scatter_object_list, send_object_list, recv_object_list, all_gather_single,
+    reduce_scatter_single, shrink_group)
+from ._extras import (  # noqa: E402
+    AllreduceOptions, AllreduceCoalescedOptions, BroadcastOptions, ReduceOptions, AllToAllOptions,
+    BarrierOptions, GatherOptions, ScatterOptions, ReduceScatterOptions, DebugLevel,
+    get_debug_level, set_debug_level, set_debug_level_from_env, BuiltinCommHookType,
+    BackendConfig, is_backend_available, get_default_backend_for_device, supports_complex,
+    get_node_local_rank, ProcessGroupGloo, register_rendezvous_handler, rendezvous, breakpoint,
+    record_comm, log, GroupName, RankType)
+from ._device_mesh import DeviceMesh, init_device_mesh  # noqa: E402
+from datetime import timedelta  # noqa: E402
 
 __all__ += ['Work', 'TCPStore', 'FileStore', 'ProcessGroup', 'get_backend_config', 'get_pg_count',
             'get_process_group_ranks', 'get_group_rank', 'get_global_rank', 'new_group',
@@ -404,4 +415,12 @@ __all__ += ['Work', 'TCPStore', 'FileStore', 'ProcessGroup', 'get_backend_config
             'all_to_all', 'all_to_all_single', 'barrier', 'monitored_barrier', 'send', 'recv',
             'isend', 'irecv', 'P2POp', 'batch_isend_irecv', 'all_gather_object',
             'broadcast_object_list', 'gather_object', 'scatter_object_list', 'send_object_list',
-            'recv_object_list']
+            'recv_object_list', 'all_gather_single', 'reduce_scatter_single', 'shrink_group',
+            'AllreduceOptions', 'AllreduceCoalescedOptions', 'BroadcastOptions', 'ReduceOptions',
+            'AllToAllOptions', 'BarrierOptions', 'GatherOptions', 'ScatterOptions',
+            'ReduceScatterOptions', 'DebugLevel', 'get_debug_level', 'set_debug_level',
+            'set_debug_level_from_env', 'BuiltinCommHookType', 'BackendConfig',
+            'is_backend_available', 'get_default_backend_for_device', 'supports_complex',
+            'get_node_local_rank', 'ProcessGroupGloo', 'register_rendezvous_handler', 'rendezvous',
+            'breakpoint', 'record_comm', 'DeviceMesh', 'init_device_mesh', 'GroupName',
+            'RankType', 'timedelta', 'Future']

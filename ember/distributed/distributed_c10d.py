@@ -1644,3 +1644,57 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     for i, v in enumerate(got[:len(object_list)]):
         object_list[i] = v
     return pg._ranks[sender]
+
+
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    """Gather every rank's ``input_tensor`` into the single ``output_tensor`` (as
+    :func:`all_gather_into_tensor`).
+
+    Example::
+
+        >>> dist.all_gather_single(ember.empty(2 * n), ember.ones(n))
+    """
+    return all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduce ``input`` across ranks and give rank ``i`` the ``i``-th piece (as
+    :func:`reduce_scatter_tensor`).
+
+    Example::
+
+        >>> dist.reduce_scatter_single(out, ember.ones(n * 3))
+    """
+    return reduce_scatter_tensor(output, input, op, group, async_op)
+
+
+def shrink_group(ranks_to_exclude, group=None, shrink_flags=0, pg_options=None):
+    """A new group of ``group``'s ranks (the default group if None) without
+    ``ranks_to_exclude`` (global ranks); only the remaining ranks call it.
+
+    Example::
+
+        >>> g = dist.shrink_group([3])
+    """
+    pg = _default_or(group)
+    if pg is None:
+        raise ValueError("Invalid process group specified")
+    if not ranks_to_exclude:
+        raise ValueError("ranks_to_exclude cannot be empty")
+    bad = [r for r in ranks_to_exclude if r not in pg._g2l]
+    if bad:
+        raise ValueError(f"Rank {bad[0]} is not in the group {pg._ranks}")
+    if get_rank() in ranks_to_exclude:
+        raise ValueError(f"Rank {get_rank()} is in ranks_to_exclude and cannot call shrink_group")
+    keep = [r for r in pg._ranks if r not in ranks_to_exclude]
+    if not keep:
+        raise ValueError("shrink_group would leave an empty group")
+    c = pg._comm
+    grp = c.Get_group().Incl([pg._g2l[r] for r in keep])
+    name = str(_state['count'])
+    _state['count'] += 1
+    comm = c.Create_group(grp, tag=int(name) % 30000)
+    grp.Free()
+    new = ProcessGroup(comm, keep, pg._backend, name, 'shrunk', pg._timeout)
+    _state['groups'][name] = new
+    return new

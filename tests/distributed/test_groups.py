@@ -75,6 +75,25 @@ assert err(lambda: dist.new_group([0, 4])) == ('ValueError', 'Rank 4 is out of r
 sg = dist.split_group(split_ranks=[[0, 3], [1, 2]])
 assert dist.get_process_group_ranks(sg) == ([0, 3] if r in (0, 3) else [1, 2])
 t = ember.tensor([1.]); dist.all_reduce(t, group=sg); assert t.item() == 2.
+# DeviceMesh: a group along each dimension
+mesh = dist.init_device_mesh('cpu', (2, 2), mesh_dim_names=('dp', 'tp'))
+assert mesh.shape == (2, 2) and mesh.ndim == 2 and mesh.size() == 4 and mesh.size('tp') == 2
+assert mesh.get_coordinate() == [r // 2, r % 2] and mesh.get_local_rank('dp') == r // 2
+assert dist.get_process_group_ranks(mesh.get_group('tp')) == [r - r % 2, r - r % 2 + 1]
+assert dist.get_process_group_ranks(mesh.get_group(0)) == [r % 2, r % 2 + 2]
+sub = mesh['tp']
+assert sub.mesh.tolist() == [r - r % 2, r - r % 2 + 1] and sub.get_group() is mesh.get_group('tp')
+t = ember.tensor([float(r)]); dist.all_reduce(t, group=mesh.get_group('dp'))
+assert t.item() == (2. if r % 2 == 0 else 4.)
+assert dist.init_device_mesh('cpu', (4,)).get_group() is W
+assert err(lambda: dist.init_device_mesh('cpu', (3,)))[0] == 'RuntimeError'
+assert err(lambda: mesh.get_group())[0] == 'RuntimeError'
+assert err(lambda: mesh.get_group('pp'))[0] == 'KeyError'
+# shrink_group: only the remaining ranks call it
+if r != 3:
+    sh = dist.shrink_group([3])
+    assert dist.get_process_group_ranks(sh) == [0, 1, 2] and sh.rank() == r
+    t = ember.tensor([float(r)]); dist.all_reduce(t, group=sh); assert t.item() == 3.
 # destroying a group
 dist.destroy_process_group(cur)
 assert err(lambda: dist.all_reduce(ember.ones(1), group=cur)) == (

@@ -1,8 +1,9 @@
 """all_reduce of 4M float32 on 2 ranks: ember.distributed (PMI rendezvous, 2 independently
-started processes) vs plain ``mpiexec -n 2`` + mpi4py ``Allreduce`` on NumPy buffers.
+started processes; blocking and ``async_op=True`` + ``wait()``) vs plain ``mpiexec -n 2`` +
+mpi4py ``Allreduce`` on NumPy buffers, and vs torch.distributed's gloo on the same machine.
 
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 python bench/bench_distributed.py
-Prints the median time per all_reduce of each and the ratio ember / mpi4py.
+Prints the median time per all_reduce of each and the ratios.
 """
 import os
 import socket
@@ -16,6 +17,23 @@ EMBER = f'''
 import time, ember, ember.distributed as dist
 dist.init_process_group('gloo')
 t = ember.ones({N})
+for async_op in (False, True):
+    ts = []
+    for i in range({REPS}):
+        dist.barrier(); s = time.perf_counter()
+        w = dist.all_reduce(t, async_op=async_op)
+        if async_op:
+            w.wait()
+        ts.append(time.perf_counter() - s)
+    if dist.get_rank() == 0:
+        print(sorted(ts)[len(ts) // 2])
+'''
+
+TORCH = f'''
+import time, torch, torch.distributed as dist
+torch.set_num_threads(1)
+dist.init_process_group('gloo')
+t = torch.ones({N})
 ts = []
 for i in range({REPS}):
     dist.barrier(); s = time.perf_counter(); dist.all_reduce(t); ts.append(time.perf_counter() - s)
@@ -44,24 +62,28 @@ def _port():
     return p
 
 
-def run_ember():
+def run_two(script):
     port = _port()
-    ps = [subprocess.Popen([sys.executable, '-c', EMBER], stdout=subprocess.PIPE, text=True,
+    ps = [subprocess.Popen([sys.executable, '-c', script], stdout=subprocess.PIPE, text=True,
                            env=dict(os.environ, RANK=str(r), WORLD_SIZE='2',
                                     MASTER_ADDR='127.0.0.1', MASTER_PORT=str(port)))
           for r in range(2)]
-    out = [p.communicate(timeout=120)[0] for p in ps]
-    return float(out[0])
+    out = [p.communicate(timeout=180)[0] for p in ps]
+    return [float(x) for x in out[0].split()]
 
 
 def run_mpi():
     mpiexec = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
     out = subprocess.run([mpiexec, '-n', '2', sys.executable, '-c', MPI], capture_output=True,
-                         text=True, timeout=120).stdout
+                         text=True, timeout=180).stdout
     return float(out.split()[0])
 
 
 if __name__ == '__main__':
-    e, m = run_ember(), run_mpi()
-    print(f"all_reduce 4M float32, 2 ranks: ember {e * 1e3:.2f} ms, mpiexec+mpi4py {m * 1e3:.2f} ms, "
-          f"ratio {e / m:.2f}x")
+    e, ea = run_two(EMBER)
+    m = run_mpi()
+    t = run_two(TORCH)[0]
+    print(f"all_reduce 4M float32, 2 ranks: ember {e * 1e3:.2f} ms, ember async+wait "
+          f"{ea * 1e3:.2f} ms, mpiexec+mpi4py {m * 1e3:.2f} ms, torch gloo {t * 1e3:.2f} ms")
+    print(f"ratios: ember/mpi4py {e / m:.2f}x, ember async/mpi4py {ea / m:.2f}x, "
+          f"ember/torch-gloo {e / t:.2f}x")

@@ -881,6 +881,144 @@ def _pairwise_distance(cx, n):
     return cx.b.op('Pow', [sm, cx.b.const(np.asarray(1.0 / p, dt))])
 
 
+def _lp_pool(k):
+    def conv(cx, n):
+        a = cx.bind(n)
+        p = float(a['norm_type'])
+        dt = cx.npdt(n)
+        ks = _tup(a['kernel_size'], k)
+        st = _tup(a.get('stride') or a['kernel_size'], k)
+        x = cx.name(_x(n))
+        unbatched = cx.rank(_x(n)) == k + 1
+        if unbatched:
+            x = cx.b.unsqueeze(x, [0])
+        y = cx.b.op('AveragePool', [cx.b.op('Pow', [x, cx.b.const(np.asarray(p, dt))])],
+                    **_pool_attrs(cx, dict(kernel_shape=ks, strides=st, pads=[0] * (2 * k),
+                                           ceil_mode=int(bool(a.get('ceil_mode'))))))
+        y = cx.b.op('Mul', [y, cx.b.const(np.asarray(float(np.prod(ks)), dt))])
+        y = cx.b.op('Pow', [y, cx.b.const(np.asarray(1.0 / p, dt))])
+        return cx.b.squeeze(y, [0]) if unbatched else y
+    return conv
+
+
+def _patch_kernel(c, ks, dt):
+    """Identity kernels ``(c * kh * kw, 1, kh, kw)`` that pick each window position."""
+    kk = int(np.prod(ks))
+    w = np.zeros((c, kk) + tuple(ks), dt)
+    for i in range(kk):
+        w[(slice(None), i) + np.unravel_index(i, ks)] = 1
+    return w.reshape((c * kk, 1) + tuple(ks))
+
+
+def _unfold(cx, n):
+    a = cx.bind(n)
+    if 'kernel_size' not in a:                     # Tensor.unfold(dimension, size, step)
+        raise _unsupported(cx, 'aten::unfold')
+    shape = cx.shape(_x(n))
+    if len(shape) != 4:
+        raise _unsupported(cx, f'aten::im2col(input of dim {len(shape)})')
+    c = shape[1]
+    ks, dil = _tup(a['kernel_size'], 2), _tup(a.get('dilation', 1), 2)
+    pad, st = _tup(a.get('padding', 0), 2), _tup(a.get('stride', 1), 2)
+    dt = cx.npdt(n)
+    y = cx.b.op('Conv', [cx.name(_x(n)), cx.b.const(_patch_kernel(c, ks, dt))],
+                kernel_shape=ks, strides=st, pads=pad + pad, dilations=dil, group=c)
+    return cx.b.reshape(y, [0, 0, -1])
+
+
+def _fold(cx, n):
+    a = cx.bind(n)
+    shape = cx.shape(_x(n))
+    if len(shape) != 3:
+        raise _unsupported(cx, f'aten::col2im(input of dim {len(shape)})')
+    ks, dil = _tup(a['kernel_size'], 2), _tup(a.get('dilation', 1), 2)
+    pad, st = _tup(a.get('padding', 0), 2), _tup(a.get('stride', 1), 2)
+    out = _tup(a['output_size'], 2)
+    kk = int(np.prod(ks))
+    c = shape[1] // kk
+    blocks = [(o + 2 * p - d * (k - 1) - 1) // s + 1
+              for o, p, d, k, s in zip(out, pad, dil, ks, st)]
+    dt = cx.npdt(n)
+    x = cx.b.reshape(cx.name(_x(n)), [0, 0] + blocks)
+    base = [(b - 1) * s - 2 * p + d * (k - 1) + 1
+            for b, s, p, d, k in zip(blocks, st, pad, dil, ks)]
+    opad = [o - b for o, b in zip(out, base)]
+    return cx.b.op('ConvTranspose', [x, cx.b.const(_patch_kernel(c, ks, dt))], kernel_shape=ks,
+                   strides=st, pads=pad + pad, dilations=dil, group=c,
+                   output_padding=opad if any(opad) else None)
+
+
+def _embedding_bag(cx, n):
+    a = cx.bind(n)
+    if cx.rank(_x(n)) != 2 or a.get('offsets') is not None or \
+            a.get('per_sample_weights') is not None or a.get('max_norm') is not None or \
+            a.get('padding_idx') is not None:
+        raise _unsupported(cx, 'aten::embedding_bag(offsets/per_sample_weights/max_norm/'
+                               'padding_idx)')
+    e = cx.b.op('Gather', [cx.name(a['weight']), cx.name(_x(n), np.int64)])
+    op_type = {'sum': 'ReduceSum', 'mean': 'ReduceMean', 'max': 'ReduceMax'}[a['mode']]
+    return cx.b.reduce(op_type, e, [1], False)
+
+
+def _one_hot(cx, n):
+    depth = cx.shape(n)[-1]
+    return cx.b.op('OneHot', [cx.name(_x(n), np.int64), cx.b.const(np.asarray(depth, np.int64)),
+                              cx.b.const(np.asarray([0, 1], np.int64))], axis=-1)
+
+
+def _topk_core(cx, x, k, axis, largest, sort_):
+    _need(cx, 'aten::topk', 11)
+    return tuple(cx.b.op('TopK', [x, cx.b.const(np.asarray([k], np.int64))], outputs=2,
+                         axis=axis, largest=int(largest), sorted=int(sort_)))
+
+
+def _topk(cx, n):
+    a = cx.bind(n)
+    r = cx.rank(_x(n))
+    return _topk_core(cx, cx.name(_x(n)), int(a['k']), _ax(a.get('dim', -1), r),
+                      a.get('largest', True), a.get('sorted', True))
+
+
+def _sort(indices_only):
+    def conv(cx, n):
+        a = cx.bind(n)
+        r = cx.rank(_x(n))
+        d = _ax(a.get('dim', -1), r)
+        res = _topk_core(cx, cx.name(_x(n)), cx.shape(_x(n))[d], d,
+                         bool(a.get('descending', False)), True)
+        return res[1] if indices_only else res
+    return conv
+
+
+def _gather(cx, n):
+    a = cx.bind(n)
+    return cx.b.op('GatherElements', [cx.name(_x(n)), cx.name(a['index'], np.int64)],
+                   axis=_ax(a['dim'], cx.rank(_x(n))))
+
+
+def _trilu(upper):
+    def conv(cx, n):
+        _need(cx, 'aten::triu' if upper else 'aten::tril', 14)
+        k = int(cx.bind(n).get('diagonal', 0))
+        return cx.b.op('Trilu', [cx.name(_x(n)), cx.b.const(np.asarray(k, np.int64))],
+                       upper=int(upper))
+    return conv
+
+
+def _einsum(cx, n):
+    _need(cx, 'aten::einsum', 12)
+    eq = n.args[0]
+    ops = list(n.args[1:])
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+        ops = list(ops[0])
+    dt = cx.npdt(n)
+    return cx.b.op('Einsum', [cx.name(o, dt) for o in ops], equation=eq.replace(' ', ''))
+
+
+def _outer(cx, n):
+    return cx.b.op('Mul', [cx.b.unsqueeze(cx.name(_x(n)), [1]), cx.name(n.args[1])])
+
+
 def _index_select(cx, n):
     a = cx.bind(n)
     return cx.b.op('Gather', [cx.name(_x(n)), cx.name(a['index'], np.int64)],
@@ -1324,6 +1462,11 @@ FUNCTIONS = {
     'softshrink': _shrink(True), 'rrelu': _rrelu, 'rms_norm': _rms_norm,
     'local_response_norm': _lrn, 'bilinear': _bilinear,
     'cosine_similarity': _cosine_similarity, 'pairwise_distance': _pairwise_distance,
+    'lp_pool1d': _lp_pool(1), 'lp_pool2d': _lp_pool(2), 'lp_pool3d': _lp_pool(3),
+    'unfold': _unfold, 'fold': _fold, 'embedding_bag': _embedding_bag, 'one_hot': _one_hot,
+    'topk': _topk, 'sort': _sort(False), 'argsort': _sort(True), 'gather': _gather,
+    'triu': _trilu(True), 'tril': _trilu(False), 'einsum': _einsum, 'outer': _outer,
+    'ger': _outer, 'mv': _matmul, 'dot': _matmul,
     'mean': _reduce('ReduceMean'), 'sum': _reduce('ReduceSum'), 'prod': _reduce('ReduceProd'),
     'amax': _reduce('ReduceMax'), 'amin': _reduce('ReduceMin'),
     'max': _minmax('ReduceMax', 'Max'), 'min': _minmax('ReduceMin', 'Min'),

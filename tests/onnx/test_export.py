@@ -587,8 +587,8 @@ def test_functional_vision_ops(opset):
 
     def fwd(Fn, x, w):
         y = Fn.conv2d(x, w, padding=1, stride=2)
-        y = Fn.max_pool2d(y, 2, ceil_mode=True) + Fn.avg_pool2d(y, 3, 1, 1,
-                                                                count_include_pad=False)[..., ::2, ::2]
+        a = Fn.avg_pool2d(y, 3, 1, 1, count_include_pad=False)
+        y = Fn.max_pool2d(y, 2, ceil_mode=True) + a[..., ::2, ::2]
         z = Fn.interpolate(x, scale_factor=2, mode='bicubic', align_corners=False)
         u = Fn.interpolate(x, size=(5, 7), mode='nearest-exact')
         v = Fn.interpolate(x[:, :, 0], scale_factor=3, mode='linear', align_corners=True)
@@ -731,3 +731,34 @@ def test_unused_input_warns():
             return x + 1
     with pytest.warns(ember.onnx.errors.OnnxExporterWarning, match="input 'input_2' is not used"):
         ember.onnx.export(M(), (ember.randn(2), ember.tensor([1, 2])))
+
+
+@pytest.mark.parametrize('opset', [14, 20])
+def test_windows_sorting_and_indexing_vs_torch(opset):
+    torch = pytest.importorskip('torch')
+
+    def fwd(T, Fn, x, w, i):                 # x: (N, 2, 6, 6), w: (10, 3), i: (N, 4) int
+        u = Fn.unfold(x, 3, dilation=1, padding=1, stride=2)
+        f = Fn.fold(u, (6, 6), 3, padding=1, stride=2)
+        lp = Fn.lp_pool2d(x.abs() + 0.1, 3.0, 2) + Fn.lp_pool1d(x[:, :, 0], 2, 3, 2).sum()
+        e = Fn.embedding_bag(i, w, mode='max') + Fn.embedding_bag(i, w, mode='sum')
+        oh = Fn.one_hot(i, 10).sum(1)
+        v, ix = x.flatten(1).topk(3, dim=1, largest=False)
+        sv, si = T.sort(x[:, 0], dim=-1, descending=True)
+        g = T.gather(x[:, 0], 1, T.argsort(x[:, 0], dim=1))
+        tri = T.triu(x, 1) + T.tril(x, -1)
+        ein = T.einsum('nchw,nc->nhw', x, x.mean((2, 3)))
+        o = T.outer(x[0, 0, 0], x[0, 0, 1]) + T.mv(x[0, 0], x[0, 0, 0]) + \
+            T.dot(x[0, 0, 0], x[0, 1, 0])
+        return u, f, lp, e, oh, v, ix, sv, si, g, tri, ein, o
+
+    class M(nn.Module):
+        def forward(self, x, w, i):
+            return fwd(ember, F, x, w, i)
+    x, w, i = ember.randn(2, 2, 6, 6), ember.randn(10, 3), ember.randint(0, 10, (2, 4))
+    p = check(M(), (x, w, i), [(ember.randn(3, 2, 6, 6), w, ember.randint(0, 10, (3, 4)))],
+              opset_version=opset, dynamic_axes={'input': [0], 'input_3': [0]}, atol=1e-4)
+    with torch.no_grad():
+        want = flat(fwd(torch, torch.nn.functional, *(torch.tensor(host(a)) for a in (x, w, i))))
+    for g_, t_ in zip(run(p, x, w, i), want):
+        np.testing.assert_allclose(g_, t_.numpy(), rtol=1e-4, atol=1e-4)

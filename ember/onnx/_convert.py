@@ -1044,6 +1044,11 @@ def _like(fill):
     return conv
 
 
+def _new_const(cx, n):
+    """``x.new_zeros(...)`` & co.: the value depends only on the (fixed) sizes passed."""
+    return cx.b.const(n.meta['val'])
+
+
 def _pad(cx, n):
     a = cx.bind(n)
     pad = list(a['pad'])
@@ -1457,6 +1462,8 @@ FUNCTIONS = {
     'select': _select, 'getitem': _getitem, 'getattr': _getattr,
     'index_select': _index_select, 'flip': _flip,
     'zeros_like': _like(0), 'ones_like': _like(1), 'full_like': _like(None),
+    'new_zeros': _new_const, 'new_ones': _new_const, 'new_full': _new_const,
+    'new_tensor': _new_const,
     'pad': _pad, 'pixel_shuffle': _pixel_shuffle, 'pixel_unshuffle': _pixel_unshuffle,
     'channel_shuffle': _channel_shuffle, 'hardshrink': _shrink(False),
     'softshrink': _shrink(True), 'rrelu': _rrelu, 'rms_norm': _rms_norm,

@@ -560,6 +560,7 @@ class More(nn.Module):
         h.mul_(2).relu_()
         k = ember.index_select(x, 2, i[0]) + x[0].t().sum()
         r = ((i + 1) % 2 + ember.remainder(-i, 2)).unsqueeze(-1) + x % 0.7 + ember.fmod(x, 0.4)
+        r = r + x.new_ones(4) + x.new_full((3, 1), 2.0) + ember.full_like(x, 0.5)
         return a, b, c, d, e, f, g, h, k, x.double().half().float(), i.long().bool(), r
 
 

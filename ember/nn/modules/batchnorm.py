@@ -317,9 +317,11 @@ class SyncBatchNorm(_BatchNorm):
     running estimates are updated with ``momentum`` (the unbiased variance); in eval mode
     they are used instead.
 
-    NOTE: unlike PyTorch, the statistics are always those of the local batch (as PyTorch
-    computes them in a single process or in eval mode); cross-rank statistics come with
-    ``ember.distributed``. ``process_group`` is kept for that.
+    In training mode, with an initialised process group of more than one rank, the mean and
+    variance are those of the whole batch across the ranks of ``process_group`` (the sums
+    are all-reduced, and so are their gradients in backward); otherwise (one process, eval
+    mode) they are the local batch's, as with ``BatchNorm``. Every rank of the group must
+    call forward and backward together.
 
     Args:
         num_features (int): ``C``, the number of channels.
@@ -360,7 +362,53 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
-        return super().forward(input)
+        if not (self.training and self._world_size() > 1):
+            return super().forward(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:   # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        return self._sync_forward(input, factor)
+
+    def _world_size(self):
+        from ... import distributed as dist
+        if not dist.is_initialized():
+            return 1
+        n = dist.get_world_size(self.process_group)
+        return n if n > 0 else 1
+
+    def _sync_forward(self, input, factor):
+        """Batch statistics over every rank: one differentiable all-reduce of the per-channel
+        sums and the element count, a second one of the centred squares."""
+        from ...distributed.nn.functional import all_reduce
+        from ..._ops.creation import tensor as _t
+        from ...autograd.grad_mode import no_grad
+        import ember
+        c = input.size(1)
+        dims = [0] + list(range(2, input.dim()))
+        shape = [1, c] + [1] * (input.dim() - 2)
+        count = input.numel() // c
+        stats = ember.cat([input.sum(dims), _t([float(count)], dtype=input.dtype)])
+        stats = all_reduce(stats, group=self.process_group)
+        total = stats[c]
+        mean = stats[:c] / total
+        xc = input - mean.view(shape)
+        var = all_reduce((xc * xc).sum(dims), group=self.process_group) / total
+        out = xc * ember.rsqrt(var + self.eps).view(shape)
+        if self.weight is not None:
+            out = out * self.weight.view(shape)
+        if self.bias is not None:
+            out = out + self.bias.view(shape)
+        if self.track_running_stats and self.running_mean is not None:
+            n = float(total.item())
+            if n <= 1:
+                raise ValueError(f"Expected more than 1 value per channel when training, got "
+                                 f"input size {list(input.shape)}")
+            with no_grad():
+                self.running_mean.mul_(1 - factor).add_(mean.detach() * factor)
+                self.running_var.mul_(1 - factor).add_(var.detach() * (n / (n - 1)) * factor)
+        return out
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

@@ -153,9 +153,12 @@ class _Capture(TorchFunctionMode):
                             self.n_const += 1
                         else:
                             target = self.attr_name(qual.replace('.', '_'))
-                        self.root[target] = a
+                        # a constant is read at its first use (an in-place op may change
+                        # it afterwards): keep a copy of that value
+                        v = a if qual is not None else a.detach().clone()
+                        self.root[target] = v
                         node = self.graph.create_node('get_attr', target, name=target)
-                        node.meta['val'] = a
+                        node.meta['val'] = v
                         node.meta['param'] = qual is not None
                         node.meta['qualname'] = qual
                         self.consts[key] = node
@@ -195,29 +198,36 @@ class _Capture(TorchFunctionMode):
     # -- ops ----------------------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        res = func(*args, **kwargs)
         if self.inside_leaf:
-            return res
-        if not self.depends((args, kwargs)):
+            return func(*args, **kwargs)
+        fname = getattr(func, '__name__', '')
+        inplace = fname == 'setitem' or (fname.endswith('_') and not fname.startswith('_'))
+        dep = self.depends((args, kwargs))
+        if dep and inplace:          # map the arguments before the op changes one of them
+            margs, mkwargs = self.arg(args), self.arg(kwargs)
+        res = func(*args, **kwargs)
+        if not dep:
             for t in _tensors((args, kwargs), []):
                 if t.requires_grad and id(t) not in self.names:
                     self.untracked(t)
             return res
+        if not inplace:
+            margs, mkwargs = self.arg(args), self.arg(kwargs)
         qual = getattr(func, '__qualname__', '') or ''
-        fname = getattr(func, '__name__', '')
-        if fname.endswith('_') and not fname.startswith('_') and args and \
-                isinstance(args[0], Tensor) and args[0]._base is not None:
+        if inplace and args and isinstance(args[0], Tensor) and args[0]._base is not None:
             # an in-place write through a view changes its base, which the graph would miss
             # if the base is read again
             self.stale[id(args[0]._base)] = fname
         if qual.startswith('Tensor.') and args and isinstance(args[0], Tensor):
-            node = self.graph.create_node('call_method', qual[7:], self.arg(args),
-                                          self.arg(kwargs), name=func.__name__)
+            node = self.graph.create_node('call_method', qual[7:], margs, mkwargs,
+                                          name=fname)
         else:
-            node = self.graph.create_node('call_function', func, self.arg(args),
-                                          self.arg(kwargs))
+            node = self.graph.create_node('call_function', func, margs, mkwargs)
         node.meta['nn_module_stack'] = list(self.stack)
-        self.record_result(node, res)
+        if fname == 'setitem' and isinstance(args[0], Tensor):
+            self.set(args[0], node)          # the tensor's value is now this node's
+        else:
+            self.record_result(node, res)
         return res
 
     def call_module(self, module, call, args, kwargs):

@@ -1019,6 +1019,75 @@ def _outer(cx, n):
     return cx.b.op('Mul', [cx.b.unsqueeze(cx.name(_x(n)), [1]), cx.name(n.args[1])])
 
 
+def _setitem(cx, n):
+    """``x[idx] = value`` as ``Where(mask, value placed in x's shape, x)``: basic indices
+    (ints, slices, Ellipsis) or one boolean mask; a tensor value needs unit-step slices."""
+    from ..fx.node import Node
+    x, idx, value = n.args[0], n.args[1], n.args[2]
+    shape = list(cx.shape(x))
+    r = len(shape)
+    dt = cx.npdt(x)
+    xn = cx.name(x)
+    vn = cx.name(value, dt) if isinstance(value, (Node, bool, int, float)) else \
+        cx.b.const(np.asarray(value, dt))
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    if len(idx) == 1 and isinstance(idx[0], Node) and cx.npdt(idx[0]) == np.bool_:
+        mask = cx.name(idx[0])
+        if cx.rank(idx[0]) < r:
+            mask = cx.b.unsqueeze(mask, list(range(cx.rank(idx[0]), r)))
+        if isinstance(value, Node) and cx.val(value).numel() != 1:
+            raise _unsupported(cx, 'aten::index_put(bool mask, tensor value)')
+        return cx.b.op('Where', [mask, vn, xn])
+    if any(i is None or isinstance(i, (Node, list)) or isinstance(i, bool) for i in idx):
+        raise _unsupported(cx, 'aten::index_put(advanced index)')
+    consume = sum(1 for i in idx if i is not Ellipsis)
+    full = []
+    for i in idx:
+        full.extend([slice(None)] * (r - consume) if i is Ellipsis else [i])
+    full += [slice(None)] * (r - len(full))
+    masks, target, begins, ends, int_dims, steps = [], [], [0] * r, [0] * r, [], False
+    for d, i in enumerate(full):
+        if isinstance(i, slice) and i == slice(None):
+            target.append(1)
+            continue
+        sel = np.zeros(shape[d], bool)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(shape[d])
+            sel[start:stop:step] = True
+            steps |= step != 1
+            target.append(int(sel.sum()))
+            begins[d], ends[d] = start, shape[d] - max(stop, start)
+        else:
+            k = int(i) % shape[d]
+            sel[k] = True
+            int_dims.append(d)
+            target.append(1)
+            begins[d], ends[d] = k, shape[d] - k - 1
+        masks.append(sel.reshape([1] * d + [shape[d]] + [1] * (r - d - 1)))
+    mask = np.ones([1] * r, bool)
+    for m in masks:
+        mask = mask & m
+    if isinstance(value, Node) and cx.val(value).numel() != 1:
+        if steps:
+            raise _unsupported(cx, 'aten::index_put(strided slice, tensor value)')
+        v = vn
+        vr = cx.rank(value)
+        region_rank = r - len(int_dims)
+        if vr < region_rank:
+            v = cx.b.reshape(v, [1] * (region_rank - vr) + list(cx.shape(value)))
+        for d in int_dims:
+            v = cx.b.unsqueeze(v, [d])
+        v = cx.b.op('Expand', [v, cx.b.ints(target)])
+        if any(begins) or any(ends):
+            if cx.b.opset >= 11:
+                v = cx.b.op('Pad', [v, cx.b.ints(begins + ends)], mode='constant')
+            else:
+                v = cx.b.op('Pad', [v], mode='constant', pads=begins + ends)
+        vn = v
+    return cx.b.op('Where', [cx.b.const(mask), vn, xn])
+
+
 def _index_select(cx, n):
     a = cx.bind(n)
     return cx.b.op('Gather', [cx.name(_x(n)), cx.name(a['index'], np.int64)],
@@ -1459,7 +1528,7 @@ FUNCTIONS = {
     'split': _split, 'chunk': _split, 'tensor_split': _split, 'unbind': _unbind,
     'squeeze': _squeeze, 'unsqueeze': _unsqueeze, 'expand': _expand, 'expand_as': _expand,
     'broadcast_to': _expand, 'repeat': _repeat, 'tile': _tile, 'narrow': _narrow,
-    'select': _select, 'getitem': _getitem, 'getattr': _getattr,
+    'select': _select, 'getitem': _getitem, 'getattr': _getattr, 'setitem': _setitem,
     'index_select': _index_select, 'flip': _flip,
     'zeros_like': _like(0), 'ones_like': _like(1), 'full_like': _like(None),
     'new_zeros': _new_const, 'new_ones': _new_const, 'new_full': _new_const,

@@ -763,3 +763,23 @@ def test_windows_sorting_and_indexing_vs_torch(opset):
         want = flat(fwd(torch, torch.nn.functional, *(torch.tensor(host(a)) for a in (x, w, i))))
     for g_, t_ in zip(run(p, x, w, i), want):
         np.testing.assert_allclose(g_, t_.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_setitem_and_inplace_on_constants():
+    class M(nn.Module):
+        def forward(self, x, m):             # x: (N, 4, 5), m: (N, 4) bool
+            y = x * 1
+            y[:, 0] = 0.5
+            y[..., 1:3] = x[..., :2] * 10
+            y[:, -1, ::2] = -1
+            y[m] = 7
+            z = x.clone()
+            z[:, 2] = x[:, 0] + 1
+            buf = ember.zeros(5)
+            buf.add_(x[0, 0])                  # a constant changed by an input-dependent op
+            return y, z, buf + ember.ones(5)
+    ember.manual_seed(0)
+    mk = lambda n: ember.rand(n, 4) > 0.5  # noqa: E731
+    check(M(), (ember.randn(2, 4, 5), mk(2)), [(ember.randn(3, 4, 5), mk(3))],
+          dynamic_axes={'input': [0], 'input_2': [0]})
+    check(M(), (ember.randn(2, 4, 5), mk(2)), opset_version=10)

@@ -1721,15 +1721,19 @@ def _m_embedding(cx, n):
 
 
 # ---------------------------------------------------------------------- recurrent layers
-def _gates(w, mode, hidden):
-    """Reorder the gate blocks of a PyTorch weight/bias to ONNX's order."""
-    if mode == 'LSTM':              # torch: i f g o -> onnx: i o f c
-        i, f, g, o = np.split(w, 4, axis=0)
-        return np.concatenate([i, o, f, g], axis=0)
-    if mode == 'GRU':               # torch: r z n -> onnx: z r h
-        r, z, h = np.split(w, 3, axis=0)
-        return np.concatenate([z, r, h], axis=0)
-    return w
+_GATE_ORDER = {'LSTM': [0, 3, 1, 2],     # torch: i f g o -> onnx: i o f c
+               'GRU': [1, 0, 2]}         # torch: r z n -> onnx: z r h
+
+
+def _gates(cx, w, mode, H):
+    """Reorder the gate blocks of a PyTorch weight/bias (an ONNX value, rows = gates * H)
+    to ONNX's order, in the graph: the initializer stays the parameter, named as in the
+    state dict (an input with ``export_params=False``)."""
+    order = _GATE_ORDER.get(mode)
+    if order is None:
+        return w
+    rows = np.concatenate([np.arange(g * H, (g + 1) * H) for g in order]).astype(np.int64)
+    return cx.b.op('Gather', [w, cx.b.const(rows)], axis=0)
 
 
 def _m_rnn(cx, n):
@@ -1764,25 +1768,23 @@ def _m_rnn(cx, n):
     op_type = {'LSTM': 'LSTM', 'GRU': 'GRU'}.get(mode, 'RNN')
     G = {'LSTM': 4, 'GRU': 3}.get(mode, 1)
     hs, cs = [], []
-    q = n.meta.get('qualname') or ''
     for layer in range(m.num_layers):
         Ws, Rs, Bs = [], [], []
         for d in range(nd):
             sfx = f'_l{layer}' + ('_reverse' if d else '')
-            wi = to_numpy(getattr(m, 'weight_ih' + sfx))
-            wh = to_numpy(getattr(m, 'weight_hh' + sfx))
+            p = {k: cx.param(n, k + sfx, getattr(m, k + sfx))
+                 for k in ('weight_ih', 'weight_hh') + (('bias_ih', 'bias_hh') if m.bias else ())}
+            Ws.append(cx.b.unsqueeze(_gates(cx, p['weight_ih'], mode, H), [0]))
+            Rs.append(cx.b.unsqueeze(_gates(cx, p['weight_hh'], mode, H), [0]))
             if m.bias:
-                bi = to_numpy(getattr(m, 'bias_ih' + sfx))
-                bh = to_numpy(getattr(m, 'bias_hh' + sfx))
+                Bs.append(cx.b.unsqueeze(cx.b.op('Concat', [
+                    _gates(cx, p['bias_ih'], mode, H), _gates(cx, p['bias_hh'], mode, H)],
+                    axis=0), [0]))
             else:
-                bi = bh = np.zeros(G * H, wi.dtype)
-            Ws.append(_gates(wi, mode, H))
-            Rs.append(_gates(wh, mode, H))
-            Bs.append(np.concatenate([_gates(bi, mode, H), _gates(bh, mode, H)]))
-        pre = f'{q}.' if q else ''
-        W = cx.b.const(np.stack(Ws), name=f'{pre}onnx::{op_type}_W_l{layer}')
-        R = cx.b.const(np.stack(Rs), name=f'{pre}onnx::{op_type}_R_l{layer}')
-        B = cx.b.const(np.stack(Bs), name=f'{pre}onnx::{op_type}_B_l{layer}')
+                dt = to_numpy(getattr(m, 'weight_ih' + sfx)[:0]).dtype
+                Bs.append(cx.b.const(np.zeros((1, 2 * G * H), dt)))
+        cat = lambda vs: vs[0] if len(vs) == 1 else cx.b.op('Concat', vs, axis=0)  # noqa: E731
+        W, R, B = cat(Ws), cat(Rs), cat(Bs)
         ins = [x, W, R, B, '']
         if h0 is not None:
             ins.append(cx.b.slice(h0, [layer * nd], [(layer + 1) * nd], [0]))
@@ -1823,7 +1825,6 @@ def _m_rnn_cell(cx, n):
 
 # ------------------------------------------------------------------------- attention
 def _m_mha(cx, n):
-    from ._builder import to_numpy
     m = n.meta['module']
     a = cx.bind(n)
     if m.bias_k is not None or m.add_zero_attn:
@@ -1835,27 +1836,25 @@ def _m_mha(cx, n):
     b = cx.b
     unbatched = cx.rank(q_node) == 2
     bf = m.batch_first and not unbatched
-    pre = (n.meta.get('qualname') or '')
-    pre = f'{pre}.' if pre else ''
     if m._qkv_same_embed_dim:
-        W = to_numpy(m.in_proj_weight)
-        wq, wk, wv = W[:E], W[E:2 * E], W[2 * E:]
+        W = cx.param(n, 'in_proj_weight', m.in_proj_weight)
+        wq, wk, wv = (b.slice(W, [i * E], [(i + 1) * E], [0]) for i in range(3))
     else:
-        wq, wk, wv = (to_numpy(m.q_proj_weight), to_numpy(m.k_proj_weight),
-                      to_numpy(m.v_proj_weight))
+        wq, wk, wv = (cx.param(n, f'{t}_proj_weight', getattr(m, f'{t}_proj_weight'))
+                      for t in 'qkv')
     if m.in_proj_bias is not None:
-        B = to_numpy(m.in_proj_bias)
-        bq, bk, bv = B[:E], B[E:2 * E], B[2 * E:]
+        B = cx.param(n, 'in_proj_bias', m.in_proj_bias)
+        bq, bk, bv = (b.slice(B, [i * E], [(i + 1) * E], [0]) for i in range(3))
     else:
         bq = bk = bv = None
 
-    def proj(node, w, bias, tag, perm):
+    def proj(node, w, bias, perm):
         x = cx.name(node)
         if unbatched:
             x = b.unsqueeze(x, [1])
-        y = b.op('MatMul', [x, b.const(np.ascontiguousarray(w.T), name=f'{pre}{tag}_proj_w')])
+        y = b.op('MatMul', [x, b.transpose(w, [1, 0])])
         if bias is not None:
-            y = b.op('Add', [y, b.const(bias, name=f'{pre}{tag}_proj_b')])
+            y = b.op('Add', [y, bias])
         y = b.reshape(y, [0, 0, Hh, D])                  # (L, N, H, D) or (N, L, H, D)
         return b.transpose(y, perm)
 
@@ -1864,9 +1863,9 @@ def _m_mha(cx, n):
         pq, pk = [0, 2, 1, 3], [0, 2, 3, 1]
     else:
         pq, pk = [1, 2, 0, 3], [1, 2, 3, 0]
-    q = proj(q_node, wq, bq, 'q', pq)
-    k = proj(k_node, wk, bk, 'k', pk)
-    v = proj(v_node, wv, bv, 'v', pq)
+    q = proj(q_node, wq, bq, pq)
+    k = proj(k_node, wk, bk, pk)
+    v = proj(v_node, wv, bv, pq)
     q = b.op('Mul', [q, b.const(np.asarray(1.0 / math.sqrt(D), dt))])
     s = b.op('MatMul', [q, k])                         # (N, H, L, S)
     L = cx.shape(q_node)[1 if bf else 0]
@@ -1890,8 +1889,8 @@ def _m_mha(cx, n):
     o = b.op('MatMul', [p, v])                         # (N, H, L, D)
     o = b.transpose(o, [0, 2, 1, 3] if bf else [2, 0, 1, 3])
     o = b.reshape(o, [0, 0, E])
-    o = b.op('MatMul', [o, b.const(np.ascontiguousarray(to_numpy(m.out_proj.weight).T),
-                                   name=f'{pre}out_proj_w')])
+    o = b.op('MatMul', [o, b.transpose(cx.param(n, 'out_proj.weight', m.out_proj.weight),
+                                       [1, 0])])
     if m.out_proj.bias is not None:
         o = b.op('Add', [o, cx.param(n, 'out_proj.bias', m.out_proj.bias)])
     if unbatched:

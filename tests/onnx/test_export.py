@@ -783,3 +783,27 @@ def test_setitem_and_inplace_on_constants():
     check(M(), (ember.randn(2, 4, 5), mk(2)), [(ember.randn(3, 4, 5), mk(3))],
           dynamic_axes={'input': [0], 'input_2': [0]})
     check(M(), (ember.randn(2, 4, 5), mk(2)), opset_version=10)
+
+
+def test_recurrent_and_attention_weights_are_named_parameters():
+    ember.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(4, 4, bidirectional=True)
+            self.att = nn.MultiheadAttention(8, 2)
+
+        def forward(self, x):
+            y = self.rnn(x)[0]
+            return self.att(y, y, y, need_weights=False)[0]
+    m = M().eval()
+    x = ember.randn(5, 2, 4)
+    p = ember.onnx.export(m, (x,), export_params=False)
+    names = [i.name for i in p.model_proto.graph.input]
+    assert names[0] == 'input' and sorted(names[1:]) == sorted(k for k, _ in m.named_parameters())
+    s = ort.InferenceSession(p.model_proto.SerializeToString(),
+                             providers=['CPUExecutionProvider'])
+    feed = {'input': host(x), **{k: host(v) for k, v in m.named_parameters()}}
+    np.testing.assert_allclose(s.run(None, feed)[0], host(m(x)),
+                               rtol=1e-4, atol=1e-5)

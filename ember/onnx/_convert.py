@@ -1386,7 +1386,6 @@ def _normalize(cx, n):
 
 # -------------------------------------------------------------------- vision (functional)
 def _interpolate_core(cx, x, in_shape, out_shape, mode, align_corners):
-    rank = len(in_shape)
     _need(cx, f'aten::upsample_{mode}', 11)
     if mode in ('nearest', 'nearest-exact'):
         attrs = dict(mode='nearest',

@@ -73,6 +73,35 @@ def _sum_keep(a, axis, xp):
     return a.sum(axis=axis, keepdims=True)
 
 
+# rows at least this long are combined with their per-row values (``x - max``,
+# ``e * (1 / sum)``) without NumPy's ufunc buffering (see _RowLoops)
+_ROW_UNBUFFERED = 512
+
+
+class _RowLoops:
+    """Context for the row-wise broadcasts of the softmax kernels: ``a (rows, n) op
+    v (rows, 1)``. NumPy (>= 2.3) buffers such a broadcast to get inner loops longer than
+    one row, copying the per-row value out to a whole buffer first: about twice the time
+    of a same-shape op. With rows of ``_ROW_UNBUFFERED`` or more elements each row is one
+    inner loop already, so the buffer is turned off (a tiny buffer size, restored on exit
+    with the rest of NumPy's per-thread ufunc state by ``errstate``)."""
+    __slots__ = ('_es',)
+
+    def __init__(self, n):
+        self._es = np.errstate() if n >= _ROW_UNBUFFERED else None
+
+    def __enter__(self):
+        if self._es is not None:
+            self._es.__enter__()
+            np.setbufsize(16)   # not data: the iteration setting of NumPy's ufuncs
+        return self
+
+    def __exit__(self, *exc):
+        if self._es is not None:
+            self._es.__exit__(*exc)
+        return False
+
+
 # the largest row sum of exp(x) for which softmax needs no shift by the row maximum
 # (far below the dtype's overflow, so that no single term overflowed either)
 _SUM_SAFE = {4: 1e37, 8: 1e300}
@@ -95,34 +124,35 @@ def _softmax_kernel(a, axis, log, keep=None):
     nd = a.ndim
     if nd == 0:
         a = a.reshape(1)
-    if log:
-        # PyTorch's order of operations, (x - max) - log(sum(exp(x - max))), so that the
-        # result keeps its relative precision near 0
-        e = a - a.max(axis=axis, keepdims=True)
-        t = xp.exp(e)
-        s = _sum_keep(t, axis, xp)
-        if keep is not None and w is None and nd:
-            keep._exp = (t, s.copy())
-        e -= xp.log(s, out=s)
-    else:
-        e = s = None
-        lim = _SUM_SAFE.get(a.dtype.itemsize)
-        if lim is not None:
-            # without the shift by the row maximum first: exp(x) / sum exp(x) is the same
-            # quotient as long as no row sum overflows and none is so small that its
-            # terms lost precision (sum >= 1/n means the row maximum is >= -log n); a
-            # NaN fails the test too. Else the shifted path below.
-            with xp.errstate(over='ignore', invalid='ignore'):
-                e = xp.exp(a)
+    n = a.shape[axis]
+    with _RowLoops(n if axis == nd - 1 else 0):
+        if log:
+            # PyTorch's order of operations, (x - max) - log(sum(exp(x - max))), so that
+            # the result keeps its relative precision near 0
+            e = xp.subtract(a, a.max(axis=axis, keepdims=True))
+            t = xp.exp(e)
+            s = _sum_keep(t, axis, xp)
+            if keep is not None and w is None and nd:
+                keep._exp = (t, s.copy())
+            e -= xp.log(s, out=s)
+        else:
+            e = s = None
+            lim = _SUM_SAFE.get(a.dtype.itemsize)
+            if lim is not None:
+                # without the shift by the row maximum first: exp(x) / sum exp(x) is the
+                # same quotient as long as no row sum overflows and none is so small that
+                # its terms lost precision (sum >= 1/n means the row maximum is >= -log n);
+                # a NaN fails the test too. Else the shifted path below.
+                with xp.errstate(over='ignore', invalid='ignore'):
+                    e = xp.exp(a)
+                    s = _sum_keep(e, axis, xp)
+                if not (bool((s <= lim).all()) and bool((s * n >= 1).all())):
+                    e = None
+            if e is None:
+                e = xp.subtract(a, a.max(axis=axis, keepdims=True))
+                xp.exp(e, out=e)
                 s = _sum_keep(e, axis, xp)
-            n = a.shape[axis] if nd else 1
-            if not (bool((s <= lim).all()) and bool((s * n >= 1).all())):
-                e = None
-        if e is None:
-            e = a - a.max(axis=axis, keepdims=True)
-            xp.exp(e, out=e)
-            s = _sum_keep(e, axis, xp)
-        e *= xp.reciprocal(s, out=s)
+            e *= xp.reciprocal(s, out=s)
     if nd == 0:
         e = e.reshape(())
     elif not e.flags.c_contiguous:
@@ -162,16 +192,18 @@ class SoftmaxBackward0(Node):
                 return wrap(array_module(ya).zeros_like(ya, dtype=dt))
             xp = array_module(ya)
             n = ya.shape[ax]
-            if ax == ya.ndim - 1 and n >= 16 and ga.dtype == ya.dtype and \
-                    ga.flags.c_contiguous and ya.flags.c_contiguous:
-                # the row sums of g * y as batched dot products (BLAS): one pass fewer
-                s = xp.matmul(ga[..., None, :], ya[..., :, None])[..., 0]
-                r = ga - s
-            else:
-                r = ga * ya
-                s = _sum_keep(r, ax, xp)
-                xp.subtract(ga, s, out=r)
-            r *= ya
+            last = ax == ya.ndim - 1
+            with _RowLoops(n if last else 0):
+                if last and n >= 16 and ga.dtype == ya.dtype and \
+                        ga.flags.c_contiguous and ya.flags.c_contiguous:
+                    # the row sums of g * y as batched dot products (BLAS): one pass fewer
+                    s = xp.matmul(ga[..., None, :], ya[..., :, None])[..., 0]
+                    r = xp.subtract(ga, s)
+                else:
+                    r = ga * ya
+                    s = _sum_keep(r, ax, xp)
+                    xp.subtract(ga, s, out=r)
+                r *= ya
             return wrap(r if w is None else r.astype(dt))
         return y * (g - (g * y).sum(ax, keepdim=True))
 
@@ -198,13 +230,14 @@ class LogSoftmaxBackward0(Node):
             xp = array_module(ya)
             sg = _sum_keep(ga, ax, xp)
             kept = self._exp
-            if kept is not None and ga.dtype == kept[0].dtype:
-                t, s = kept
-                r = t * (sg / s)
-            else:
-                r = xp.exp(ya)
-                r *= sg
-            xp.subtract(ga, r, out=r)
+            with _RowLoops(ya.shape[ax] if ax == ya.ndim - 1 else 0):
+                if kept is not None and ga.dtype == kept[0].dtype:
+                    t, s = kept
+                    r = xp.multiply(t, xp.divide(sg, s, out=sg))
+                else:
+                    r = xp.exp(ya)
+                    r *= sg
+                xp.subtract(ga, r, out=r)
             return wrap(r if w is None else r.astype(dt))
         return g - y.exp() * g.sum(ax, keepdim=True)
 

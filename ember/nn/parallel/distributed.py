@@ -296,6 +296,8 @@ class DistributedDataParallel(Module):
             return
         if not self._in_backward:
             self._start_backward()
+        else:
+            self._progress()
         b, j = self._where[i]
         if b.filled[j]:
             if used and p is not None and p.grad is not None:
@@ -315,6 +317,15 @@ class DistributedDataParallel(Module):
         if b.pending == 0:
             b.ready = True
             self._launch_ready()
+
+    def _progress(self):
+        """Poll the buckets in flight: MPI moves a nonblocking collective forward only inside
+        MPI calls, so polling from the gradient hooks overlaps communication with the rest of
+        the backward pass."""
+        for k in range(self._next_bucket):
+            f = self._buckets[k].fut
+            if f is not None and hasattr(f, 'done'):
+                f.done()
 
     def _launch_ready(self):
         bs = self._buckets

@@ -1,0 +1,16 @@
+"""``ember.distributed.checkpoint`` (DCP) basics: every rank calls :func:`save` with its
+state_dict and the entries are written once each into a folder (replicated entries by one
+rank, the others by the rank holding them), with a ``.metadata`` index; :func:`load` fills
+a state_dict in place from that folder with any number of ranks (or one process).
+
+NOTE: unlike PyTorch, the files are ember checkpoints (``ember.save``), not PyTorch's DCP
+format; DTensor/ShardedTensor resharding and ``async_save`` are not implemented (a tensor
+is stored whole, by one rank).
+"""
+from .api import (CheckpointException, FileSystemReader, FileSystemWriter, Metadata,
+                  StorageReader, StorageWriter, load, load_state_dict, save, save_state_dict)
+from .stateful import Stateful
+
+__all__ = ['save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
+           'FileSystemReader', 'StorageWriter', 'StorageReader', 'Metadata',
+           'CheckpointException', 'Stateful']

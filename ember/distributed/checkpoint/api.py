@@ -1,0 +1,286 @@
+"""save / load of (possibly sharded) state_dicts into a folder, across ranks."""
+import dataclasses
+import os
+
+from .stateful import Stateful
+
+__all__ = ['save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
+           'FileSystemReader', 'StorageWriter', 'StorageReader', 'Metadata',
+           'CheckpointException']
+
+_META = '.metadata'
+
+
+class CheckpointException(Exception):
+    """A checkpoint failed; ``failures`` maps ranks to their exceptions.
+
+    Args:
+        msg (str): the message.
+        failures (dict): ``rank -> exception``.
+    """
+
+    def __init__(self, msg, failures):
+        super().__init__(msg, failures)
+        self._failures = failures
+
+    @property
+    def failures(self):
+        """``rank -> exception`` of the ranks that failed."""
+        return self._failures
+
+    def __str__(self):
+        return f"CheckpointException ranks:{self._failures!r}"
+
+
+@dataclasses.dataclass
+class Metadata:
+    """The index of a checkpoint: ``state_dict_metadata`` maps each flattened key to
+    ``{'file', 'kind', 'shape', 'dtype'}``."""
+    state_dict_metadata: dict
+    planner_data: object = None
+    storage_data: object = None
+    storage_meta: object = None
+    version: str = '1.0.0'
+
+
+class StorageWriter:
+    """Where :func:`save` writes (a folder for :class:`FileSystemWriter`)."""
+
+
+class StorageReader:
+    """Where :func:`load` reads (a folder for :class:`FileSystemReader`)."""
+
+
+class FileSystemWriter(StorageWriter):
+    """Write a checkpoint into the folder ``path`` (created if missing).
+
+    Args:
+        path (str or PathLike): the folder.
+        single_file_per_rank, sync_files, thread_count, per_thread_copy_ahead, cache_staged_state_dict,
+        overwrite: accepted for compatibility.
+
+    Example::
+
+        >>> dcp.save(sd, storage_writer=FileSystemWriter('ckpt'))
+    """
+
+    def __init__(self, path, single_file_per_rank=True, sync_files=True, thread_count=1,
+                 per_thread_copy_ahead=10_000_000, cache_staged_state_dict=False,
+                 overwrite=True, **kwargs):
+        self.path = os.fspath(path)
+        self.overwrite = overwrite
+
+
+class FileSystemReader(StorageReader):
+    """Read a checkpoint from the folder ``path``.
+
+    Example::
+
+        >>> dcp.load(sd, storage_reader=FileSystemReader('ckpt'))
+    """
+
+    def __init__(self, path, **kwargs):
+        self.path = os.fspath(path)
+
+    def read_metadata(self):
+        """The checkpoint's :class:`Metadata`."""
+        from ...serialization import load as _load
+        return Metadata(_load(os.path.join(self.path, _META), weights_only=True))
+
+
+def _flatten(obj, prefix, out, setters, parent=None, key=None):
+    from ..._tensor import Tensor
+    if isinstance(obj, dict) and obj and not isinstance(obj, Tensor):
+        for k, v in obj.items():
+            _flatten(v, prefix + (str(k),), out, setters, obj, k)
+    elif isinstance(obj, list) and obj:
+        for i, v in enumerate(obj):
+            _flatten(v, prefix + (str(i),), out, setters, obj, i)
+    else:
+        fqn = '.'.join(prefix)
+        out[fqn] = obj
+        setters[fqn] = (parent, key)
+
+
+def _resolve_stateful(state_dict):
+    """Top-level Stateful values are replaced by their state_dict (a shallow copy)."""
+    sd = {}
+    for k, v in state_dict.items():
+        from ..._tensor import Tensor
+        sd[k] = v.state_dict() if isinstance(v, Stateful) and not isinstance(v, Tensor) else v
+    return sd
+
+
+def _dist_info(process_group, no_dist):
+    from ... import distributed as dist
+    if no_dist or not dist.is_initialized():
+        return None, 0, 1
+    return dist, dist.get_rank(process_group), dist.get_world_size(process_group)
+
+
+def _path(checkpoint_id, storage, what):
+    if storage is not None:
+        return storage.path
+    if checkpoint_id is None:
+        raise RuntimeError(f"`checkpoint_id` must be specified if {what} is None.")
+    return os.fspath(checkpoint_id)
+
+
+def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
+         process_group=None, no_dist=False, use_cached=False):
+    """Save ``state_dict`` (called on every rank) into the folder ``checkpoint_id``.
+
+    Entries present on several ranks (replicated) are written once, by the rank with the
+    least data assigned so far; entries present on one rank only (its shard) by that rank.
+    Each rank writes ``__{rank}_0.distcp``; rank 0 writes the ``.metadata`` index.
+
+    Args:
+        state_dict (dict): nested dicts/lists of tensors and plain values; top-level
+            ``Stateful`` objects (modules, optimizers) are saved through their state_dict.
+        checkpoint_id (str or PathLike): the folder.
+        storage_writer (FileSystemWriter, optional): instead of ``checkpoint_id``.
+        planner, use_cached: accepted for compatibility.
+        process_group (ProcessGroup, optional): the ranks taking part (default: the world).
+        no_dist (bool): save from this process alone.
+
+    Returns:
+        Metadata: the checkpoint's index.
+
+    Example::
+
+        >>> dcp.save({'model': model.state_dict(), 'step': 10}, checkpoint_id='ckpt')
+    """
+    from ...serialization import save as _save
+    from ..._tensor import Tensor
+    path = _path(checkpoint_id, storage_writer, 'storage_writer')
+    dist, rank, ws = _dist_info(process_group, no_dist)
+    os.makedirs(path, exist_ok=True)
+    flat, _ = {}, {}
+    _flatten(_resolve_stateful(state_dict), (), flat, {})
+
+    def size(v):
+        return v.numel() * v.element_size() if isinstance(v, Tensor) else 64
+    mine = {k: size(v) for k, v in flat.items()}
+    if dist is not None:
+        everyone = [None] * ws
+        dist.all_gather_object(everyone, mine, group=process_group)
+    else:
+        everyone = [mine]
+    # every key to one writer: the holder with the fewest bytes assigned so far
+    load_ = [0] * ws
+    writer = {}
+    for k in sorted(set().union(*[set(e) for e in everyone])):
+        holders = [r for r in range(ws) if k in everyone[r]]
+        w = min(holders, key=lambda r: (load_[r], r))
+        writer[k] = w
+        load_[w] += everyone[w][k]
+    fname = f'__{rank}_0.distcp'
+    mine_out = {}
+    for k, v in flat.items():
+        if writer[k] == rank:
+            mine_out[k] = v.detach() if isinstance(v, Tensor) else v
+    _save(mine_out, os.path.join(path, fname))
+    meta = {}
+    for k, w in writer.items():
+        v = flat.get(k) if w == rank else None
+        meta[k] = {'file': f'__{w}_0.distcp'}
+        if v is not None:
+            meta[k].update(kind='tensor' if isinstance(v, Tensor) else 'bytes',
+                           shape=list(v.shape) if isinstance(v, Tensor) else None,
+                           dtype=str(v.dtype) if isinstance(v, Tensor) else None)
+    if dist is not None:
+        metas = [None] * ws
+        dist.all_gather_object(metas, {k: m for k, m in meta.items() if 'kind' in m},
+                               group=process_group)
+        full = {}
+        for m in metas:
+            full.update(m)
+    else:
+        full = meta
+    if rank == 0:
+        _save(full, os.path.join(path, _META))
+    if dist is not None:
+        dist.barrier(group=process_group)
+    return Metadata(full)
+
+
+def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
+         process_group=None, no_dist=False):
+    """Fill ``state_dict`` in place from the checkpoint folder ``checkpoint_id`` (any number
+    of ranks, or one process, may load what any number saved).
+
+    Tensors are copied into the tensors of ``state_dict`` (same shapes; dtypes cast), other
+    values replaced; top-level ``Stateful`` objects get ``load_state_dict`` with the loaded
+    values. Only the keys present in ``state_dict`` are read.
+
+    Args:
+        state_dict (dict): the structure to fill (its keys select what is read).
+        checkpoint_id (str or PathLike): the folder.
+        storage_reader (FileSystemReader, optional): instead of ``checkpoint_id``.
+        planner, process_group, no_dist: accepted (loading needs no communication).
+
+    Raises:
+        CheckpointException: a key is missing from the checkpoint or a shape differs.
+
+    Example::
+
+        >>> sd = {'model': model.state_dict()}
+        >>> dcp.load(sd, checkpoint_id='ckpt')
+    """
+    from ...serialization import load as _load
+    from ..._tensor import Tensor
+    path = _path(checkpoint_id, storage_reader, 'storage_reader')
+    _d, rank, _ws = _dist_info(process_group, no_dist)
+    meta = _load(os.path.join(path, _META), weights_only=True)
+    resolved = _resolve_stateful(state_dict)
+    flat, setters = {}, {}
+    _flatten(resolved, (), flat, setters)
+    for k in flat:
+        if k not in meta:
+            raise CheckpointException("load failed", {rank: RuntimeError(
+                f"Missing key in checkpoint state_dict: {k}.")})
+    files = {}
+    from ...autograd.grad_mode import no_grad
+    for k, dst in flat.items():
+        f = meta[k]['file']
+        if f not in files:
+            files[f] = _load(os.path.join(path, f), weights_only=True)
+        src = files[f][k]
+        if isinstance(dst, Tensor) and isinstance(src, Tensor):
+            if tuple(dst.shape) != tuple(src.shape):
+                raise CheckpointException("load failed", {rank: ValueError(
+                    f"Size mismatch between saved {tuple(src.shape)} and current: "
+                    f"{tuple(dst.shape)} for {k}")})
+            with no_grad():
+                dst.copy_(src)
+        else:
+            parent, key = setters[k]
+            if parent is not None:
+                parent[key] = src
+            else:
+                resolved[k] = src
+    for k, v in state_dict.items():
+        if isinstance(v, Stateful) and not isinstance(v, Tensor):
+            v.load_state_dict(resolved[k])
+        elif resolved.get(k) is not v and k in resolved:
+            state_dict[k] = resolved[k]
+
+
+def save_state_dict(state_dict, storage_writer, process_group=None, coordinator_rank=0,
+                    no_dist=False, planner=None):
+    """Deprecated form of :func:`save` (``storage_writer`` required)."""
+    import warnings
+    warnings.warn("'save_state_dict' is deprecated and will be removed in future versions."
+                  "Please use 'save' instead.", FutureWarning, stacklevel=2)
+    return save(state_dict, storage_writer=storage_writer, process_group=process_group,
+                no_dist=no_dist)
+
+
+def load_state_dict(state_dict, storage_reader, process_group=None, coordinator_rank=0,
+                    no_dist=False, planner=None):
+    """Deprecated form of :func:`load` (``storage_reader`` required)."""
+    import warnings
+    warnings.warn("'load_state_dict' is deprecated and will be removed in future versions. "
+                  "Please use 'load' instead.", FutureWarning, stacklevel=2)
+    return load(state_dict, storage_reader=storage_reader, process_group=process_group,
+                no_dist=no_dist)

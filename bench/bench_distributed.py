@@ -27,6 +27,12 @@ for async_op in (False, True):
         ts.append(time.perf_counter() - s)
     if dist.get_rank() == 0:
         print(sorted(ts)[len(ts) // 2])
+s1 = ember.ones(1)
+ts = []
+for i in range(200):
+    dist.barrier(); s = time.perf_counter(); dist.all_reduce(s1); ts.append(time.perf_counter() - s)
+if dist.get_rank() == 0:
+    print(sorted(ts)[len(ts) // 2])
 '''
 
 TORCH = f'''
@@ -49,6 +55,12 @@ a = np.ones({N}, np.float32); b = np.empty_like(a)
 ts = []
 for i in range({REPS}):
     c.Barrier(); s = time.perf_counter(); c.Allreduce(a, b); ts.append(time.perf_counter() - s)
+if c.Get_rank() == 0:
+    print(sorted(ts)[len(ts) // 2])
+a1 = np.ones(1, np.float32); b1 = np.empty_like(a1)
+ts = []
+for i in range(200):
+    c.Barrier(); s = time.perf_counter(); c.Allreduce(a1, b1); ts.append(time.perf_counter() - s)
 if c.Get_rank() == 0:
     print(sorted(ts)[len(ts) // 2])
 '''
@@ -76,14 +88,16 @@ def run_mpi():
     mpiexec = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
     out = subprocess.run([mpiexec, '-n', '2', sys.executable, '-c', MPI], capture_output=True,
                          text=True, timeout=180).stdout
-    return float(out.split()[0])
+    return [float(x) for x in out.split()]
 
 
 if __name__ == '__main__':
-    e, ea = run_two(EMBER)
-    m = run_mpi()
+    e, ea, e1 = run_two(EMBER)
+    m, m1 = run_mpi()
     t = run_two(TORCH)[0]
     print(f"all_reduce 4M float32, 2 ranks: ember {e * 1e3:.2f} ms, ember async+wait "
           f"{ea * 1e3:.2f} ms, mpiexec+mpi4py {m * 1e3:.2f} ms, torch gloo {t * 1e3:.2f} ms")
     print(f"ratios: ember/mpi4py {e / m:.2f}x, ember async/mpi4py {ea / m:.2f}x, "
           f"ember/torch-gloo {e / t:.2f}x")
+    print(f"all_reduce of 1 float32 (latency): ember {e1 * 1e6:.1f} us, mpiexec+mpi4py "
+          f"{m1 * 1e6:.1f} us, ratio {e1 / m1:.2f}x")

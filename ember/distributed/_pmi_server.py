@@ -17,7 +17,14 @@ import threading
 
 class PMIServer:
     """Serves the PMI-1 commands MPICH 5 issues (init, get_maxes, get_appnum,
-    get_my_kvsname, get_universe_size, put, get, barrier_in, finalize, abort)."""
+    get_my_kvsname, get_universe_size, put, get, barrier_in, finalize, abort).
+
+    ember's ranks also open a second, *monitor* connection first: ``cmd=ember_join rank=R
+    timeout_ms=T`` is answered once every rank has joined (``rc=0``) or after ``T`` ms
+    (``rc=-1 joined=K``), so a missing rank is reported before MPI starts; the connection then
+    stays open, and ``cmd=ember_dead`` is sent on it when a rank's PMI connection closes
+    before ``finalize`` (its process died), so the others fail instead of waiting forever.
+    """
 
     def __init__(self, size, kvsname=None):
         self.size = size
@@ -32,20 +39,69 @@ class PMIServer:
         self.broken = False
         self.connected = 0
         self.closed = 0
+        self.pmi_seen = 0          # connections identified as MPICH PMI clients
+        self.joined = set()        # ranks whose monitor connection joined
+        self.monitors = []
+        self.pmi_threads = []
 
     def _reply(self, conn, text):
         conn.sendall((text + '\n').encode())
 
+    def _monitor(self, conn, f, d):
+        import time
+        rank = d.get('rank')
+        tmo = int(d.get('timeout_ms', '1800000')) / 1000
+        end = time.monotonic() + tmo
+        with self.cv:
+            self.joined.add(rank)
+            self.cv.notify_all()
+            while len(self.joined) < self.size:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                self.cv.wait(left)
+            ok = len(self.joined) >= self.size
+            n = len(self.joined)
+            if ok:
+                self.monitors.append(conn)
+        self._reply(conn, f'cmd=ember_join_result rc={0 if ok else -1} joined={n}')
+        if not ok:
+            return
+        while f.readline():      # stays open until the rank (or this server) goes
+            pass
+
+    def _peer_died(self):
+        with self.cv:
+            self.broken = True       # PMI barriers (MPI_Finalize has one) no longer wait
+            self.cv.notify_all()
+            mons = list(self.monitors)
+        for m in mons:
+            try:
+                self._reply(m, 'cmd=ember_dead')
+            except OSError:
+                pass
+
     def handle(self, conn):
         f = conn.makefile('rb')
+        finalized = False
+        first = True
         try:
             while True:
                 line = f.readline()
                 if not line:
+                    if not first and not finalized:
+                        self._peer_died()
                     return
                 words = line.decode(errors='replace').split()
                 d = dict(w.split('=', 1) for w in words if '=' in w)
                 cmd = d.get('cmd')
+                if first:
+                    first = False
+                    if cmd == 'ember_join':
+                        return self._monitor(conn, f, d)
+                    with self.cv:
+                        self.pmi_seen += 1
+                        self.cv.notify_all()
                 if cmd == 'init':
                     self._reply(conn, 'cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0')
                 elif cmd == 'get_maxes':
@@ -84,6 +140,7 @@ class PMIServer:
                                 self.cv.wait()
                     self._reply(conn, 'cmd=barrier_out rc=0')
                 elif cmd == 'finalize':
+                    finalized = True
                     self._reply(conn, 'cmd=finalize_ack rc=0')
                 elif cmd == 'abort':
                     with self.cv:
@@ -92,6 +149,8 @@ class PMIServer:
                 else:
                     self._reply(conn, f'cmd={cmd} rc=-1')
         except OSError:
+            if not finalized:
+                self._peer_died()
             return
         finally:
             with self.cv:
@@ -100,7 +159,9 @@ class PMIServer:
             conn.close()
 
     def serve(self, listener, join_timeout=None, parent=None):
-        """Accept ``size`` ranks on ``listener`` and serve them until all disconnect.
+        """Accept ranks on ``listener`` until ``size`` MPICH (PMI) connections have come
+        (and the monitor connections of ember's ranks), then serve them until every PMI
+        connection is closed.
 
         Raises ``socket.timeout`` when not every rank has connected within
         ``join_timeout`` seconds, or as soon as the process ``parent`` (rank 0, which started
@@ -109,9 +170,12 @@ class PMIServer:
         import os
         import time
         end = None if join_timeout is None else time.monotonic() + join_timeout
-        listener.settimeout(0.5)
+        listener.settimeout(0.2)
         threads = []
-        while len(threads) < self.size:
+        while True:
+            with self.cv:
+                if self.pmi_seen >= self.size:
+                    break
             try:
                 conn, _ = listener.accept()
             except socket.timeout:

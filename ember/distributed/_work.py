@@ -9,6 +9,44 @@ from . import DistBackendError
 
 __all__ = ['Future', 'Work']
 
+# set by the monitor thread when the rendezvous server reports that a rank's process exited
+# before finalizing MPI: waits then fail instead of blocking forever
+_peer = {'dead': None}
+
+
+def _wait_all(reqs, statuses=None, timeout_s=None, name='operation', rank=-1):
+    """Wait for MPI requests by polling (MPI progresses inside each test): fails with
+    ``DistBackendError`` after ``timeout_s`` seconds or once a peer process is known dead,
+    where a blocking MPI call would wait forever. Backs off (yields the CPU) after a few
+    milliseconds, which matters when ranks outnumber cores."""
+    from mpi4py import MPI
+    if len(reqs) == 1 and statuses is None:
+        r0 = reqs[0]
+
+        def test():
+            return r0.Test()
+    else:
+        def test():
+            return MPI.Request.Testall(reqs, statuses)
+    if test():
+        return
+    start = time.monotonic()
+    n = 0
+    while not test():
+        n += 1
+        if n & 63:
+            continue
+        if _peer['dead']:
+            raise DistBackendError(f"[Rank {rank}] {name} failed: {_peer['dead']}")
+        el = time.monotonic() - start
+        if timeout_s is not None and el > timeout_s:
+            raise DistBackendError(f"[Rank {rank}] {name} timed out after "
+                                   f"{int(timeout_s * 1000)} ms (the group's timeout)")
+        if el > 0.05:
+            time.sleep(0.0002)
+        elif el > 0.002:
+            time.sleep(0)
+
 
 class Future:
     """The result of an asynchronous computation (PyTorch's ``torch.futures.Future``).
@@ -148,7 +186,8 @@ class Work:
         True
     """
 
-    def __init__(self, reqs=None, finish=None, result=None, op_name='', future_value=None):
+    def __init__(self, reqs=None, finish=None, result=None, op_name='', future_value=None,
+                 timeout_s=None, rank=-1):
         self._reqs = [r for r in (reqs or []) if r is not None]
         self._finish_fn = finish
         self._result = result if result is not None else []
@@ -159,6 +198,8 @@ class Work:
         self._fut = None
         self._source = -1
         self._statuses = None
+        self._timeout_s = timeout_s
+        self._rank = rank
         self._lock = threading.RLock()
 
     def _complete(self, exc=None):
@@ -187,8 +228,10 @@ class Work:
             if self._done:
                 return True
             try:
-                from mpi4py import MPI
-                ok = MPI.Request.Testall(self._reqs, self._statuses) if self._reqs else True
+                ok = True
+                if self._reqs:
+                    from mpi4py import MPI
+                    ok = MPI.Request.Testall(self._reqs, self._statuses)
             except Exception as e:
                 self._complete(DistBackendError(str(e)))
                 return True
@@ -201,27 +244,22 @@ class Work:
 
         Args:
             timeout (timedelta, optional): raise ``DistBackendError`` if the operation has
-                not finished by then.
+                not finished by then (default: the group's timeout).
         """
         with self._lock:
             if not self._done:
-                if timeout is None:
-                    try:
-                        from mpi4py import MPI
-                        if self._reqs:
-                            MPI.Request.Waitall(self._reqs, self._statuses)
-                    except Exception as e:
-                        self._complete(DistBackendError(str(e)))
-                    else:
-                        self._complete()
+                secs = self._timeout_s if timeout is None else (
+                    timeout.total_seconds() if hasattr(timeout, 'total_seconds') else float(timeout))
+                try:
+                    if self._reqs:
+                        _wait_all(self._reqs, self._statuses, secs, self._op_name or 'operation',
+                                  self._rank)
+                except DistBackendError:
+                    raise
+                except Exception as e:
+                    self._complete(DistBackendError(str(e)))
                 else:
-                    secs = timeout.total_seconds() if hasattr(timeout, 'total_seconds') else float(timeout)
-                    end = time.monotonic() + secs
-                    while not self.is_completed():
-                        if time.monotonic() >= end:
-                            raise DistBackendError(
-                                f"Timed out waiting {int(secs * 1000)}ms for {self._op_name or 'the operation'} to complete")
-                        time.sleep(0.0005)
+                    self._complete()
             if self._exc is not None:
                 raise self._exc
             return True

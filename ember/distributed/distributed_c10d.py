@@ -23,7 +23,7 @@ import numpy as np
 
 from . import (Backend, DistBackendError, DistNetworkError, GroupMember, ReduceOp, _NOT_INIT,
                default_pg_timeout, group as _group_ns)
-from ._work import Work, _done_work
+from ._work import Work, _done_work, _peer as _peer_state, _wait_all
 
 _state = {'world': None, 'backend': None, 'server': None, 'store': None, 'count': 0,
           'groups': {}, 'timeout': None}
@@ -52,6 +52,7 @@ class ProcessGroup:
         self._name = name
         self._desc = desc
         self._timeout = timeout
+        self._timeout_s = None if timeout is None else timeout.total_seconds()
         self.bound_device_id = None
 
     def rank(self):
@@ -178,8 +179,51 @@ def _start_pmi_server(host, port, world_size, tmo):
     return int(line[1]) if len(line) > 1 else port
 
 
+def _readline(sock):
+    buf = bytearray()
+    while not buf.endswith(b'\n'):
+        ch = sock.recv(1)
+        if not ch:
+            break
+        buf += ch
+    return buf.decode(errors='replace')
+
+
+def _watch(mon):
+    """The monitor thread: the rendezvous server says when a rank's process died."""
+    try:
+        while True:
+            line = _readline(mon)
+            if not line:
+                return
+            if 'cmd=ember_dead' in line:
+                _peer_state["dead"] = ("Connection closed by peer: a rank's process exited before "
+                                 "finalizing MPI")
+    except OSError:
+        return
+
+
 def _mpi_join(host, port, rank, world_size, tmo):
-    """Connect to the PMI server and initialise MPI as rank ``rank`` of ``world_size``."""
+    """Wait on the PMI server until every rank has arrived (DistStoreError after ``tmo``
+    seconds otherwise), keep that connection as the death monitor, then connect the PMI
+    socket and initialise MPI as rank ``rank`` of ``world_size``."""
+    import threading
+    mon = _connect(host, port, tmo)
+    mon.sendall(f'cmd=ember_join rank={rank} timeout_ms={int(tmo * 1000)}\n'.encode())
+    mon.settimeout(tmo + 10)
+    try:
+        line = _readline(mon)
+    except socket.timeout:
+        line = ''
+    d = dict(w.split('=', 1) for w in line.split() if '=' in w)
+    if d.get('rc') != '0':
+        mon.close()
+        from . import DistStoreError
+        raise DistStoreError(f"Timed out after {int(tmo)} seconds waiting for clients. "
+                             f"{d.get('joined', '?')}/{world_size} clients joined.")
+    mon.settimeout(None)
+    threading.Thread(target=_watch, args=(mon,), daemon=True, name='ember-pmi-monitor').start()
+    _state['monitor'] = mon
     sk = _connect(host, port, tmo)
     sk.settimeout(None)   # MPICH needs a blocking fd
     fd = sk.detach()
@@ -705,15 +749,16 @@ def _mpi_red(dt, o):
     return ops['bool'][o] if dt.kind == 'b' else ops[o]
 
 
-def _run(async_op, call, fin, result, name, future_value=None):
+def _run(pg, async_op, call, fin, result, name, future_value=None):
     """Run a collective: ``call(nonblocking)`` issues the MPI call(s) (returning the
-    request(s) when nonblocking), ``fin()`` finishes (copies back, divides...)."""
+    request(s) when nonblocking), ``fin()`` finishes (copies back, divides...). Blocking
+    calls wait by polling, bounded by the group's timeout (:func:`_wait_all`)."""
+    req = call(True)
+    reqs = req if isinstance(req, list) else [req]
     if async_op:
-        req = call(True)
-        reqs = req if isinstance(req, list) else [req]
         return Work(reqs, (lambda w: fin()) if fin is not None else None, result, name,
-                    future_value)
-    call(False)
+                    future_value, pg._timeout_s, pg._comm.Get_rank())
+    _wait_all(reqs, None, pg._timeout_s, name, pg.rank())
     if fin is not None:
         fin()
     return None
@@ -756,7 +801,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     mop = _mpi_red(a.dtype, o)
     if not async_op and o is not ReduceOp.AVG and a.flags.c_contiguous and \
             w.base is not None and np.may_share_memory(w, a):   # the fast path: in place
-        c.Allreduce(_IN_PLACE(), w, mop)
+        _wait_all([c.Iallreduce(_IN_PLACE(), w, mop)], None, pg._timeout_s, 'all_reduce',
+                   pg.rank())
         tensor._bump()
         return None
     n = pg.size()
@@ -767,7 +813,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     def fin():
         _from_work(w, tensor._data, o, n)
         tensor._bump()
-    return _run(async_op, call, fin, [tensor], 'all_reduce')
+    return _run(pg, async_op, call, fin, [tensor], 'all_reduce')
 
 
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
@@ -827,7 +873,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         if buf is not a:
             a[...] = buf
         tensor._bump()
-    return _run(async_op, call, fin, [tensor], 'broadcast')
+    return _run(pg, async_op, call, fin, [tensor], 'broadcast')
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -867,7 +913,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         def call(nb):
             return (c.Ireduce if nb else c.Reduce)(w, None, mop, root=root)
         fin = None
-    return _run(async_op, call, fin, [tensor], 'reduce')
+    return _run(pg, async_op, call, fin, [tensor], 'reduce')
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -899,7 +945,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         if buf is not out:
             out[...] = buf
         output_tensor._bump()
-    return _run(async_op, call, fin, [output_tensor], 'all_gather_into_tensor')
+    return _run(pg, async_op, call, fin, [output_tensor], 'all_gather_into_tensor')
 
 
 _all_gather_base = all_gather_into_tensor
@@ -944,7 +990,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
             d = t._data
             _put(d, buf[off:off + sz].view(d.dtype))
             t._bump()
-    return _run(async_op, call, fin, [tensor_list], 'all_gather', future_value=[tensor_list])
+    return _run(pg, async_op, call, fin, [tensor_list], 'all_gather', future_value=[tensor_list])
 
 
 def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
@@ -1021,7 +1067,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         def call(nb):
             return (c.Igather if nb else c.Gather)(_flat(a), None, root=root)
         fin = None
-    return _run(async_op, call, fin, [gather_list] if gather_list else [], 'gather')
+    return _run(pg, async_op, call, fin, [gather_list] if gather_list else [], 'gather')
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -1067,7 +1113,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if buf is not out:
             out[...] = buf
         tensor._bump()
-    return _run(async_op, call, fin, [tensor], 'scatter')
+    return _run(pg, async_op, call, fin, [tensor], 'scatter')
 
 
 def _reduce_scatter_flat(pg, send_arrays, out_t, o, factor, async_op, name):
@@ -1084,7 +1130,7 @@ def _reduce_scatter_flat(pg, send_arrays, out_t, o, factor, async_op, name):
     def fin():
         _from_work(recv, out_t._data, o, n)
         out_t._bump()
-    return _run(async_op, call, fin, [out_t], name)
+    return _run(pg, async_op, call, fin, [out_t], name)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -1187,7 +1233,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         if buf is not out:
             out[...] = buf
         output._bump()
-    return _run(async_op, call, fin, [output], 'all_to_all_single')
+    return _run(pg, async_op, call, fin, [output], 'all_to_all_single')
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -1225,7 +1271,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         for t, off, sz in zip(output_tensor_list, rdsp, rcnt):
             _put(t._data, recv[off:off + sz].view(t._data.dtype))
             t._bump()
-    return _run(async_op, call, fin, output_tensor_list, 'all_to_all')
+    return _run(pg, async_op, call, fin, output_tensor_list, 'all_to_all')
 
 
 def barrier(group=None, async_op=False, device_ids=None, timeout=None):
@@ -1240,9 +1286,9 @@ def barrier(group=None, async_op=False, device_ids=None, timeout=None):
         return None
     c = pg._comm
     if timeout is not None and not async_op:
-        Work([c.Ibarrier()], None, [], 'barrier').wait(timeout)
+        _wait_all([c.Ibarrier()], None, timeout.total_seconds(), 'barrier', pg.rank())
         return None
-    return _run(async_op, lambda nb: c.Ibarrier() if nb else c.Barrier(), None, [], 'barrier')
+    return _run(pg, async_op, lambda nb: c.Ibarrier(), None, [], 'barrier')
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
@@ -1320,7 +1366,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
         return None
     r = _peer(pg, dst, group_dst, 'destination')
     a = _contig(tensor._data).copy() if not tensor._data.flags.c_contiguous else tensor._data
-    return Work([pg._comm.Isend(_flat(a), dest=r, tag=tag)], None, [tensor], 'isend')
+    return Work([pg._comm.Isend(_flat(a), dest=r, tag=tag)], None, [tensor], 'isend', None,
+                pg._timeout_s, pg.rank())
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -1335,7 +1382,8 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     if pg is None:
         return None
     r = _peer(pg, dst, group_dst, 'destination')
-    pg._comm.Send(_flat(_contig(tensor._data)), dest=r, tag=tag)
+    _wait_all([pg._comm.Isend(_flat(_contig(tensor._data)), dest=r, tag=tag)], None,
+              pg._timeout_s, 'send', pg.rank())
     return None
 
 
@@ -1365,7 +1413,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
             w._source = pg._ranks[w._statuses[0].Get_source()]
         else:
             w._source = pg._ranks[r]
-    w = Work([req], fin, [tensor], 'irecv')
+    w = Work([req], fin, [tensor], 'irecv', None, pg._timeout_s, pg.rank())
     w._statuses = [MPI.Status()]
     return w
 

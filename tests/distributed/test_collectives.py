@@ -320,6 +320,75 @@ def test_collectives_four_ranks():
     check_ok(spawn(FOUR, 4))
 
 
+FAULT = r'''
+import os, sys, time, datetime, ember, ember.distributed as dist
+mode, r = sys.argv[1], int(os.environ['RANK'])
+if mode == 'late':          # only rank 0 is started: init fails within its timeout
+    t0 = time.monotonic()
+    try:
+        dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=1))
+    except dist.DistStoreError as e:
+        assert str(e) == 'Timed out after 1 seconds waiting for clients. 1/2 clients joined.', e
+        assert time.monotonic() - t0 < 4 and not dist.is_initialized()
+        print('ok', r, flush=True)
+    sys.exit(0)
+dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=1 if mode == 'slow' else 60))
+t = ember.ones(4)
+dist.all_reduce(t)
+if r == 1:
+    if mode == 'dead':
+        os._exit(3)          # dies without finalizing MPI
+    time.sleep(2.0)          # slow: misses rank 0's 1 s timeout, then catches up
+    dist.all_reduce(t)
+    print('ok', r, flush=True)
+    sys.exit(0)
+t0 = time.monotonic()
+try:
+    w = dist.all_reduce(t, async_op=(mode == 'dead'))
+    if mode == 'dead':
+        time.sleep(0.3)
+        w.wait()
+    raise AssertionError('no error')
+except dist.DistBackendError as e:
+    msg = str(e)
+if mode == 'dead':
+    assert msg == ("[Rank 0] all_reduce failed: Connection closed by peer: a rank's process exited "
+                   "before finalizing MPI"), msg
+    assert time.monotonic() - t0 < 10
+else:
+    assert msg == "[Rank 0] all_reduce timed out after 1000 ms (the group's timeout)", msg
+    assert 0.9 < time.monotonic() - t0 < 3
+print('ok', r, flush=True)
+'''
+
+
+@pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
+@pytest.mark.parametrize('mode', ['late', 'dead', 'slow'])
+def test_faults_fail_instead_of_hanging(mode):
+    """A rank that never arrives, dies, or is late past the timeout: the others raise
+    PyTorch's error types within the timeout (and exit cleanly)."""
+    n = 1 if mode == 'late' else 2
+    port = _free_port()
+    procs = [subprocess.Popen([sys.executable, '-c', FAULT, mode], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, OMP_NUM_THREADS='1', RANK=str(r),
+                                       WORLD_SIZE='2', MASTER_ADDR='127.0.0.1',
+                                       MASTER_PORT=str(port)))
+             for r in range(n)]
+    try:
+        outs = [p.communicate(timeout=60) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    rc0, o0, e0 = procs[0].returncode, outs[0][0], outs[0][1]
+    assert rc0 == 0 and o0.strip() == 'ok 0', e0[-3000:]
+    if mode == 'dead':
+        assert procs[1].returncode == 3
+    elif mode == 'slow':
+        assert procs[1].returncode == 0 and outs[1][0].strip() == 'ok 1', outs[1][1][-3000:]
+
+
 def test_uninitialised_collective_raises():
     import ember
     with pytest.raises(ValueError, match='Default process group has not been initialized'):

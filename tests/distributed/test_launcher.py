@@ -160,3 +160,33 @@ def test_spawn_error_carries_rank_traceback(tmp_path):
         outs.append(p.stdout)
     assert outs[0] == outs[1], outs
     assert 'HAS True True' in outs[1]
+
+
+def test_deprecated_launch_passes_local_rank(tmp_path):
+    script = tmp_path / 'worker.py'
+    script.write_text(WORKER)
+    p = subprocess.Popen([sys.executable, '-m', 'ember.distributed.launch', '--nproc_per_node=2',
+                          f'--master_port={free_port()}', str(script), 'x'],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rc, out, err = _done(p)
+    assert rc == 0, out + err
+    assert 'torch.distributed.launch is deprecated' in err
+    rows = {r['RANK']: r for r in _envs(out)}
+    assert len(rows) == 2
+    lines = sorted(line for line in out.splitlines() if line.startswith('ENV'))
+    assert "ARGS ['x', '--local-rank=0']" in lines[0] and "ARGS ['x', '--local-rank=1']" in lines[1]
+
+
+def test_record_writes_error_file(tmp_path, monkeypatch):
+    import json
+    from ember.distributed.elastic.multiprocessing.errors import record
+    f = tmp_path / 'err.json'
+    monkeypatch.setenv('TORCHELASTIC_ERROR_FILE', str(f))
+
+    @record
+    def main():
+        raise KeyError('boom')
+    with pytest.raises(KeyError):
+        main()
+    msg = json.loads(f.read_text())['message']
+    assert msg['message'] == "KeyError: 'boom'" and 'raise KeyError' in msg['extraInfo']['py_callstack']

@@ -195,3 +195,13 @@ class Join:
                 raise RuntimeError("Detected at least one rank that exhausted inputs. "
                                    "Throwing across all ranks.")
         return None
+
+
+def _register_ddp():
+    # DistributedDataParallel is a Joinable (registered here so that ``import ember`` does
+    # not load ember.distributed through ember.nn)
+    from ...nn.parallel.distributed import DistributedDataParallel
+    Joinable.register(DistributedDataParallel)
+
+
+_register_ddp()

@@ -226,7 +226,9 @@ def launch_agent(config, entrypoint, args):
                     p.stdin.write(payload)
                     p.stdin.close()
                 else:
-                    p = subprocess.Popen([entrypoint, *args], env=env, start_new_session=True)
+                    wargs = [a.replace('${local_rank}', str(lr)) if isinstance(a, str) else a
+                             for a in args]     # the launcher's local-rank macro
+                    p = subprocess.Popen([entrypoint, *wargs], env=env, start_new_session=True)
                 procs.append(p)
             failures = {}
             while True:

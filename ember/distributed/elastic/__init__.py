@@ -1,0 +1,2 @@
+"""``ember.distributed.elastic``: the names training scripts import from PyTorch's elastic
+package (``multiprocessing.errors.record``, ``ChildFailedError``)."""

@@ -1,0 +1,2 @@
+"""``ember.distributed.elastic.multiprocessing``: ``errors`` (``record``,
+``ChildFailedError``)."""

@@ -28,6 +28,15 @@ def _wait_all(reqs, statuses=None, timeout_s=None, name='operation', rank=-1):
     else:
         def test():
             return MPI.Request.Testall(reqs, statuses)
+    try:
+        _poll(test, timeout_s, name, rank)
+    except DistBackendError:
+        raise
+    except Exception as e:     # an MPI error (mpi4py.MPI.Exception)
+        raise DistBackendError(f"[Rank {rank}] {name} failed: {e}") from None
+
+
+def _poll(test, timeout_s, name, rank):
     if test():
         return
     start = time.monotonic()

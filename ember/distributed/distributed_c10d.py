@@ -24,6 +24,7 @@ import numpy as np
 from . import (Backend, DistBackendError, DistNetworkError, GroupMember, ReduceOp, _NOT_INIT,
                default_pg_timeout, group as _group_ns)
 from ._work import Work, _done_work, _peer as _peer_state, _wait_all
+from ._extras import _debug, DebugLevel
 
 _state = {'world': None, 'backend': None, 'server': None, 'store': None, 'count': 0,
           'groups': {}, 'timeout': None}
@@ -292,6 +293,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         if rank < 0:
             raise AssertionError("rank must be non-negative if using store")
     be = _parse_backend(backend)
+    from ._extras import set_debug_level_from_env
+    set_debug_level_from_env()
     tmo_td = timeout or default_pg_timeout
     tmo = tmo_td.total_seconds()
     MPI = _mpi_if_up()
@@ -753,7 +756,10 @@ def _run(pg, async_op, call, fin, result, name, future_value=None):
     """Run a collective: ``call(nonblocking)`` issues the MPI call(s) (returning the
     request(s) when nonblocking), ``fin()`` finishes (copies back, divides...). Blocking
     calls wait by polling, bounded by the group's timeout (:func:`_wait_all`)."""
-    req = call(True)
+    try:
+        req = call(True)
+    except Exception as e:    # an MPI error (mpi4py.MPI.Exception)
+        raise DistBackendError(f"[Rank {pg.rank()}] {name} failed: {e}") from None
     reqs = req if isinstance(req, list) else [req]
     if async_op:
         return Work(reqs, (lambda w: fin()) if fin is not None else None, result, name,
@@ -762,6 +768,31 @@ def _run(pg, async_op, call, fin, result, name, future_value=None):
     if fin is not None:
         fin()
     return None
+
+
+def _check_same_collective(pg, op, tensor=None):
+    """With ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` (:func:`set_debug_level`): every rank of
+    ``pg`` compares what it is about to run (operation, shape, dtype) with the others and
+    all raise ``RuntimeError`` on a mismatch, instead of a hang or garbage."""
+    pg._seq = getattr(pg, '_seq', 0) + 1
+    fp = f"SequenceNumber={pg._seq}, OpType={op}"
+    if tensor is not None:
+        fp += f", TensorShape={list(tensor.shape)}, TensorDtypes={tensor.dtype}"
+    data = np.frombuffer(fp.encode(), np.uint8)
+    c, n = _Polling(pg, op), pg.size()
+    sizes = _allgather_sizes(c, data.size)
+    buf = np.empty(sum(sizes), np.uint8)
+    from mpi4py import MPI
+    displ = [sum(sizes[:i]) for i in range(n)]
+    c.Allgatherv(data, [buf, (sizes, displ), MPI.BYTE])
+    me = pg.rank()
+    for k in range(n):
+        other = buf[displ[k]:displ[k] + sizes[k]].tobytes().decode()
+        if other != fp:
+            raise RuntimeError(
+                f"Detected mismatch between collectives on ranks. Rank {me} is running "
+                f"collective: CollectiveFingerPrint({fp}), but Rank {k} is running collective: "
+                f"CollectiveFingerPrint({other}).")
 
 
 def _IN_PLACE():
@@ -794,6 +825,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _pg(group, 'all_reduce')
     if pg is None:
         return None
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, 'ALLREDUCE', tensor)
     a = tensor._data
     o, factor = _check_op(a, op, 'all_reduce')
     c = pg._comm
@@ -861,6 +894,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     pg = _pg(group, 'broadcast')
     if pg is None:
         return None
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, 'BROADCAST', tensor)
     root = _group_rank(pg, src, group_src, 'src')
     a = tensor._data
     c = pg._comm
@@ -893,6 +928,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg = _pg(group, 'reduce')
     if pg is None:
         return None
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, 'REDUCE', tensor)
     root = _group_rank(pg, dst, group_dst, 'dst', 'reduce')
     a = tensor._data
     o, factor = _check_op(a, op, 'reduce')
@@ -929,6 +966,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     pg = _pg(group, 'all_gather_into_tensor')
     if pg is None:
         return None
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, '_ALLGATHER_BASE', input_tensor)
     _same_dtype(output_tensor, input_tensor)
     c, n = pg._comm, pg.size()
     a, out = _contig(input_tensor._data), output_tensor._data
@@ -1175,6 +1214,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg = _pg(group, 'reduce_scatter_tensor')
     if pg is None:
         return None
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, '_REDUCE_SCATTER_BASE', output)
     if input._data.size != output._data.size * pg.size():
         raise ValueError("input tensor must be the same size as output size times world size")
     o, factor = _check_op(output._data, op, 'reduce_scatter_tensor')
@@ -1284,6 +1325,8 @@ def barrier(group=None, async_op=False, device_ids=None, timeout=None):
     pg = _pg(group, 'barrier')
     if pg is None:
         return None
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, 'BARRIER')
     c = pg._comm
     if timeout is not None and not async_op:
         _wait_all([c.Ibarrier()], None, timeout.total_seconds(), 'barrier', pg.rank())
@@ -1485,6 +1528,34 @@ def batch_isend_irecv(p2p_op_list):
 
 
 # ----------------------------------------------------------------------------- objects
+class _Polling:
+    """The control communicator of a group whose blocking calls are made nonblocking and
+    waited for by polling (bounded by the group's timeout, failing if a peer died)."""
+    _NB = {'Allgather': 'Iallgather', 'Allgatherv': 'Iallgatherv', 'Bcast': 'Ibcast',
+           'Gather': 'Igather', 'Gatherv': 'Igatherv', 'Scatter': 'Iscatter',
+           'Scatterv': 'Iscatterv', 'Send': 'Isend'}
+
+    def __init__(self, pg, name):
+        self._pg, self._c, self._name = pg, pg._ctl, name
+
+    def __getattr__(self, attr):
+        nb = self._NB.get(attr)
+        if nb is None:
+            return getattr(self._c, attr)
+        fn = getattr(self._c, nb)
+        pg = self._pg
+
+        def call(*args, **kwargs):
+            _wait_all([fn(*args, **kwargs)], None, pg._timeout_s, self._name, pg.rank())
+        return call
+
+    def Recv(self, buf, source, tag, status=None):
+        pg = self._pg
+        req = self._c.Irecv(buf, source=source, tag=tag)
+        _wait_all([req], [status] if status is not None else None, pg._timeout_s, self._name,
+                  pg.rank())
+
+
 def _obj_bytes(obj):
     from ..serialization import save
     b = io.BytesIO()
@@ -1521,7 +1592,7 @@ def all_gather_object(object_list, obj, group=None):
     pg = _pg(group, 'all_gather_object')
     if pg is None:
         return None
-    c, n = pg._ctl, pg.size()
+    c, n = _Polling(pg, 'all_gather_object'), pg.size()
     data = _obj_bytes(obj)
     sizes = _allgather_sizes(c, data.size)
     buf = np.empty(sum(sizes), np.uint8)
@@ -1550,7 +1621,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     if src is None and group_src is None:
         src = 0
     root = _group_rank(pg, src, group_src, 'src')
-    c = pg._ctl
+    c = _Polling(pg, 'broadcast_object_list')
     if pg.rank() == root:
         data = _obj_bytes(list(object_list))
         size = np.array([data.size], np.int64)
@@ -1584,7 +1655,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     if dst is None and group_dst is None:
         dst = 0
     root = _group_rank(pg, dst, group_dst, 'dst')
-    c, n, me = pg._ctl, pg.size(), pg.rank()
+    c, n, me = _Polling(pg, 'gather_object'), pg.size(), pg.rank()
     if me == root and object_gather_list is None:
         raise AssertionError("Must provide object_gather_list on dst rank")
     data = _obj_bytes(obj)
@@ -1624,7 +1695,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     if src is None and group_src is None:
         src = 0
     root = _group_rank(pg, src, group_src, 'src')
-    c, n, me = pg._ctl, pg.size(), pg.rank()
+    c, n, me = _Polling(pg, 'scatter_object_list'), pg.size(), pg.rank()
     from mpi4py import MPI
     if me == root:
         if scatter_object_input_list is None:
@@ -1660,8 +1731,9 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
         return None
     r = _peer(pg, dst, group_dst, 'destination')
     data = _obj_bytes(list(object_list))
-    pg._ctl.Send(np.array([data.size], np.int64), dest=r, tag=0x0B1)
-    pg._ctl.Send(data, dest=r, tag=0x0B2)
+    c = _Polling(pg, 'send_object_list')
+    c.Send(np.array([data.size], np.int64), dest=r, tag=0x0B1)
+    c.Send(data, dest=r, tag=0x0B2)
     return None
 
 
@@ -1684,10 +1756,11 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     r = MPI.ANY_SOURCE if src is None and group_src is None else _peer(pg, src, group_src, 'source')
     size = np.zeros(1, np.int64)
     st = MPI.Status()
-    pg._ctl.Recv(size, source=r, tag=0x0B1, status=st)
+    c = _Polling(pg, 'recv_object_list')
+    c.Recv(size, source=r, tag=0x0B1, status=st)
     sender = st.Get_source()
     data = np.empty(int(size[0]), np.uint8)
-    pg._ctl.Recv(data, source=sender, tag=0x0B2)
+    c.Recv(data, source=sender, tag=0x0B2)
     got = _bytes_obj(data)
     for i, v in enumerate(got[:len(object_list)]):
         object_list[i] = v

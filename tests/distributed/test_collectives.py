@@ -333,6 +333,28 @@ if mode == 'late':          # only rank 0 is started: init fails within its time
         print('ok', r, flush=True)
     sys.exit(0)
 dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=1 if mode == 'slow' else 60))
+if mode == 'mismatch':      # TORCH_DISTRIBUTED_DEBUG=DETAIL: every rank raises
+    assert dist.get_debug_level() == dist.DebugLevel.DETAIL
+    e1 = None
+    try:
+        dist.all_reduce(ember.ones(3 + r))
+    except RuntimeError as e:
+        e1 = str(e)
+    assert e1 == ("Detected mismatch between collectives on ranks. Rank {0} is running collective: "
+                  "CollectiveFingerPrint(SequenceNumber=1, OpType=ALLREDUCE, TensorShape=[{1}], "
+                  "TensorDtypes=torch.float32), but Rank {2} is running collective: "
+                  "CollectiveFingerPrint(SequenceNumber=1, OpType=ALLREDUCE, TensorShape=[{3}], "
+                  "TensorDtypes=torch.float32).").format(r, 3 + r, 1 - r, 4 - r), e1
+    try:
+        (dist.all_reduce if r == 0 else dist.broadcast)(ember.ones(2), **({} if r == 0 else {'src': 0}))
+        raise AssertionError('no error')
+    except RuntimeError as e:
+        assert 'OpType=ALLREDUCE' in str(e) and 'OpType=BROADCAST' in str(e), e
+    t = ember.ones(2) * r
+    dist.all_reduce(t)          # still usable
+    assert t.tolist() == [1., 1.]
+    print('ok', r, flush=True)
+    sys.exit(0)
 t = ember.ones(4)
 dist.all_reduce(t)
 if r == 1:
@@ -363,17 +385,19 @@ print('ok', r, flush=True)
 
 
 @pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
-@pytest.mark.parametrize('mode', ['late', 'dead', 'slow'])
+@pytest.mark.parametrize('mode', ['late', 'dead', 'slow', 'mismatch'])
 def test_faults_fail_instead_of_hanging(mode):
     """A rank that never arrives, dies, or is late past the timeout: the others raise
-    PyTorch's error types within the timeout (and exit cleanly)."""
+    PyTorch's error types within the timeout (and exit cleanly). With
+    TORCH_DISTRIBUTED_DEBUG=DETAIL, mismatched collectives raise on every rank."""
     n = 1 if mode == 'late' else 2
     port = _free_port()
     procs = [subprocess.Popen([sys.executable, '-c', FAULT, mode], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True,
                               env=dict(os.environ, OMP_NUM_THREADS='1', RANK=str(r),
                                        WORLD_SIZE='2', MASTER_ADDR='127.0.0.1',
-                                       MASTER_PORT=str(port)))
+                                       MASTER_PORT=str(port),
+                                       TORCH_DISTRIBUTED_DEBUG='DETAIL' if mode == 'mismatch' else 'OFF'))
              for r in range(n)]
     try:
         outs = [p.communicate(timeout=60) for p in procs]
@@ -385,7 +409,7 @@ def test_faults_fail_instead_of_hanging(mode):
     assert rc0 == 0 and o0.strip() == 'ok 0', e0[-3000:]
     if mode == 'dead':
         assert procs[1].returncode == 3
-    elif mode == 'slow':
+    elif mode != 'late':
         assert procs[1].returncode == 0 and outs[1][0].strip() == 'ok 1', outs[1][1][-3000:]
 
 

@@ -51,7 +51,7 @@ assert all(gather_equal(p) for p in ddp.parameters())
 assert list(ddp.state_dict()) == ['module.' + k for k in m.state_dict()], list(ddp.state_dict())
 
 configs = {'default': {}, 'small': dict(bucket_cap_mb=1e-4, gradient_as_bucket_view=True),
-           'hook': dict(bucket_cap_mb=1e-4), 'fp16': {}, 'bf16': {}, 'psgd': {},
+           'hook': dict(bucket_cap_mb=1e-4), 'fp16': {}, 'bf16': {}, 'psgd': {}, 'bpsgd': {}, 'psgd1': {},
            'static': dict(static_graph=True, broadcast_buffers=False)}
 for name, kw in configs.items():
     d = DDP(mlp(100 + r), **kw)
@@ -67,6 +67,13 @@ for name, kw in configs.items():
         st = psgd.PowerSGDState(None, matrix_approximation_rank=16, start_powerSGD_iter=2,
                                 min_compression_rate=0)
         d.register_comm_hook(st, psgd.powerSGD_hook)
+    if name == 'psgd1':   # rank 1 with error feedback: really compressed
+        st = psgd.PowerSGDState(None, matrix_approximation_rank=1, start_powerSGD_iter=2,
+                                min_compression_rate=0)
+        d.register_comm_hook(st, psgd.powerSGD_hook)
+    if name == 'bpsgd':   # the whole bucket as one 15x15 matrix, rank 15: exact
+        st = psgd.PowerSGDState(None, matrix_approximation_rank=16, start_powerSGD_iter=2)
+        d.register_comm_hook(st, psgd.batched_powerSGD_hook)
     opt = ember.optim.SGD(d.parameters(), lr=0.1)
     for step in range(3):
         opt.zero_grad()
@@ -74,7 +81,7 @@ for name, kw in configs.items():
         loss.backward()
         assert all(gather_equal(p.grad) for p in d.parameters()), name
         opt.step()
-    if name == 'psgd':
+    if name in ('psgd', 'bpsgd', 'psgd1'):
         assert st.iter == 3, st.iter
     for k, v in d.module.state_dict().items():
         res[f'{name}.{k}'] = v.numpy().copy()
@@ -195,13 +202,15 @@ def test_ddp_matches_single_process_training(ranks):
         opt.step()
     ref = {k: v.detach().numpy() for k, v in m.state_dict().items()}
     for cfg, tol in [('default', 1e-6), ('small', 1e-6), ('hook', 1e-6), ('static', 1e-6),
-                     ('psgd', 1e-5), ('fp16', 2e-3), ('bf16', 2e-2)]:
+                     ('psgd', 1e-5), ('bpsgd', 1e-5), ('fp16', 2e-3), ('bf16', 2e-2)]:
         for r in range(2):
             for k, v in ref.items():
                 np.testing.assert_allclose(ranks[r][f'{cfg}.{k}'], v, atol=tol, rtol=0,
                                            err_msg=f'{cfg} rank {r} {k}')
     # the compressed hooks really compress (not bit-equal to the exact result)
     assert not np.array_equal(ranks[0]['bf16.0.weight'], ranks[0]['default.0.weight'])
+    assert not np.allclose(ranks[0]['psgd1.0.weight'], ranks[0]['default.0.weight'], atol=1e-5)
+    np.testing.assert_array_equal(ranks[0]['psgd1.0.weight'], ranks[1]['psgd1.0.weight'])
 
 
 def test_no_sync_accumulates_then_averages(ranks):
@@ -257,3 +266,44 @@ def test_join_uneven_inputs(ranks):
         for r in range(2):
             np.testing.assert_allclose(ranks[r][f'join.{k}'], v.detach().numpy(), atol=1e-6,
                                        err_msg=f'rank {r} {k}')
+
+
+RANK4 = r'''
+import sys
+import numpy as np
+import ember, ember.nn as nn, ember.distributed as dist
+from ember.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group('gloo')
+r, n = dist.get_rank(), dist.get_world_size()
+rs = np.random.RandomState(0)
+X = rs.randn(16, 8).astype('float32'); Y = rs.randn(16, 4).astype('float32')
+ember.manual_seed(100 + r)
+m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+init = {k: v.numpy().copy() for k, v in m.state_dict().items()}
+d = DDP(m, bucket_cap_mb=1e-4)
+opt = ember.optim.SGD(d.parameters(), lr=0.1, momentum=0.9)
+for _ in range(3):
+    opt.zero_grad()
+    nn.functional.mse_loss(d(ember.tensor(X[4 * r:4 * r + 4])), ember.tensor(Y[4 * r:4 * r + 4])).backward()
+    opt.step()
+res = {'init.' + k: v for k, v in init.items()}
+res.update({'final.' + k: v.numpy() for k, v in m.state_dict().items()})
+np.savez(f'{sys.argv[1]}/rank{r}.npz', **res)
+'''
+
+
+def test_ddp_four_ranks(tmp_path):
+    if not edist.is_mpi_available():
+        pytest.skip('mpi4py not installed')
+    run_ranks(RANK4, 4, timeout=90, args=(str(tmp_path),))
+    rk = [dict(np.load(tmp_path / f'rank{r}.npz')) for r in range(4)]
+    X, Y = _data()
+    m = _torch_mlp(rk[0])
+    opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(3):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(m(X), Y).backward()
+        opt.step()
+    for r in range(4):
+        for k, v in m.state_dict().items():
+            np.testing.assert_allclose(rk[r]['final.' + k], v.detach().numpy(), atol=1e-6)

@@ -96,6 +96,10 @@ class DistributedDataParallel(Module):
             (saves a copy). Default: ``False``.
         static_graph (bool): accepted (the hooks need no graph analysis). Default: ``False``.
 
+    NOTE: unlike PyTorch, a ``DistributedDataParallel`` object cannot be pickled or deep-copied
+    (pickle its ``.module``); ``device_ids`` with a CPU module warn instead of raising (see
+    above).
+
     Example::
 
         >>> dist.init_process_group('gloo')

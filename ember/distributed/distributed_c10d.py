@@ -984,7 +984,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         if buf is not out:
             out[...] = buf
         output_tensor._bump()
-    return _run(pg, async_op, call, fin, [output_tensor], 'all_gather_into_tensor')
+    res = list(output_tensor.chunk(n)) if async_op and output_tensor.dim() else [output_tensor]
+    return _run(pg, async_op, call, fin, res, 'all_gather_into_tensor')
 
 
 _all_gather_base = all_gather_into_tensor
@@ -1029,7 +1030,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
             d = t._data
             _put(d, buf[off:off + sz].view(d.dtype))
             t._bump()
-    return _run(pg, async_op, call, fin, [tensor_list], 'all_gather', future_value=[tensor_list])
+    return _run(pg, async_op, call, fin, list(tensor_list), 'all_gather')
 
 
 def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
@@ -1819,3 +1820,16 @@ def shrink_group(ranks_to_exclude, group=None, shrink_flags=0, pg_options=None):
     new = ProcessGroup(comm, keep, pg._backend, name, 'shrunk', pg._timeout)
     _state['groups'][name] = new
     return new
+
+
+def _get_default_group():
+    """The default process group (ValueError if not initialised)."""
+    return _world()
+
+
+def _rank_not_in_group(group):
+    """Whether this rank is outside ``group`` (``GroupMember.NON_GROUP_MEMBER``)."""
+    return _not_member(group)
+
+
+_get_group_size = get_world_size

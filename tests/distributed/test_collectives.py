@@ -112,11 +112,13 @@ w = dist.broadcast(b, src=1, async_op=True)
 assert w.get_future().wait()[0] is b and b.tolist() == [1.] * 5
 outs = [ember.zeros(3) for _ in range(2)]
 w = dist.all_gather(outs, ember.ones(3) * r, async_op=True)
-v = w.get_future().wait()
-assert v[0] is outs and [o.tolist() for o in outs] == [[0.] * 3, [1.] * 3]
+v = w.get_future().wait()     # as torch: the list's own tensors
+assert v[0] is outs[0] and v[1] is outs[1] and [o.tolist() for o in outs] == [[0.] * 3, [1.] * 3]
 big = ember.zeros(6)
 w = dist.all_gather_into_tensor(big, ember.ones(3) * (r + 1), async_op=True)
-w.wait(); assert big.tolist() == [1.] * 3 + [2.] * 3
+v = w.get_future().wait()     # as torch: the output's piece of each rank
+assert big.tolist() == [1.] * 3 + [2.] * 3 and [x.tolist() for x in v] == [[1.] * 3, [2.] * 3]
+assert v[0]._base is big or v[0].data_ptr() == big.data_ptr()
 # several in flight at once, completed out of order
 ts = [ember.full((1000,), float(i + r)) for i in range(4)]
 ws = [dist.all_reduce(x, async_op=True) for x in ts]
@@ -244,7 +246,10 @@ w = dist.barrier(async_op=True); w.wait()
 import datetime
 dist.barrier(timeout=datetime.timedelta(seconds=10))
 dist.destroy_process_group()
-assert not dist.is_initialized()
+assert not dist.is_initialized() and dist.group.WORLD is None
+dist.init_process_group('gloo')      # again: MPI stays up, the groups are new
+t = ember.ones(1); dist.all_reduce(t); assert t.item() == 2. and dist.get_pg_count() == 1
+dist.destroy_process_group()
 print('ok', r, flush=True)
 '''
 

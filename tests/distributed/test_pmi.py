@@ -56,3 +56,34 @@ def test_pmi_two_singletons_form_world():
     finally:
         if srv.poll() is None:
             srv.kill()
+
+
+MPIEXEC_SCRIPT = r'''
+import ember, ember.distributed as dist
+dist.init_process_group('mpi')       # ranks started by mpiexec: no MASTER_ADDR needed
+r, n = dist.get_rank(), dist.get_world_size()
+assert n == 2 and dist.get_backend() == 'mpi'
+t = ember.ones(3) * (r + 1)
+dist.all_reduce(t)
+assert t.tolist() == [3.] * 3
+g = dist.new_group([1])
+objs = [None, None]
+dist.all_gather_object(objs, {'r': r})
+assert objs == [{'r': 0}, {'r': 1}]
+assert (dist.get_rank(g) == 0) if r == 1 else (g == dist.GroupMember.NON_GROUP_MEMBER)
+print('ok', r, flush=True)
+'''
+
+
+@pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
+def test_ranks_started_by_mpiexec():
+    mpiexec = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
+    if not os.path.exists(mpiexec):
+        pytest.skip('the mpich wheel provides no mpiexec here')
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('MASTER_ADDR', 'MASTER_PORT', 'RANK', 'WORLD_SIZE')}
+    env['OMP_NUM_THREADS'] = '1'
+    p = subprocess.run([mpiexec, '-n', '2', sys.executable, '-c', MPIEXEC_SCRIPT],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.count('ok') == 2, p.stdout      # (the two ranks' lines may interleave)

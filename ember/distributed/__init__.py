@@ -241,6 +241,7 @@ class HashStore(Store):
     def __init__(self):
         super().__init__()
         self._d = {}
+        self._q = {}
         self._cv = _threading.Condition()
 
     def set(self, key, value):
@@ -271,7 +272,37 @@ class HashStore(Store):
     def check(self, keys):
         """Whether every key in ``keys`` is set (does not wait)."""
         with self._cv:
-            return all(k in self._d for k in keys)
+            return all(k in self._d or k in self._q for k in keys)
+
+    def list_keys(self):
+        """Every key set."""
+        with self._cv:
+            return list(self._d)
+
+    def queue_push(self, key, value):
+        """Push ``value`` at the back of the queue ``key``."""
+        with self._cv:
+            self._q.setdefault(key, []).append(_to_bytes(value))
+            self._cv.notify_all()
+
+    def queue_pop(self, key, block=True):
+        """Pop the front of the queue ``key``: waits up to the store timeout if ``block``
+        (``DistStoreError``), else raises ``QueueEmptyError`` when it is empty."""
+        with self._cv:
+            if not block and not self._q.get(key):
+                raise QueueEmptyError("queue is empty")
+            end = _time.monotonic() + _secs(self._timeout)
+            while not self._q.get(key):
+                left = end - _time.monotonic()
+                if left <= 0:
+                    raise DistStoreError("Wait timeout")
+                self._cv.wait(left)
+            return self._q[key].pop(0)
+
+    def queue_len(self, key):
+        """The length of the queue ``key``."""
+        with self._cv:
+            return len(self._q.get(key, ()))
 
     def add(self, key, amount):
         """Add ``amount`` to the integer stored at ``key`` (0 if absent); returns the new value."""
@@ -367,6 +398,35 @@ class PrefixStore(Store):
 
     def check(self, keys):
         return self.underlying_store.check([self._k(k) for k in keys])
+
+    def list_keys(self):
+        """The keys under this prefix (without it)."""
+        pre = self._prefix + '/'
+        return [k[len(pre):] for k in self.underlying_store.list_keys() if k.startswith(pre)]
+
+    def multi_get(self, keys):
+        return self.underlying_store.multi_get([self._k(k) for k in keys])
+
+    def multi_set(self, keys, values):
+        self.underlying_store.multi_set([self._k(k) for k in keys], values)
+
+    def queue_push(self, key, value):
+        self.underlying_store.queue_push(self._k(key), value)
+
+    def queue_pop(self, key, block=True):
+        return self.underlying_store.queue_pop(self._k(key), block)
+
+    def queue_len(self, key):
+        return self.underlying_store.queue_len(self._k(key))
+
+    @property
+    def timeout(self):
+        """The underlying store's timeout."""
+        return self.underlying_store.timeout
+
+    def set_timeout(self, timeout):
+        """Set the underlying store's timeout."""
+        self.underlying_store.set_timeout(timeout)
 
 
 _NOT_INIT = ("Default process group has not been initialized, please make sure to call "

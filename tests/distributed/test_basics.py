@@ -69,8 +69,14 @@ def _script(D):
     out.append(p.get('a'))
     out.append(p.check(['a', 'b']))
     out.append(p.underlying_store is s)
+    s.set_timeout(datetime.timedelta(seconds=0.05))
+    s.queue_push('q', 'a')
+    s.queue_push('q', b'b')
+    out += [s.queue_len('q'), s.queue_pop('q'), s.num_keys(), s.check(['q']), sorted(s.list_keys()),
+            sorted(p.list_keys()), p.queue_len('q')]
     for call in [lambda: s.wait(['missing'], datetime.timedelta(seconds=0.05)),
-                 lambda: s.add('k', 1)]:
+                 lambda: s.add('k', 1), lambda: s.queue_pop('z', block=False),
+                 lambda: s.queue_pop('z')]:
         try:
             call()
             out.append(None)

@@ -81,6 +81,42 @@ class ProcessGroup:
     def _get_backend_name(self):
         return str(self._backend)
 
+    # -- the group's own collective methods (PyTorch's ProcessGroup API): tensors come as a
+    #    list (or one tensor), ranks are group ranks, and each returns a Work
+    @staticmethod
+    def _one(tensors):
+        if isinstance(tensors, (list, tuple)):
+            if len(tensors) != 1:
+                raise RuntimeError("ProcessGroup: requires a single-element tensor list")
+            return tensors[0]
+        return tensors
+
+    def allreduce(self, tensors, opts=None):
+        """All-reduce (``opts``: ``AllreduceOptions`` or a ``ReduceOp``); returns a Work."""
+        op = getattr(opts, 'reduceOp', opts) if opts is not None else ReduceOp.SUM
+        return all_reduce(self._one(tensors), op, self, async_op=True)
+
+    def broadcast(self, tensors, opts=None):
+        """Broadcast from group rank ``opts.rootRank`` (or ``opts`` as an int); returns a Work."""
+        root = getattr(opts, 'rootRank', opts) if opts is not None else 0
+        return broadcast(self._one(tensors), group=self, async_op=True, group_src=root)
+
+    def barrier(self, opts=None):
+        """A barrier; returns a Work."""
+        return barrier(self, async_op=True)
+
+    def allgather(self, output_tensors, input_tensors, opts=None):
+        """All-gather ``input_tensors[0]`` into ``output_tensors[0]``; returns a Work."""
+        return all_gather(output_tensors[0], self._one(input_tensors), self, async_op=True)
+
+    def send(self, tensors, dstRank, tag=0):
+        """Send to group rank ``dstRank``; returns a Work."""
+        return isend(self._one(tensors), group=self, tag=tag, group_dst=dstRank)
+
+    def recv(self, tensors, srcRank, tag=0):
+        """Receive from group rank ``srcRank``; returns a Work."""
+        return irecv(self._one(tensors), group=self, tag=tag, group_src=srcRank)
+
     def __repr__(self):
         return f"<ember.distributed.ProcessGroup {self._name} ranks={self._ranks}>"
 

@@ -94,6 +94,19 @@ if r != 3:
     sh = dist.shrink_group([3])
     assert dist.get_process_group_ranks(sh) == [0, 1, 2] and sh.rank() == r
     t = ember.tensor([float(r)]); dist.all_reduce(t, group=sh); assert t.item() == 3.
+# the group's own methods (group ranks, Work results)
+t = ember.ones(2) * r
+W.allreduce([t]).wait(); assert t.tolist() == [6., 6.]
+o = dist.AllreduceOptions(); o.reduceOp = dist.ReduceOp.MAX
+t = ember.ones(1) * r; W.allreduce([t], o).wait(); assert t.item() == 3.
+t = ember.ones(1) * r; W.broadcast([t], 2).wait(); assert t.item() == 2.
+W.barrier().wait()
+outs = [ember.zeros(1) for _ in range(4)]
+W.allgather([outs], [ember.tensor([float(r)])]).wait(); assert [x.item() for x in outs] == [0., 1., 2., 3.]
+if r in (0, 1):
+    w = W.send([ember.ones(1) * 7], 1) if r == 0 else W.recv([t], 0)
+    w.wait()
+    assert r == 0 or t.item() == 7.
 # destroying a group
 dist.destroy_process_group(cur)
 assert err(lambda: dist.all_reduce(ember.ones(1), group=cur)) == (

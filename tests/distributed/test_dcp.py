@@ -83,3 +83,46 @@ def test_single_process_roundtrip(tmp_path):
     assert ember.equal(out['a'], sd['a']) and ember.equal(out['b']['c'], sd['b']['c'])
     with pytest.raises(RuntimeError, match='`checkpoint_id` must be specified'):
         dcp.save(sd)
+
+
+def test_state_dict_helpers_resume_training(tmp_path):
+    torch = pytest.importorskip('torch')
+    from torch.distributed.checkpoint import state_dict as tsd
+    from ember.distributed.checkpoint import state_dict as esd
+    rs = np.random.RandomState(0)
+    X, Y = rs.randn(8, 3).astype('float32'), rs.randn(8, 2).astype('float32')
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    em = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh(), ember.nn.Linear(4, 2))
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    topt = torch.optim.Adam(tm.parameters(), lr=0.1)
+    eopt = ember.optim.Adam(em.parameters(), lr=0.1)
+    # a fresh optimizer: both libraries materialise the state the same way
+    tm_sd, to_sd = tsd.get_state_dict(tm, topt)
+    em_sd, eo_sd = esd.get_state_dict(em, eopt)
+    assert list(em_sd) == list(tm_sd) and list(eo_sd['state']) == list(to_sd['state'])
+    assert eo_sd['param_groups'][0]['params'] == to_sd['param_groups'][0]['params']
+    assert {k: float(v['step']) for k, v in eo_sd['state'].items()} == \
+        {k: float(v['step']) for k, v in to_sd['state'].items()}
+
+    def tstep():
+        topt.zero_grad(); torch.nn.functional.mse_loss(tm(torch.tensor(X)), torch.tensor(Y)).backward(); topt.step()
+
+    def estep(m, o):
+        o.zero_grad(); ember.nn.functional.mse_loss(m(ember.tensor(X)), ember.tensor(Y)).backward(); o.step()
+    topt = torch.optim.Adam(tm.parameters(), lr=0.1)
+    eopt = ember.optim.Adam(em.parameters(), lr=0.1)
+    tstep(); tstep()
+    estep(em, eopt)
+    msd, osd = esd.get_state_dict(em, eopt)
+    dcp.save({'model': msd, 'optim': osd}, checkpoint_id=tmp_path / 'c')
+    # a new model and optimizer resume from the checkpoint
+    em2 = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh(), ember.nn.Linear(4, 2))
+    eopt2 = ember.optim.Adam(em2.parameters(), lr=0.5)
+    msd2, osd2 = esd.get_state_dict(em2, eopt2)
+    sd = {'model': msd2, 'optim': osd2}
+    dcp.load(sd, checkpoint_id=tmp_path / 'c')
+    esd.set_state_dict(em2, eopt2, model_state_dict=sd['model'], optim_state_dict=sd['optim'])
+    assert eopt2.param_groups[0]['lr'] == 0.1
+    estep(em2, eopt2)
+    for (k, v), (k2, w) in zip(em2.state_dict().items(), tm.state_dict().items()):
+        np.testing.assert_allclose(v.numpy(), w.detach().numpy(), atol=1e-6, err_msg=k)

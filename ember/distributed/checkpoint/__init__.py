@@ -10,6 +10,7 @@ is stored whole, by one rank).
 from .api import (CheckpointException, FileSystemReader, FileSystemWriter, Metadata,
                   StorageReader, StorageWriter, load, load_state_dict, save, save_state_dict)
 from .stateful import Stateful
+from . import state_dict  # noqa: F401  (the get/set_state_dict helpers)
 
 __all__ = ['save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
            'FileSystemReader', 'StorageWriter', 'StorageReader', 'Metadata',

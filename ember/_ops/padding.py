@@ -11,7 +11,7 @@ import numpy as np
 from . import _args
 from .._tensor import Tensor, _Mode
 from .._backend import array_module
-from ._util import wrap, Node, record
+from ._util import wrap, Node, record, register
 
 __all__ = ['pad']
 
@@ -75,6 +75,40 @@ def pad(input, pad, mode='constant', value=None):
         node.pad = tuple(-int(p) for p in pad)
         record(out, node, (input,))
     return out
+
+
+_pad = pad
+
+
+@register(method=False)
+def constant_pad_nd(input, pad, value=0):
+    """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dims of ``input`` with
+    the constant ``value``: ``pad = (left_last, right_last, left_prev, right_prev, ...)``.
+
+    The op behind ``F.pad(input, pad, mode='constant')``.
+
+    Args:
+        input (Tensor): the tensor to pad.
+        pad (sequence of int): two amounts per padded dim, starting from the last dim.
+        value (Number): the fill value (cast to ``input``'s dtype).
+
+    Example::
+
+        >>> ember.constant_pad_nd(ember.tensor([[1, 2]]), [1, 0, 0, 1], 9)
+        tensor([[9, 1, 2],
+                [9, 9, 9]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'constant_pad_nd')
+    pad = _args.as_int_list(pad, 'constant_pad_nd', 'pad', 2, allow_int=False)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    nd = input.dim()
+    if len(pad) // 2 > nd:
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)}while the input has "
+                           f"{nd}dimensions.")
+    return _pad(input, pad, 'constant', value)
 
 
 class ConstantPadNdBackward0(Node):

@@ -565,7 +565,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 for _fn, _nm in ((addmm, 'addmm_'), (addmv, 'addmv_'), (baddbmm, 'baddbmm_'),
                  (addbmm, 'addbmm_'), (addr, 'addr_')):
-    register(_nm, function=False)(_make_inplace(_fn, _nm))
+    register(_nm, function=_nm == 'addmv_')(_make_inplace(_fn, _nm))    # torch.addmv_ too
 
 
 # ------------------------------------------------------------------ outer / inner / tensordot / kron

@@ -1817,6 +1817,315 @@ def histc(input, bins=100, min=0, max=0):
     return wrap(xp.bincount(ix, minlength=bins).astype(a.dtype))
 
 
+# ------------------------------------------------------------------ histogram / histogramdd
+for _n in ('histogram', 'histogramdd'):
+    if not hasattr(_rt, _n):
+        setattr(_rt, _n, _rt._structseq(_n, ('hist', 'bin_edges')))
+
+
+class NotImplemented(Node):  # noqa: A001 - PyTorch's name for ops without a derivative
+    """The grad_fn of a histogram's outputs: backward raises, as in PyTorch."""
+
+    def backward(self, *g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+def _no_derivative(outs, op, inputs):
+    """Give ``outs`` a grad_fn whose backward raises (when an input requires grad)."""
+    inputs = tuple(t for t in inputs if t is not None)
+    if grad_needed(*inputs):
+        for t in outs:
+            node = NotImplemented()
+            node.op = op
+            record(t, node, inputs)
+
+
+def _g(v):
+    """A double as C++'s ``operator<<`` prints it (6 significant digits)."""
+    return f'{v:g}'
+
+
+def _hist_dtype_check(a):
+    if a.dtype.kind != 'f' or a.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_dtname(a)}'")
+
+
+def _dtlow(a):
+    return str(D._NP2DT[a.dtype]).replace('torch.', '').replace('float32', 'float').replace(
+        'float64', 'double')
+
+
+def _upper_bound(e, v, xp):
+    """``std::upper_bound(e, e + len(e), v) - e`` for every element of ``v``: the same binary
+    search (so even unsorted edges give PyTorch's bins)."""
+    n = e.shape[0]
+    first = xp.zeros(v.shape, np.int64)
+    count = xp.full(v.shape, n, np.int64)
+    for _ in range(n.bit_length()):
+        step = count // 2
+        it = first + step
+        live = count > 0
+        go = live & ~(v < e[xp.minimum(it, n - 1)])
+        first = xp.where(go, it + 1, first)
+        count = xp.where(go, count - step - 1, xp.where(live, step, 0))
+    return first
+
+
+def _histdd_edges(x, bins, range_, name):
+    """Bin edges (arrays of ``x``'s dtype) for int bin counts, as PyTorch chooses them."""
+    from .creation import linspace
+    xp = array_module(x)
+    n, dims = x.shape
+    out = []
+    for d in range(dims):
+        nb = bins[d]
+        if nb <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {nb} for "
+                               f"dimension {d}")
+        if range_ is not None:
+            lo, hi = float(range_[2 * d]), float(range_[2 * d + 1])
+        elif n:
+            col = x[:, d]
+            lo, hi = float(col.min()), float(col.max())
+        else:
+            lo, hi = 0., 1.
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_g(lo)}, {_g(hi)}] "
+                               "is not finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{_g(lo)} max {_g(hi)} for dimension {d}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        out.append(linspace(lo, hi, nb + 1, dtype=D._NP2DT[x.dtype])._data)
+    return out
+
+
+def _histdd_kernel(x, edges, w, density, linear):
+    """Counts (or weight sums) of the rows of ``x`` (N, D) in the bins ``edges``. An element
+    outside ``[edges[0], edges[-1]]`` (or nan) is dropped; the last bin includes its right
+    edge. ``linear``: equal-width edges, located by interpolation plus a local search (as
+    PyTorch does for int bin counts); else a binary search."""
+    xp = array_module(x)
+    dt = x.dtype.type
+    n = x.shape[0]
+    sizes = tuple(e.shape[0] - 1 for e in edges)
+    keep = xp.ones(n, bool)
+    flat = xp.zeros(n, np.int64)
+    for d, e in enumerate(edges):
+        nb = e.shape[0]
+        col = x[:, d]
+        lo, hi = e[0], e[nb - 1]
+        keep &= (col >= lo) & (col <= hi)
+        c = xp.where(keep, col, lo)
+        if linear:
+            with np.errstate(all='ignore'):
+                pos = ((c - lo) * dt(nb - 1) / (hi - lo)).astype(np.int64)
+            pmin = xp.maximum(pos - 1, 0)
+            pmax = xp.minimum(pos + 2, nb)
+            cnt = xp.zeros(n, np.int64)
+            for j in range(3):
+                k = pmin + j
+                cnt += (k < pmax) & (e[xp.minimum(k, nb - 1)] <= c)
+            pos = pmin + cnt - 1
+        else:
+            pos = _upper_bound(e, c, xp) - 1
+        pos = xp.where(pos == nb - 1, pos - 1, pos)
+        flat = flat * (nb - 1) + pos
+    total = 1
+    for s in sizes:
+        total *= s
+    idx = flat[keep]
+    if w is None:
+        h = xp.bincount(idx, minlength=total).astype(x.dtype)
+    else:
+        h = xp.bincount(idx, weights=w[keep].astype(np.float64), minlength=total).astype(
+            x.dtype)
+    h = h.reshape(sizes)
+    if density:
+        with np.errstate(all='ignore'):
+            h = h / h.sum()
+            for d, e in enumerate(edges):
+                sh = [1] * len(edges)
+                sh[d] = sizes[d]
+                h = h / (e[1:] - e[:-1]).reshape(sh)
+    return h
+
+
+def _histdd_weight(x, weight):
+    if weight is None:
+        return None
+    w = weight._data
+    if w.dtype != x.dtype:
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and "
+                           f"weight tensor should have the same dtype, but got input("
+                           f"{_dtlow(x)}), and weight({_dtlow(w)})")
+    return w
+
+
+def _histdd_check_weight(shape, w):
+    if w is not None and tuple(w.shape) != tuple(shape[:-1]):
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(shape)} and weight with shape "
+                           f"{list(w.shape)}")
+
+
+def _histdd_tensor_bins(x, bins):
+    out = []
+    for d, b in enumerate(bins):
+        if not isinstance(b, Tensor):
+            _args.tensor(b, 'histogramdd', 'bins', 2)
+        e = b._data
+        if e.ndim != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but "
+                               f"got {e.ndim} dimensions in the bins tensor for dimension {d}")
+        if e.dtype != x.dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the "
+                               f"same dtype, but got input with dtype {_dtlow(x)} and bins for "
+                               f"dimension {d} with dtype {_dtlow(e)}")
+        if e.shape[0] - 1 <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {e.shape[0] - 1} "
+                               f"for dimension {d}")
+        out.append(e)
+    return out
+
+
+@register()
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """Histogram of the values of ``input`` (flattened).
+
+    Args:
+        input (Tensor): floating point values.
+        bins (int or Tensor): the number of equal-width bins, or a 1-D tensor of increasing
+            bin edges (the last bin includes its right edge).
+        range (tuple of float, optional): ``(min, max)`` of the bins when ``bins`` is an int
+            (default: the smallest and largest value of ``input``; a zero-width range is
+            widened by 0.5 on each side). Values outside are not counted.
+        weight (Tensor, optional): a weight per element of ``input`` (same dtype and number of
+            elements); the histogram sums the weights instead of counting.
+        density (bool): normalise so that the histogram integrates to 1 over the bins.
+        out (tuple, optional): ``(hist, bin_edges)`` tensors to write into.
+
+    Returns:
+        ``(hist, bin_edges)`` (``torch.return_types.histogram``), both of ``input``'s dtype.
+
+    Example::
+
+        >>> ember.histogram(ember.tensor([1., 2., 1.]), bins=4, range=(0., 3.))
+        torch.return_types.histogram(
+        hist=tensor([0., 2., 1., 0.]),
+        bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'histogram')
+    tb = isinstance(bins, Tensor)
+    if (not tb and (isinstance(bins, (bool, float)) or not isinstance(bins, (int, np.integer)))) \
+            or (tb and range is not None):
+        got = ', '.join(['Tensor', type(bins).__name__ if not tb else 'Tensor']
+                        + (['range=' + type(range).__name__] if range is not None else []))
+        raise TypeError(f"histogram() received an invalid combination of arguments - got ({got})"
+                        ", but expected one of:\n * (Tensor input, Tensor bins, *, Tensor weight "
+                        "= None, bool density = False, tuple of Tensors out = None)\n * (Tensor "
+                        "input, int bins = 100, *, tuple of floats range = None, Tensor weight = "
+                        "None, bool density = False, tuple of Tensors out = None)")
+    a = input._data
+    _hist_dtype_check(a)
+    x = a.reshape(-1, 1)
+    if tb:
+        edges = _histdd_tensor_bins(x, [bins])
+    else:
+        if range is not None and len(range) != 2:
+            raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should "
+                               f"have 2 elements, but got {len(range)}")
+        edges = _histdd_edges(x, [int(bins)], range, 'histogram')
+    w = _histdd_weight(x, weight)
+    if w is not None:
+        w = w.reshape(-1) if w.size == x.shape[0] else w
+        _histdd_check_weight(x.shape, w)
+    h = _histdd_kernel(x, edges, w, density, not tb)
+    res = _rt.histogram((wrap(h), wrap(edges[0].copy())))
+    _no_derivative(res, 'histogram', (input, weight))
+    if out is not None:
+        return _rt.histogram(write_out(tuple(res), out, 'histogram'))
+    return res
+
+
+@register(method=False)
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """Multi-dimensional histogram of the points ``input[..., :]``: the innermost dimension
+    holds the ``D`` coordinates of each point.
+
+    Args:
+        input (Tensor): floating point tensor of shape ``(..., D)``, ``D >= 1``.
+        bins (int, list of int or list of Tensor): the number of equal-width bins per
+            dimension (one int for all), or ``D`` 1-D tensors of increasing bin edges.
+        range (list of float, optional): ``[min_0, max_0, min_1, max_1, ...]`` of the bins when
+            ``bins`` are counts (default: the data's extent per dimension).
+        weight (Tensor, optional): a weight per point, of shape ``input.shape[:-1]``.
+        density (bool): normalise so that the histogram integrates to 1 over the bins.
+
+    Returns:
+        ``(hist, bin_edges)`` (``torch.return_types.histogramdd``): ``hist`` of shape
+        ``(nbins_0, ..., nbins_{D-1})`` and a tuple of ``D`` edge tensors.
+
+    Example::
+
+        >>> x = ember.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.]])
+        >>> ember.histogramdd(x, bins=[2, 2]).hist
+        tensor([[0., 1.],
+                [2., 1.]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'histogramdd')
+    if isinstance(bins, Tensor):
+        raise TypeError("histogramdd() received an invalid combination of arguments - got "
+                        "(Tensor, bins=Tensor), but expected one of:\n * (Tensor input, int bins, "
+                        "tuple of floats range = None, Tensor weight = None, bool density = False)"
+                        "\n * (Tensor input, tuple of ints bins, tuple of floats range = None, "
+                        "Tensor weight = None, bool density = False)\n * (Tensor input, tuple of "
+                        "Tensors bins, *, Tensor weight = None, bool density = False)")
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    _hist_dtype_check(a)
+    dims = a.shape[-1]
+    x = a.reshape(math.prod(a.shape[:-1]), dims)
+    tensors = isinstance(bins, (list, tuple)) and builtins.any(isinstance(b, Tensor) for b in bins)
+    if tensors:
+        if len(bins) != dims:
+            raise RuntimeError(f"torch.histogramdd: expected {dims} sequences of bin edges for a "
+                               f"{dims}-dimensional histogram but got {len(bins)}")
+        edges = _histdd_tensor_bins(x, bins)
+    else:
+        if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+            counts = [int(bins)] * dims
+        else:
+            counts = list(_args.as_int_list(bins, 'histogramdd', 'bins', 2))
+            if len(counts) != dims:
+                raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                                   "dimension of the input.")
+        if range is not None and len(range) != 2 * dims:
+            raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range "
+                               f"should have {2 * dims} elements, but got {len(range)}")
+        edges = _histdd_edges(x, counts, range, 'histogramdd')
+    w = _histdd_weight(x, weight)
+    _histdd_check_weight(a.shape, w)
+    if w is not None:
+        w = w.reshape(-1)
+    if dims:
+        h = _histdd_kernel(x, edges, w, density, not tensors)
+    else:
+        h = array_module(a).zeros((), a.dtype)
+    res = _rt.histogramdd((wrap(h), tuple(wrap(e.copy()) for e in edges)))
+    if tensors:
+        _no_derivative(res[:1], '_histogramdd_from_bin_tensors', (input, weight))
+    else:
+        _no_derivative(res[:1], '_histogramdd_from_bin_cts', (input, weight))
+        _no_derivative(res[1], '_histogramdd_bin_edges', (input, weight))
+    return res
+
+
 @register(method=False)
 @with_out('searchsorted')
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,

@@ -10,7 +10,9 @@ MPI world over every node. Several nodes: run one launcher per node with the sam
 
 NOTE: unlike torchrun, the training script (or ``-m`` module) runs with ``import torch``
 resolving to ember (as under ``python -m ember run``); ``--no-python`` runs the command as
-it is. Elastic node ranges (``--nnodes=1:4``) are not supported.
+it is. Elastic node ranges (``--nnodes=1:4``) are not supported. ``--redirects`` with
+``--log-dir`` writes ``LOG_DIR/RUN_ID/attempt_N/LOCAL_RANK/std{out,err}.log``; ``--tee``
+redirects the same way (the output is not also copied to the console).
 
 Example::
 
@@ -143,7 +145,9 @@ def config_from_args(args):
                        role=args.role, rdzv_endpoint=endpoint, rdzv_backend=backend,
                        rdzv_configs=conf, max_restarts=args.max_restarts,
                        monitor_interval=args.monitor_interval, start_method=args.start_method,
-                       local_addr=args.local_addr)
+                       local_addr=args.local_addr,
+                       logs_specs={'log_dir': args.log_dir, 'redirects': args.redirects,
+                                   'tee': args.tee})
     if args.no_python:
         if args.module:
             raise ValueError("Don't use both the '--no-python' flag and the '--module' flag "

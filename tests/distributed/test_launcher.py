@@ -29,6 +29,9 @@ if sys.argv[1:] == ['fail-once'] and env['RANK'] == '1' and env['TORCHELASTIC_RE
     sys.exit(3)
 if sys.argv[1:] == ['fail-always'] and env['RANK'] == '1':
     raise SystemExit(5)
+if sys.argv[1:] == ['sleep']:
+    sys.stdout.write(f'PID {os.getpid()}\n'); sys.stdout.flush()
+    import time; time.sleep(60)
 dist.init_process_group('gloo')
 t = torch.tensor([float(dist.get_rank() + 1)])
 dist.all_reduce(t)
@@ -190,3 +193,32 @@ def test_record_writes_error_file(tmp_path, monkeypatch):
         main()
     msg = json.loads(f.read_text())['message']
     assert msg['message'] == "KeyError: 'boom'" and 'raise KeyError' in msg['extraInfo']['py_callstack']
+
+
+def test_sigterm_stops_workers_and_redirects(tmp_path):
+    import signal
+    import time
+    p = _launch(tmp_path, ['--standalone', '--nproc-per-node=2'], ['sleep'])
+    pids = []
+    end = time.monotonic() + 30
+    while len(pids) < 2 and time.monotonic() < end:
+        line = p.stdout.readline()
+        if line.startswith('PID '):
+            pids.append(int(line.split()[1]))
+    assert len(pids) == 2
+    p.send_signal(signal.SIGTERM)
+    rc, out, err = _done(p, timeout=20)
+    assert rc != 0 and 'SignalException' in err
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    # --redirects with --log-dir: each worker's output lands in its own files
+    logs = tmp_path / 'logs'
+    rc, out, err = _done(_launch(tmp_path, [f'--master-port={free_port()}', '--nproc-per-node=2',
+                                            '--redirects=1', f'--log-dir={logs}',
+                                            '--rdzv-id=job7']))
+    assert rc == 0, out + err
+    assert 'ENV' not in out
+    for lr in range(2):
+        text = (logs / 'job7' / 'attempt_0' / str(lr) / 'stdout.log').read_text()
+        assert f'LOCAL_RANK={lr}' in text

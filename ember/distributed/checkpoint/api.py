@@ -56,8 +56,8 @@ class FileSystemWriter(StorageWriter):
 
     Args:
         path (str or PathLike): the folder.
-        single_file_per_rank, sync_files, thread_count, per_thread_copy_ahead, cache_staged_state_dict,
-        overwrite: accepted for compatibility.
+        single_file_per_rank, sync_files, thread_count, per_thread_copy_ahead,
+        cache_staged_state_dict, overwrite: accepted for compatibility.
 
     Example::
 

@@ -16,7 +16,33 @@ import sys
 import time
 import uuid
 
-__all__ = ['LaunchConfig', 'elastic_launch', 'launch_agent', 'ChildFailedError']
+__all__ = ['LaunchConfig', 'elastic_launch', 'launch_agent', 'ChildFailedError',
+           'SignalException']
+
+
+class SignalException(Exception):
+    """The launcher received a termination signal (its workers are stopped first).
+
+    Args:
+        msg (str): the message.
+        sigval (signal.Signals): the signal.
+    """
+
+    def __init__(self, msg, sigval):
+        super().__init__(msg)
+        self.sigval = sigval
+
+
+def _redirect_mode(spec, local_rank):
+    """0 none, 1 stdout, 2 stderr, 3 both; ``spec`` is '3' or '0:1,1:3'."""
+    spec = str(spec or '0')
+    if ':' not in spec:
+        return int(spec)
+    for part in spec.split(','):
+        r, _, m = part.partition(':')
+        if int(r) == local_rank:
+            return int(m)
+    return 0
 
 
 class ChildFailedError(Exception):
@@ -191,9 +217,29 @@ def launch_agent(config, entrypoint, args):
     run_id = config.run_id or str(uuid.uuid4())
     tmo = float(config.rdzv_configs.get('timeout', 900))
     name = getattr(entrypoint, '__name__', None) if callable(entrypoint) else str(entrypoint)
-    restarts = 0
     import tempfile
+    import threading
+    old_handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        def on_signal(signum, frame):
+            raise SignalException(f"Process {os.getpid()} got signal: {signum}",
+                                  sigval=signal.Signals(signum))
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            old_handlers[sig] = signal.signal(sig, on_signal)
+    try:
+        return _agent_loop(config, entrypoint, args, nnodes, nproc, node_rank, host, port, world,
+                           run_id, tmo, name, tempfile)
+    finally:
+        for sig, h in old_handlers.items():
+            signal.signal(sig, h)
+
+
+def _agent_loop(config, entrypoint, args, nnodes, nproc, node_rank, host, port, world, run_id,
+                tmo, name, tempfile):
+    restarts = 0
+    logs = config.logs_specs if isinstance(config.logs_specs, dict) else {}
     while True:
+        opened = []
         pmi = _start_pmi(host, port, world, tmo) if node_rank == 0 else None
         procs, results = [], []
         try:
@@ -228,7 +274,19 @@ def launch_agent(config, entrypoint, args):
                 else:
                     wargs = [a.replace('${local_rank}', str(lr)) if isinstance(a, str) else a
                              for a in args]     # the launcher's local-rank macro
-                    p = subprocess.Popen([entrypoint, *wargs], env=env, start_new_session=True)
+                    out = err = None
+                    mode = _redirect_mode(logs.get('redirects') or logs.get('tee'), lr)
+                    if mode and logs.get('log_dir'):
+                        d = os.path.join(logs['log_dir'], run_id, f'attempt_{restarts}', str(lr))
+                        os.makedirs(d, exist_ok=True)
+                        if mode & 1:
+                            out = open(os.path.join(d, 'stdout.log'), 'w')
+                            opened.append(out)
+                        if mode & 2:
+                            err = open(os.path.join(d, 'stderr.log'), 'w')
+                            opened.append(err)
+                    p = subprocess.Popen([entrypoint, *wargs], env=env, start_new_session=True,
+                                         stdout=out, stderr=err)
                 procs.append(p)
             failures = {}
             while True:
@@ -252,6 +310,8 @@ def launch_agent(config, entrypoint, args):
         _stop(procs)
         if pmi is not None:
             _stop([pmi], 1.0)
+        for fh in opened:
+            fh.close()
         if not failures:
             out = {}
             if callable(entrypoint):

@@ -87,7 +87,7 @@ class _ReduceScatter(Function):
     @staticmethod
     def forward(ctx, op, grp, output, *inputs):
         ctx.group = grp
-        out = output.new_empty(output.shape) if hasattr(output, 'new_empty') else _zeros_like(output)
+        out = _zeros_like(output)
         _d().reduce_scatter(out, [t.contiguous() for t in inputs], op=op, group=grp)
         return out
 

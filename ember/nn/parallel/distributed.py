@@ -203,9 +203,10 @@ class DistributedDataParallel(Module):
         mx, mn, hmx, hmn = (int(x) for x in v.tolist())
         mn, hmn = -mn, -hmn
         if mx != mn:
+            other = mx if mx != len(self._params) else mn
             raise RuntimeError(f"DDP expects same model across all ranks, but Rank "
                                f"{dist.get_rank(self.process_group)} has {len(self._params)} "
-                               f"params, while some rank has inconsistent {mx if mx != len(self._params) else mn} params.")
+                               f"params, while some rank has inconsistent {other} params.")
         if hmx != hmn:
             raise RuntimeError(f"DDP expects same model across all ranks, but Rank "
                                f"{dist.get_rank(self.process_group)} has parameters whose shapes "

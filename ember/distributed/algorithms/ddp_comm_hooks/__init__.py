@@ -10,16 +10,23 @@ from . import default_hooks, powerSGD_hook
 __all__ = ['DDPCommHookType', 'register_ddp_comm_hook', 'default_hooks', 'powerSGD_hook']
 
 
+def _hook(hook):
+    return partial(lambda model, state, h=hook: model.register_comm_hook(state, h))
+
+
+def _psgd(hook):
+    return partial(lambda model, state, h=hook, **kw: model.register_comm_hook(
+        powerSGD_hook.PowerSGDState(state, **kw), h))
+
+
 class DDPCommHookType(enum.Enum):
     """The built-in hooks, by name: ``ALLREDUCE``, ``FP16_COMPRESS``, ``BF16_COMPRESS``,
     ``POWER_SGD``, ``BATCHED_POWER_SGD``."""
-    ALLREDUCE = partial(lambda model, state: model.register_comm_hook(state, default_hooks.allreduce_hook))
-    FP16_COMPRESS = partial(lambda model, state: model.register_comm_hook(state, default_hooks.fp16_compress_hook))
-    BF16_COMPRESS = partial(lambda model, state: model.register_comm_hook(state, default_hooks.bf16_compress_hook))
-    POWER_SGD = partial(lambda model, state, **kw: model.register_comm_hook(
-        powerSGD_hook.PowerSGDState(state, **kw), powerSGD_hook.powerSGD_hook))
-    BATCHED_POWER_SGD = partial(lambda model, state, **kw: model.register_comm_hook(
-        powerSGD_hook.PowerSGDState(state, **kw), powerSGD_hook.batched_powerSGD_hook))
+    ALLREDUCE = _hook(default_hooks.allreduce_hook)
+    FP16_COMPRESS = _hook(default_hooks.fp16_compress_hook)
+    BF16_COMPRESS = _hook(default_hooks.bf16_compress_hook)
+    POWER_SGD = _psgd(powerSGD_hook.powerSGD_hook)
+    BATCHED_POWER_SGD = _psgd(powerSGD_hook.batched_powerSGD_hook)
 
 
 def register_ddp_comm_hook(comm_hook_type, model, state=None, **kwargs):

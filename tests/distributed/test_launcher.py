@@ -222,3 +222,29 @@ def test_sigterm_stops_workers_and_redirects(tmp_path):
     for lr in range(2):
         text = (logs / 'job7' / 'attempt_0' / str(lr) / 'stdout.log').read_text()
         assert f'LOCAL_RANK={lr}' in text
+
+
+ELASTIC = r'''
+import os, sys
+from ember.distributed.launcher import LaunchConfig, elastic_launch
+
+def work(x):
+    import ember, ember.distributed as dist
+    dist.init_process_group('gloo')
+    t = ember.tensor([float(dist.get_rank())]); dist.all_reduce(t)
+    return (int(os.environ['RANK']), os.environ['LOCAL_WORLD_SIZE'], x, t.item())
+
+if __name__ == '__main__':
+    cfg = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2,
+                       rdzv_endpoint='127.0.0.1:' + sys.argv[1], max_restarts=0)
+    print(elastic_launch(cfg, work)('hi'))
+'''
+
+
+def test_elastic_launch_of_a_function(tmp_path):
+    script = tmp_path / 'el.py'
+    script.write_text(ELASTIC)
+    p = subprocess.run([sys.executable, str(script), str(free_port())], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "{0: (0, '2', 'hi', 1.0), 1: (1, '2', 'hi', 1.0)}"

@@ -189,8 +189,35 @@ def _stop(procs, grace=5.0):
             p.wait()
 
 
-def _fn_worker(fn, args, result_file):
+class _MPProc:
+    """A ``multiprocessing.Process`` seen through the ``subprocess.Popen`` calls the agent
+    makes (poll, wait, terminate, kill, pid)."""
+
+    def __init__(self, proc):
+        self._p = proc
+        self.pid = proc.pid
+
+    def poll(self):
+        return self._p.exitcode
+
+    def wait(self, timeout=None):
+        self._p.join(timeout)
+        if self._p.exitcode is None:
+            raise subprocess.TimeoutExpired('worker', timeout)
+        return self._p.exitcode
+
+    def terminate(self):
+        self._p.terminate()
+
+    def kill(self):
+        self._p.kill()
+
+
+def _fn_worker(fn, args, result_file, env=None):
     import pickle
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
     val = fn(*args)
     with open(result_file, 'wb') as fh:
         pickle.dump(val, fh)
@@ -262,15 +289,11 @@ def _agent_loop(config, entrypoint, args, nnodes, nproc, node_rank, host, port, 
                     os.close(fd)
                     os.unlink(rf)
                     results.append(rf)
-                    import pickle
-                    payload = pickle.dumps((entrypoint, tuple(args), rf))
-                    code = ("import pickle, sys\nfrom ember.distributed.launcher.api import "
-                            "_fn_worker\nfn, a, rf = pickle.loads(sys.stdin.buffer.read())\n"
-                            "_fn_worker(fn, a, rf)\n")
-                    p = subprocess.Popen([sys.executable, '-c', code], env=env,
-                                         stdin=subprocess.PIPE, start_new_session=True)
-                    p.stdin.write(payload)
-                    p.stdin.close()
+                    import multiprocessing
+                    ctx = multiprocessing.get_context(config.start_method)
+                    mp = ctx.Process(target=_fn_worker, args=(entrypoint, tuple(args), rf, env))
+                    mp.start()
+                    p = _MPProc(mp)
                 else:
                     wargs = [a.replace('${local_rank}', str(lr)) if isinstance(a, str) else a
                              for a in args]     # the launcher's local-rank macro

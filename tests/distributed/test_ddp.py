@@ -288,6 +288,13 @@ for _ in range(3):
     opt.step()
 res = {'init.' + k: v for k, v in init.items()}
 res.update({'final.' + k: v.numpy() for k, v in m.state_dict().items()})
+# DDP over sub-groups {0, 1} and {2, 3}: each pair averages on its own, from its first rank
+g01, g23 = dist.new_group([0, 1]), dist.new_group([2, 3])
+ember.manual_seed(r)
+sm = nn.Linear(3, 2)
+sd = DDP(sm, process_group=g01 if r < 2 else g23)
+sd(ember.full((2, 3), float(r + 1))).sum().backward()
+res['sub.w'] = sm.weight.detach().numpy().copy(); res['sub.g'] = sm.weight.grad.numpy().copy()
 np.savez(f'{sys.argv[1]}/rank{r}.npz', **res)
 '''
 
@@ -307,3 +314,8 @@ def test_ddp_four_ranks(tmp_path):
     for r in range(4):
         for k, v in m.state_dict().items():
             np.testing.assert_allclose(rk[r]['final.' + k], v.detach().numpy(), atol=1e-6)
+    # sub-groups: weights of the group's first rank (seeded 0 and 2), gradient = mean input
+    for r, first in ((0, 0), (1, 0), (2, 2), (3, 2)):
+        torch.manual_seed(first)
+        np.testing.assert_array_equal(rk[r]['sub.w'], torch.nn.Linear(3, 2).weight.detach().numpy())
+        np.testing.assert_allclose(rk[r]['sub.g'], np.full((2, 3), 2 * (first + 1.5)), atol=1e-6)

@@ -76,6 +76,18 @@ opt = opt2
 step()
 for k, v in m.state_dict().items():
     res['w4.' + k] = v.numpy().copy()
+# Join with DDP and ZeRO: uneven inputs (rank 0: 3 batches, rank 1: 1) end without a hang,
+# with the replicas equal (the final model of the last rank to join is broadcast)
+from ember.distributed.algorithms import Join
+d2 = DDP(nn.Linear(6, 3))
+z2 = ZeRO(d2.parameters(), ember.optim.SGD, lr=0.1)
+with Join([d2, z2]):
+    for i in range(3 if r == 0 else 1):
+        z2.zero_grad(); d2(xs * (i + 1)).sum().backward(); z2.step()
+flat = ember.cat([p.detach().reshape(-1) for p in d2.parameters()])
+outs = [ember.zeros_like(flat) for _ in range(2)]
+dist.all_gather(outs, flat)
+assert ember.equal(outs[0], outs[1])
 np.savez(f'{out}/rank{r}.npz', **res)
 print('ok', r)
 '''

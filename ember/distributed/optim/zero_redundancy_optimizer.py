@@ -16,8 +16,9 @@ class _ZeROJoinHook(JoinHook):
         self.zero = zero
 
     def main_hook(self):
-        """A joined rank takes part in the parameter broadcasts of the others' steps."""
-        self.zero._sync_params()
+        """A joined rank steps its own shard (with the gradients it has) and takes part in
+        the parameter broadcasts, as PyTorch's ZeRO join hook does."""
+        self.zero.step()
 
 
 class ZeroRedundancyOptimizer(Optimizer, Joinable):

@@ -532,7 +532,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         >>> dist.all_reduce(t, group=g)
     """
     w = _world()
-    be = Backend(backend) if backend else _state['backend']
+    be = _parse_backend(backend) if backend else _state['backend']
     if use_local_synchronization and be == Backend.MPI:
         raise ValueError("MPI backend doesn't support use_local_synchronization=True")
     n = w.size()
@@ -551,9 +551,11 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
             if r < 0 or r >= n:
                 raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {n - 1} "
                                  f"(world_size={n})")
+    me = w.rank()
+    if use_local_synchronization and me not in ranks:
+        return None            # only the members take part (and count the group)
     name = str(_state['count'])
     _state['count'] += 1       # every rank counts every group, members or not
-    me = w.rank()
     if me not in ranks:
         return GroupMember.NON_GROUP_MEMBER
     wc = w._comm

@@ -70,6 +70,8 @@ assert err(lambda: dist.new_subgroups_by_enumeration([[0, 1], [1, 2]])) == (
     'ValueError', 'Rank 1 has appeared in both subgroup [0, 1] and [1, 2]')
 assert err(lambda: dist.new_subgroups(group_size=3)) == (
     'ValueError', "The world size (4) must be divisible by 'group_size=3'")
+assert err(lambda: dist.new_group([0, 1], backend='nccl')) == (
+    'RuntimeError', "Distributed package doesn't have NCCL built in")
 assert err(lambda: dist.new_group([0, 0])) == ('ValueError', 'ranks list must not contain duplicate entries, got [0, 0]')
 assert err(lambda: dist.new_group([0, 4])) == ('ValueError', 'Rank 4 is out of range. Valid ranks are 0 to 3 (world_size=4)')
 sg = dist.split_group(split_ranks=[[0, 3], [1, 2]])

@@ -560,7 +560,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         return GroupMember.NON_GROUP_MEMBER
     wc = w._comm
     grp = wc.Get_group().Incl(ranks)
-    comm = wc.Create_group(grp, tag=int(name) % 30000)
+    comm = wc.Create_group(grp)   # ordered by the members' program order
     grp.Free()
     pg = ProcessGroup(comm, ranks, be, name, group_desc or 'undefined', timeout or _state['timeout'])
     _state['groups'][name] = pg
@@ -1853,7 +1853,7 @@ def shrink_group(ranks_to_exclude, group=None, shrink_flags=0, pg_options=None):
     grp = c.Get_group().Incl([pg._g2l[r] for r in keep])
     name = str(_state['count'])
     _state['count'] += 1
-    comm = c.Create_group(grp, tag=int(name) % 30000)
+    comm = c.Create_group(grp)
     grp.Free()
     new = ProcessGroup(comm, keep, pg._backend, name, 'shrunk', pg._timeout)
     _state['groups'][name] = new

@@ -77,6 +77,13 @@ assert err(lambda: dist.new_group([0, 4])) == ('ValueError', 'Rank 4 is out of r
 sg = dist.split_group(split_ranks=[[0, 3], [1, 2]])
 assert dist.get_process_group_ranks(sg) == ([0, 3] if r in (0, 3) else [1, 2])
 t = ember.tensor([1.]); dist.all_reduce(t, group=sg); assert t.item() == 2.
+# use_local_synchronization: only the members call it; groups made later still line up
+if r < 2:
+    lg = dist.new_group([0, 1], use_local_synchronization=True)
+    t = ember.ones(1); dist.all_reduce(t, group=lg); assert t.item() == 2.
+g12 = dist.new_group([1, 2])
+if r in (1, 2):
+    t = ember.ones(1) * r; dist.all_reduce(t, group=g12); assert t.item() == 3.
 # DeviceMesh: a group along each dimension
 mesh = dist.init_device_mesh('cpu', (2, 2), mesh_dim_names=('dp', 'tp'))
 assert mesh.shape == (2, 2) and mesh.ndim == 2 and mesh.size() == 4 and mesh.size('tp') == 2

@@ -150,6 +150,25 @@ with d.join():
         opt.step()
 for k, v in d.module.state_dict().items():
     res[f'join.{k}'] = v.numpy().copy()
+# divide_by_initial_world_size=False: the last step averages over the one rank left
+d = DDP(mlp(100 + r))
+opt = ember.optim.SGD(d.parameters(), lr=0.1)
+with d.join(divide_by_initial_world_size=False):
+    for i in range(3 if r == 0 else 2):
+        opt.zero_grad()
+        nn.functional.mse_loss(d(xs[i * 2:i * 2 + 2]), ys[i * 2:i * 2 + 2]).backward()
+        opt.step()
+for k, v in d.module.state_dict().items():
+    res[f'join2.{k}'] = v.numpy().copy()
+# throw_on_early_termination: every rank raises once one runs out
+d = DDP(mlp(100 + r))
+try:
+    with d.join(throw_on_early_termination=True):
+        for i in range(3 if r == 0 else 2):
+            d(xs[:2]).sum().backward()
+    raise SystemExit('no error')
+except RuntimeError as e:
+    assert ('exhausted' in str(e)), e
 
 # device_ids with a CPU module: warns (NOTE in the docstring) and runs
 with warnings.catch_warnings(record=True) as w:
@@ -265,6 +284,19 @@ def test_join_uneven_inputs(ranks):
     for k, v in m.state_dict().items():
         for r in range(2):
             np.testing.assert_allclose(ranks[r][f'join.{k}'], v.detach().numpy(), atol=1e-6,
+                                       err_msg=f'rank {r} {k}')
+    m = _torch_mlp(ranks[0])
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    for i in range(3):
+        opt.zero_grad()
+        nr = 2 if i < 2 else 1
+        tot = sum(torch.nn.functional.mse_loss(m(X[r * 8 + i * 2:r * 8 + i * 2 + 2]),
+                                               Y[r * 8 + i * 2:r * 8 + i * 2 + 2]) for r in range(nr))
+        (tot / nr).backward()
+        opt.step()
+    for k, v in m.state_dict().items():
+        for r in range(2):
+            np.testing.assert_allclose(ranks[r][f'join2.{k}'], v.detach().numpy(), atol=1e-6,
                                        err_msg=f'rank {r} {k}')
 
 

@@ -151,10 +151,11 @@ class Join:
         return None
 
     def _get_num_nonjoined_procs(self):
-        from ... import distributed as dist
+        from ._futures import all_reduce_future
         from ..._ops.creation import zeros
         z = zeros(1)
-        dist.all_reduce(z, group=self._process_group)
+        # the same (nonblocking) call as notify_join_context's on the ranks still training
+        all_reduce_future(z, self._process_group).wait()
         return int(z.item())
 
     def _notify_procs_to_terminate(self):
@@ -172,7 +173,8 @@ class Join:
             joinable (Joinable): the calling joinable.
 
         Returns:
-            None (the count is all-reduced synchronously).
+            A handle whose ``wait()`` returns ``[count]`` (a tensor holding the number of
+            ranks still training), or None when not the first joinable or disabled.
 
         Example::
 
@@ -186,15 +188,16 @@ class Join:
             return None
         from ... import distributed as dist
         from ..._ops.creation import ones, zeros
+        from ._futures import all_reduce_future
         pg = joinable.join_process_group
-        dist.all_reduce(ones(1), group=pg)
+        work = all_reduce_future(ones(1), pg)
         if cfg.throw_on_early_termination:
             z = zeros(1)
             dist.all_reduce(z, group=pg)
             if z.item():
                 raise RuntimeError("Detected at least one rank that exhausted inputs. "
                                    "Throwing across all ranks.")
-        return None
+        return work
 
 
 def _register_ddp():

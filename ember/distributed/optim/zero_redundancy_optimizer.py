@@ -146,7 +146,9 @@ class ZeroRedundancyOptimizer(Optimizer, Joinable):
         Returns:
             The loss returned by ``closure`` (or None).
         """
-        Join.notify_join_context(self)
+        work = Join.notify_join_context(self)
+        if work is not None:
+            work.wait()
         self._sync_groups(self.param_groups, self.optim.param_groups)
         loss = self.optim.step(closure=closure, **kwargs) if closure is not None or kwargs \
             else self.optim.step()

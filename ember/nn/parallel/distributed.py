@@ -342,7 +342,8 @@ class DistributedDataParallel(Module):
         from ...distributed.algorithms.ddp_comm_hooks import default_hooks as H
         gb = GradBucket(b.index, b.buffer, b.params, b.views, b.index == len(self._buckets) - 1)
         if self._comm_hook is None:
-            b.fut = H._allreduce_fut(self.process_group, b.buffer, self._world_size)
+            b.fut = H._allreduce_fut(self.process_group, b.buffer,
+                                     getattr(self, '_divisor', self._world_size))
         else:
             b.fut = self._comm_hook(self._comm_state, gb)
 
@@ -400,9 +401,14 @@ class DistributedDataParallel(Module):
                 "the keyword argument `find_unused_parameters=True` to "
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` "
                 "function outputs participate in calculating loss.")
+        self._divisor = self._world_size
         if self._join_config.enable:
             from ...distributed.algorithms.join import Join
-            Join.notify_join_context(self)
+            work = Join.notify_join_context(self)
+            if work is not None:
+                n = int(work.wait()[0].item())
+                if not self._divide_by_initial_world_size:
+                    self._divisor = n      # average over the ranks still training
         if self.will_sync_module_buffers():
             self._sync_buffers()
         grad_on = is_grad_enabled()

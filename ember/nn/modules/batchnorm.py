@@ -323,6 +323,9 @@ class SyncBatchNorm(_BatchNorm):
     mode) they are the local batch's, as with ``BatchNorm``. Every rank of the group must
     call forward and backward together.
 
+    NOTE: unlike PyTorch (whose synchronized path takes CUDA tensors only and raises
+    ``ValueError`` for CPU input), CPU tensors are synchronized too.
+
     Args:
         num_features (int): ``C``, the number of channels.
         eps (float): added to the variance for stability. Default: 1e-5.

@@ -506,14 +506,6 @@ class DistributedDataParallel(Module):
         """
         if not callable(hook):
             raise TypeError("Communication hook must be callable.")
-        import inspect
-        try:
-            sig = inspect.signature(hook)
-            if len(sig.parameters) != 2:
-                raise ValueError("Communication hook must take two arguments (state, bucket)")
-        except (TypeError, ValueError) as e:
-            if isinstance(e, ValueError):
-                raise
         if self._comm_hook is not None:
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be "
                                "called once.")

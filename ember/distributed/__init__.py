@@ -484,3 +484,11 @@ __all__ += ['Work', 'TCPStore', 'FileStore', 'ProcessGroup', 'get_backend_config
             'get_node_local_rank', 'ProcessGroupGloo', 'register_rendezvous_handler', 'rendezvous',
             'breakpoint', 'record_comm', 'DeviceMesh', 'init_device_mesh', 'GroupName',
             'RankType', 'timedelta', 'Future']
+
+
+def __getattr__(name):
+    # DDP's hook argument type lives with DDP (ember.nn.parallel); loaded on first use
+    if name == 'GradBucket':
+        from ..nn.parallel.distributed import GradBucket
+        return GradBucket
+    raise AttributeError(f"module 'ember.distributed' has no attribute '{name}'")

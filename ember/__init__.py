@@ -10,6 +10,10 @@ from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfl
                      float64, complex64, complex128, uint16, uint32, uint64, half, float, double,
                      short, int, long, cfloat, cdouble, finfo, iinfo, get_default_dtype,
                      set_default_dtype, promote_types, result_type, can_cast)
+from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,  # noqa: E402
+                     float8_e8m0fnu, float4_e2m1fn_x2, complex32, chalf, bits1x8, bits2x4,
+                     bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6, int7,
+                     uint1, uint2, uint3, uint4, uint5, uint6, uint7)
 from ._device import device
 from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,
                              preserve_format)

@@ -120,8 +120,50 @@ def _load_ml_dtypes():
     _ext_loaded = True
 
 
+def cast_array(arr, dt):
+    """``arr`` cast to dtype ``dt`` as PyTorch casts. NumPy's cast is PyTorch's for every
+    dtype but three 8-bit floats, where ml_dtypes rounds as PyTorch does but differs at the
+    edges: float8_e4m3fn saturates out-of-range values (infinities too) to +-448 in PyTorch,
+    float8_e5m2 writes NaN as 0x7f/0xff, float8_e8m0fnu takes the magnitude and writes zero
+    as its smallest value (2**-127). Works on any array type (array methods only)."""
+    src = arr.dtype
+    if src.itemsize == 1 and src.kind == 'V' and src.name.endswith('fnuz'):
+        # the fnuz NaN (0x80) reads as a positive NaN in PyTorch (negative in ml_dtypes)
+        arr = arr.astype(np.float32)
+        nan = arr != arr
+        if nan.any():
+            arr[nan] = np.float32('nan')
+        if dt is float32:
+            return arr
+    if dt not in _FLOAT8:
+        return arr.astype(dt._np)
+    k = arr.dtype.kind
+    if k == 'c':
+        arr = arr.real
+    f = arr if arr.dtype == np.float32 else arr.astype(np.float32)
+    if dt is float8_e4m3fn:
+        with np.errstate(invalid='ignore'):
+            return f.clip(-448.0, 448.0).astype(dt._np)   # clip keeps NaN
+    if dt is float8_e5m2:
+        out = f.astype(dt._np)
+        nan = f != f
+        if nan.any():
+            u = out.view(np.uint8)
+            u[nan] = 0x7f | (f.view(np.uint32)[nan] >> 24).astype(np.uint8) & 0x80
+        return out
+    if dt is float8_e8m0fnu:
+        a = abs(f)
+        out = a.astype(dt._np)
+        zero = a == 0
+        if zero.any():
+            out.view(np.uint8)[zero] = 0
+        return out
+    return f.astype(dt._np)
+
+
 def _dtype_by_name(name):
-    return _BY_NAME[name]
+    d = _BY_NAME.get(name)
+    return d if d is not None else _NO_ARRAY_BY_NAME[name]
 
 
 bool = dtype('bool', np.bool_, _BOOL, False, 0)
@@ -139,6 +181,70 @@ complex128 = dtype('complex128', np.complex128, _COMPLEX, True, 11)
 uint16 = dtype('uint16', np.uint16, _INT, False, 1)
 uint32 = dtype('uint32', np.uint32, _INT, False, 1)
 uint64 = dtype('uint64', np.uint64, _INT, False, 1)
+# the 8-bit floats (NumPy types from ml_dtypes): casts and printing, no arithmetic promotion
+float8_e4m3fn = _ExtDtype('float8_e4m3fn', _FLOAT, True, 12, 1)
+float8_e4m3fnuz = _ExtDtype('float8_e4m3fnuz', _FLOAT, True, 12, 1)
+float8_e5m2 = _ExtDtype('float8_e5m2', _FLOAT, True, 12, 1)
+float8_e5m2fnuz = _ExtDtype('float8_e5m2fnuz', _FLOAT, True, 12, 1)
+float8_e8m0fnu = _ExtDtype('float8_e8m0fnu', _FLOAT, False, 12, 1)
+_FLOAT8 = frozenset((float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
+                     float8_e8m0fnu))
+
+
+class _NoArrayDtype(dtype):
+    """A PyTorch dtype that no NumPy element type can hold (complex32, the packed 4-bit
+    float, the sub-byte integers, the bits types): the dtype object exists, with PyTorch's
+    ``itemsize``, ``is_floating_point``, ``is_complex`` and ``is_signed``, but a tensor of it
+    cannot be made.
+
+    NOTE: unlike PyTorch, making a tensor of one of these dtypes raises a ``RuntimeError``
+    (PyTorch's CPU backend makes some of them, e.g. complex32 arithmetic or an empty int4
+    tensor viewed as bytes).
+    """
+    __slots__ = ()
+
+    def __init__(self, name, cat, signed, itemsize):
+        self._name = name
+        self._cat = cat
+        self.itemsize = itemsize
+        self.is_signed = signed
+        self._rank = 13
+
+    @property
+    def _np(self):
+        raise RuntimeError(f"ember cannot hold tensors of dtype {self!r}: NumPy has no such "
+                           "element type (NOTE: unlike PyTorch)")
+
+
+class _BitsDtype(_NoArrayDtype):
+    """The opaque bits dtypes (``bits8``...): PyTorch itself raises on ``is_signed``."""
+    __slots__ = ()
+
+    def __init__(self, name, itemsize):
+        self._name = name
+        self._cat = _INT
+        self.itemsize = itemsize
+        self._rank = 13
+
+    @property
+    def is_signed(self):
+        raise RuntimeError("Bits types are undefined")
+
+
+complex32 = _NoArrayDtype('complex32', _COMPLEX, True, 4)
+float4_e2m1fn_x2 = _NoArrayDtype('float4_e2m1fn_x2', _FLOAT, True, 1)
+bits1x8 = _BitsDtype('bits1x8', 1)
+bits2x4 = _BitsDtype('bits2x4', 1)
+bits4x2 = _BitsDtype('bits4x2', 1)
+bits8 = _BitsDtype('bits8', 1)
+bits16 = _BitsDtype('bits16', 2)
+int1, int2, int3, int4, int5, int6, int7 = (
+    _NoArrayDtype(f'int{_i}', _INT, True, 1) for _i in range(1, 8))
+uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (
+    _NoArrayDtype(f'uint{_i}', _INT, False, 1) for _i in range(1, 8))
+_NO_ARRAY = (complex32, float4_e2m1fn_x2, bits1x8, bits2x4, bits4x2, bits8, bits16,
+             int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5,
+             uint6, uint7)
 
 # aliases
 half = float16
@@ -149,11 +255,14 @@ int = int32
 long = int64
 cfloat = complex64
 cdouble = complex128
-complex32 = None  # not supported
+chalf = complex32
+bit = uint1
 
 _ALL = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-        complex64, complex128, uint16, uint32, uint64]
+        complex64, complex128, uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz,
+        float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu]
 _BY_NAME = {d._name: d for d in _ALL}
+_NO_ARRAY_BY_NAME = {d._name: d for d in _NO_ARRAY}   # dtypes no tensor can have
 _NP2DT = _NpToDtype()
 for _d in _ALL:
     if type(_d) is not _ExtDtype:
@@ -202,9 +311,58 @@ _ORDER = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, fl
           complex64, complex128]
 
 
+# PyTorch's ScalarType names, used in its promotion errors
+_SCALAR_NAMES = {'bool': 'Bool', 'uint8': 'Byte', 'int8': 'Char', 'int16': 'Short',
+                 'int32': 'Int', 'int64': 'Long', 'float16': 'Half', 'bfloat16': 'BFloat16',
+                 'float32': 'Float', 'float64': 'Double', 'complex64': 'ComplexFloat',
+                 'complex128': 'ComplexDouble', 'complex32': 'ComplexHalf', 'uint16': 'UInt16',
+                 'uint32': 'UInt32', 'uint64': 'UInt64'}
+
+
+def _scalar_name(d):
+    n = _SCALAR_NAMES.get(d._name)
+    if n is not None:
+        return n
+    if d._name.startswith('uint'):
+        return 'UInt' + d._name[4:]
+    return d._name[0].upper() + d._name[1:]
+
+
+def _promote_no_array(a, b):
+    """PyTorch's promotion where one side is a dtype ember cannot hold in a tensor."""
+    for x, o in ((a, b), (b, a)):
+        if isinstance(x, _BitsDtype):
+            raise RuntimeError(f"Promotion from {_scalar_name(a)} and {_scalar_name(b)} is "
+                               "unsupported.")
+    if complex32 in (a, b):
+        o = b if a is complex32 else a
+        if isinstance(o, _NoArrayDtype):
+            raise RuntimeError(f"Promotion of {_scalar_name(a)} and {_scalar_name(b)} is not "
+                               "supported")
+        if o._cat == _COMPLEX:
+            return o
+        if o is float64:
+            return complex128
+        if o is float32 or o is bfloat16:
+            return complex64
+        return complex32
+    for x, o in ((a, b), (b, a)):
+        if x._name.startswith('uint') and not isinstance(o, _NoArrayDtype):
+            if o._cat == _FLOAT:
+                return o
+            raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                               f"attempted to promote {_scalar_name(a)} and {_scalar_name(b)}")
+    raise RuntimeError(f"Promotion of {_scalar_name(a)} and {_scalar_name(b)} is not supported")
+
+
 def _promote(a, b):
     if a is b:
         return a
+    if isinstance(a, _NoArrayDtype) or isinstance(b, _NoArrayDtype):
+        return _promote_no_array(a, b)
+    if a in _FLOAT8 or b in _FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{_scalar_name(a)} and {_scalar_name(b)}")
     ca, cb = a._cat, b._cat
     if ca != cb:
         if ca < cb:
@@ -239,7 +397,7 @@ for _a in _ALL:
     for _b in _ALL:
         try:
             _PROMO[(_a, _b)] = _promote(_a, _b)
-        except TypeError:
+        except (TypeError, RuntimeError):
             pass
 
 
@@ -254,8 +412,11 @@ def promote_types(type1, type2):
     try:
         return _PROMO[(type1, type2)]
     except KeyError:
-        _promote(type1, type2)
-        raise
+        for i, t in enumerate((type1, type2)):
+            if not isinstance(t, dtype):
+                raise TypeError(f"promote_types(): argument 'type{i + 1}' (position {i + 1}) "
+                                f"must be torch.dtype, not {type(t).__name__}") from None
+        return _promote(type1, type2)
 
 
 def _scalar_category(x):
@@ -376,10 +537,16 @@ class finfo:
         self.tiny = builtins.float(fi.tiny)
         self.smallest_normal = self.tiny
         self.resolution = 10.0 ** -builtins.int(fi.precision)
+        if t in _FLOAT8:
+            # PyTorch: 10**-digits10, digits10 = floor(mantissa bits * log10(2)) = 0; its
+            # float8_e5m2fnuz epsilon is 2**-3 (ml_dtypes says 2**-2)
+            self.resolution = 1.0
+            if t is float8_e5m2fnuz:
+                self.eps = 0.125
         self.dtype = t._name
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
                 f"dtype={self.dtype})")
 

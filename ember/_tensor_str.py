@@ -116,8 +116,11 @@ class _Fmt:
     """How every element of one (real) array is turned into a fixed-width string."""
     __slots__ = ('floating', 'int_mode', 'sci_mode', 'width', 'prec')
 
-    def __init__(self, a):
-        """``a``: a 1-D host array of the values that decide the format."""
+    def __init__(self, a, e8m0=False):
+        """``a``: a 1-D host array of the values that decide the format. ``e8m0``: the
+        values are float8_e8m0fnu's, where PyTorch counts its smallest value (2**-127, what
+        zero converts to) as zero and NaN as finite, which turns off the integer and
+        scientific modes."""
         prec = self.prec = PRINT_OPTS.precision
         self.floating = a.dtype.kind == 'f'
         self.int_mode = True
@@ -130,8 +133,17 @@ class _Fmt:
                 else:
                     self.width = max(len(str(a.max())), len(str(a.min())), 1)
         else:
+            if e8m0:
+                a = a[a != np.float32(2.0 ** -127)]
+                nan = bool(np.isnan(a).any())
+                a = a[~np.isnan(a)]
             vals = a[np.isfinite(a) & (a != 0)]
-            if vals.size:
+            if e8m0 and nan:
+                self.int_mode = False
+                if vals.size:
+                    self.width = max(len(f"{float(v):.{prec}f}") for v in
+                                     (vals.min(), vals.max()))
+            elif vals.size:
                 mag = np.abs(vals)
                 lo = float(mag.min())
                 hi = float(mag.max())
@@ -248,7 +260,9 @@ def _host(a):
 def _body(a, indent):
     """The bracketed values of host array ``a`` (non-empty)."""
     summarize = a.size > PRINT_OPTS.threshold
-    if a.dtype.kind == 'V' or a.dtype == np.float16:   # bfloat16 / half print as float32
+    e8m0 = a.dtype.name == 'float8_e8m0fnu'
+    if a.dtype.kind == 'V' or a.dtype.itemsize <= 2 and a.dtype.kind == 'f':
+        # bfloat16 / half / float8 print as float32 (ml_dtypes' float8_e5m2 has kind 'f')
         a = a.astype(np.float32)
     if a.dtype.kind == 'c':
         src = _summarize(a) if summarize else a
@@ -256,7 +270,7 @@ def _body(a, indent):
         fi = _Fmt(src.imag.reshape(-1))
         return _nested(a, indent, summarize, fr, fi)
     src = _summarize(a) if summarize else a
-    return _nested(a, indent, summarize, _Fmt(src.reshape(-1)), None)
+    return _nested(a, indent, summarize, _Fmt(src.reshape(-1), e8m0), None)
 
 
 def _add_suffixes(s, suffixes, indent):

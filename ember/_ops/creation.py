@@ -192,8 +192,8 @@ def _np_from_python(data, dt, inferred=False):
     if dt._cat == 1 and raw.dtype.kind == 'i' and not dt.is_signed:
         return raw.astype(dt._np)   # negative values wrap, as in PyTorch
     with np.errstate(over='ignore', invalid='ignore'):
-        if dt._np.kind == 'V':
-            return raw.astype(np.float64).astype(dt._np)
+        if dt._np.kind == 'V' or dt in D._FLOAT8:   # (ml_dtypes' float8_e5m2 has kind 'f')
+            return D.cast_array(raw.astype(np.float64), dt)
         return raw.astype(dt._np)
 
 
@@ -912,7 +912,7 @@ def _cast(input, dtype=None, device=None, copy=False):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=3)
             arr = arr.real
-        arr = arr.astype(dtype._np)
+        arr = D.cast_array(arr, dtype)
         if arr.ndim > 1 and type(arr) is np.ndarray and not _layout.c_exact(a):
             arr = _layout.relayout(arr, _layout.preserve_strides(a.shape, _estrides(a)))
     elif arr is a:
@@ -1006,7 +1006,7 @@ def _copy_out(self, src):
     if a.dtype != dst.dtype:
         if a.dtype.kind == 'c' and dst.dtype.kind != 'c':
             a = a.real
-        a = a.astype(dst.dtype)
+        a = D.cast_array(a, _NP2DT[dst.dtype])
     elif a is src._data:
         a = a.copy()
     if a.shape != dst.shape:
@@ -1046,6 +1046,8 @@ def copy_(self, src, non_blocking=False):
         a = a.real
     if device_of(a) != device_of(dst):
         a = to_device(a, device_of(dst))
+    if a.dtype != dst.dtype and dst.dtype.itemsize == 1 and dst.dtype.kind in 'Vf':
+        a = D.cast_array(a, _NP2DT[dst.dtype])   # float8: PyTorch's saturation and NaN
     try:
         dst[...] = a
     except ValueError:

@@ -89,6 +89,23 @@ for name, kw in configs.items():
         assert all(p.grad.data_ptr() == v.data_ptr() for b in d._buckets
                    for p, v in zip(b.params, b.views))
 
+# buckets are launched during backward, last layer first: when bucket 0 (the last layer's
+# parameters) goes out, the first layer's gradient does not exist yet
+d = DDP(mlp(100 + r), bucket_cap_mb=1e-4)
+seen = []
+def spy(state, bucket):
+    seen.append((bucket.index(), d.module[0].weight.grad is None, len(bucket.parameters()),
+                 bucket.is_last()))
+    return default_hooks.allreduce_hook(state, bucket)
+d.register_comm_hook(None, spy)
+nn.functional.mse_loss(d(xs), ys).backward()
+assert [x[0] for x in seen] == [0, 1, 2, 3] and seen[0][1] and not seen[-1][1], seen
+assert [x[3] for x in seen] == [False, False, False, True]
+try:
+    d.register_comm_hook(None, spy); raise SystemExit('no error')
+except RuntimeError as e:
+    assert 'can only be called once' in str(e)
+
 # no_sync: local accumulation, then one averaging backward
 d = DDP(mlp(100 + r))
 with d.no_sync():

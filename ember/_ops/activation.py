@@ -105,6 +105,8 @@ class _RowLoops:
 # the largest row sum of exp(x) for which softmax needs no shift by the row maximum
 # (far below the dtype's overflow, so that no single term overflowed either)
 _SUM_SAFE = {4: 1e37, 8: 1e300}
+# the largest row sum of exp(x) for which log_softmax needs no shift (e^16)
+_LOG_SUM_SAFE = 8.8e6
 
 
 def _softmax_kernel(a, axis, log, keep=None):
@@ -127,14 +129,31 @@ def _softmax_kernel(a, axis, log, keep=None):
     n = a.shape[axis]
     with _RowLoops(n if axis == nd - 1 else 0):
         if log:
-            # PyTorch's order of operations, (x - max) - log(sum(exp(x - max))), so that
-            # the result keeps its relative precision near 0
-            e = xp.subtract(a, a.max(axis=axis, keepdims=True))
-            t = xp.exp(e)
-            s = _sum_keep(t, axis, xp)
-            if keep is not None and w is None and nd:
-                keep._exp = (t, s.copy())
-            e -= xp.log(s, out=s)
+            e = t = None
+            if a.dtype.itemsize in _SUM_SAFE:
+                # x - log(sum exp(x)) without the shift, when every row sum is moderate
+                # (1/n <= sum <= e^16: |log sum| is small, so subtracting it costs no more
+                # precision than PyTorch's order) and no element dominates its row
+                # (max exp(x) <= sum / 2: every result <= -log 2, none near 0, where only
+                # the shifted order keeps its relative precision); a NaN fails the test
+                with xp.errstate(over='ignore', invalid='ignore'):
+                    t = xp.exp(a)
+                    s = _sum_keep(t, axis, xp)
+                    ok = bool((((s <= _LOG_SUM_SAFE) & (s * n >= 1))
+                               & (t.max(axis=axis, keepdims=True) * 2 <= s)).all())
+                if ok:
+                    if keep is not None and w is None and nd:
+                        keep._exp = (t, s.copy())
+                    e = xp.subtract(a, xp.log(s, out=s))
+            if e is None:
+                # PyTorch's order of operations, (x - max) - log(sum(exp(x - max))), so
+                # that the result keeps its relative precision near 0
+                e = xp.subtract(a, a.max(axis=axis, keepdims=True))
+                t = xp.exp(e, out=t)
+                s = _sum_keep(t, axis, xp)
+                if keep is not None and w is None and nd:
+                    keep._exp = (t, s.copy())
+                e -= xp.log(s, out=s)
         else:
             e = s = None
             lim = _SUM_SAFE.get(a.dtype.itemsize)

@@ -4,6 +4,7 @@ another dim, on the shifted (large logits) and the shift-free paths, in float32/
 NumPy's ufunc buffer size is left as it was, also when the kernel raises."""
 import numpy as np
 import pytest
+import torch
 
 import ember
 from oracle import check
@@ -30,6 +31,23 @@ def test_one_dominant_logit(name):
     a = _logits((4, 800), np.float32, seed=1)
     a[:, 3] = 40.0
     check(lambda m, x: getattr(m, name)(x, -1), [a], grad=True, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize('top', [15.0, 9.0, 2.0, 0.5])
+def test_log_softmax_near_zero(top):
+    # moderate row sums with one element near probability 1: its result is near 0, with
+    # an absolute error of the float32 row sum of 1 + many small terms (BLAS order: up to
+    # ~50 ulps of 1 here; torch's vectorised sum gets ~1), not one of ulps of the maximum
+    a = np.full((3, 700), -12.0, np.float32)
+    a[:, 5] = top
+    a[1, 7] = top - 14
+    e = ember.log_softmax(ember.tensor(a), -1).numpy(force=True)
+    t = torch.log_softmax(torch.tensor(a), -1).numpy()
+    a64 = a.astype(np.float64)
+    exact = a64 - np.log(np.exp(a64).sum(-1, keepdims=True))
+    assert np.abs(e[:, 5] - exact[:, 5]).max() <= 8e-6
+    assert np.all(e[:, 5] < 0)
+    np.testing.assert_allclose(e, t, rtol=2e-6, atol=8e-6)
 
 
 @pytest.mark.parametrize('name', ['softmax', 'log_softmax'])

@@ -664,6 +664,7 @@ def _rfftn(input, s, dim, norm, out, fname, inverse):
     x = _prep(input, fname)
     if x._data.dtype.kind == 'c':
         if inverse:
+            _n_dims(x, s, dim, fname)   # ihfftn checks the dims first (IndexError)
             raise RuntimeError(f"Only supports floating-point dtypes, but found: "
                                f"{_legacy(x.dtype)}")
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got "
@@ -904,12 +905,13 @@ def _freq(fname, n, d, out, dtype, device, requires_grad, half):
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_legacy(dt)}'")
     if dt._cat != 2:
         raise RuntimeError(f"{fname[3:]} requires a floating point or complex dtype")
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    # the length is n / 2 + 1 in C++ integer division (truncating): rfftfreq(-1) has 1 point
+    m = (abs(n) // 2 * (1 if n >= 0 else -1) + 1) if half else n
+    if m < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {m}: [{m}]")
     from .creation import _xp, _finish
     from .._backend import to_device
     npd = dt._np
-    m = n // 2 + 1 if half else n
     xp, dev = _xp(device)
     arr = xp.arange(m, dtype=npd)
     if not half and n:

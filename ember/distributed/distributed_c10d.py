@@ -23,7 +23,7 @@ import numpy as np
 
 from . import (Backend, DistBackendError, DistNetworkError, GroupMember, ReduceOp, _NOT_INIT,
                default_pg_timeout, group as _group_ns)
-from ._work import Work, _done_work, _peer as _peer_state, _wait_all
+from ._work import Work, _peer as _peer_state, _wait_all
 from ._extras import _debug, DebugLevel
 
 _state = {'world': None, 'backend': None, 'server': None, 'store': None, 'count': 0,
@@ -791,9 +791,10 @@ def _mpi_red(dt, o):
 
 
 def _run(pg, async_op, call, fin, result, name, future_value=None):
-    """Run a collective: ``call(nonblocking)`` issues the MPI call(s) (returning the
-    request(s) when nonblocking), ``fin()`` finishes (copies back, divides...). Blocking
-    calls wait by polling, bounded by the group's timeout (:func:`_wait_all`)."""
+    """Run a collective: ``call(True)`` issues MPI's nonblocking call(s) and returns the
+    request(s), ``fin()`` finishes (copies back, divides...). ``async_op`` returns a Work;
+    otherwise the requests are waited for by polling, bounded by the group's timeout and
+    failing when a peer died (:func:`_wait_all`), where a blocking MPI call could hang."""
     try:
         req = call(True)
     except Exception as e:    # an MPI error (mpi4py.MPI.Exception)
@@ -879,7 +880,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     n = pg.size()
 
     def call(nb):
-        return (c.Iallreduce if nb else c.Allreduce)(_IN_PLACE(), w, mop)
+        return c.Iallreduce(_IN_PLACE(), w, mop)
 
     def fin():
         _from_work(w, tensor._data, o, n)
@@ -940,7 +941,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     buf = _contig(a)
 
     def call(nb):
-        return (c.Ibcast if nb else c.Bcast)(_flat(buf), root=root)
+        return c.Ibcast(_flat(buf), root=root)
 
     def fin():
         if buf is not a:
@@ -977,7 +978,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         w = _to_work(a, o, factor, True)
 
         def call(nb):
-            return (c.Ireduce if nb else c.Reduce)(_IN_PLACE(), w, mop, root=root)
+            return c.Ireduce(_IN_PLACE(), w, mop, root=root)
 
         def fin():
             _from_work(w, tensor._data, o, n)
@@ -986,7 +987,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         w = _to_work(a, o, factor, True)
 
         def call(nb):
-            return (c.Ireduce if nb else c.Reduce)(w, None, mop, root=root)
+            return c.Ireduce(w, None, mop, root=root)
         fin = None
     return _run(pg, async_op, call, fin, [tensor], 'reduce')
 
@@ -1016,7 +1017,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     buf = _contig(out)
 
     def call(nb):
-        return (c.Iallgather if nb else c.Allgather)(_flat(a), _flat(buf))
+        return c.Iallgather(_flat(a), _flat(buf))
 
     def fin():
         if buf is not out:
@@ -1060,8 +1061,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
     def call(nb):
         if len(set(sizes)) == 1:
-            return (c.Iallgather if nb else c.Allgather)(_flat(a), buf)
-        return (c.Iallgatherv if nb else c.Allgatherv)(_flat(a), spec + [MPI.BYTE])
+            return c.Iallgather(_flat(a), buf)
+        return c.Iallgatherv(_flat(a), spec + [MPI.BYTE])
 
     def fin():
         for t, off, sz in zip(tensor_list, displ, sizes):
@@ -1135,7 +1136,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         buf = np.empty(n * a.nbytes, np.uint8)
 
         def call(nb):
-            return (c.Igather if nb else c.Gather)(_flat(a), buf, root=root)
+            return c.Igather(_flat(a), buf, root=root)
 
         def fin():
             for i, t in enumerate(gather_list):
@@ -1143,7 +1144,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
                 t._bump()
     else:
         def call(nb):
-            return (c.Igather if nb else c.Gather)(_flat(a), None, root=root)
+            return c.Igather(_flat(a), None, root=root)
         fin = None
     return _run(pg, async_op, call, fin, [gather_list] if gather_list else [], 'gather')
 
@@ -1185,7 +1186,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         send = None
 
     def call(nb):
-        return (c.Iscatter if nb else c.Scatter)(send, _flat(buf), root=root)
+        return c.Iscatter(send, _flat(buf), root=root)
 
     def fin():
         if buf is not out:
@@ -1203,7 +1204,7 @@ def _reduce_scatter_flat(pg, send_arrays, out_t, o, factor, async_op, name):
     mop = _mpi_red(out.dtype, o)
 
     def call(nb):
-        return (c.Ireduce_scatter_block if nb else c.Reduce_scatter_block)(send, recv, mop)
+        return c.Ireduce_scatter_block(send, recv, mop)
 
     def fin():
         _from_work(recv, out_t._data, o, n)
@@ -1306,7 +1307,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     from mpi4py import MPI
 
     def call(nb):
-        return (c.Ialltoallv if nb else c.Alltoallv)([_flat(a), (scnt, sdsp), MPI.BYTE],
+        return c.Ialltoallv([_flat(a), (scnt, sdsp), MPI.BYTE],
                                                      [_flat(buf), (rcnt, rdsp), MPI.BYTE])
 
     def fin():
@@ -1344,7 +1345,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     from mpi4py import MPI
 
     def call(nb):
-        return (c.Ialltoallv if nb else c.Alltoallv)([send, (scnt, sdsp), MPI.BYTE],
+        return c.Ialltoallv([send, (scnt, sdsp), MPI.BYTE],
                                                      [recv, (rcnt, rdsp), MPI.BYTE])
 
     def fin():

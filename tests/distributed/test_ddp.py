@@ -106,6 +106,15 @@ try:
 except RuntimeError as e:
     assert 'can only be called once' in str(e)
 
+# a deep copy (and a pickled copy) of a DDP module is a working DDP module of its own
+import copy, pickle
+d = DDP(mlp(100 + r))
+for dc in (copy.deepcopy(d), pickle.loads(pickle.dumps(d))):
+    assert dc.module[0].weight is not d.module[0].weight
+    nn.functional.mse_loss(dc(xs), ys).backward()
+    assert gather_equal(dc.module[0].weight.grad) and d.module[0].weight.grad is None
+    assert dc.process_group is dist.group.WORLD and dc._comm_hook is None
+
 # no_sync: local accumulation, then one averaging backward
 d = DDP(mlp(100 + r))
 with d.no_sync():

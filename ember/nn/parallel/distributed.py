@@ -96,9 +96,8 @@ class DistributedDataParallel(Module):
             (saves a copy). Default: ``False``.
         static_graph (bool): accepted (the hooks need no graph analysis). Default: ``False``.
 
-    NOTE: unlike PyTorch, a ``DistributedDataParallel`` object cannot be pickled or deep-copied
-    (pickle its ``.module``); ``device_ids`` with a CPU module warn instead of raising (see
-    above).
+    A copy (``copy.deepcopy``, pickling) runs on the default process group with its own
+    buckets and hooks and without the registered comm hook, as in PyTorch.
 
     Example::
 
@@ -567,7 +566,27 @@ class DistributedDataParallel(Module):
                 'static_graph': self.static_graph, 'num_buckets': len(self._buckets)}
 
     def __getstate__(self):
-        raise RuntimeError("DistributedDataParallel cannot be pickled; pickle its .module")
+        st = super().__getstate__()
+        for k in ('_handles', '_buckets', '_where', 'process_group', '_pindex', '_comm_hook',
+                  '_comm_state'):
+            st.pop(k, None)
+        return st
+
+    def __setstate__(self, state):
+        # as PyTorch: the copy runs on the default group, with fresh buckets and hooks
+        sup = getattr(super(), '__setstate__', None)
+        if sup is not None:
+            sup(state)
+        else:
+            self.__dict__.update(state)
+        dist = _dist()
+        self.process_group = dist.group.WORLD
+        self._comm_hook = self._comm_state = None    # hooks are not copied (as PyTorch)
+        self._pindex = {id(p): i for i, p in enumerate(self._params)}
+        self._in_backward = False
+        self._build_buckets()
+        self._handles = [p.register_post_accumulate_grad_hook(self._make_hook(i))
+                         for i, p in enumerate(self._params)]
 
 
 class _DDPJoinHook:

@@ -162,6 +162,12 @@ def run(args):
     """Launch the workers described by parsed ``args``; raises :class:`ChildFailedError`
     when they fail."""
     cfg, entry, eargs = config_from_args(args)
+    if 'OMP_NUM_THREADS' not in os.environ and cfg.nproc_per_node > 1:
+        print("*****************************************\n"
+              "Setting OMP_NUM_THREADS environment variable for each process to be 1 in "
+              "default, to avoid your system being overloaded, please further tune the "
+              "variable for optimal performance in your application as needed. \n"
+              "*****************************************", file=sys.stderr, flush=True)
     elastic_launch(cfg, entry)(*eargs)
 
 

@@ -21,7 +21,7 @@ import os, sys
 import torch
 import torch.distributed as dist
 assert torch.__name__ == 'ember', torch.__name__     # torch resolves to ember
-keys = ['RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'GROUP_RANK', 'MASTER_ADDR',
+keys = ['OMP_NUM_THREADS', 'RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'GROUP_RANK', 'MASTER_ADDR',
         'MASTER_PORT', 'TORCHELASTIC_RESTART_COUNT', 'TORCHELASTIC_MAX_RESTARTS',
         'TORCHELASTIC_RUN_ID', 'ROLE_RANK', 'ROLE_WORLD_SIZE']
 env = {k: os.environ.get(k) for k in keys}
@@ -84,8 +84,10 @@ def test_standalone_two_workers(tmp_path):
         assert r['WORLD_SIZE'] == '2' and r['LOCAL_WORLD_SIZE'] == '2' and r['GROUP_RANK'] == '0'
         assert r['MASTER_ADDR'] == 'localhost' and int(r['MASTER_PORT']) > 0
         assert r['TORCHELASTIC_RESTART_COUNT'] == '0' and r['SUM'] == 3.0
+        assert r['OMP_NUM_THREADS'] == '1'
         assert r['ROLE_WORLD_SIZE'] == '2' and r['TORCHELASTIC_RUN_ID'] == rows[0]['TORCHELASTIC_RUN_ID']
     assert "ARGS ['--lr', '1']" in out
+    assert 'Setting OMP_NUM_THREADS environment variable for each process to be 1' in err
 
 
 def test_two_nodes_on_one_machine(tmp_path):

@@ -388,6 +388,71 @@ class Tensor:
         return self.grad_fn is None
 
     @property
+    def grad_dtype(self):
+        """The dtype a leaf's ``.grad`` is given: ``self.dtype`` unless set (the engine
+        casts incoming gradients to it); ``None`` lets any dtype through. Leaves only.
+
+        Example::
+
+            >>> x = ember.ones(2, requires_grad=True)
+            >>> x.grad_dtype = ember.float64
+            >>> (x * 2).sum().backward(); x.grad.dtype
+            torch.float64
+        """
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        d = self.__dict__
+        return d['_grad_dtype'] if '_grad_dtype' in d else self.dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, dt):
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if dt is not None and not isinstance(dt, D.dtype):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got "
+                               f"{type(dt).__name__}")
+        self.__dict__['_grad_dtype'] = dt
+
+    @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves).
+
+        Example::
+
+            >>> ember.ones(4, requires_grad=True).unbind()[2].output_nr
+            2
+        """
+        return self._out_nr if self.grad_fn is not None else 0
+
+    @property
+    def volatile(self):
+        """Removed in PyTorch (always False, with a warning)."""
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, v):
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+
+    @property
+    def name(self):
+        """A tensor's name in PyTorch's legacy graph tooling: always None."""
+        return None
+
+    # devices ember has no backend for: always False
+    is_ipu = property(lambda self: False, doc="False: ember has no IPU backend.")
+    is_maia = property(lambda self: False, doc="False: ember has no MAIA backend.")
+    is_mps = property(lambda self: False, doc="False: ember has no MPS backend.")
+    is_mtia = property(lambda self: False, doc="False: ember has no MTIA backend.")
+    is_vulkan = property(lambda self: False, doc="False: ember has no Vulkan backend.")
+    is_xla = property(lambda self: False, doc="False: ember has no XLA backend.")
+    is_xpu = property(lambda self: False, doc="False: ember has no XPU backend.")
+
+    @property
     def grad(self):
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
         if self._grad is None and self._grad_fn is not None and \

@@ -270,6 +270,11 @@ class AccumulateGrad(Node):
         var = self._var()
         if grad is None or var is None:
             return ()
+        vd = var.__dict__
+        if vd and '_grad_dtype' in vd:   # Tensor.grad_dtype set: cast to it
+            gd = vd['_grad_dtype']
+            if gd is not None and grad.dtype is not gd:
+                grad = grad.to(gd)
         if var._grad is None:
             if _Mode.grad:
                 var._grad = grad.clone()

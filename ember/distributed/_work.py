@@ -19,13 +19,11 @@ def _wait_all(reqs, statuses=None, timeout_s=None, name='operation', rank=-1):
     ``DistBackendError`` after ``timeout_s`` seconds or once a peer process is known dead,
     where a blocking MPI call would wait forever. Backs off (yields the CPU) after a few
     milliseconds, which matters when ranks outnumber cores."""
-    from mpi4py import MPI
     if len(reqs) == 1 and statuses is None:
-        r0 = reqs[0]
-
-        def test():
-            return r0.Test()
+        test = reqs[0].Test
     else:
+        from mpi4py import MPI
+
         def test():
             return MPI.Request.Testall(reqs, statuses)
     try:

@@ -656,9 +656,18 @@ def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None,
 
 
 # ----------------------------------------------------------------------------- checks
+_TENSOR = []
+
+
+def _tensor_type():
+    if not _TENSOR:
+        from .. import Tensor
+        _TENSOR.append(Tensor)
+    return _TENSOR[0]
+
+
 def _check_single_tensor(param, name):
-    from .. import Tensor
-    if not isinstance(param, Tensor):
+    if not isinstance(param, _TENSOR[0] if _TENSOR else _tensor_type()):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
                         f"torch.Tensor\n             but got {type(param)} instead.")
 
@@ -708,10 +717,12 @@ def _put(dst, src):
 
 
 def _is_half(dt):
-    return dt == np.float16 or dt.name == 'bfloat16'
+    return dt.itemsize == 2 and dt.kind in 'fV'      # float16, or ml_dtypes' bfloat16
 
 
 def _op_parts(op):
+    if op.__class__ is _RED_OP_TYPE:
+        return op, None
     if isinstance(op, ReduceOp):
         return op.op, op._factor
     if isinstance(op, ReduceOp.RedOpType):
@@ -834,9 +845,15 @@ def _check_same_collective(pg, op, tensor=None):
                 f"CollectiveFingerPrint({other}).")
 
 
+_RED_OP_TYPE = ReduceOp.RedOpType
+_IN_PLACE_CACHE = []
+
+
 def _IN_PLACE():
-    from mpi4py import MPI
-    return MPI.IN_PLACE
+    if not _IN_PLACE_CACHE:
+        from mpi4py import MPI
+        _IN_PLACE_CACHE.append(MPI.IN_PLACE)
+    return _IN_PLACE_CACHE[0]
 
 
 # ----------------------------------------------------------------------------- collectives

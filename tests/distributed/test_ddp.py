@@ -49,6 +49,10 @@ if r == 0:
 ddp = DDP(m)
 assert all(gather_equal(p) for p in ddp.parameters())
 assert list(ddp.state_dict()) == ['module.' + k for k in m.state_dict()], list(ddp.state_dict())
+# a backward through the wrapped module alone (not the wrapper) stays local
+ddp.module(xs).sum().backward()
+assert not gather_equal(m[0].weight.grad)
+m.zero_grad()
 
 configs = {'default': {}, 'small': dict(bucket_cap_mb=1e-4, gradient_as_bucket_view=True),
            'hook': dict(bucket_cap_mb=1e-4), 'fp16': {}, 'bf16': {}, 'psgd': {}, 'bpsgd': {}, 'psgd1': {},

@@ -178,6 +178,8 @@ class DistributedDataParallel(Module):
         self._in_backward = False
         self._unfinished = False
         self._unused = ()
+        # hooks fired by a backward that did not go through this wrapper's forward do nothing
+        self._sync_this_backward = False
         self._handles = [p.register_post_accumulate_grad_hook(self._make_hook(i))
                          for i, p in enumerate(params)]
 

@@ -10,6 +10,16 @@ MPI communicator; collectives run MPI's blocking calls, or its nonblocking ones
 Tensors of every dtype take part: MPI's own types where it has them, bool as bytes (SUM is
 OR, PRODUCT is AND, as PyTorch), float16/bfloat16 reduced in float32, complex as pairs of
 reals; data movement (broadcast, gather, scatter, all_to_all, send/recv) is done on bytes.
+
+Failures end in an error, not a hang: a rank that never arrives makes ``init_process_group``
+raise ``DistStoreError`` within ``timeout`` (the ranks first meet on the rendezvous server);
+collectives are MPI's nonblocking calls waited for by polling, so they raise
+``DistBackendError`` after the group's timeout, or as soon as the rendezvous server reports
+that a rank's process died (it watches each rank's PMI connection); with
+``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatched collectives raise on every rank.
+
+NOTE: unlike PyTorch, only CPU tensors are supported for now (CUDA tensors will go through
+NCCL via CuPy: a second kind of communicator behind the same ``ProcessGroup``).
 """
 import io
 import os

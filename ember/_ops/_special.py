@@ -608,15 +608,18 @@ def _ndtri_block(p, out, xp):
     """ndtri of the 1-d array ``p`` into ``out`` (same length)."""
     q = p - 0.5
     xp.multiply(q, _ratio(0.180625 - q * q, _NDTRI_CENTRE), out=out)
-    tail = xp.abs(q) > 0.425     # False for nan (the centre's nan stays)
-    if tail.any():
-        pt = p[tail]
-        qt = q[tail]
+    idx = xp.flatnonzero(xp.abs(q) > 0.425)     # the tails (not nan: its centre's nan stays)
+    if idx.shape[0]:
+        pt = p.take(idx)
+        qt = pt - 0.5
         # r = sqrt(-log(min(p, 1 - p))): inf for p = 0 or 1, nan outside [0, 1]
         r = xp.sqrt(-xp.log(xp.where(qt < 0, pt, 0.5 - qt)))   # 0.5 - q == 1 - p
-        xt = xp.where(r <= 5.0, _ratio(r - 1.6, _NDTRI_NEAR), _ratio(r - 5.0, _NDTRI_FAR))
+        xt = _ratio(r - 1.6, _NDTRI_NEAR)
+        far = xp.flatnonzero(r > 5.0)           # p < 1.4e-11 or > 1 - 1.4e-11 (rare)
+        if far.shape[0]:
+            xt[far] = _ratio(r.take(far) - 5.0, _NDTRI_FAR)
         xt = xp.where(r == xp.inf, r, xt)
-        out[tail] = xp.where(qt < 0, -xt, xt)
+        out[idx] = xp.where(qt < 0, -xt, xt)
 
 
 def ndtri(p):

@@ -17,7 +17,13 @@ __all__ = ['parse_args', 'launch', 'main']
 
 def parse_args(args):
     """Parse the command line: :func:`ember.distributed.run.get_args_parser` plus
-    ``--use-env``."""
+    ``--use-env``.
+
+    Example::
+
+        >>> parse_args(['--use-env', 'train.py']).use_env
+        True
+    """
     p = get_args_parser()
     p.add_argument('--use-env', '--use_env', default=False, action='store_true',
                    help="Read the local rank from LOCAL_RANK instead of --local-rank.")
@@ -25,7 +31,12 @@ def parse_args(args):
 
 
 def launch(args):
-    """Launch with parsed ``args`` (``--local-rank`` appended unless ``--use-env``)."""
+    """Launch with parsed ``args`` (``--local-rank`` appended unless ``--use-env``).
+
+    Example::
+
+        >>> launch(parse_args(['--nproc-per-node=2', 'train.py']))
+    """
     if args.no_python and not args.use_env:
         raise ValueError("When using the '--no-python' flag, you must also set the "
                          "'--use-env' flag.")
@@ -35,7 +46,12 @@ def launch(args):
 
 
 def main(args=None):
-    """Entry point of ``python -m ember.distributed.launch``."""
+    """Entry point of ``python -m ember.distributed.launch``.
+
+    Example::
+
+        >>> main(['--nproc-per-node=2', '--use-env', 'train.py'])
+    """
     warnings.warn("The module torch.distributed.launch is deprecated\nand will be removed in "
                   "future. Use torchrun.\nNote that --use-env is set by default in torchrun.\n",
                   FutureWarning, stacklevel=2)

@@ -33,7 +33,13 @@ def _env_default(name, default):
 
 
 def get_args_parser():
-    """The argument parser of the launcher (torchrun's flags; dashes or underscores)."""
+    """The argument parser of the launcher (torchrun's flags; dashes or underscores).
+
+    Example::
+
+        >>> get_args_parser().parse_args(['--nproc-per-node=2', 'train.py']).nproc_per_node
+        '2'
+    """
     p = argparse.ArgumentParser(prog='ember.distributed.run',
                                 description="ember distributed launcher (torchrun)")
 
@@ -78,7 +84,13 @@ def get_args_parser():
 
 
 def parse_args(args):
-    """Parse the launcher's command line (a list of strings)."""
+    """Parse the launcher's command line (a list of strings).
+
+    Example::
+
+        >>> parse_args(['--standalone', 'train.py']).standalone
+        True
+    """
     return get_args_parser().parse_args(args)
 
 
@@ -114,7 +126,14 @@ def _free_port():
 
 
 def config_from_args(args):
-    """``(LaunchConfig, entrypoint, entry args)`` from parsed arguments."""
+    """``(LaunchConfig, entrypoint, entry args)`` from parsed arguments.
+
+    Example::
+
+        >>> cfg, entry, args = config_from_args(parse_args(['--nproc-per-node=2', 'train.py']))
+        >>> cfg.nproc_per_node
+        2
+    """
     mn, mx = _nnodes(args.nnodes)
     nproc = _nproc(args.nproc_per_node)
     node_rank = args.node_rank
@@ -160,7 +179,12 @@ def config_from_args(args):
 
 def run(args):
     """Launch the workers described by parsed ``args``; raises :class:`ChildFailedError`
-    when they fail."""
+    when they fail.
+
+    Example::
+
+        >>> run(parse_args(['--standalone', '--nproc-per-node=2', 'train.py']))
+    """
     cfg, entry, eargs = config_from_args(args)
     if 'OMP_NUM_THREADS' not in os.environ and cfg.nproc_per_node > 1:
         print("*****************************************\n"
@@ -172,7 +196,12 @@ def run(args):
 
 
 def main(args=None):
-    """Entry point of ``python -m ember.distributed.run`` / ``emberrun``."""
+    """Entry point of ``python -m ember.distributed.run`` / ``emberrun``.
+
+    Example::
+
+        >>> main(['--standalone', '--nproc-per-node=2', 'train.py'])
+    """
     a = parse_args(sys.argv[1:] if args is None else args)
     try:
         run(a)

@@ -17,6 +17,14 @@ class CheckpointException(Exception):
     Args:
         msg (str): the message.
         failures (dict): ``rank -> exception``.
+
+    Example::
+
+        >>> try:
+        ...     dcp.load({'missing': ember.zeros(1)}, checkpoint_id='ckpt')
+        ... except CheckpointException as e:
+        ...     print(list(e.failures))
+        [0]
     """
 
     def __init__(self, msg, failures):
@@ -35,7 +43,14 @@ class CheckpointException(Exception):
 @dataclasses.dataclass
 class Metadata:
     """The index of a checkpoint: ``state_dict_metadata`` maps each flattened key to
-    ``{'file', 'kind', 'shape', 'dtype'}``."""
+    ``{'file', 'kind', 'shape', 'dtype'}``.
+
+    Example::
+
+        >>> md = dcp.save(sd, checkpoint_id='ckpt')
+        >>> sorted(md.state_dict_metadata)[:1]
+        ['model.bias']
+    """
     state_dict_metadata: dict
     planner_data: object = None
     storage_data: object = None
@@ -44,11 +59,23 @@ class Metadata:
 
 
 class StorageWriter:
-    """Where :func:`save` writes (a folder for :class:`FileSystemWriter`)."""
+    """Where :func:`save` writes (a folder for :class:`FileSystemWriter`).
+
+    Example::
+
+        >>> isinstance(FileSystemWriter('ckpt'), StorageWriter)
+        True
+    """
 
 
 class StorageReader:
-    """Where :func:`load` reads (a folder for :class:`FileSystemReader`)."""
+    """Where :func:`load` reads (a folder for :class:`FileSystemReader`).
+
+    Example::
+
+        >>> isinstance(FileSystemReader('ckpt'), StorageReader)
+        True
+    """
 
 
 class FileSystemWriter(StorageWriter):
@@ -268,7 +295,12 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
 
 def save_state_dict(state_dict, storage_writer, process_group=None, coordinator_rank=0,
                     no_dist=False, planner=None):
-    """Deprecated form of :func:`save` (``storage_writer`` required)."""
+    """Deprecated form of :func:`save` (``storage_writer`` required).
+
+    Example::
+
+        >>> dcp.save_state_dict(sd, FileSystemWriter('ckpt'))   # FutureWarning
+    """
     import warnings
     warnings.warn("'save_state_dict' is deprecated and will be removed in future versions."
                   "Please use 'save' instead.", FutureWarning, stacklevel=2)
@@ -278,7 +310,12 @@ def save_state_dict(state_dict, storage_writer, process_group=None, coordinator_
 
 def load_state_dict(state_dict, storage_reader, process_group=None, coordinator_rank=0,
                     no_dist=False, planner=None):
-    """Deprecated form of :func:`load` (``storage_reader`` required)."""
+    """Deprecated form of :func:`load` (``storage_reader`` required).
+
+    Example::
+
+        >>> dcp.load_state_dict(sd, FileSystemReader('ckpt'))   # FutureWarning
+    """
     import warnings
     warnings.warn("'load_state_dict' is deprecated and will be removed in future versions. "
                   "Please use 'load' instead.", FutureWarning, stacklevel=2)

@@ -21,6 +21,10 @@ class StateDictOptions:
         ignore_frozen_params (bool): leave out parameters with ``requires_grad=False``.
         keep_submodule_prefixes (bool): accepted.
         strict (bool): ``strict`` of ``load_state_dict``. Default: ``True``.
+
+    Example::
+
+        >>> msd = get_model_state_dict(model, options=StateDictOptions(ignore_frozen_params=True))
     """
     full_state_dict: bool = False
     cpu_offload: bool = False

@@ -17,9 +17,11 @@ class Stateful(Protocol):
     """
 
     def state_dict(self) -> Dict[str, Any]:
+        """The object's state (what is saved)."""
         ...
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restore the state from ``state_dict`` (what was loaded)."""
         ...
 
 

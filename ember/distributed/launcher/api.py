@@ -26,6 +26,13 @@ class SignalException(Exception):
     Args:
         msg (str): the message.
         sigval (signal.Signals): the signal.
+
+    Example::
+
+        >>> try:
+        ...     elastic_launch(cfg, sys.executable)('train.py')
+        ... except SignalException as e:
+        ...     print(e.sigval)     # e.g. Signals.SIGTERM
     """
 
     def __init__(self, msg, sigval):
@@ -51,6 +58,13 @@ class ChildFailedError(Exception):
     Args:
         name (str): the entry point's name.
         failures (dict): ``global rank -> (exitcode, pid, local_rank)`` of the failed workers.
+
+    Example::
+
+        >>> try:
+        ...     elastic_launch(cfg, sys.executable)('failing.py')
+        ... except ChildFailedError as e:
+        ...     rank, (code, pid, local_rank) = e.get_first_failure()
     """
 
     def __init__(self, name, failures):
@@ -91,6 +105,11 @@ class LaunchConfig:
         monitor_interval (float): seconds between checks of the workers.
         start_method (str): accepted ('spawn').
         local_addr (str, optional), log_line_prefix_template, metrics_cfg: accepted.
+
+    Example::
+
+        >>> LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2,
+        ...              rdzv_endpoint='127.0.0.1:29500', max_restarts=1)
     """
     min_nodes: int
     max_nodes: int
@@ -229,6 +248,11 @@ def launch_agent(config, entrypoint, args):
 
     Raises:
         ChildFailedError: workers still fail after ``max_restarts`` restarts.
+
+    Example::
+
+        >>> launch_agent(cfg, sys.executable, ['-u', 'train.py'])
+        {}
     """
     if config.min_nodes != config.max_nodes:
         raise ValueError(f"NOTE: unlike PyTorch, elastic node ranges are not supported "

@@ -459,6 +459,8 @@ class DistributedDataParallel(Module):
         return tuple(i for i in range(len(self._params)) if i not in used)
 
     def forward(self, *inputs, **kwargs):
+        """Run the wrapped module (after broadcasting rank 0's buffers when
+        ``broadcast_buffers``) and prepare the gradient reduction of the next backward."""
         self._pre_forward()
         out = self.module(*inputs, **kwargs)
         return self._post_forward(out)

@@ -21,7 +21,12 @@ def _psgd(hook):
 
 class DDPCommHookType(enum.Enum):
     """The built-in hooks, by name: ``ALLREDUCE``, ``FP16_COMPRESS``, ``BF16_COMPRESS``,
-    ``POWER_SGD``, ``BATCHED_POWER_SGD``."""
+    ``POWER_SGD``, ``BATCHED_POWER_SGD``.
+
+    Example::
+
+        >>> register_ddp_comm_hook(DDPCommHookType.ALLREDUCE, ddp_model)
+    """
     ALLREDUCE = _hook(default_hooks.allreduce_hook)
     FP16_COMPRESS = _hook(default_hooks.fp16_compress_hook)
     BF16_COMPRESS = _hook(default_hooks.bf16_compress_hook)

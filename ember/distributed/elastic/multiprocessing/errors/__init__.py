@@ -12,7 +12,12 @@ __all__ = ['record', 'ChildFailedError', 'ErrorHandler', 'get_error_handler']
 
 
 class ErrorHandler:
-    """Writes an exception as JSON to ``TORCHELASTIC_ERROR_FILE`` (when set)."""
+    """Writes an exception as JSON to ``TORCHELASTIC_ERROR_FILE`` (when set).
+
+    Example::
+
+        >>> get_error_handler().record_exception(ValueError('bad'))   # to TORCHELASTIC_ERROR_FILE
+    """
 
     def initialize(self):
         """Nothing to set up (kept for compatibility)."""
@@ -34,7 +39,12 @@ class ErrorHandler:
 
 
 def get_error_handler():
-    """The :class:`ErrorHandler`."""
+    """The :class:`ErrorHandler`.
+
+    Example::
+
+        >>> h = get_error_handler()
+    """
     return ErrorHandler()
 
 

@@ -41,6 +41,13 @@ res['rm'] = bn.running_mean.numpy(); res['rv'] = bn.running_var.numpy()
 res['nbt'] = bn.num_batches_tracked.numpy()
 bn.eval()
 res['yeval'] = bn(ember.tensor(X[sl])).detach().numpy()
+# cumulative average (momentum=None), no affine; no running stats: batch stats in eval too
+bn2 = nn.SyncBatchNorm(3, momentum=None, affine=False).double()
+for step in range(3):
+    bn2(ember.tensor(X[sl] + step))
+res['rm_cum'] = bn2.running_mean.numpy(); res['rv_cum'] = bn2.running_var.numpy()
+bn3 = nn.SyncBatchNorm(3, track_running_stats=False).double().eval()
+res['y_nostats'] = bn3(ember.tensor(X[sl])).detach().numpy()
 # convert_sync_batchnorm inside a DDP model trains on both ranks
 net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU())
 sync = nn.SyncBatchNorm.convert_sync_batchnorm(net)
@@ -84,6 +91,18 @@ def test_syncbn_matches_whole_batch_batchnorm(ranks):
     ye = bn(torch.tensor(X)).detach().numpy()
     np.testing.assert_allclose(ranks[0]['yeval'], ye[:2], atol=1e-12)
     np.testing.assert_allclose(ranks[1]['yeval'], ye[2:], atol=1e-12)
+    bn2 = torch.nn.BatchNorm2d(3, momentum=None, affine=False).double()
+    for step in range(3):
+        bn2(torch.tensor(X + step))
+    bn3 = torch.nn.BatchNorm2d(3, track_running_stats=False).double().eval()
+    y3 = bn3(torch.tensor(X)).detach().numpy()
+    for r, sl in ((0, slice(0, 2)), (1, slice(2, 6))):
+        np.testing.assert_allclose(ranks[r]['rm_cum'], bn2.running_mean.numpy(), atol=1e-12)
+        np.testing.assert_allclose(ranks[r]['rv_cum'], bn2.running_var.numpy(), atol=1e-12)
+        # eval without running stats: each rank's own batch statistics (no sync in eval)
+        ref = torch.nn.functional.batch_norm(torch.tensor(X[sl]), None, None, training=True).numpy()
+        np.testing.assert_allclose(ranks[r]['y_nostats'], ref, atol=1e-10)
+    assert not np.allclose(ranks[0]['y_nostats'], y3[:2])
 
 
 def test_syncbn_single_process_is_batchnorm():

@@ -402,6 +402,7 @@ class DistributedDataParallel(Module):
                 "the keyword argument `find_unused_parameters=True` to "
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` "
                 "function outputs participate in calculating loss.")
+        self._in_backward = False     # a backward that raised midway left it set
         self._divisor = self._world_size
         if self._join_config.enable:
             from ...distributed.algorithms.join import Join

@@ -1463,6 +1463,17 @@ def _peer(pg, global_rank, group_rank, what):
     return r
 
 
+def _p2p(fn, buf, peer, tag, name, pg):
+    """Start an MPI point-to-point call; an MPI error (a tag out of range...) is raised as
+    ``DistBackendError``."""
+    if not isinstance(tag, int) or tag < 0:
+        raise ValueError(f"{name}: tag must be a non-negative integer, got {tag!r}")
+    try:
+        return fn(buf, peer, tag)
+    except Exception as e:
+        raise DistBackendError(f"[Rank {pg.rank()}] {name} failed: {e}") from None
+
+
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Send ``tensor`` to rank ``dst`` without waiting; returns a :class:`Work`.
 
@@ -1476,7 +1487,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
         return None
     r = _peer(pg, dst, group_dst, 'destination')
     a = _contig(tensor._data).copy() if not tensor._data.flags.c_contiguous else tensor._data
-    return Work([pg._comm.Isend(_flat(a), dest=r, tag=tag)], None, [tensor], 'isend', None,
+    return Work([_p2p(pg._comm.Isend, _flat(a), r, tag, 'isend', pg)], None, [tensor], 'isend', None,
                 pg._timeout_s, pg.rank())
 
 
@@ -1492,7 +1503,7 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     if pg is None:
         return None
     r = _peer(pg, dst, group_dst, 'destination')
-    _wait_all([pg._comm.Isend(_flat(_contig(tensor._data)), dest=r, tag=tag)], None,
+    _wait_all([_p2p(pg._comm.Isend, _flat(_contig(tensor._data)), r, tag, 'send', pg)], None,
               pg._timeout_s, 'send', pg.rank())
     return None
 
@@ -1513,7 +1524,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     r = MPI.ANY_SOURCE if src is None and group_src is None else _peer(pg, src, group_src, 'source')
     out = tensor._data
     buf = _contig(out)
-    req = pg._comm.Irecv(_flat(buf), source=r, tag=tag)
+    req = _p2p(pg._comm.Irecv, _flat(buf), r, tag, 'irecv', pg)
 
     def fin(w):
         if buf is not out:

@@ -493,7 +493,7 @@ if mode == 'dead':
     assert time.monotonic() - t0 < 10
 else:
     assert msg == "[Rank 0] all_reduce timed out after 1000 ms (the group's timeout)", msg
-    assert 0.9 < time.monotonic() - t0 < 3
+    assert 0.9 < time.monotonic() - t0 < 6
 print('ok', r, flush=True)
 '''
 

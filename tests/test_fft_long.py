@@ -68,6 +68,7 @@ def test_other_lengths_keep_numpy(dtype):
         e, t = _both(lambda m, a: m.fft.rfft(a), x)
         tol = 1e-10 if dtype == np.float64 else 1e-4
         np.testing.assert_allclose(e, t, rtol=tol, atol=tol * 1e-2 * np.abs(t).max())
+    assert not F._long_rfft_ok(np.empty(F._LONG_RFFT_MAX * 2, np.float32), (0,))  # too long
     xe = ember.from_numpy(_sig(2 * N, seed=5))[::2]       # not contiguous
     assert not F._long_rfft_ok(xe._data, (0,))
     np.testing.assert_allclose(ember.fft.rfft(xe).numpy(force=True),

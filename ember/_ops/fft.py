@@ -221,16 +221,18 @@ class FftR2CBackward0(Node):
 
 
 # ------------------------------------------------- long one-sided real transforms
-# A float32 signal of n = 2m points (a power of two >= _LONG_RFFT) is transformed as
-# the complex signal z = x[0::2] + i x[1::2] of m points (a view of the same memory),
-# whose DFT is computed by the four-step algorithm over an r x c matrix (m = r c): DFTs of
-# length r, a twiddle, DFTs of length c, each stage on contiguous rows that fit in cache
-# (with tiled transposes between), instead of one transform over the whole signal,
-# which runs out of cache (NumPy's float32 transform is slower than its float64 one there;
-# the float64 one is left as it is). The half spectrum then follows from Z and conj(Z[m - k]):
-# X[k] = (Z[k] + conj(Z[m-k])) / 2 - i W^k (Z[k] - conj(Z[m-k])) / 2, W = exp(-2 pi i / n),
+# A float32 signal of n = 2m points (a power of two, _LONG_RFFT <= n <= _LONG_RFFT_MAX) is
+# transformed as the complex signal z = x[0::2] + i x[1::2] of m points (a view of the
+# same memory), whose DFT is computed by the four-step algorithm over an r x c matrix
+# (m = r c): DFTs of length r, a twiddle, DFTs of length c, each stage on contiguous rows
+# that fit in cache (with tiled transposes between), instead of one transform over the
+# whole signal, which runs out of cache (NumPy's float32 transform is slower than its
+# float64 one there; the float64 one is left as it is). The half spectrum then follows
+# from Z and conj(Z[m - k]):
+#   X[k] = (Z[k] + conj(Z[m-k])) / 2 - i W^k (Z[k] - conj(Z[m-k])) / 2, W = exp(-2 pi i / n),
 # evaluated as Z[k] a[k] + conj(Z[m-k]) b[k] with the factors a, b kept with the twiddles.
 _LONG_RFFT = 1 << 18
+_LONG_RFFT_MAX = 1 << 22    # its cached tables take 12 n bytes (48 MiB here): no longer
 _TWIDDLES = {}    # (array module, n, complex dtype) -> (twiddle matrix, a, b)
 
 
@@ -262,7 +264,7 @@ def _transpose_into(dst, src, tile=16):
 
 def _long_rfft_ok(a, dims):
     n = a.shape[-1] if a.ndim else 0
-    return (len(dims) == 1 and dims[0] == a.ndim - 1 and n >= _LONG_RFFT
+    return (len(dims) == 1 and dims[0] == a.ndim - 1 and _LONG_RFFT <= n <= _LONG_RFFT_MAX
             and n & (n - 1) == 0 and a.dtype == np.float32 and a.flags.c_contiguous)
 
 

@@ -1802,14 +1802,14 @@ def histc(input, bins=100, min=0, max=0):
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        fin = a[xp.isfinite(a)]
-        if fin.size:
-            lo, hi = float(fin.min()), float(fin.max())
+    if lo == hi and a.size:            # the data's range (a nan or inf in it is an error)
+        lo, hi = float(a.min()), float(a.max())
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:
-        raise RuntimeError(f"torch.histogram(): max must be larger than min")
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
     x = a.reshape(-1)
     x = x[(x >= lo) & (x <= hi)]
     ix = ((x - a.dtype.type(lo)) * a.dtype.type(bins) / (a.dtype.type(hi) - a.dtype.type(lo))).astype(np.int64)

@@ -90,6 +90,23 @@ def _dd_t_samples(mk):
     yield S(p, e0, np.array([1.], mk.np), desc='one edge')
 
 
+def _histc_samples(mk):
+    yield S(_vals(mk, (40,)), 6, -1, 1)
+    yield S(np.arange(10, dtype=mk.np) / 10, 10, desc='tenths')
+    yield S(np.arange(100, dtype=mk.np) / 7, 13, 0.3, 11.7, desc='rounding at edges')
+    yield S(np.array([0.1, 0.2, 0.3, 0.7, 0.9], mk.np), 10, 0.1, 0.9)
+    yield S(np.array([2., 2.], mk.np), 4, desc='zero-width data range')
+    yield S(_vals(mk, (2, 3)), 3, min=1.5, desc='2-D, min only')
+    yield S(np.zeros(0, mk.np), 3, desc='empty')
+    yield S(np.array([1., INF, 2.], mk.np), 3, 0, 3, desc='inf outside the range')
+    # errors
+    yield S(np.array([1., NAN, 2.], mk.np), 3, desc='nan in the data range')
+    yield S(np.array([1., INF, 2.], mk.np), 3, desc='inf in the data range')
+    yield S(_vals(mk, (4,)), 3, 3, 1, desc='min > max')
+    yield S(_vals(mk, (4,)), 3, 0, INF, desc='infinite max')
+    yield S(_vals(mk, (4,)), 0, desc='bins=0')
+
+
 _NODERIV = "neither op has a derivative: the harness checks that both backwards raise"
 OPS += [
     OpInfo('histogram', lambda m, *a, **kw: tuple(m.histogram(*a, **kw)), _hist_samples,
@@ -102,8 +119,6 @@ OPS += [
     OpInfo('histogramdd', _histdd, _dd_samples, dtypes=FLOAT, gradcheck=False, note=_NODERIV),
     OpInfo('histogramdd:tensor_bins', _histdd_t, _dd_t_samples, dtypes=FLOAT, gradcheck=False,
            note=_NODERIV),
-    OpInfo('histc:more', lambda m, *a, **kw: m.histc(*a, **kw),
-           lambda mk: iter([S(_vals(mk, (40,)), 6, -1, 1), S(np.arange(10, dtype=mk.np) / 10, 10),
-                            S(np.array([2., 2.], mk.np), 3)]),
+    OpInfo('histc:more', lambda m, *a, **kw: m.histc(*a, **kw), _histc_samples,
            dtypes=FLOAT, gradcheck=False),
 ]

@@ -43,6 +43,7 @@ class PMIServer:
         self.joined = set()        # ranks whose monitor connection joined
         self.monitors = []
         self.pmi_threads = []
+        self.gave_up = False
 
     def _reply(self, conn, text):
         conn.sendall((text + '\n').encode())
@@ -55,7 +56,7 @@ class PMIServer:
         with self.cv:
             self.joined.add(rank)
             self.cv.notify_all()
-            while len(self.joined) < self.size:
+            while len(self.joined) < self.size and not self.gave_up:
                 left = end - time.monotonic()
                 if left <= 0:
                     break
@@ -179,9 +180,13 @@ class PMIServer:
             try:
                 conn, _ = listener.accept()
             except socket.timeout:
-                if end is not None and time.monotonic() > end:
-                    raise
-                if parent is not None and os.getppid() != parent:
+                if (end is not None and time.monotonic() > end) or \
+                        (parent is not None and os.getppid() != parent):
+                    with self.cv:          # the waiting ranks hear it (rc=-1) before we go
+                        self.gave_up = True
+                        self.cv.notify_all()
+                    for t in threads:
+                        t.join(0.5)
                     raise
                 continue
             conn.settimeout(None)

@@ -443,7 +443,7 @@ if mode == 'late':          # only rank 0 is started: init fails within its time
         dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=1))
     except dist.DistStoreError as e:
         assert str(e) == 'Timed out after 1 seconds waiting for clients. 1/2 clients joined.', e
-        assert time.monotonic() - t0 < 4 and not dist.is_initialized()
+        assert time.monotonic() - t0 < 10 and not dist.is_initialized()
         print('ok', r, flush=True)
     sys.exit(0)
 dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=1 if mode == 'slow' else 60))

@@ -1990,13 +1990,14 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
 
 
 def _ldl_raise(info, name):
-    flat = np.asarray(info).reshape(-1)
-    bad = np.flatnonzero(flat != 0)
-    if bad.size:
-        b = int(bad[0])
-        pre = f'{name}: (Batch element {b}): ' if np.ndim(info) else f'{name}: '
-        raise RuntimeError(f'{pre}Unknown error code: {int(flat[b])} (D[{int(flat[b]) - 1}, '
-                           f'{int(flat[b]) - 1}] is exactly zero: D is singular).')
+    flat = info.reshape(-1).tolist()
+    bad = [i for i, v in enumerate(flat) if v != 0]
+    if bad:
+        b = bad[0]
+        c = int(flat[b])
+        pre = f'{name}: (Batch element {b}): ' if info.ndim else f'{name}: '
+        raise RuntimeError(f'{pre}Unknown error code: {c} (D[{c - 1}, {c - 1}] is exactly '
+                           'zero: D is singular).')
 
 
 def ldl_factor(A, *, hermitian=False, out=None):

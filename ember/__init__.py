@@ -60,11 +60,6 @@ def numel(input):
     return input.numel()
 
 
-def is_nonzero(input):
-    """True if the single-element ``input`` is not zero."""
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return _b.bool(input.item())
 
 from .serialization import save, load  # noqa: E402
 
@@ -81,6 +76,8 @@ from .amp.autocast_mode import (  # noqa: E402,F401
     set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
     get_autocast_gpu_dtype, set_autocast_gpu_dtype)
 from . import overrides, _C  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401
+from .amp import GradScaler  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that

@@ -271,3 +271,722 @@ __all__ += ['get_num_threads', 'set_num_threads', 'get_num_interop_threads',
             'get_deterministic_debug_mode', 'get_float32_matmul_precision',
             'set_float32_matmul_precision', 'set_warn_always', 'is_warn_always_enabled',
             'get_default_device', 'set_default_device']
+
+
+# ------------------------------------------------------------------ assorted torch.* names
+import enum as _enum  # noqa: E402
+import math as _math  # noqa: E402
+import sys as _sys  # noqa: E402
+import threading as _threading  # noqa: E402
+
+
+class layout:
+    """The memory layout of a tensor's elements (``ember.strided``: dense, with strides).
+
+    Example::
+
+        >>> ember.ones(2).layout
+        torch.strided
+    """
+    __slots__ = ('_name',)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return 'torch.' + self._name
+
+    def __reduce__(self):
+        return (_layout_by_name, (self._name,))
+
+
+def _layout_by_name(name):
+    return globals()[name]
+
+
+strided = layout('strided')
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    """Deprecated: ``floor((end - start) / step) + 1`` values from ``start`` to ``end``
+    *inclusive*, spaced by ``step`` (default dtype floating). Warns; use :func:`arange`,
+    whose end is exclusive.
+
+    Args:
+        start (Number): first value (default 0).
+        end (Number): last value (included when reached).
+        step (Number): spacing (default 1).
+        dtype (ember.dtype, optional): default: the default floating dtype.
+        device (ember.device, optional), requires_grad (bool), out (Tensor, optional).
+
+    Example::
+
+        >>> ember.range(1, 4)
+        tensor([1., 2., 3., 4.])
+    """
+    from ._ops import creation as _c
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    _warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                   "its behavior is inconsistent with Python's range builtin. Instead, use "
+                   "torch.arange, which produces values in [start, end).", UserWarning,
+                   stacklevel=2)
+    vals = []
+    for v in (start, end, step):
+        if isinstance(v, Tensor):
+            v = v.item()
+        vals.append(v)
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if not all(_math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    n = _b.int(_math.floor((end - start) / step)) + 1
+    dt = dtype if dtype is not None else D.get_default_dtype()
+    import numpy as _np
+    idx = _np.arange(n, dtype=_np.float64)
+    arr = start + idx * step if dt._cat >= 2 else \
+        _np.trunc(start) + idx * _b.int(step) if isinstance(step, _b.int) else start + idx * step
+    res = _c.tensor(arr, dtype=dt, device=device)
+    if out is not None:
+        from ._ops._util import write_out
+        return write_out(res, out, 'range')
+    if requires_grad:
+        res.requires_grad_(True)
+    return res
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of an object with the buffer protocol (``bytearray``,
+    ``memoryview``, ``array.array``...), sharing its memory: skips ``offset`` bytes and
+    reads ``count`` elements of ``dtype`` (-1: all that follow).
+
+    Args:
+        buffer (buffer): the memory.
+        dtype (ember.dtype): element type.
+        count (int): number of elements (-1: all).
+        offset (int): bytes to skip.
+        requires_grad (bool): record operations for autograd.
+
+    Example::
+
+        >>> b = bytearray([1, 0, 0, 0, 2, 0, 0, 0])
+        >>> ember.frombuffer(b, dtype=ember.int32)
+        tensor([1, 2], dtype=torch.int32)
+    """
+    import numpy as _np
+    from ._ops._util import wrap
+    mv = memoryview(buffer)
+    nbytes = mv.nbytes
+    isz = dtype.itemsize
+    if not (nbytes > 0):
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if not (0 <= offset < nbytes):
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({nbytes} bytes) minus 1")
+    if count == 0 or (count < 0 and (nbytes - offset) % isz != 0):
+        if count == 0:
+            raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+        raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} "
+                         f"bytes) must be a multiple of element size ({isz})")
+    if count < 0:
+        count = (nbytes - offset) // isz
+    elif offset + count * isz > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {isz} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({nbytes} bytes)")
+    if mv.readonly:
+        _warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                       "non-writable tensors. This means you can write to the underlying "
+                       "(supposedly non-writable) buffer using the tensor. You may want to copy "
+                       "the buffer to protect its data or make it writable before converting it "
+                       "to a tensor. This type of warning will be suppressed for the rest of "
+                       "this program.", UserWarning, stacklevel=2)
+    arr = _np.frombuffer(mv.cast('B') if mv.format != 'B' or mv.ndim != 1 else mv,
+                         dtype=dtype._np, count=count, offset=offset)
+    if mv.readonly:
+        arr = arr.copy()   # NOTE: unlike PyTorch, a read-only buffer is copied
+    t = wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False):
+    """A 1-D tensor of ``size`` elements read from the binary file ``filename``. With
+    ``shared=True`` the tensor maps the file: writes go to the file (which must hold at
+    least ``size`` elements); otherwise the values are copied.
+
+    Args:
+        filename (str): the file.
+        shared (bool): map the file (share memory with it).
+        size (int): number of elements.
+        dtype (ember.dtype, optional): default: the default floating dtype.
+
+    Example::
+
+        >>> ember.tensor([1., 2.]).numpy().tofile('/tmp/x.bin')
+        >>> ember.from_file('/tmp/x.bin', size=2)
+        tensor([1., 2.])
+    """
+    import numpy as _np
+    from ._ops._util import wrap
+    dt = dtype if dtype is not None else D.get_default_dtype()
+    nbytes = size * dt.itemsize
+    have = _os.path.getsize(filename) if _os.path.exists(filename) else None
+    if shared:
+        if have is None or have < nbytes:
+            with open(filename, 'ab') as f:
+                f.truncate(nbytes)
+        arr = _np.memmap(filename, dtype=dt._np, mode='r+', shape=(size,)) if size else \
+            _np.empty((0,), dt._np)
+        arr = arr.view(_np.ndarray)
+    else:
+        if have is None:
+            raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such "
+                               f"file or directory (2)")
+        if have < nbytes:
+            raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot "
+                               f"allocate memory (12)")
+        arr = _np.fromfile(filename, dtype=dt._np, count=size)
+    return wrap(arr)
+
+
+def get_device(input):
+    """The CUDA device index of ``input``, or -1 on the CPU.
+
+    Example::
+
+        >>> ember.get_device(ember.ones(1))
+        -1
+    """
+    return input.get_device()
+
+
+def get_device_module(device=None):
+    """The module of a device type (``ember.cuda``, ``ember.cpu``...): of ``device``, or
+    of the current accelerator (``ember.cpu`` without one).
+
+    Example::
+
+        >>> ember.get_device_module('cpu').__name__
+        'ember.cpu'
+    """
+    import importlib
+    from ._device import device as _dev
+    if isinstance(device, _dev):
+        name = device.type
+    elif isinstance(device, str):
+        name = _dev(device).type
+    elif device is None:
+        from . import cuda
+        name = 'cuda' if cuda.is_available() else 'cpu'
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
+                           f"None")
+    try:
+        return importlib.import_module('ember.' + name)
+    except ImportError:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered "
+                           f"as 'torch.{name}'.") from None
+
+
+def init_num_threads():
+    """Initialize the intra-op thread pool of the calling thread (nothing to do in ember).
+
+    Example::
+
+        >>> ember.init_num_threads()
+    """
+    return None
+
+
+def is_signed(input):
+    """True when ``input``'s dtype is signed.
+
+    Example::
+
+        >>> ember.is_signed(ember.ones(1, dtype=ember.uint8))
+        False
+    """
+    return input.is_signed()
+
+
+_LEGACY_BY_NAME = {'torch.' + n: globals()[n] for n in (
+    'FloatTensor', 'DoubleTensor', 'HalfTensor', 'BFloat16Tensor', 'LongTensor', 'IntTensor',
+    'ShortTensor', 'CharTensor', 'ByteTensor', 'BoolTensor')}
+
+
+def set_default_tensor_type(t):
+    """Deprecated: set the default floating dtype from a legacy tensor type
+    (``ember.DoubleTensor`` or ``'torch.DoubleTensor'``). Warns; use
+    :func:`set_default_dtype`.
+
+    Example::
+
+        >>> ember.set_default_tensor_type(ember.DoubleTensor)
+        >>> ember.get_default_dtype()
+        torch.float64
+    """
+    _warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                   UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        cls = _LEGACY_BY_NAME.get(t)
+        if cls is None and t.startswith('torch.cuda.'):
+            cls = _LEGACY_BY_NAME.get('torch.' + t[len('torch.cuda.'):])
+            if cls is not None:
+                from . import cuda
+                if not cuda.is_available():
+                    raise TypeError(f"type {t} not available. Torch not compiled with CUDA "
+                                    "enabled.")
+        if cls is None:
+            raise ValueError(f"invalid type: '{t}'")
+        t = cls
+    dt = getattr(t, '_legacy_dtype', None) if isinstance(t, type) else None
+    if dt is None:
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not dt.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    D.set_default_dtype(dt)
+
+
+def set_flush_denormal(mode):
+    """Ask the CPU to flush denormal floats to zero.
+
+    NOTE: unlike PyTorch, ember computes with NumPy, which has no flush-to-zero switch:
+    this returns False (not supported) and changes nothing.
+
+    Example::
+
+        >>> ember.set_flush_denormal(True)
+        False
+    """
+    if not isinstance(mode, _b.bool):
+        raise TypeError(f"set_flush_denormal(): argument 'mode' (position 1) must be bool, not "
+                        f"{type(mode).__name__}")
+    return False
+
+
+def thread_safe_generator():
+    """The calling DataLoader thread worker's generator, or None elsewhere (ember's data
+    loader workers are processes, so always None: the global generator is used).
+
+    Example::
+
+        >>> ember.thread_safe_generator() is None
+        True
+    """
+    return None
+
+
+def typename(obj):
+    """A readable type name: the legacy tensor type of a tensor (``'torch.FloatTensor'``),
+    else ``module.qualname`` of ``obj``'s class (the class name for builtins).
+
+    Example::
+
+        >>> ember.typename(ember.ones(1))
+        'torch.FloatTensor'
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = ''
+    class_name = ''
+    if hasattr(obj, '__module__') and obj.__module__ != 'builtins' and \
+            obj.__module__ != '__builtin__' and obj.__module__ is not None:
+        module = obj.__module__ + '.'
+    if hasattr(obj, '__qualname__'):
+        class_name = obj.__qualname__
+    elif hasattr(obj, '__name__'):
+        class_name = obj.__name__
+    else:
+        class_name = obj.__class__.__name__
+    return module + class_name
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mode=None,
+            options=None, disable=False):
+    """Compile a function or module for speed.
+
+    NOTE: unlike PyTorch, ember has no compiler: this returns ``model`` unchanged (as a
+    decorator too: ``@ember.compile`` / ``@ember.compile(mode=...)``), so code written for
+    ``torch.compile`` runs eagerly.
+
+    Args:
+        model (Callable or Module, optional): what to compile.
+        fullgraph, dynamic, backend, mode, options, disable: accepted and ignored.
+
+    Example::
+
+        >>> f = ember.compile(lambda x: x * 2)
+        >>> f(ember.ones(2))
+        tensor([2., 2.])
+    """
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if model is None:
+        return lambda m: m
+    if not callable(model):
+        raise RuntimeError(f"compile(): expected a callable, got {type(model).__name__}")
+    return model
+
+
+# ------------------------------------------------------------------ streams, events, futures
+class Stream:
+    """A device-agnostic stream: an ordered queue of work on a device. On the CPU (and in
+    ember, where every op runs in order) work is done when it is issued.
+
+    Args:
+        device (device or str, optional): default: the current accelerator, else CPU.
+        priority (int): accepted for PyTorch compatibility.
+
+    Example::
+
+        >>> s = ember.Stream()
+        >>> s.query()
+        True
+    """
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        from ._device import device as _dev
+        d = _dev('cpu') if device is None else (device if isinstance(device, _dev) else
+                                                 _dev(device))
+        self.device = d
+        self.device_type = d.type
+        self.device_index = -1 if d.type == 'cpu' else (d.index or 0)
+        self.stream_id = 0
+
+    def query(self):
+        """True: all work queued on this stream is done."""
+        return True
+
+    def synchronize(self):
+        """Wait for the stream's work (done already)."""
+        return None
+
+    def _no_events(self):
+        if self.device_type == 'cpu':
+            raise RuntimeError("cpu backend doesn't support events.")
+
+    def record_event(self, event=None):
+        """Record an event on this stream (not on the CPU, as in PyTorch)."""
+        self._no_events()
+        event = event if event is not None else Event(self.device)
+        return event
+
+    def wait_event(self, event):
+        """Make later work wait for ``event`` (not on the CPU, as in PyTorch)."""
+        self._no_events()
+
+    def wait_stream(self, stream):
+        """Make later work wait for ``stream``'s work (not on the CPU, as in PyTorch)."""
+        self._no_events()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and (self.device, self.stream_id) == \
+            (other.device, other.stream_id)
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_index, self.stream_id))
+
+    def __repr__(self):
+        return (f"torch.Stream device_type={self.device_type}, device_index="
+                f"{self.device_index}, stream_id={self.stream_id}")
+
+
+class Event:
+    """A device-agnostic event: a marker in a stream's work, to wait on or time.
+
+    Args:
+        device (device or str, optional): default: the current accelerator, else CPU.
+        enable_timing (bool): record times for :meth:`elapsed_time`.
+        blocking, interprocess (bool): accepted for PyTorch compatibility.
+
+    Example::
+
+        >>> e = ember.Event()
+        >>> e.query()
+        True
+    """
+
+    def __init__(self, device=None, *, enable_timing=False, blocking=False, interprocess=False):
+        from ._device import device as _dev
+        d = _dev('cpu') if device is None else (device if isinstance(device, _dev) else
+                                                 _dev(device))
+        self.device = d
+        self._timing = _b.bool(enable_timing)
+        self.event_id = 0
+        self._t = None
+
+    def query(self):
+        """True: the work before the event is done."""
+        return True
+
+    def record(self, stream=None):
+        """Record the event in ``stream`` (not on the CPU, as in PyTorch)."""
+        if self.device.type == 'cpu':
+            raise RuntimeError("cpu backend doesn't support events.")
+        import time
+        self._t = time.perf_counter()
+
+    def synchronize(self):
+        """Wait for the event (done already)."""
+        return None
+
+    def wait(self, stream=None):
+        """Make ``stream`` wait for the event (done already)."""
+        return None
+
+    def elapsed_time(self, end_event):
+        """Milliseconds between this event and ``end_event`` (both with timing enabled)."""
+        if not (self._timing and getattr(end_event, '_timing', False)):
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        if self._t is None or end_event._t is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._t - self._t) * 1000.0
+
+    def __repr__(self):
+        idx = -1 if self.device.type == 'cpu' else (self.device.index or 0)
+        return (f"torch.Event device_type={self.device.type}, device_index={idx}, "
+                f"event_flag={_b.int(self._timing)}, event_id={self.event_id}")
+
+
+class Future:
+    """The result of an asynchronous computation: ``set_result`` / ``set_exception``
+    complete it, ``wait`` blocks until then (and re-raises an exception), ``then`` chains a
+    callback that gets this future and returns the value of a new one.
+
+    Example::
+
+        >>> f = ember.Future()
+        >>> g = f.then(lambda fut: fut.wait() + 1)
+        >>> f.set_result(1); g.wait()
+        2
+    """
+
+    def __init__(self, *, devices=None):
+        self._cond = _threading.Condition()
+        self._done = False
+        self._value = None
+        self._exc = None
+        self._callbacks = []
+
+    def done(self):
+        """Whether the future has a result or an exception."""
+        return self._done
+
+    def _finish(self, value, exc):
+        with self._cond:
+            if self._done:
+                raise RuntimeError("Future can only be marked completed once.")
+            self._value, self._exc, self._done = value, exc, True
+            cbs, self._callbacks = self._callbacks, []
+            self._cond.notify_all()
+        for cb in cbs:
+            cb(self)
+
+    def set_result(self, result):
+        """Complete the future with ``result`` (runs the callbacks)."""
+        self._finish(result, None)
+
+    def set_exception(self, result):
+        """Complete the future with exception ``result`` (``wait`` raises it)."""
+        if not isinstance(result, BaseException):
+            raise AssertionError(f"{result} is of type {type(result)}, not an Exception.")
+        self._finish(None, result)
+
+    def wait(self):
+        """Block until complete; the value (or raise the exception)."""
+        with self._cond:
+            while not self._done:
+                self._cond.wait()
+        if self._exc is not None:
+            raise self._exc
+        return self._value
+
+    def value(self):
+        """The value of a completed future (raises its exception)."""
+        if not self._done:
+            raise RuntimeError("Future's value is only available once it's completed.")
+        if self._exc is not None:
+            raise self._exc
+        return self._value
+
+    def add_done_callback(self, callback):
+        """Run ``callback(self)`` when complete (now if already complete)."""
+        with self._cond:
+            if not self._done:
+                self._callbacks.append(callback)
+                return
+        callback(self)
+
+    def then(self, callback):
+        """A new future completed with ``callback(self)`` once this one completes (or with
+        the exception ``callback`` raises)."""
+        fut = Future()
+
+        def run(f):
+            try:
+                r = callback(f)
+            except BaseException as e:   # the chained future carries the error
+                fut.set_exception(e)
+                return
+            fut.set_result(r)
+        self.add_done_callback(run)
+        return fut
+
+
+class OutOfMemoryError(RuntimeError):
+    """Raised when a device runs out of memory (a ``RuntimeError``)."""
+
+
+class AcceleratorError(RuntimeError):
+    """Raised for an error reported by an accelerator's runtime (a ``RuntimeError``)."""
+
+
+# ------------------------------------------------------------------ symbolic numbers
+class _SymNumber:
+    """A symbolic number as the compiler traces it.
+
+    NOTE: unlike PyTorch, ember has no tracing compiler: a ``SymInt`` / ``SymFloat`` /
+    ``SymBool`` only wraps a concrete value and behaves as it (arithmetic, comparisons,
+    conversions), so code that checks ``isinstance(x, ember.SymInt)`` runs."""
+    __slots__ = ('_v',)
+    _type = object
+
+    def __init__(self, value):
+        self._v = self._type(value)
+
+    def __repr__(self):
+        return repr(self._v)
+
+    def __hash__(self):
+        return hash(self._v)
+
+    def __bool__(self):
+        return _b.bool(self._v)
+
+    def __int__(self):
+        return _b.int(self._v)
+
+    def __float__(self):
+        return _b.float(self._v)
+
+    def __index__(self):
+        return _b.int(self._v)
+
+
+def _sym_ops(cls):
+    import operator as op
+    for name in ('add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor',
+                 'lshift', 'rshift'):
+        f = getattr(op, name + '_' if name in ('and', 'or') else name)
+
+        def fwd(self, other, f=f):
+            return f(self._v, other._v if isinstance(other, _SymNumber) else other)
+
+        def rev(self, other, f=f):
+            return f(other._v if isinstance(other, _SymNumber) else other, self._v)
+        setattr(cls, f'__{name}__', fwd)
+        setattr(cls, f'__r{name}__', rev)
+    for name in ('eq', 'ne', 'lt', 'le', 'gt', 'ge'):
+        f = getattr(op, name)
+        setattr(cls, f'__{name}__', lambda self, o, f=f: f(self._v, o._v if isinstance(
+            o, _SymNumber) else o))
+    cls.__neg__ = lambda self: -self._v
+    cls.__abs__ = lambda self: abs(self._v)
+    return cls
+
+
+@_sym_ops
+class SymInt(_SymNumber):
+    """A symbolic integer (see the NOTE of the symbolic numbers: wraps a concrete int).
+
+    Example::
+
+        >>> ember.SymInt(3) + 1
+        4
+    """
+    __slots__ = ()
+    _type = _b.int
+
+
+@_sym_ops
+class SymFloat(_SymNumber):
+    """A symbolic float (wraps a concrete float; see :class:`SymInt`).
+
+    Example::
+
+        >>> ember.SymFloat(1.5) * 2
+        3.0
+    """
+    __slots__ = ()
+    _type = _b.float
+
+    def is_integer(self):
+        """Whether the value is integral."""
+        return self._v.is_integer()
+
+
+@_sym_ops
+class SymBool(_SymNumber):
+    """A symbolic bool (wraps a concrete bool; see :class:`SymInt`).
+
+    Example::
+
+        >>> bool(ember.SymBool(True))
+        True
+    """
+    __slots__ = ()
+    _type = _b.bool
+
+
+class Tag(_enum.Enum):
+    """The tags PyTorch attaches to operators (``core``, ``pointwise``, ``inplace_view``...).
+    Ember's ops carry none; the enum is here for code that names them.
+
+    Example::
+
+        >>> ember.Tag.pointwise.name
+        'pointwise'
+    """
+    core = 0
+    cudagraph_unsafe = 1
+    data_dependent_output = 2
+    dynamic_output_shape = 3
+    flexible_layout = 4
+    generated = 5
+    inplace = 6
+    inplace_view = 7
+    maybe_aliasing_or_mutating = 8
+    needs_contiguous_strides = 9
+    needs_exact_strides = 10
+    needs_fixed_stride_order = 11
+    nondeterministic_bitwise = 12
+    nondeterministic_seeded = 13
+    out = 14
+    out_variant = 15
+    pointwise = 16
+    pt2_compliant_tag = 17
+    reduction = 18
+    view_copy = 19
+
+
+__all__ += ['layout', 'strided', 'range', 'frombuffer', 'from_file', 'get_device',
+            'get_device_module', 'init_num_threads', 'is_signed', 'set_default_tensor_type',
+            'set_flush_denormal', 'thread_safe_generator', 'typename', 'compile', 'Stream',
+            'Event', 'Future', 'OutOfMemoryError', 'AcceleratorError', 'SymInt', 'SymFloat',
+            'SymBool', 'Tag']

@@ -17,8 +17,8 @@ _peer = {'dead': None}
 def _wait_all(reqs, statuses=None, timeout_s=None, name='operation', rank=-1):
     """Wait for MPI requests by polling (MPI progresses inside each test): fails with
     ``DistBackendError`` after ``timeout_s`` seconds or once a peer process is known dead,
-    where a blocking MPI call would wait forever. Backs off (yields the CPU) after a few
-    milliseconds, which matters when ranks outnumber cores."""
+    where a blocking MPI call would wait forever. Spins like MPI's own waits for the first
+    20 ms, then yields the CPU (which matters when ranks outnumber cores)."""
     if len(reqs) == 1 and statuses is None:
         test = reqs[0].Test
     else:
@@ -49,9 +49,9 @@ def _poll(test, timeout_s, name, rank):
         if timeout_s is not None and el > timeout_s:
             raise DistBackendError(f"[Rank {rank}] {name} timed out after "
                                    f"{int(timeout_s * 1000)} ms (the group's timeout)")
-        if el > 0.05:
+        if el > 0.2:               # a long wait (a rank still computing): stop spinning
             time.sleep(0.0002)
-        elif el > 0.002:
+        elif el > 0.02:
             time.sleep(0)
 
 

@@ -416,6 +416,13 @@ def _join_through_store(store, rank, world_size, tmo):
 def destroy_process_group(group=None):
     """Destroy ``group``, or every group (and the default one) when ``group`` is None.
 
+    Args:
+        group (ProcessGroup, optional): the group to destroy.
+
+    Example::
+
+        >>> dist.destroy_process_group()
+
     NOTE: unlike PyTorch, MPI itself stays up until the process exits; a later
     ``init_process_group`` reuses it (same ranks and world size).
     """
@@ -437,7 +444,13 @@ def destroy_process_group(group=None):
 
 
 def is_initialized():
-    """Whether the default process group is initialised."""
+    """Whether the default process group is initialised.
+
+    Example::
+
+        >>> dist.is_initialized()
+        False
+    """
     return _state['world'] is not None
 
 
@@ -452,21 +465,48 @@ def _default_or(group):
 
 
 def get_rank(group=None):
-    """This process's rank in ``group`` (the default group if None); -1 if not a member."""
+    """This process's rank in ``group`` (the default group if None); -1 if not a member.
+
+    Args:
+        group (ProcessGroup, optional): the group.
+
+    Example::
+
+        >>> dist.get_rank()
+        0
+    """
     _world()
     pg = _default_or(group)
     return -1 if pg is None else pg.rank()
 
 
 def get_world_size(group=None):
-    """The number of ranks in ``group`` (the default group if None); -1 if not a member."""
+    """The number of ranks in ``group`` (the default group if None); -1 if not a member.
+
+    Args:
+        group (ProcessGroup, optional): the group.
+
+    Example::
+
+        >>> dist.get_world_size()
+        2
+    """
     _world()
     pg = _default_or(group)
     return -1 if pg is None else pg.size()
 
 
 def get_backend(group=None):
-    """The backend name of ``group`` ('gloo' or 'mpi')."""
+    """The backend name of ``group`` ('gloo' or 'mpi').
+
+    Args:
+        group (ProcessGroup, optional): the group (the default group if None).
+
+    Example::
+
+        >>> dist.get_backend()
+        'gloo'
+    """
     _world()
     if _not_member(group):
         raise ValueError("Invalid process group specified")
@@ -485,7 +525,16 @@ def get_pg_count():
 
 
 def get_process_group_ranks(group):
-    """The global ranks of ``group`` (the default group if None), in group-rank order."""
+    """The global ranks of ``group`` (the default group if None), in group-rank order.
+
+    Args:
+        group (ProcessGroup): the group.
+
+    Example::
+
+        >>> dist.get_process_group_ranks(dist.new_group([3, 1]))
+        [1, 3]
+    """
     pg = _default_or(group)
     if pg is None:
         raise ValueError("Invalid process group specified")
@@ -493,7 +542,17 @@ def get_process_group_ranks(group):
 
 
 def get_group_rank(group, global_rank):
-    """The rank in ``group`` of global rank ``global_rank`` (ValueError if not a member)."""
+    """The rank in ``group`` of global rank ``global_rank`` (ValueError if not a member).
+
+    Args:
+        group (ProcessGroup): the group.
+        global_rank (int): a global rank.
+
+    Example::
+
+        >>> dist.get_group_rank(dist.new_group([1, 3]), 3)
+        1
+    """
     if group is None or group is _state['world']:
         return global_rank
     if _not_member(group):
@@ -508,7 +567,17 @@ def get_group_rank(group, global_rank):
 
 
 def get_global_rank(group, group_rank):
-    """The global rank of rank ``group_rank`` of ``group`` (ValueError if out of range)."""
+    """The global rank of rank ``group_rank`` of ``group`` (ValueError if out of range).
+
+    Args:
+        group (ProcessGroup): the group.
+        group_rank (int): a rank in the group.
+
+    Example::
+
+        >>> dist.get_global_rank(dist.new_group([1, 3]), 0)
+        1
+    """
     if group is None or group is _state['world']:
         return group_rank
     if _not_member(group):

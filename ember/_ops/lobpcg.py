@@ -6,8 +6,9 @@ B-orthonormal by repeated SVQB orthogonalization; Duersch et al. 2018), with con
 pairs locked (hard locking) and PyTorch's stopping rule.
 
 The iteration runs on arrays; the gradient with respect to ``A`` (dense, real, ``B`` not
-given: the cases PyTorch differentiates) is that of the ``k`` selected eigenpairs of the
-symmetrized ``A``, written in ember ops.
+given: the cases PyTorch differentiates) is that of the ``k`` computed eigenpairs of the
+symmetrized ``A`` by PyTorch's formula (a Sylvester-equation solution through the
+characteristic polynomial of the eigenvalues), written in ember ops.
 """
 from . import _args
 from .._tensor import Tensor, _Mode
@@ -219,12 +220,18 @@ class _Worker:
 
 
 class LOBPCGAutogradFunctionBackward(Node):
-    """Gradient of the ``k`` selected eigenpairs ``(D, U)`` of the symmetric ``A``: the
-    eigen-decomposition derivative, with the rest of the spectrum (which the iteration did
-    not compute) taken from a full ``eigh`` of ``A``."""
+    """Gradient of the ``k`` computed eigenpairs ``(D, U)`` of the symmetric ``A``.
+
+    The part in ``span(U)`` is the eigen-decomposition derivative restricted to the computed
+    pairs. The part in the orthogonal complement solves the Sylvester equation of the
+    eigenvector perturbation without the rest of the spectrum, through the characteristic
+    polynomial ``p`` of ``D`` (Hu & Cheng 2006): with ``Q`` a basis of the complement,
+    ``- Q (Q^T p(A) Q)^{-1} Q^T S U^T`` where ``S = sum_j A^(j-1) gU q_j(D)`` and ``q_j`` are
+    the tails of ``p``'s coefficients: the formula PyTorch differentiates with, so the
+    gradients agree also where the pairs are converged only to ``tol``."""
 
     def backward(self, gD, gU):
-        from .decompositions import eigh
+        from .decompositions import eigh, solve
         A, D, U = self.saved_tensors
         if self.is_complex:
             raise ValueError("lobpcg.backward does not support complex input yet. Note that "
@@ -232,25 +239,37 @@ class LOBPCGAutogradFunctionBackward(Node):
         if self.has_B:
             raise ValueError("lobpcg.backward does not support backward with B != I yet.")
         m, k = A.shape[-1], D.shape[-1]
-        L, V = eigh(A)
-        Vc, Lc = (V[..., :m - k], L[..., :m - k]) if self.largest else \
-            (V[..., k:], L[..., k:])
-        W = _cat([U, Vc], -1)
-        Dw = _cat([D, Lc], -1)
-        zl = Lc.new_zeros(Lc.shape)
-        gDw = _cat([gD if gD is not None else D.new_zeros(D.shape), zl], -1)
-        gUw = _cat([gU if gU is not None else U.new_zeros(U.shape), Vc.new_zeros(Vc.shape)],
-                   -1)
-        F = Dw.unsqueeze(-2) - Dw.unsqueeze(-1)
-        eye = _eye(m, F)
-        Finv = (1 - eye) / (F + eye)          # 1 / (d_j - d_i) off the diagonal, 0 on it
-        inner = gDw.diag_embed() + (W.mT @ gUw) * Finv
-        return (W @ inner @ W.mT,) + ((None,) if self.has_B else ())
-
-
-def _cat(ts, dim):
-    from .shape import cat
-    return cat(ts, dim)
+        gD = gD if gD is not None else D.new_zeros(D.shape)
+        gU = gU if gU is not None else U.new_zeros(U.shape)
+        eye_k, eye_m = _eye(k, D), _eye(m, A)
+        F = D.unsqueeze(-2) - D.unsqueeze(-1)
+        Finv = (1 - eye_k) / (F + eye_k)        # 1 / (d_j - d_i) off the diagonal, 0 on it
+        Ut = U.mT
+        res = U @ (gD.diag_embed() + (Ut @ gU) * Finv) @ Ut
+        if k == m:
+            return (res,) + ((None,) if self.has_B else ())
+        # a basis of the orthogonal complement of span(U)
+        _, V = eigh(eye_m - U @ Ut)
+        Q = V[..., k:]
+        # coefficients c[0..k] of p(x) = prod_j (x - D_j), c[k] = 1
+        c = [D.new_ones(D.shape[:-1])]
+        for j in range(k):
+            r = D[..., j]
+            c = [-r * c[0]] + [c[i - 1] - r * c[i] for i in range(1, len(c))] + [c[-1]]
+        acc = gU.new_zeros(gU.shape)
+        G = gU
+        for j in range(1, k + 1):
+            q = c[k].unsqueeze(-1).expand(D.shape)
+            for l in range(k - 1, j - 1, -1):
+                q = q * D + c[l].unsqueeze(-1)
+            acc = acc + G * q.unsqueeze(-2)
+            G = A @ G
+        pA = eye_m * c[k].unsqueeze(-1).unsqueeze(-1)
+        for l in range(k - 1, -1, -1):
+            pA = A @ pA + eye_m * c[l].unsqueeze(-1).unsqueeze(-1)
+        M = Q.mT @ pA @ Q
+        res = res - Q @ solve(M, Q.mT @ acc) @ Ut
+        return (res,) + ((None,) if self.has_B else ())
 
 
 def _eye(m, like):
@@ -302,9 +321,8 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     differentiated (real dense ``A``, no ``B``: PyTorch's supported case).
 
     NOTE: unlike PyTorch, ``tracker`` is not supported (a callable raises
-    NotImplementedError), sparse ``A``/``B`` do not exist in ember, and the backward uses a
-    full ``eigh`` of ``A`` for the part of the spectrum not computed (PyTorch solves a
-    polynomial system instead); the gradient is the same.
+    NotImplementedError), sparse ``A``/``B`` do not exist in ember, and a given ``X`` is not
+    overwritten by the ``'basic'`` method (PyTorch's updates it in place).
 
     Example::
 

@@ -118,3 +118,23 @@ def test_errors():
         E.sum().backward()
     e = _err(with_B)
     assert 'B != I' in str(e[1])
+
+
+def test_backward_formula_is_torchs_on_the_same_pairs():
+    """float32, pairs converged only to the default tol: ember's backward on ember's pairs
+    equals torch's formula evaluated on the same pairs."""
+    from torch._lobpcg import _symeig_backward
+    rng = np.random.default_rng(0)
+    m = 9
+    A = _spd(rng, m).astype(np.float32)
+    X0 = rng.standard_normal((m, 2)).astype(np.float32)
+    gE = rng.standard_normal(2).astype(np.float32)
+    gU = rng.standard_normal((m, 2)).astype(np.float32)
+    a = ember.tensor(A, requires_grad=True)
+    E, U = ember.lobpcg(a, k=2, X=ember.tensor(X0))
+    ((E * ember.tensor(gE)).sum() + (U * ember.tensor(gU)).sum()).backward()
+    ref = _symeig_backward(torch.tensor(gE), torch.tensor(gU), torch.tensor(A),
+                           torch.tensor(E.detach().numpy()), torch.tensor(U.detach().numpy()),
+                           True)
+    ref = (ref + ref.mT) / 2          # through the symmetrization (A + A^T) / 2
+    np.testing.assert_allclose(a.grad.numpy(), ref.numpy(), rtol=1e-4, atol=5e-5)

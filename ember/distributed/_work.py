@@ -261,8 +261,8 @@ class Work:
                     if self._reqs:
                         _wait_all(self._reqs, self._statuses, secs, self._op_name or 'operation',
                                   self._rank)
-                except DistBackendError:
-                    raise
+                except DistBackendError as e:    # timed out, or a peer died: the work failed
+                    self._complete(e)
                 except Exception as e:
                     self._complete(DistBackendError(str(e)))
                 else:

@@ -487,6 +487,13 @@ try:
     raise AssertionError('no error')
 except dist.DistBackendError as e:
     msg = str(e)
+if mode == 'dead':     # the work failed: it holds the error
+    assert w.is_completed() and not w.is_success() and w.exception() is not None
+    try:
+        w.get_future().wait()
+        raise AssertionError('no error')
+    except dist.DistBackendError:
+        pass
 if mode == 'dead':
     assert msg == ("[Rank 0] all_reduce failed: Connection closed by peer: a rank's process exited "
                    "before finalizing MPI"), msg

@@ -38,7 +38,9 @@ def check_replicas(model, start):
     dist.all_gather(outs, flat)
     assert all(torch.equal(outs[0], o) for o in outs), 'replicas differ'
     assert not torch.equal(flat, start), 'weights did not move'
-    print('rank', dist.get_rank(), 'ok', flush=True)
+    import sys
+    sys.stdout.write(f'rank {dist.get_rank()} ok\n')   # one write: lines of ranks don't mix
+    sys.stdout.flush()
 '''
 
 SEED004_DDP = COMMON + r'''

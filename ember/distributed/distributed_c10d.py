@@ -395,7 +395,11 @@ def _join_through_store(store, rank, world_size, tmo):
     from . import PrefixStore
     st = PrefixStore('ember_pmi', store)
     if rank == 0:
-        host = os.environ.get('MASTER_ADDR') or '127.0.0.1'
+        # the PMI server runs next to the store's server when that is a TCPStore here
+        base = store
+        while getattr(base, 'underlying_store', None) is not None:
+            base = base.underlying_store
+        host = os.environ.get('MASTER_ADDR') or getattr(base, 'host', None) or '127.0.0.1'
         port = _start_pmi_server(host, 0, world_size, tmo)
         st.set('addr', f'{host}:{port}')
     addr = st.get('addr').decode()

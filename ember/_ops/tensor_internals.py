@@ -219,16 +219,16 @@ class ResizeBackward(Node):
 
 
 def _resize_copy(self, sizes):
-    sizes = _sizes(sizes, 'resize')
     n = 1
-    for s in sizes:
-        n *= s
+    for s in sizes:   # as PyTorch: a tuple argument multiplies as a sequence (and fails)
+        n = n * s
     if n != self.numel():
         raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in "
                            f"total), but the given tensor has a size of "
                            f"{'x'.join(map(str, self.shape))} ({self.numel()} elements). "
                            "autograd's resize can only change the shape of a given tensor, "
                            "while preserving the number of elements. ")
+    sizes = _sizes(sizes, 'resize')
     a = self._data
     xp = array_module(a)
     out = wrap(xp.ascontiguousarray(a).reshape(sizes).copy())
@@ -263,7 +263,7 @@ def resize_as(self, tensor):
         torch.Size([3, 2])
     """
     warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
-    return _resize_copy(self, (tuple(tensor.shape),))
+    return _resize_copy(self, tuple(tensor.shape))
 
 
 # ============================================================================= new
@@ -333,7 +333,7 @@ def _py_apply(self, fname, others, fn):
             raise TypeError(f"{fname}(): expected all tensors to have dtype {self.dtype} "
                             f"(got {o.dtype})")
         try:
-            b = np.broadcast_to(b, a.shape)
+            b = array_module(b).broadcast_to(b, a.shape)
         except ValueError:
             raise RuntimeError(
                 f"The expanded size of the tensor ({a.shape[-1] if a.ndim else 1}) must match "

@@ -101,3 +101,15 @@ OPS += [
     OpInfo('cumsum_', lambda m, x, d: x.clone().cumsum_(d), _g(lambda mk: S(mk((3, 4)), 1))),
     OpInfo('cumprod_', lambda m, x, d: x.clone().cumprod_(d), _g(lambda mk: S(mk((3, 4)), 0))),
 ]
+
+# Tensor members of ember/_ops/tensor_internals.py with values and gradients
+OPS += [
+    OpInfo('fill_diagonal_', lambda m, x, v, **k: (x * 1).fill_diagonal_(v, **k),
+           _g(lambda mk: S(mk((3, 4)), 2.5), lambda mk: S(mk((7, 3)), -1.0, wrap=True),
+              lambda mk: S(mk((7, 3)), 0.5), lambda mk: S(mk((3, 3, 3)), 4.0),
+              lambda mk: S(mk((4, 3)), 1.0, pre='t'))),
+    OpInfo('resize', lambda m, x, *s: x.resize(*s), _g(lambda mk: S(mk((2, 3)), 3, 2),
+                                                     lambda mk: S(mk((2, 3)), (6,), pre='t'))),
+    OpInfo('map_', lambda m, x, y: x.clone().map_(y, lambda a, b: a * 2 + b),
+           _g(lambda mk: S(mk((2, 3)), mk((3,)), grad=False)), grad=False),
+]

@@ -81,3 +81,30 @@ def _to_format(t, fmt):
     if grad_needed(t):
         record(out, CloneBackward0(), (t,))
     return out
+
+
+class layout:
+    """The memory layout of a tensor's elements (``ember.strided``: dense, with strides).
+
+    Example::
+
+        >>> ember.ones(2).layout
+        torch.strided
+    """
+    __slots__ = ('_name',)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return 'torch.' + self._name
+
+    def __reduce__(self):
+        return (_layout_by_name, (self._name,))
+
+
+def _layout_by_name(name):
+    return {'strided': strided}[name]
+
+
+strided = layout('strided')

@@ -280,31 +280,7 @@ import sys as _sys  # noqa: E402
 import threading as _threading  # noqa: E402
 
 
-class layout:
-    """The memory layout of a tensor's elements (``ember.strided``: dense, with strides).
-
-    Example::
-
-        >>> ember.ones(2).layout
-        torch.strided
-    """
-    __slots__ = ('_name',)
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return 'torch.' + self._name
-
-    def __reduce__(self):
-        return (_layout_by_name, (self._name,))
-
-
-def _layout_by_name(name):
-    return globals()[name]
-
-
-strided = layout('strided')
+from ._memory_format import layout, strided  # noqa: E402,F401
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
@@ -450,8 +426,8 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
             raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such "
                                f"file or directory (2)")
         if have < nbytes:
-            raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot "
-                               f"allocate memory (12)")
+            raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required "
+                               f"mapping size <{nbytes}>")
         arr = _np.fromfile(filename, dtype=dt._np, count=size)
     return wrap(arr)
 
@@ -568,8 +544,7 @@ def set_flush_denormal(mode):
         False
     """
     if not isinstance(mode, _b.bool):
-        raise TypeError(f"set_flush_denormal(): argument 'mode' (position 1) must be bool, not "
-                        f"{type(mode).__name__}")
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
     return False
 
 
@@ -639,6 +614,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mo
 
 
 # ------------------------------------------------------------------ streams, events, futures
+_DEVICE_TYPE_IDS = {'cpu': 0, 'cuda': 1, 'meta': 9}
+
+
 class Stream:
     """A device-agnostic stream: an ordered queue of work on a device. On the CPU (and in
     ember, where every op runs in order) work is done when it is issued.
@@ -659,7 +637,7 @@ class Stream:
         d = _dev('cpu') if device is None else (device if isinstance(device, _dev) else
                                                  _dev(device))
         self.device = d
-        self.device_type = d.type
+        self.device_type = _DEVICE_TYPE_IDS.get(d.type, 0)   # PyTorch's DeviceType number
         self.device_index = -1 if d.type == 'cpu' else (d.index or 0)
         self.stream_id = 0
 
@@ -672,7 +650,7 @@ class Stream:
         return None
 
     def _no_events(self):
-        if self.device_type == 'cpu':
+        if self.device.type == 'cpu':
             raise RuntimeError("cpu backend doesn't support events.")
 
     def record_event(self, event=None):
@@ -703,7 +681,7 @@ class Stream:
         return hash((self.device_type, self.device_index, self.stream_id))
 
     def __repr__(self):
-        return (f"torch.Stream device_type={self.device_type}, device_index="
+        return (f"torch.Stream device_type={self.device.type}, device_index="
                 f"{self.device_index}, stream_id={self.stream_id}")
 
 
@@ -835,14 +813,17 @@ class Future:
 
     def then(self, callback):
         """A new future completed with ``callback(self)`` once this one completes (or with
-        the exception ``callback`` raises)."""
+        a ``RuntimeError`` naming the exception ``callback`` raised)."""
         fut = Future()
 
         def run(f):
             try:
                 r = callback(f)
-            except BaseException as e:   # the chained future carries the error
-                fut.set_exception(e)
+            except Exception as e:   # the chained future carries the error, as PyTorch's
+                err = RuntimeError(f"Got the following error when running the callback: "
+                                   f"{type(e).__name__}: {e}")
+                err.__cause__ = e
+                fut.set_exception(err)
                 return
             fut.set_result(r)
         self.add_done_callback(run)

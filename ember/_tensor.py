@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._dtype import _NP2DT
+from ._memory_format import strided as _strided_layout
 from ._device import device as _device_cls, CPU
 from ._storage import UntypedStorage, TypedStorage, _ptr
 from ._backend import device_of, array_module
@@ -188,7 +189,7 @@ class Tensor:
     is_quantized = False
     is_mkldnn = False
     is_nested = False
-    layout = 'torch.strided'
+    layout = _strided_layout
 
     def get_device(self):
         """The CUDA device index, or -1 on the CPU."""

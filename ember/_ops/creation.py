@@ -553,8 +553,18 @@ def _lin_values(start, end, steps, work):
     step = (e - s) / work.type(steps - 1)
     i = np.arange(steps)
     half = steps // 2
-    lo = s + step * i[:half].astype(work)
-    hi = e - step * (steps - 1 - i[half:]).astype(work)
+    # PyTorch's CPU kernel is compiled with fused multiply-add: start + step * i rounds once.
+    # A wider type holds step * i exactly (float32 in float64; float64 in x87 long double,
+    # where the platform has one), so the sum is rounded once more only at the end.
+    wide = {np.dtype(np.float32): np.dtype(np.float64),
+            np.dtype(np.float64): np.dtype(np.longdouble)}.get(np.dtype(work))
+    if wide is not None and wide.itemsize > np.dtype(work).itemsize:
+        sw, ew, stw = wide.type(s), wide.type(e), wide.type(step)
+        lo = (sw + stw * i[:half].astype(wide)).astype(work)
+        hi = (ew - stw * (steps - 1 - i[half:]).astype(wide)).astype(work)
+    else:
+        lo = s + step * i[:half].astype(work)
+        hi = e - step * (steps - 1 - i[half:]).astype(work)
     return np.concatenate([lo, hi]).astype(work, copy=False)
 
 

@@ -1901,46 +1901,56 @@ def _histdd_edges(x, bins, range_, name):
     return out
 
 
+def _local_bins(e, c, dt, xp):
+    """PyTorch's bin of each ``c`` among equal-width sorted edges ``e``: the interpolated
+    index ``pos``, corrected by an upper-bound search in the window ``[pos - 1, pos + 2)``
+    (``c`` within ``[e[0], e[-1]]``)."""
+    nb = e.shape[0]
+    lo, hi = e[0], e[nb - 1]
+    with np.errstate(all='ignore'):
+        pos = ((c - lo) * dt(nb - 1) / (hi - lo)).astype(np.int64)
+    # for sorted edges the windowed search is: pos + 1 when e[pos + 1] <= c, pos when
+    # e[pos] <= c < e[pos + 1], and below pos (rare: rounding) when c < e[pos]
+    up = (e[xp.minimum(pos + 1, nb - 1)] <= c) & (pos + 1 < nb)
+    below = xp.flatnonzero(e[pos] > c)
+    r = pos + up
+    if below.shape[0]:
+        p, cb = pos[below], c[below]
+        ok = (p >= 1) & (e[xp.maximum(p - 1, 0)] <= cb)
+        r[below] = xp.where(ok, p - 1, xp.maximum(p - 1, 0) - 1)
+    return r
+
+
 def _histdd_kernel(x, edges, w, density, linear):
-    """Counts (or weight sums) of the rows of ``x`` (N, D) in the bins ``edges``. An element
-    outside ``[edges[0], edges[-1]]`` (or nan) is dropped; the last bin includes its right
-    edge. ``linear``: equal-width edges, located by interpolation plus a local search (as
-    PyTorch does for int bin counts); else a binary search."""
+    """Counts (or weight sums) of the rows of ``x`` (N, D) in the bins ``edges``. A point
+    outside ``[edges[0], edges[-1]]`` (or nan) in any dimension is dropped; the last bin
+    includes its right edge. ``linear``: equal-width edges, located by interpolation plus a
+    local search (as PyTorch does for int bin counts); else a binary search."""
     xp = array_module(x)
     dt = x.dtype.type
-    n = x.shape[0]
     sizes = tuple(e.shape[0] - 1 for e in edges)
-    keep = xp.ones(n, bool)
-    flat = xp.zeros(n, np.int64)
+    keep = None
+    for d, e in enumerate(edges):
+        col = x[:, d]
+        k = (col >= e[0]) & (col <= e[e.shape[0] - 1])
+        keep = k if keep is None else keep & k
+    if not bool(keep.all()):
+        x = x[keep]
+        w = None if w is None else w[keep]
+    flat = None
     for d, e in enumerate(edges):
         nb = e.shape[0]
-        col = x[:, d]
-        lo, hi = e[0], e[nb - 1]
-        keep &= (col >= lo) & (col <= hi)
-        c = xp.where(keep, col, lo)
-        if linear:
-            with np.errstate(all='ignore'):
-                pos = ((c - lo) * dt(nb - 1) / (hi - lo)).astype(np.int64)
-            pmin = xp.maximum(pos - 1, 0)
-            pmax = xp.minimum(pos + 2, nb)
-            cnt = xp.zeros(n, np.int64)
-            for j in range(3):
-                k = pmin + j
-                cnt += (k < pmax) & (e[xp.minimum(k, nb - 1)] <= c)
-            pos = pmin + cnt - 1
-        else:
-            pos = _upper_bound(e, c, xp) - 1
-        pos = xp.where(pos == nb - 1, pos - 1, pos)
-        flat = flat * (nb - 1) + pos
+        c = x[:, d]
+        pos = _local_bins(e, c, dt, xp) if linear else _upper_bound(e, c, xp) - 1
+        pos[pos == nb - 1] = nb - 2
+        flat = pos if flat is None else flat * (nb - 1) + pos
     total = 1
     for s in sizes:
         total *= s
-    idx = flat[keep]
     if w is None:
-        h = xp.bincount(idx, minlength=total).astype(x.dtype)
+        h = xp.bincount(flat, minlength=total).astype(x.dtype)
     else:
-        h = xp.bincount(idx, weights=w[keep].astype(np.float64), minlength=total).astype(
-            x.dtype)
+        h = xp.bincount(flat, weights=w.astype(np.float64), minlength=total).astype(x.dtype)
     h = h.reshape(sizes)
     if density:
         with np.errstate(all='ignore'):

@@ -83,6 +83,11 @@ def test_single_process_roundtrip(tmp_path):
     assert ember.equal(out['a'], sd['a']) and ember.equal(out['b']['c'], sd['b']['c'])
     with pytest.raises(RuntimeError, match='`checkpoint_id` must be specified'):
         dcp.save(sd)
+    fut = dcp.async_save({'a': sd['a'] * 2}, checkpoint_id=tmp_path / 'y')
+    assert set(fut.result().state_dict_metadata) == {'a'}
+    out = {'a': ember.zeros(3, 2)}
+    dcp.load(out, checkpoint_id=tmp_path / 'y')
+    assert ember.equal(out['a'], sd['a'] * 2)
 
 
 def test_state_dict_helpers_resume_training(tmp_path):

@@ -4,7 +4,7 @@ import os
 
 from .stateful import Stateful
 
-__all__ = ['save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
+__all__ = ['save', 'async_save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
            'FileSystemReader', 'StorageWriter', 'StorageReader', 'Metadata',
            'CheckpointException']
 
@@ -229,6 +229,27 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
     if dist is not None:
         dist.barrier(group=process_group)
     return Metadata(full)
+
+
+def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
+               process_group=None, async_checkpointer_type=None, async_stager=None,
+               no_dist=False, use_cached=False):
+    """:func:`save`, returning a ``concurrent.futures.Future`` of its :class:`Metadata`.
+
+    NOTE: unlike PyTorch, the checkpoint is written before this returns (the future is
+    already complete); nothing runs in the background.
+
+    Example::
+
+        >>> fut = dcp.async_save(sd, checkpoint_id='ckpt')
+        >>> md = fut.result()
+    """
+    import concurrent.futures
+    md = save(state_dict, checkpoint_id=checkpoint_id, storage_writer=storage_writer,
+              planner=planner, process_group=process_group, no_dist=no_dist)
+    fut = concurrent.futures.Future()
+    fut.set_result(md)
+    return fut
 
 
 def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,

@@ -1941,7 +1941,12 @@ def _histdd_kernel(x, edges, w, density, linear):
     for d, e in enumerate(edges):
         nb = e.shape[0]
         c = x[:, d]
-        pos = _local_bins(e, c, dt, xp) if linear else _upper_bound(e, c, xp) - 1
+        if linear:
+            pos = _local_bins(e, c, dt, xp)
+        elif bool((e[1:] >= e[:-1]).all()):       # sorted: upper_bound is searchsorted
+            pos = xp.searchsorted(e, c, side='right') - 1
+        else:
+            pos = _upper_bound(e, c, xp) - 1
         pos[pos == nb - 1] = nb - 2
         flat = pos if flat is None else flat * (nb - 1) + pos
     total = 1

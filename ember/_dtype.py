@@ -127,6 +127,13 @@ def cast_array(arr, dt):
     float8_e5m2 writes NaN as 0x7f/0xff, float8_e8m0fnu takes the magnitude and writes zero
     as its smallest value (2**-127). Works on any array type (array methods only)."""
     src = arr.dtype
+    if src.kind == 'V' and src.names is not None or dt in _BYTES:
+        s = _NP2DT.get(src)
+        if s is not dt:
+            b = dt if dt in _BYTES else s
+            raise NotImplementedError(f'"{"copy_kernel" if b is float4_e2m1fn_x2 else "copy_"}" '
+                                      f"not implemented for '{_scalar_name(b)}'")
+        return arr.copy()
     if src.itemsize == 1 and src.kind == 'V' and src.name.endswith('fnuz'):
         # the fnuz NaN (0x80) reads as a positive NaN in PyTorch (negative in ml_dtypes)
         arr = arr.astype(np.float32)
@@ -192,14 +199,12 @@ _FLOAT8 = frozenset((float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnu
 
 
 class _NoArrayDtype(dtype):
-    """A PyTorch dtype that no NumPy element type can hold (complex32, the packed 4-bit
-    float, the sub-byte integers, the bits types): the dtype object exists, with PyTorch's
-    ``itemsize``, ``is_floating_point``, ``is_complex`` and ``is_signed``, but a tensor of it
-    cannot be made.
+    """A PyTorch dtype that no NumPy element type holds: ``complex32`` (NumPy has no
+    half-precision complex). The dtype object exists, with PyTorch's ``itemsize``,
+    ``is_floating_point``, ``is_complex`` and ``is_signed``, but a tensor of it cannot be made.
 
-    NOTE: unlike PyTorch, making a tensor of one of these dtypes raises a ``RuntimeError``
-    (PyTorch's CPU backend makes some of them, e.g. complex32 arithmetic or an empty int4
-    tensor viewed as bytes).
+    NOTE: unlike PyTorch, making a complex32 tensor raises a ``RuntimeError`` (PyTorch's CPU
+    backend has experimental complex32 arithmetic).
     """
     __slots__ = ()
 
@@ -216,7 +221,34 @@ class _NoArrayDtype(dtype):
                            "element type (NOTE: unlike PyTorch)")
 
 
-class _BitsDtype(_NoArrayDtype):
+class _ByteDtype(_NoArrayDtype):
+    """A dtype PyTorch's CPU backend stores but does not compute with: the packed 4-bit
+    float ``float4_e2m1fn_x2``, the sub-byte integers ``int1``-``int7`` / ``uint1``-``uint7``
+    (one element per byte) and the opaque ``bits`` types. Its tensors hold the raw bytes
+    (a one-field structured NumPy dtype named after the dtype): they can be made (``empty``,
+    ``zeros``), viewed from and as ``uint8`` (``view``), sliced, reshaped, concatenated,
+    copied and saved; casts to or from other dtypes raise ``NotImplementedError``, as in
+    PyTorch.
+
+    NOTE: unlike PyTorch, some data movements PyTorch refuses for these dtypes (``clone``,
+    ``contiguous`` of a transposed tensor, ``ones`` / ``full``, which write the value's
+    bytes) work.
+    """
+    __slots__ = ('_raw',)
+
+    def __init__(self, name, cat, signed, itemsize):
+        _NoArrayDtype.__init__(self, name, cat, signed, itemsize)
+        self._raw = np.dtype([(name, f'u{itemsize}')])
+
+    @property
+    def _np(self):
+        return self._raw
+
+
+_signed_slot = dtype.__dict__['is_signed']
+
+
+class _BitsDtype(_ByteDtype):
     """The opaque bits dtypes (``bits8``...): PyTorch itself raises on ``is_signed``."""
     __slots__ = ()
 
@@ -225,6 +257,7 @@ class _BitsDtype(_NoArrayDtype):
         self._cat = _INT
         self.itemsize = itemsize
         self._rank = 13
+        self._raw = np.dtype([(name, f'u{itemsize}')])
 
     @property
     def is_signed(self):
@@ -232,19 +265,20 @@ class _BitsDtype(_NoArrayDtype):
 
 
 complex32 = _NoArrayDtype('complex32', _COMPLEX, True, 4)
-float4_e2m1fn_x2 = _NoArrayDtype('float4_e2m1fn_x2', _FLOAT, True, 1)
+float4_e2m1fn_x2 = _ByteDtype('float4_e2m1fn_x2', _FLOAT, True, 1)
 bits1x8 = _BitsDtype('bits1x8', 1)
 bits2x4 = _BitsDtype('bits2x4', 1)
 bits4x2 = _BitsDtype('bits4x2', 1)
 bits8 = _BitsDtype('bits8', 1)
 bits16 = _BitsDtype('bits16', 2)
 int1, int2, int3, int4, int5, int6, int7 = (
-    _NoArrayDtype(f'int{_i}', _INT, True, 1) for _i in range(1, 8))
+    _ByteDtype(f'int{_i}', _INT, True, 1) for _i in range(1, 8))
 uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (
-    _NoArrayDtype(f'uint{_i}', _INT, False, 1) for _i in range(1, 8))
+    _ByteDtype(f'uint{_i}', _INT, False, 1) for _i in range(1, 8))
 _NO_ARRAY = (complex32, float4_e2m1fn_x2, bits1x8, bits2x4, bits4x2, bits8, bits16,
              int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5,
              uint6, uint7)
+_BYTES = frozenset(d for d in _NO_ARRAY if isinstance(d, _ByteDtype))
 
 # aliases
 half = float16
@@ -262,8 +296,10 @@ _ALL = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, floa
         complex64, complex128, uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz,
         float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu]
 _BY_NAME = {d._name: d for d in _ALL}
-_NO_ARRAY_BY_NAME = {d._name: d for d in _NO_ARRAY}   # dtypes no tensor can have
+_NO_ARRAY_BY_NAME = {d._name: d for d in _NO_ARRAY}   # dtypes outside the promotion table
 _NP2DT = _NpToDtype()
+for _d in _BYTES:
+    _NP2DT[_d._raw] = _d
 for _d in _ALL:
     if type(_d) is not _ExtDtype:
         _NP2DT[_d._np] = _d

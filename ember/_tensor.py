@@ -212,7 +212,8 @@ class Tensor:
 
     def is_floating_point(self):
         """True for float16/bfloat16/float32/float64 tensors."""
-        return self._data.dtype.kind in 'fV'
+        k = self._data.dtype.kind
+        return k == 'f' or k == 'V' and _NP2DT[self._data.dtype]._cat == 2
 
     def is_complex(self):
         """True for complex tensors."""
@@ -351,6 +352,8 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if v and self._data.dtype.kind not in 'fcV':
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if v and self._data.dtype.names is not None and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if v and not self._rg and self._base is None:
             _views_need_grad(self)
         self._rg = bool(v)

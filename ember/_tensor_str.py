@@ -261,6 +261,12 @@ def _body(a, indent):
     """The bracketed values of host array ``a`` (non-empty)."""
     summarize = a.size > PRINT_OPTS.threshold
     e8m0 = a.dtype.name == 'float8_e8m0fnu'
+    if a.dtype.names is not None:   # the raw-byte dtypes (ember/_dtype.py's _ByteDtype)
+        name = a.dtype.names[0]
+        if name != 'float4_e2m1fn_x2':   # PyTorch prints those bytes as numbers
+            raise NotImplementedError(f'"_local_scalar_dense_cpu" not implemented for '
+                                      f"'{D._scalar_name(D._NP2DT[a.dtype])}'")
+        a = a.view(np.uint8).astype(np.float32)
     if a.dtype.kind == 'V' or a.dtype.itemsize <= 2 and a.dtype.kind == 'f':
         # bfloat16 / half / float8 print as float32 (ml_dtypes' float8_e5m2 has kind 'f')
         a = a.astype(np.float32)

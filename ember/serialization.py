@@ -138,7 +138,8 @@ def _check_ints(seq, what, lo=0):
 
 
 def _check_dtype(dtype):
-    if type(dtype) not in (D.dtype, D._ExtDtype) or D._BY_NAME.get(dtype._name) is not dtype:
+    if type(dtype) not in (D.dtype, D._ExtDtype, D._ByteDtype, D._BitsDtype) or \
+            D._BY_NAME.get(dtype._name, D._NO_ARRAY_BY_NAME.get(dtype._name)) is not dtype:
         raise _bad(f"expected a dtype (like torch.float32), but got {_short(dtype)}")
     return dtype
 
@@ -506,6 +507,8 @@ def _torch_globals():
         g['torch.UntypedStorage'] = _UNTYPED_STORAGE_TYPE
         for n, d in D._BY_NAME.items():
             g['torch.' + n] = d
+        for d in D._BYTES:   # the raw-byte dtypes (float4_e2m1fn_x2, bits8...)
+            g['torch.' + d._name] = d
     return g
 
 

@@ -213,3 +213,16 @@ def test_promote_types_argument_errors():
     with pytest.raises(TypeError) as ee:
         ember.promote_types(ember.float32, 1)
     assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize('name', ['float4_e2m1fn_x2', 'bits8', 'bits16', 'bits4x2'])
+def test_byte_dtypes_save_load_with_torch(name, tmp_path):
+    raw = [1, 2, 250, 3, 0, 77]
+    t = torch.tensor(raw, dtype=torch.uint8).view(getattr(torch, name))
+    torch.save({'x': t}, tmp_path / 't.pt')
+    e = ember.load(tmp_path / 't.pt')['x']
+    assert e.dtype is getattr(ember, name)
+    assert e.view(ember.uint8).tolist() == raw
+    ember.save({'x': e[1:]}, tmp_path / 'e.pt')
+    back = torch.load(tmp_path / 'e.pt')['x']
+    assert back.dtype == t.dtype and back.view(torch.uint8).tolist() == t[1:].view(torch.uint8).tolist()

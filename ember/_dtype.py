@@ -13,6 +13,16 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 class dtype:
     """A tensor element type, like ``torch.dtype``.
 
+    The 8-bit floats (``float8_e4m3fn``, ``float8_e4m3fnuz``, ``float8_e5m2``,
+    ``float8_e5m2fnuz``, ``float8_e8m0fnu``) hold ml_dtypes arrays and cast, print, index
+    and save as in PyTorch; promotion with any other dtype raises as in PyTorch.
+
+    NOTE: unlike PyTorch, which refuses arithmetic on float8 tensors (NotImplementedError),
+    ember computes it through ml_dtypes (the float32 result rounded to the float8 type; an
+    overflow in float8_e4m3fn arithmetic gives NaN, where PyTorch's casts saturate).
+    ``complex32`` tensors cannot be made; the raw-byte dtypes (float4_e2m1fn_x2, int1-7,
+    uint1-7, bits*) hold bytes only (see ``_ByteDtype``).
+
     Example::
 
         >>> ember.float32.is_floating_point
@@ -147,6 +157,9 @@ def cast_array(arr, dt):
     k = arr.dtype.kind
     if k == 'c':
         arr = arr.real
+    shape = arr.shape
+    if not shape:   # 0-d: keep arrays (NumPy's abs of a 0-d array is a scalar)
+        return cast_array(arr.reshape(1), dt).reshape(())
     f = arr if arr.dtype == np.float32 else arr.astype(np.float32)
     if dt is float8_e4m3fn:
         with np.errstate(invalid='ignore'):

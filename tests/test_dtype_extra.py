@@ -226,3 +226,39 @@ def test_byte_dtypes_save_load_with_torch(name, tmp_path):
     ember.save({'x': e[1:]}, tmp_path / 'e.pt')
     back = torch.load(tmp_path / 'e.pt')['x']
     assert back.dtype == t.dtype and back.view(torch.uint8).tolist() == t[1:].view(torch.uint8).tolist()
+
+
+@pytest.mark.parametrize('name', F8)
+def test_float8_scalar_writes(name):
+    def f(m):
+        d = getattr(m, name)
+        x = m.zeros(6).to(d)
+        x[0] = 1000.
+        x[1] = float('nan')
+        x[2] = -0.0
+        x[3:5] = 0.3
+        y = m.zeros(3).to(d)
+        if name != 'float8_e8m0fnu':   # torch has no index_put for it
+            y[m.tensor([0, 2])] = 1e5
+        return x, y
+    (xt, yt), (xe, ye) = f(torch), f(ember)
+    np.testing.assert_array_equal(_bytes(xe), _bytes(xt))
+    np.testing.assert_array_equal(_bytes(ye), _bytes(yt))
+
+
+@pytest.mark.parametrize('name', ['float8_e4m3fn', 'float8_e5m2'])
+def test_float8_arithmetic_note(name):
+    # NOTE: unlike PyTorch (NotImplementedError), ember computes float8 arithmetic through
+    # ml_dtypes: the result is the float32 result rounded to float8 (torch's casts as oracle)
+    # (in range: past float8_e4m3fn's max, ml_dtypes gives NaN where torch's cast saturates)
+    a = np.array([1., 2.5, -3., 0.125, 10.], np.float32)
+    b = np.array([0.5, 1., 3., -2., 30.], np.float32)
+    ta, tb = torch.tensor(a).to(getattr(torch, name)), torch.tensor(b).to(getattr(torch, name))
+    with pytest.raises(NotImplementedError):
+        ta + tb
+    ea, eb = ember.tensor(a).to(getattr(ember, name)), ember.tensor(b).to(getattr(ember, name))
+    for op in ('add', 'mul', 'sub'):
+        want = getattr(torch, op)(ta.float(), tb.float()).to(getattr(torch, name))
+        got = getattr(ember, op)(ea, eb)
+        assert got.dtype is getattr(ember, name)
+        np.testing.assert_array_equal(_bytes(got), _bytes(want))

@@ -8,6 +8,8 @@ one per leading dim, with NumPy's (= PyTorch's) placement rule for the result di
 """
 from . import _args
 import numpy as np
+from .. import _dtype as D
+from .._dtype import _NP2DT
 
 from .._tensor import (Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name,
                        _autograd_check, _check_partial_overlap, _internal_overlap, _writable,
@@ -448,7 +450,7 @@ def setitem(self, index, value):
         if is_t and value is not res:
             _check_partial_overlap(res, value)
         a = res._data
-        v = value._data if is_t else value
+        v = value._data if is_t else _f8_scalar(value, a.dtype)
         if is_t:
             _check_value_shape(v.shape, _key_result_shape(a.shape, key))
         if is_t and v.dtype.kind == 'c' and a.dtype.kind != 'c':
@@ -465,7 +467,8 @@ def setitem(self, index, value):
         if value.dtype is not res.dtype:
             value = value.to(res.dtype)
     else:
-        value = wrap(_xp(res._data).asarray(value, dtype=res._data.dtype))
+        value = wrap(_xp(res._data).asarray(_f8_scalar(value, res._data.dtype),
+                                            dtype=res._data.dtype))
     inplace(res, _index_put_key, key, value, False)
 
 
@@ -498,7 +501,7 @@ def _copy_to(dst, value, is_t):
     if d.ndim and not (_Mode.grad and dst._rg) and not _internal_overlap(d):
         fill_(dst, value)   # fast path: nothing to record, nothing to refuse
         return
-    v = wrap(_xp(d).asarray(value, dtype=d.dtype))
+    v = wrap(_xp(d).asarray(_f8_scalar(value, d.dtype), dtype=d.dtype))
     if d.ndim:
         fill_(dst, v)
     else:
@@ -549,7 +552,17 @@ def _cast_scalar(v, npdt):
         if v != v or v in (float('inf'), float('-inf')):
             return np.array(v).astype(npdt)[()]
         return npdt.type(int(v))
-    return npdt.type(v) if npdt.kind != 'V' else np.array(v, np.float32).astype(npdt)[()]
+    if npdt.kind == 'V' or npdt.itemsize == 1 and npdt.kind == 'f':   # bfloat16, float8
+        return D.cast_array(np.array(v, np.float32), _NP2DT[npdt])[()]   # float8: saturates
+    return npdt.type(v)
+
+
+def _f8_scalar(v, npdt):
+    """A number written into a float8 array, cast as PyTorch casts (saturating
+    float8_e4m3fn...); other dtypes: ``v`` itself."""
+    if npdt.itemsize == 1 and npdt.kind in 'fV' and isinstance(v, (int, float)):
+        return _cast_scalar(v, npdt)
+    return v
 
 
 def _filled(self, value):

@@ -557,6 +557,15 @@ def expand(self, *sizes):
     node = ExpandBackward0() if self._rg and _Mode.grad else None
     shape = tuple(shape)
     arr = xp.broadcast_to(a, shape)
+    # PyTorch keeps the stride of a size-1 dim that stays size 1 (NumPy zeroes it)
+    strides = tuple(0 if i < lead or a.shape[i - lead] != n else a.strides[i - lead]
+                    for i, n in enumerate(shape))
+    if arr.strides != strides:
+        flags = getattr(arr, 'flags', None)
+        ro = flags is not None and not getattr(flags, 'writeable', True)
+        arr = xp.lib.stride_tricks.as_strided(a, shape, strides)
+        if ro:
+            arr.flags.writeable = False
     if _writeable(a) and not _internal_overlap(arr):
         # nothing repeated: a writable view (writes to a stride-0 view stay refused)
         arr = xp.lib.stride_tricks.as_strided(a, shape, arr.strides)

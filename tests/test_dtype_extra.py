@@ -1,5 +1,4 @@
 """The extra dtypes (float8, complex32, float4, sub-byte integers, bits) against torch."""
-import io
 import pickle
 import warnings
 

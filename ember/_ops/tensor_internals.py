@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._dtype import _NP2DT
 from .._tensor import Tensor, Size, _Mode, check_inplace
 from .._storage import UntypedStorage, TypedStorage
 from .._backend import array_module

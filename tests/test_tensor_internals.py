@@ -138,7 +138,7 @@ def test_set_shares_storage_both_ways():
     (s, p, a, e) for s in [(2, 3), (1, 3), (3, 1), (2, 1, 3), (2, 3, 4), (1, 1), (2, 1, 3, 3),
                            (4, 1, 1, 2), (5,), ()]
     for p in itertools.permutations(range(len(s))) for a in [False, True, [], ['cf'], ['cl']]
-    for e in ([False, True] if 1 not in s else [False])])   # ember's unsqueeze: see report
+    for e in [False, True]])
 def test_dim_order(shape, perm, amb, expand):
     def f(m):
         x = m.empty(*shape).permute(*perm)
@@ -231,5 +231,15 @@ def test_expand_keeps_size1_strides():
               lambda m: m.empty(1, 3).t().expand(3, 1).stride(),
               lambda m: m.empty(2, 1, 3).expand(4, 2, 1, 3).stride(),
               lambda m: m.empty(2, 1, 3).expand(2, 5, 3).stride(),
-              lambda m: m.empty(1, 3).t().expand(2, 3, 1).stride()):
+              lambda m: m.empty(1, 3).t().expand(2, 3, 1).stride(),
+              lambda m: m.empty(1, 3).t().unsqueeze(0).expand(2, 3, 1).stride()):
         assert _outcome(ember, f) == _outcome(torch, f)
+
+
+@pytest.mark.parametrize('shape', [(2, 3), (2, 3, 4), (3, 0), (1, 3), (3, 1), (2, 1, 3), (1, 1),
+                                   (4, 1, 1, 2)])
+def test_unsqueeze_strides(shape):
+    for perm in itertools.permutations(range(len(shape))):
+        for d in range(-len(shape) - 1, len(shape) + 1):
+            f = lambda m: m.empty(*shape).permute(*perm).unsqueeze(d).stride()   # noqa: E731
+            assert _outcome(ember, f) == _outcome(torch, f), (perm, d)

@@ -670,6 +670,12 @@ def unsqueeze(input, dim):
         st.insert(d, a.shape[d] * st[d] if d < a.ndim else 1)
         from ._layout import with_strides
         r = with_strides(r, st)
+    elif (d == a.ndim or 1 in a.shape) and isinstance(r, np.ndarray):
+        # NumPy's reshape may re-stride the size-1 dims; PyTorch keeps every input stride
+        st = a.strides
+        want = st[:d] + ((a.shape[d] * st[d]) if d < a.ndim else a.itemsize,) + st[d:]
+        if r.strides != want:
+            r = xp.lib.stride_tricks.as_strided(r, r.shape, want)
     return make_view(input, r, node)
 
 

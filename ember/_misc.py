@@ -347,6 +347,9 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         offset (int): bytes to skip.
         requires_grad (bool): record operations for autograd.
 
+    NOTE: unlike PyTorch, a read-only buffer (``bytes``) is copied after the same warning
+    (PyTorch makes a tensor that writes into it).
+
     Example::
 
         >>> b = bytearray([1, 0, 0, 0, 2, 0, 0, 0])

@@ -248,3 +248,14 @@ def test_errors_and_symbolic_numbers_and_tag():
 def test_empty_permuted(args):
     _check(lambda m: (m.empty_permuted(*args).shape, m.empty_permuted(*args).stride()))
     _check(lambda m: m.empty_permuted(*args, dtype=m.int64, requires_grad=False).dtype)
+
+
+def test_frombuffer_readonly_note():
+    data = np.arange(3, dtype=np.int32).tobytes()
+    with pytest.warns(UserWarning, match='not writable'):
+        t = torch.frombuffer(data, dtype=torch.int32)
+    with pytest.warns(UserWarning, match='not writable'):
+        e = ember.frombuffer(data, dtype=ember.int32)
+    assert e.tolist() == t.tolist()
+    e[0] = 7   # NOTE: ember copies a read-only buffer
+    assert data[:4] == b'\x00\x00\x00\x00'

@@ -12,6 +12,16 @@ import ember
 pytestmark = pytest.mark.filterwarnings('ignore')
 
 
+@pytest.fixture(autouse=True)
+def _restore_torch_validate_args():
+    """torch.cond with a tensor predicate runs dynamo, which turns torch's default
+    distribution argument validation off and leaves it so; later oracle tests compare
+    ember's default with torch's."""
+    old = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution._validate_args = old
+
+
 def _both(fn):
     """Run ``fn(m)`` for both libraries; returns (ember result or exception, torch's)."""
     out = []

@@ -93,6 +93,7 @@ def has_torch_function(relevant_args):
     args = tuple(relevant_args)
     _note(args)
     if _tls.no_tf:
+        _dispatch.consume_hop(_tls)
         return False
     if _tls.modes:
         return True
@@ -133,6 +134,7 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     _note(relevant)
     ov = None if (_tls.no_subclass or _tls.no_tf) else _overloaded(relevant, None)
     if _tls.no_tf:
+        _dispatch.consume_hop(_tls)
         return public_api(*args, **kwargs)
     r = _handle(public_api, args, kwargs, ov)
     if r is _NOTHING:
@@ -369,6 +371,37 @@ class DisableTorchFunctionSubclass:
         _tls.no_subclass -= 1
 
 
+def redispatch_function(func, types, args, kwargs):
+    """Call ``func(*args, **kwargs)`` skipping one level of ``__torch_function__``
+    dispatch: the first ``__torch_function__`` check reached inside the call (``func``'s
+    own, or the first op it applies) does not dispatch; the calls after it do. Use it in
+    a ``__torch_function__`` handler to run the function's implementation while still
+    seeing the ops inside it.
+
+    Args:
+        func (callable): the function being handled.
+        types (tuple): the overloaded types (as passed to the handler).
+        args (tuple): positional arguments.
+        kwargs (dict or None): keyword arguments.
+
+    Example::
+
+        >>> class Logged(ember.Tensor):
+        ...     @classmethod
+        ...     def __torch_function__(cls, func, types, args, kwargs=None):
+        ...         print(func.__name__)
+        ...         return ember.overrides.redispatch_function(func, types, args, kwargs)
+    """
+    tls = _tls
+    if not tls.one_hop:            # a skip already pending stays one skip
+        tls.no_tf += 1
+        tls.one_hop = True
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        _dispatch.consume_hop(tls)     # when nothing inside checked
+
+
 class enable_reentrant_dispatch:
     """Accepted for compatibility (ember has no dispatcher levels to re-enter)."""
 
@@ -387,5 +420,5 @@ def _len_torch_function_stack():
     return len(_tls.modes)
 
 
-__all__ += ['DisableTorchFunction', 'DisableTorchFunctionSubclass']
+__all__ += ['DisableTorchFunction', 'DisableTorchFunctionSubclass', 'redispatch_function']
 _disabled_torch_function_impl = _disabled_torch_function_impl

@@ -19,7 +19,7 @@ from ._device import device as _device
 from ._backend import numpy_backend as _npb
 
 __all__ = ['Generator', 'default_generator', 'manual_seed', 'seed', 'initial_seed',
-           'get_rng_state', 'set_rng_state', 'fork_rng']
+           'get_rng_state', 'set_rng_state', 'fork_rng', 'thread_safe_generator']
 
 _DEFAULT_SEED = 67280421310721
 _U64 = 1 << 64
@@ -245,6 +245,34 @@ def set_rng_state(new_state):
     """Sets the random number generator state (a ``torch.ByteTensor`` from
     :func:`get_rng_state`, ember's or PyTorch's)."""
     default_generator.set_state(new_state)
+
+
+def thread_safe_generator():
+    """The generator that random draws should use in the current DataLoader worker.
+
+    In a worker that runs as a thread (``WorkerInfo.worker_method == 'thread'``) this is
+    that worker's own :class:`Generator` (from ``WorkerInfo.rng``), so that threads do not
+    share one stream; in the main process and in process workers it is ``None``, which
+    makes ember's random functions use the default generator.
+
+    Returns:
+        Generator or None
+
+    Example::
+
+        >>> g = ember.random.thread_safe_generator()     # None outside thread workers
+        >>> offset = ember.randint(0, 10, (2,), generator=g)
+
+    NOTE: ember's DataLoader runs its workers as processes, so inside ember's own loaders
+    this returns ``None``, as PyTorch's does in process workers.
+    """
+    from .utils.data import get_worker_info
+    info = get_worker_info()
+    if info is not None and getattr(info, 'worker_method', None) == 'thread':
+        rng = getattr(info, 'rng', None)
+        if rng is not None:
+            return rng.torch_generator
+    return None
 
 
 @contextlib.contextmanager

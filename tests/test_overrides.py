@@ -297,3 +297,59 @@ def test_bindings_swapping_under_concurrent_ops():
     for t in ts:
         t.join(60)
     assert not errors
+
+
+def _redispatch_run(m, case):
+    """Logs of a subclass / mode whose handler calls ``redispatch_function``."""
+    ov = m.overrides
+    log = []
+
+    def scaled_mul(a, b):
+        if ov.has_torch_function((a, b)):
+            return ov.handle_torch_function(scaled_mul, (a, b), a, b)
+        return a * b + 1
+
+    def plain(a, b):
+        return (a * b + 1).neg()
+
+    class LT(m.Tensor):
+        depth = 0
+
+        @classmethod
+        def __torch_function__(cls, func, types, args, kwargs=None):
+            log.append('  ' * cls.depth + func.__name__)
+            cls.depth += 1
+            try:
+                return ov.redispatch_function(func, types, args, kwargs)
+            finally:
+                cls.depth -= 1
+
+    class LM(ov.TorchFunctionMode):
+        def __torch_function__(self, func, types, args, kwargs=None):
+            log.append('mode ' + func.__name__)
+            with self:
+                return ov.redispatch_function(func, types, args, kwargs or {})
+
+    a, b = m.tensor([3.]), m.tensor([4.])
+    if case == 'subclass':
+        r = scaled_mul(a.as_subclass(LT), b.as_subclass(LT))
+    elif case == 'subclass-plain':
+        r = ov.redispatch_function(plain, (LT,), (a.as_subclass(LT), b.as_subclass(LT)), {})
+    elif case == 'subclass-op':
+        r = ov.redispatch_function(m.add, (LT,), (a.as_subclass(LT), b), None)
+    elif case == 'mode':
+        with LM():
+            r = scaled_mul(a, b)
+    else:
+        with LM():
+            r = ov.redispatch_function(plain, (), (a, b), {})
+    after = (a.as_subclass(LT) * 2).neg()      # nothing stays skipped afterwards
+    return log, type(r).__name__, r.tolist(), type(after).__name__
+
+
+@pytest.mark.parametrize('case', ['subclass', 'subclass-plain', 'subclass-op', 'mode',
+                                  'mode-plain'])
+def test_redispatch_function_skips_one_hop(case):
+    e, t = _redispatch_run(ember, case), _redispatch_run(torch, case)
+    assert e == t
+    assert not _dispatch._tls.one_hop and not _dispatch._tls.no_tf

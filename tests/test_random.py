@@ -131,3 +131,46 @@ def test_namespace():
                  'default_generator', 'Generator'):
         assert hasattr(ember, name), name
     assert ember.random.default_generator is ember.default_generator
+
+
+class _WorkerDataset:
+    """Each item is what thread_safe_generator() returns inside the worker."""
+    def __init__(self, m):
+        self.m = m
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.m.random.thread_safe_generator() is None
+
+
+@pytest.mark.parametrize('method', ['multiprocessing', 'thread'])
+def test_thread_safe_generator(method, monkeypatch):
+    import types
+    import torch
+    import ember.utils.data._utils.worker as ew
+    import torch.utils.data._utils.worker as tw
+    assert ember.random.thread_safe_generator() is None
+    assert torch.random.thread_safe_generator() is None
+    got = []
+    for m, w in ((ember, ew), (torch, tw)):
+        g = m.Generator()
+        info = w.WorkerInfo(id=0, num_workers=1, seed=1, dataset=None,
+                            rng=types.SimpleNamespace(torch_generator=g), worker_method=method)
+        monkeypatch.setattr(w, '_worker_info', info)
+        got.append(m.random.thread_safe_generator() is g)
+        info = w.WorkerInfo(id=0, num_workers=1, seed=1, dataset=None, rng=None,
+                            worker_method=method)
+        monkeypatch.setattr(w, '_worker_info', info)
+        got.append(m.random.thread_safe_generator() is None)
+    assert got[:2] == got[2:] == [method == 'thread', True]
+
+
+def test_thread_safe_generator_in_process_workers():
+    import torch
+    out = []
+    for m in (ember, torch):
+        dl = m.utils.data.DataLoader(_WorkerDataset(m), batch_size=None, num_workers=1)
+        out.append([bool(x) for x in dl])
+    assert out[0] == out[1] == [True, True]

@@ -183,6 +183,7 @@ def test_randn_normal(n, d):
 
 def test_randn_large_float32():
     same(lambda m: m.randn(100000), seeds=[0, 11], calls=1)
+    same(lambda m: m.randn(200003), seeds=[5], calls=1)      # several chunks + a tail
     same(lambda m: m.randn(3, 5, 7, 11), seeds=[3])
 
 

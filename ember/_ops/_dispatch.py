@@ -39,6 +39,8 @@ class _ThreadState(threading.local):
     modes = ()            # TorchFunctionMode stack, innermost last
     no_tf = 0             # DisableTorchFunction depth: no modes, no subclass handling
     no_subclass = 0       # DisableTorchFunctionSubclass depth: modes only
+    one_hop = False       # redispatch_function's skip: one unit of no_tf, given back by
+                          # the next check (see ``consume_hop``)
 
 
 _tls = _ThreadState()
@@ -63,6 +65,15 @@ _NOT_OPS = frozenset({
     'are_deterministic_algorithms_enabled', 'set_default_device', 'get_default_device',
     'set_float32_matmul_precision', 'get_float32_matmul_precision', 'is_autocast_enabled',
     'typename', 'from_numpy', 'frombuffer', 'is_nonzero'})
+
+
+def consume_hop(tls):
+    """Called by a ``__torch_function__`` check that found handling disabled: when the
+    disable is ``redispatch_function``'s one-hop skip, ends it, so that the calls made
+    inside the skipped function dispatch again."""
+    if tls.one_hop:
+        tls.one_hop = False
+        tls.no_tf -= 1
 
 
 def observing():
@@ -190,6 +201,8 @@ def _make_wrapper(raw, name, module, qualname):
                 ov = _overloaded(args, kwargs)
                 if ov is not None:
                     return _handle(op, args, kwargs, ov)
+        elif tls.one_hop:
+            consume_hop(tls)
         if _interceptors:
             return _intercepted(name, raw, args, kwargs)
         if _lingering:

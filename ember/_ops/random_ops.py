@@ -234,8 +234,11 @@ def _normal_scalar(g, n, mean, std):
 
 
 def _fma32(a, b, c):
-    """Fused float32 ``a * b + c`` (the product is exact in float64)."""
-    return (a.astype(np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(np.float32)
+    """Fused float32 ``a * b + c`` for float32 arrays/scalars (the product is exact in
+    float64; one rounding to float64, then to float32)."""
+    t = np.multiply(a, b, dtype=np.float64)
+    t += c
+    return t.astype(np.float32)
 
 
 _f32 = np.float32
@@ -255,8 +258,8 @@ def _cephes_log32(x):
     e = e - mask.astype(np.float32)
     x = x + tmp
     z = x * x
-    y = np.full(x.shape, _f32(7.0376836292E-2))
-    for c in (-1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
+    y = _fma32(x, _f32(7.0376836292E-2), _f32(-1.1514610310E-1))
+    for c in ( 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
               -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1):
         y = _fma32(y, x, _f32(c))
     y = y * x
@@ -281,11 +284,11 @@ def _cephes_sincos32(theta):
     x = _fma32(yq, _f32(-2.4187564849853515625e-4), x)
     x = _fma32(yq, _f32(-3.77489497744594108e-8), x)
     z = x * x
-    yc = _fma32(np.full(z.shape, _f32(2.443315711809948E-005)), z, _f32(-1.388731625493765E-003))
+    yc = _fma32(z, _f32(2.443315711809948E-005), _f32(-1.388731625493765E-003))
     yc = _fma32(yc, z, _f32(4.166664568298827E-002))
     yc = yc * z
     yc = _fma32(yc, z, -(z * _f32(0.5))) + _f32(1)
-    ys = _fma32(np.full(z.shape, _f32(-1.9515295891E-4)), z, _f32(8.3321608736E-3))
+    ys = _fma32(z, _f32(-1.9515295891E-4), _f32(8.3321608736E-3))
     ys = _fma32(ys, z, _f32(-1.6666654611E-1))
     ys = ys * z
     ys = _fma32(ys, x, x)
@@ -298,6 +301,13 @@ def _box_muller16(u, n, mean, std, dbl):
     """PyTorch's ``normal_fill_16`` over consecutive 16-value blocks of uniforms ``u``:
     pairs ``(j, j+8)`` give ``r cos`` / ``r sin``. Double: C library log/cos/sin; float:
     the AVX2 kernel's Cephes polynomials (``normal_fill_16_AVX2``)."""
+    if not dbl and n > _CHUNK:
+        # in chunks (of whole 16-blocks): the float64 intermediates stay in cache
+        out = np.empty(n, np.float32)
+        for i in range(0, n, _CHUNK):
+            out[i:i + _CHUNK] = _box_muller16(u[i:i + _CHUNK], min(_CHUNK, n - i), mean,
+                                              std, False)
+        return out
     b = u.reshape(-1, 2, 8)
     if dbl:
         u1 = 1.0 - b[:, 0]

@@ -33,6 +33,7 @@ from . import random, testing  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
 from ._misc import *  # noqa: E402,F401,F403
 from ._misc import __all__ as _misc_all  # noqa: E402
+from ._misc import _assert  # noqa: E402,F401
 
 
 def is_tensor(obj):
@@ -82,7 +83,8 @@ from . import profiler  # noqa: E402,F401
 
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
-_LAZY_SUBMODULES = ('fft', 'special', 'distributions', 'fx', 'onnx', 'distributed')
+_LAZY_SUBMODULES = ('fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
+                    'compiler', 'futures')
 
 
 def __getattr__(name):

@@ -277,7 +277,6 @@ __all__ += ['get_num_threads', 'set_num_threads', 'get_num_interop_threads',
 import enum as _enum  # noqa: E402
 import math as _math  # noqa: E402
 import sys as _sys  # noqa: E402
-import threading as _threading  # noqa: E402
 
 
 from ._memory_format import layout, strided  # noqa: E402,F401
@@ -563,6 +562,29 @@ def thread_safe_generator():
     return None
 
 
+def _assert(condition, message):
+    """``assert condition, message`` that FX symbolic tracing can record (a traced
+    ``condition`` dispatches through ``__torch_function__``).
+
+    Args:
+        condition (bool or Tensor): must be true.
+        message (str): the ``AssertionError``'s message.
+
+    Example::
+
+        >>> ember._assert(ember.tensor(2) > 1, "must be positive")
+    """
+    if type(condition) is not Tensor:
+        from . import overrides
+        if overrides.has_torch_function((condition,)):
+            return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    if not condition:
+        raise AssertionError(message)
+
+
+_assert.__module__ = 'ember'      # public as ember._assert (FX writes ``torch._assert``)
+
+
 def typename(obj):
     """A readable type name: the legacy tensor type of a tensor (``'torch.FloatTensor'``),
     else ``module.qualname`` of ``obj``'s class (the class name for builtins).
@@ -745,92 +767,7 @@ class Event:
                 f"event_flag={_b.int(self._timing)}, event_id={self.event_id}")
 
 
-class Future:
-    """The result of an asynchronous computation: ``set_result`` / ``set_exception``
-    complete it, ``wait`` blocks until then (and re-raises an exception), ``then`` chains a
-    callback that gets this future and returns the value of a new one.
-
-    Example::
-
-        >>> f = ember.Future()
-        >>> g = f.then(lambda fut: fut.wait() + 1)
-        >>> f.set_result(1); g.wait()
-        2
-    """
-
-    def __init__(self, *, devices=None):
-        self._cond = _threading.Condition()
-        self._done = False
-        self._value = None
-        self._exc = None
-        self._callbacks = []
-
-    def done(self):
-        """Whether the future has a result or an exception."""
-        return self._done
-
-    def _finish(self, value, exc):
-        with self._cond:
-            if self._done:
-                raise RuntimeError("Future can only be marked completed once.")
-            self._value, self._exc, self._done = value, exc, True
-            cbs, self._callbacks = self._callbacks, []
-            self._cond.notify_all()
-        for cb in cbs:
-            cb(self)
-
-    def set_result(self, result):
-        """Complete the future with ``result`` (runs the callbacks)."""
-        self._finish(result, None)
-
-    def set_exception(self, result):
-        """Complete the future with exception ``result`` (``wait`` raises it)."""
-        if not isinstance(result, BaseException):
-            raise AssertionError(f"{result} is of type {type(result)}, not an Exception.")
-        self._finish(None, result)
-
-    def wait(self):
-        """Block until complete; the value (or raise the exception)."""
-        with self._cond:
-            while not self._done:
-                self._cond.wait()
-        if self._exc is not None:
-            raise self._exc
-        return self._value
-
-    def value(self):
-        """The value of a completed future (raises its exception)."""
-        if not self._done:
-            raise RuntimeError("Future's value is only available once it's completed.")
-        if self._exc is not None:
-            raise self._exc
-        return self._value
-
-    def add_done_callback(self, callback):
-        """Run ``callback(self)`` when complete (now if already complete)."""
-        with self._cond:
-            if not self._done:
-                self._callbacks.append(callback)
-                return
-        callback(self)
-
-    def then(self, callback):
-        """A new future completed with ``callback(self)`` once this one completes (or with
-        a ``RuntimeError`` naming the exception ``callback`` raised)."""
-        fut = Future()
-
-        def run(f):
-            try:
-                r = callback(f)
-            except Exception as e:   # the chained future carries the error, as PyTorch's
-                err = RuntimeError(f"Got the following error when running the callback: "
-                                   f"{type(e).__name__}: {e}")
-                err.__cause__ = e
-                fut.set_exception(err)
-                return
-            fut.set_result(r)
-        self.add_done_callback(run)
-        return fut
+from .futures import Future  # noqa: E402  (ember.Future is torch.Future)
 
 
 class OutOfMemoryError(RuntimeError):

@@ -48,6 +48,7 @@ LAYERS = {
     'ember.overrides': 4,
     'ember.serialization': 4,
     'ember.testing': 4,
+    'ember.futures': 4,
     'ember.types': 4,
     'ember.__main__': 4,
     # 5: libraries built on the namespace
@@ -67,6 +68,7 @@ LAYERS = {
     'ember.onnx': 5,
     'ember.backends': 5,
     'ember.jit': 5,
+    'ember.compiler': 5,
     'ember.hub': 5,
     'ember.func': 5,
     'ember.export': 5,

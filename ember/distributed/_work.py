@@ -6,6 +6,7 @@ import threading
 import time
 
 from . import DistBackendError
+from ..futures import Future
 
 __all__ = ['Future', 'Work']
 
@@ -53,130 +54,6 @@ def _poll(test, timeout_s, name, rank):
             time.sleep(0.0002)
         elif el > 0.02:
             time.sleep(0)
-
-
-class Future:
-    """The result of an asynchronous computation (PyTorch's ``torch.futures.Future``).
-
-    ``then(callback)`` chains a new future whose value is ``callback(self)``;
-    ``add_done_callback`` runs a callback once this future completes.
-
-    Args:
-        devices (list, optional): accepted for compatibility (CPU only).
-
-    Example::
-
-        >>> fut = Future()
-        >>> chained = fut.then(lambda f: f.value() + 1)
-        >>> fut.set_result(1)
-        >>> chained.wait()
-        2
-
-    NOTE: unlike PyTorch, a future made by ``Work.get_future()`` completes when it (or a
-    future chained from it) is waited on or polled: MPI progresses inside those calls.
-    """
-
-    def __init__(self, *, devices=None):
-        self._cv = threading.Condition()
-        self._done = False
-        self._value = None
-        self._exc = None
-        self._callbacks = []
-        self._driver = None    # called (once) to drive completion: Work.wait of the source
-
-    # -- completion
-    def _drive(self):
-        d = self._driver
-        if d is not None and not self._done:
-            self._driver = None
-            try:
-                d()
-            except BaseException as e:   # the source failed: this future carries the error
-                if not self._done:
-                    self.set_exception(e)
-
-    def done(self):
-        """Whether the future has a value or an error (polls a pending source)."""
-        if not self._done:
-            src = getattr(self._driver, '__self__', None)
-            if isinstance(src, Work):
-                src.is_completed()
-            elif isinstance(src, Future):
-                src.done()
-        return self._done
-
-    def wait(self):
-        """Block until the future completes; returns its value or raises its error."""
-        self._drive()
-        with self._cv:
-            while not self._done:
-                self._cv.wait()
-        if self._exc is not None:
-            raise self._exc
-        return self._value
-
-    def value(self):
-        """The value of a completed future (raises its error, if it holds one)."""
-        if not self._done:
-            self._drive()
-        if not self._done:
-            raise RuntimeError("Future has not completed yet: call wait() first")
-        if self._exc is not None:
-            raise self._exc
-        return self._value
-
-    def _finish(self, value, exc):
-        with self._cv:
-            if self._done:
-                raise RuntimeError("Future can only be marked completed once.")
-            self._value, self._exc, self._done = value, exc, True
-            cbs, self._callbacks = self._callbacks, []
-            self._cv.notify_all()
-        for cb in cbs:
-            cb(self)
-
-    def set_result(self, result):
-        """Complete the future with ``result`` and run its callbacks."""
-        self._finish(result, None)
-
-    def set_exception(self, result):
-        """Complete the future with the error ``result``; ``wait``/``value`` raise it."""
-        if not isinstance(result, BaseException):
-            raise TypeError("set_exception expects an exception instance")
-        self._finish(None, result)
-
-    def add_done_callback(self, callback):
-        """Run ``callback(self)`` when the future completes (now, if it already has)."""
-        with self._cv:
-            if not self._done:
-                self._callbacks.append(callback)
-                return
-        callback(self)
-
-    def then(self, callback):
-        """A new future holding ``callback(self)`` once this one completes; an error raised
-        by ``callback`` (or held by this future) is held by the new future."""
-        child = Future()
-        child._driver = self._drive_and_wait
-
-        def run(fut):
-            try:
-                r = callback(fut)
-            except BaseException as e:
-                child.set_exception(e)
-            else:
-                child.set_result(r)
-        self.add_done_callback(run)
-        return child
-
-    def _drive_and_wait(self):
-        self._drive()
-        with self._cv:
-            while not self._done:
-                self._cv.wait()
-
-    def __repr__(self):
-        return f"<ember.futures.Future done={self._done}>"
 
 
 class Work:

@@ -202,10 +202,15 @@ def test_future_semantics():
     g.set_exception(ValueError('boom'))
     with pytest.raises(ValueError, match='boom'):
         g.wait()
-    with pytest.raises(ValueError, match='boom'):
+    # the chained future holds a RuntimeError naming the callback's error, as torch's
+    with pytest.raises(RuntimeError, match='error when running the callback: ValueError: boom'):
         bad.wait()
-    # the same through torch.futures, for the semantics compared above
     import torch
+    tg = torch.futures.Future()
+    tbad = tg.then(lambda x: x.value())
+    tg.set_exception(ValueError('boom'))
+    with pytest.raises(RuntimeError, match='error when running the callback: ValueError: boom'):
+        tbad.wait()
     t = torch.futures.Future()
     tc = t.then(lambda x: x.value() * 2).then(lambda x: x.value() + 1)
     t.set_result(5)

@@ -1,0 +1,284 @@
+"""``ember.compiler``: the ``torch.compiler`` entry points, for code written against them.
+
+NOTE: unlike PyTorch, ember has no compiler: :func:`compile` returns its argument (see
+:func:`ember.compile`), the predicates ``is_compiling`` / ``is_dynamo_compiling`` /
+``is_exporting`` are False, and the decorators return the function they decorate, so code
+that asks "am I being compiled?" takes its eager path, as it does under PyTorch without
+``torch.compile``.
+"""
+import contextlib
+import functools
+
+__all__ = ['compile', 'reset', 'allow_in_graph', 'substitute_in_graph', 'list_backends',
+           'disable', 'set_default_backend', 'get_default_backend', 'set_stance',
+           'set_enable_guard_collectives', 'cudagraph_mark_step_begin', 'wrap_numpy',
+           'is_compiling', 'is_dynamo_compiling', 'is_exporting', 'assume_constant_result',
+           'nested_compile_region']
+
+_state = {'backend': 'inductor', 'guard_collectives': False}
+_BACKENDS = ('cudagraphs', 'inductor', 'openxla', 'tvm')
+
+
+def compile(*args, **kwargs):
+    """``ember.compile``: returns the function or module unchanged (NOTE: no compiler).
+
+    Example::
+
+        >>> f = ember.compiler.compile(lambda x: x + 1)
+    """
+    from .._misc import compile as _compile
+    return _compile(*args, **kwargs)
+
+
+def reset():
+    """Clear the compiler's caches (there are none in ember).
+
+    Example::
+
+        >>> ember.compiler.reset()
+    """
+
+
+def is_compiling():
+    """True while ``torch.compile`` traces the code; always False in ember.
+
+    Example::
+
+        >>> ember.compiler.is_compiling()
+        False
+    """
+    return False
+
+
+def is_dynamo_compiling():
+    """True while Dynamo traces the code; always False in ember.
+
+    Example::
+
+        >>> ember.compiler.is_dynamo_compiling()
+        False
+    """
+    return False
+
+
+def is_exporting():
+    """True while ``torch.export`` traces the code; always False in ember.
+
+    Example::
+
+        >>> ember.compiler.is_exporting()
+        False
+    """
+    return False
+
+
+def allow_in_graph(fn):
+    """Decorator: let the compiler put calls of ``fn`` in the graph as they are. Returns
+    ``fn``.
+
+    Example::
+
+        >>> f = ember.compiler.allow_in_graph(abs)
+    """
+    return fn
+
+
+def assume_constant_result(fn):
+    """Decorator: the compiler may treat ``fn``'s result as a constant. Returns ``fn``.
+
+    Example::
+
+        >>> f = ember.compiler.assume_constant_result(lambda: 3)
+    """
+    return fn
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    """Decorator: never compile ``fn``. Returns ``fn`` (or, called without ``fn``, a
+    decorator that does).
+
+    Example::
+
+        >>> @ember.compiler.disable
+        ... def eager_only(x):
+        ...     return x
+    """
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def nested_compile_region(fn=None, *, options=None, max_reuse_entries=8, reuse_hash_fn=None):
+    """Decorator: compile ``fn`` once and reuse it. Returns ``fn`` (or a decorator).
+
+    Example::
+
+        >>> @ember.compiler.nested_compile_region
+        ... def block(x):
+        ...     return x
+    """
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def substitute_in_graph(original_fn, *, can_constant_fold_through=False,
+                        skip_signature_check=False):
+    """Decorator: register a Python replacement of ``original_fn`` for the compiler to
+    trace. Eagerly (always, in ember) the decorated name calls ``original_fn``.
+
+    Args:
+        original_fn (Callable): the function being replaced.
+        skip_signature_check (bool): do not require both to have the same signature.
+
+    Raises:
+        TypeError: when the signatures differ (both known and the check not skipped).
+
+    Example::
+
+        >>> @ember.compiler.substitute_in_graph(len)
+        ... def my_len(obj, /):
+        ...     return sum(1 for _ in obj)
+        >>> my_len([1, 2])
+        2
+    """
+    import inspect
+    if not callable(original_fn):
+        raise TypeError(f"substitute_in_graph expects a function but got "
+                        f"{type(original_fn)!r}")
+
+    def deco(fn):
+        if not skip_signature_check:
+            try:
+                a, b = inspect.signature(original_fn), inspect.signature(fn)
+            except (TypeError, ValueError):
+                a = b = None
+            if a is not None and a != b:
+                raise TypeError(f"Signature mismatch between {original_fn} and {fn}: "
+                                f"{a} != {b}")
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            return original_fn(*args, **kwargs)
+        return wrapped
+    return deco
+
+
+def list_backends(exclude_tags=('debug', 'experimental')):
+    """Names accepted as ``ember.compile(backend=...)`` (NOTE: every one runs eagerly).
+
+    Example::
+
+        >>> 'inductor' in ember.compiler.list_backends()
+        True
+    """
+    return list(_BACKENDS)
+
+
+def set_default_backend(backend):
+    """Set the backend ``compile`` uses when none is given (recorded; ember runs eagerly).
+
+    Example::
+
+        >>> ember.compiler.set_default_backend('inductor')
+    """
+    _state['backend'] = backend
+
+
+def get_default_backend():
+    """The backend set by :func:`set_default_backend` (``'inductor'`` by default).
+
+    Example::
+
+        >>> ember.compiler.get_default_backend()
+        'inductor'
+    """
+    return _state['backend']
+
+
+class set_stance(contextlib.ContextDecorator):
+    """Set how compiled functions behave (``'default'``, ``'force_eager'``, ...) as a
+    call, context manager or decorator; ember always runs
+    eagerly.
+
+    Args:
+        stance (str): the stance (recorded only).
+
+    Example::
+
+        >>> with ember.compiler.set_stance('force_eager'):
+        ...     y = ember.ones(1)
+    """
+
+    def __init__(self, stance='default', *, skip_guard_eval_unsafe=False, force_backend=None):
+        self.stance = stance
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def set_enable_guard_collectives(enabled):
+    """Whether compiled code synchronises its guards across ranks (recorded; returns the
+    previous value).
+
+    Example::
+
+        >>> ember.compiler.set_enable_guard_collectives(False)
+        False
+    """
+    old, _state['guard_collectives'] = _state['guard_collectives'], bool(enabled)
+    return old
+
+
+def cudagraph_mark_step_begin():
+    """Mark the start of a step for CUDA graph trees (nothing to do in ember).
+
+    Example::
+
+        >>> ember.compiler.cudagraph_mark_step_begin()
+    """
+
+
+def wrap_numpy(fn):
+    """Decorator: let a function written for NumPy arrays take and return tensors. Tensor
+    arguments are passed as arrays (``tensor.numpy()``), array results come back as
+    tensors (NumPy scalars stay scalars).
+
+    Example::
+
+        >>> import numpy as np
+        >>> @ember.compiler.wrap_numpy
+        ... def f(x):
+        ...     return x ** 2
+        >>> f(ember.tensor([1., 2.]))
+        tensor([1., 4.])
+    """
+    import numpy as np
+    from .._tensor import Tensor
+
+    def to_np(x):
+        if isinstance(x, Tensor):
+            return x.numpy()
+        if isinstance(x, (list, tuple)):
+            return type(x)(to_np(v) for v in x)
+        if isinstance(x, dict):
+            return {k: to_np(v) for k, v in x.items()}
+        return x
+
+    def to_tensor(x):
+        from .. import as_tensor
+        if isinstance(x, np.ndarray):
+            return as_tensor(x)
+        if isinstance(x, (list, tuple)):
+            return type(x)(to_tensor(v) for v in x)
+        if isinstance(x, dict):
+            return {k: to_tensor(v) for k, v in x.items()}
+        return x
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        return to_tensor(fn(*to_np(args), **to_np(kwargs)))
+    return wrapped

@@ -614,9 +614,12 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mo
             options=None, disable=False):
     """Compile a function or module for speed.
 
-    NOTE: unlike PyTorch, ember has no compiler: this returns ``model`` unchanged (as a
-    decorator too: ``@ember.compile`` / ``@ember.compile(mode=...)``), so code written for
-    ``torch.compile`` runs eagerly.
+    NOTE: unlike PyTorch, ember has no compiler: code written for ``torch.compile`` runs
+    eagerly. As in PyTorch, a module comes back wrapped in an
+    :class:`ember.compiler.OptimizedModule` (its ``state_dict`` keys start with
+    ``_orig_mod.``), a function as a wrapper that calls it (``@ember.compile`` and
+    ``@ember.compile(mode=...)`` work as decorators), and ``disable=True`` returns
+    ``model`` itself.
 
     Args:
         model (Callable or Module, optional): what to compile.
@@ -632,10 +635,23 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mo
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
     if model is None:
-        return lambda m: m
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                 mode=mode, options=options, disable=disable)
     if not callable(model):
         raise RuntimeError(f"compile(): expected a callable, got {type(model).__name__}")
-    return model
+    if disable:
+        return model
+    from .nn.modules.module import Module
+    if isinstance(model, Module):
+        from .compiler import OptimizedModule
+        return OptimizedModule(model)
+    import functools
+
+    @functools.wraps(model)
+    def compiled(*args, **kwargs):
+        return model(*args, **kwargs)
+    compiled._torchdynamo_orig_callable = model
+    return compiled
 
 
 # ------------------------------------------------------------------ streams, events, futures

@@ -163,9 +163,9 @@ def test_aliases_and_compile():
         f = m.vmap(lambda r: (r * r).sum())
         out.append(f(m.tensor(x)))
     assert_same(out[1], out[0])
-    # NOTE: ember.compile returns the function/module itself (torch wraps it); same results
+    # a module comes back wrapped (tests/compiler/test_compiler.py), a function too
     lin = ember.nn.Linear(2, 2)
-    assert ember.compile(lin) is lin
+    assert ember.compile(lin, disable=True) is lin
     g = ember.compile(lambda t: t * 2)
     assert g(ember.ones(2)).tolist() == torch.compile(lambda t: t * 2, backend='eager')(
         torch.ones(2)).tolist()

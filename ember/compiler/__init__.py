@@ -9,11 +9,13 @@ that asks "am I being compiled?" takes its eager path, as it does under PyTorch 
 import contextlib
 import functools
 
+from ..nn.modules.module import Module
+
 __all__ = ['compile', 'reset', 'allow_in_graph', 'substitute_in_graph', 'list_backends',
            'disable', 'set_default_backend', 'get_default_backend', 'set_stance',
            'set_enable_guard_collectives', 'cudagraph_mark_step_begin', 'wrap_numpy',
            'is_compiling', 'is_dynamo_compiling', 'is_exporting', 'assume_constant_result',
-           'nested_compile_region']
+           'nested_compile_region', 'OptimizedModule']
 
 _state = {'backend': 'inductor', 'guard_collectives': False}
 _BACKENDS = ('cudagraphs', 'inductor', 'openxla', 'tvm')
@@ -28,6 +30,54 @@ def compile(*args, **kwargs):
     """
     from .._misc import compile as _compile
     return _compile(*args, **kwargs)
+
+
+class OptimizedModule(Module):
+    """What ``ember.compile(module)`` returns: a module holding the original as its
+    submodule ``_orig_mod`` (so its ``state_dict`` keys start with ``_orig_mod.``, as
+    PyTorch's), calling it, and reading and writing every other attribute on it.
+
+    NOTE: unlike PyTorch, nothing is compiled: calls run the original module eagerly.
+
+    Args:
+        mod (Module): the module to wrap.
+
+    Example::
+
+        >>> lin = ember.nn.Linear(2, 3)
+        >>> c = ember.compile(lin)
+        >>> list(c.state_dict())
+        ['_orig_mod.weight', '_orig_mod.bias']
+        >>> c.in_features
+        2
+    """
+    _own = frozenset({'_orig_mod', 'forward', '_torchdynamo_orig_callable', '__dict__',
+                      'dynamo_ctx', 'get_compiler_config'})
+
+    def __init__(self, mod, dynamo_ctx=None):
+        super().__init__()
+        object.__delattr__(self, 'training')     # read and written on the original
+        self._orig_mod = mod
+        self.dynamo_ctx = dynamo_ctx
+        self._torchdynamo_orig_callable = mod.forward
+
+    def forward(self, *args, **kwargs):
+        return self._orig_mod(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name == '_orig_mod':
+            return self._modules['_orig_mod']
+        return getattr(self._orig_mod, name)
+
+    def __setattr__(self, name, value):
+        if hasattr(type(self), name) or name in OptimizedModule._own:
+            return super().__setattr__(name, value)
+        return setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name):
+        if hasattr(type(self), name) or name in OptimizedModule._own:
+            return super().__delattr__(name)
+        return delattr(self._orig_mod, name)
 
 
 def reset():

@@ -78,3 +78,53 @@ def test_wrap_numpy_like_torch():
         t, lst, d = f(m.tensor([1., 2.]), scale=3.0)
         res.append((type(t).__name__, t.tolist(), type(lst[0]).__name__, d))
     assert res[0] == res[1]
+
+
+def _compiled_pair(m):
+    m.manual_seed(0)
+    lin = m.nn.Linear(2, 3)
+    return lin, m.compile(lin, backend='eager')
+
+
+def test_compile_wraps_modules_like_torch():
+    res = []
+    for m in (ember, torch):
+        lin, c = _compiled_pair(m)
+        seen = []
+        c.register_forward_hook(lambda mod, i, o: seen.append(type(mod).__name__))
+        y = c(m.ones(1, 2))
+        c.eval()
+        after_eval = (c.training, lin.training)
+        c.train()
+        c.extra_attr = 3                       # written on the original
+        res.append((type(c).__name__, list(c.state_dict()),
+                    [n for n, _ in c.named_parameters()], [n for n, _ in c.named_modules()],
+                    c._orig_mod is lin, c.weight is lin.weight, c.in_features, seen,
+                    after_eval, (c.training, lin.training), getattr(lin, 'extra_attr', None),
+                    repr(c), list(m.nn.Sequential(c).state_dict()),
+                    y.detach().numpy().round(6).tolist()))
+    assert res[0] == res[1]
+
+
+def test_compiled_state_dict_loads_in_torch(tmp_path):
+    _, c = _compiled_pair(ember)
+    ember.save(c.state_dict(), tmp_path / 'c.pt')
+    _, tc = _compiled_pair(torch)
+    sd = torch.load(tmp_path / 'c.pt')
+    assert list(sd) == list(tc.state_dict())
+    tc.load_state_dict(sd)
+    np.testing.assert_array_equal(tc._orig_mod.weight.detach().numpy(),
+                                  c._orig_mod.weight.detach().numpy())
+
+
+def test_compile_functions_and_module_compile():
+    for m in (ember, torch):
+        def f(x):
+            return x * 2
+        cf = m.compile(f, backend='eager')
+        assert cf is not f and cf._torchdynamo_orig_callable is f and cf(3) == 6
+        assert m.compile(f, disable=True) is f
+        lin = m.nn.Linear(2, 2)
+        assert lin.compile(backend='eager') is None
+        assert list(lin.state_dict()) == ['weight', 'bias']
+        assert lin._compiled_call_impl is not None

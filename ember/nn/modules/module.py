@@ -1442,6 +1442,23 @@ class Module:
         self._load_state_dict_post_hooks[h.id] = hook
         return h
 
+    def compile(self, *args, **kwargs):
+        """Compile this module's call in place with :func:`ember.compile` (arguments are
+        passed on); unlike ``ember.compile(module)`` the module and its ``state_dict`` keys
+        stay as they are.
+
+        NOTE: unlike PyTorch, nothing is compiled: calls run eagerly.
+
+        Example::
+
+            >>> m = nn.Linear(2, 2)
+            >>> m.compile()
+            >>> list(m.state_dict())
+            ['weight', 'bias']
+        """
+        from ..._misc import compile as _compile
+        self._compiled_call_impl = _compile(self._call_impl, *args, **kwargs)
+
     # ------------------------------------------------------------ call
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks

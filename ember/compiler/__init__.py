@@ -153,9 +153,13 @@ def disable(fn=None, recursive=True, *, reason=None):
         ... def eager_only(x):
         ...     return x
     """
-    if fn is None:
-        return lambda f: f
-    return fn
+    return _identity_decorator(fn)
+
+
+def _identity_decorator(fn):
+    """``fn`` itself, or (for the ``@deco(...)`` form, ``fn`` None) a decorator returning
+    its argument."""
+    return (lambda f: f) if fn is None else fn
 
 
 def nested_compile_region(fn=None, *, options=None, max_reuse_entries=8, reuse_hash_fn=None):
@@ -167,9 +171,7 @@ def nested_compile_region(fn=None, *, options=None, max_reuse_entries=8, reuse_h
         ... def block(x):
         ...     return x
     """
-    if fn is None:
-        return lambda f: f
-    return fn
+    return _identity_decorator(fn)
 
 
 def substitute_in_graph(original_fn, *, can_constant_fold_through=False,

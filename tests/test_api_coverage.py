@@ -18,6 +18,7 @@ import pytest
 import torch
 
 import ember
+from _docstring_rules import ONE_LINE_PREFIXES, doc_of as _doc, is_one_line_note  # noqa: F401
 
 # ---------------------------------------------------------------------------------------
 # Names from issue 2
@@ -280,9 +281,6 @@ def test_dtype_attributes():
 # ---------------------------------------------------------------------------------------
 # Docstrings
 # ---------------------------------------------------------------------------------------
-ONE_LINE_PREFIXES = ('In-place version of', 'Alias of', 'Alias for')
-
-
 def _public_callables(mod, prefix):
     names = getattr(mod, '__all__', None) or [n for n in dir(mod) if not n.startswith('_')]
     out = []
@@ -334,17 +332,8 @@ def _tensor_members():
     return items
 
 
-def _doc(obj):
-    if isinstance(obj, (staticmethod, classmethod)):
-        obj = obj.__func__
-    return inspect.getdoc(obj) or ''
-
-
 def _ops_doc_ok(doc):
-    if 'Example' in doc:
-        return True
-    lines = [l for l in doc.strip().splitlines() if l.strip()]
-    return len(lines) == 1 and lines[0].startswith(ONE_LINE_PREFIXES)
+    return 'Example' in doc or is_one_line_note(doc)
 
 
 def _from_ops(obj):

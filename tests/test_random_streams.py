@@ -308,3 +308,33 @@ def test_dropout_noise(d):
         same(lambda m: (dropout_noise(m.ones(4, 5, 3, 3, dtype=dt(m, d)), p, feature=True)
                         .expand(4, 5, 3, 3) if m is ember
                         else TF.dropout2d(m.ones(4, 5, 3, 3, dtype=dt(m, d)), p)), seeds=[1])
+
+
+def test_randint_bounds_errors_and_warnings_like_torch():
+    """Integer dtypes refuse out-of-range bounds; floating ones refuse bounds beyond the
+    dtype's range and warn beyond its exact integers (values there: see randint's NOTE)."""
+    import warnings
+    cases = [(0, 70000, 'float16'), (0, 2 ** 30, 'float32'), (-2 ** 30, 0, 'bfloat16'),
+             (0, 2000, 'float16'), (0, 300, 'uint8'), (-1, 5, 'uint8'), (0, 2 ** 40, 'int32'),
+             (0, 2 ** 30, 'float64'), (5, 5, 'int64')]
+    for lo, hi, dt in cases:
+        got = []
+        for m in (ember, torch):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                try:
+                    r = m.randint(lo, hi, (3,), dtype=getattr(m, dt)).dtype
+                    r = str(r)
+                except Exception as e:      # noqa: BLE001 - compared with torch's
+                    r = (type(e).__name__, str(e))
+            got.append((r, [str(x.message).split(' (Triggered')[0] for x in w]))
+        assert got[0] == got[1], (lo, hi, dt, got)
+
+
+@pytest.mark.parametrize('dt', ['int64', 'int32', 'int16', 'uint8', 'float32', 'float64',
+                                'bfloat16', 'float16'])
+def test_randint_in_range_values_all_dtypes(dt):
+    for lo, hi in ((-5, 7), (0, 2), (3, 250), (0, 2000)):
+        if dt in ('uint8', 'bfloat16') and (lo < 0 or hi > 256):
+            continue
+        same(lambda m: m.randint(lo, hi, (40,), dtype=getattr(m, dt)), seeds=[3])

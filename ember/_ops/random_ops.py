@@ -21,6 +21,7 @@ PyTorch's ``topk``.
 """
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -372,10 +373,17 @@ def _randint_flat(g, lo, rng):
     or a 64-bit draw when ``range >= 2**28``."""
     def f(n, rdt, contig):
         if rng >= 1 << 28:
-            v = g._words64(n) % np.uint64(rng)
-        else:
-            v = (g._words(n) % np.uint32(rng)).astype(np.uint64)
-        return _int_cast((v + np.uint64(lo % (1 << 64))).view(np.int64), rdt)
+            v = g._words64(n)
+            np.remainder(v, np.uint64(rng), out=v)
+            v += np.uint64(lo % (1 << 64))      # wraps as PyTorch's uint64 arithmetic
+            return _int_cast(v.view(np.int64), rdt)
+        w = g._words(n)
+        np.remainder(w, np.uint32(rng), out=w)
+        # word % range < 2**28 and from + that < 2**63: exact in int64, no wrap
+        v = w.astype(np.int64)
+        if lo:
+            v += lo
+        return v if rdt is D.int64 else _int_cast(v, rdt)
     return f
 
 
@@ -501,13 +509,21 @@ def _int_bounds_check(lo, hi, dt):
         ii = np.iinfo(dt._np)
         mn, mx = int(ii.min), int(ii.max)
     else:
-        digits = {np.dtype(np.float16): 11, np.dtype(np.float32): 24,
-                  np.dtype(np.float64): 53}.get(dt._np, 8)
-        mn, mx = -(1 << digits), 1 << digits
-    if lo < mn or lo > mx:
-        raise RuntimeError(f"from is out of bounds for {_np_names(dt)}")
-    if hi - 1 < mn or hi - 1 > mx:
-        raise RuntimeError(f"to - 1 is out of bounds for {_np_names(dt)}")
+        # beyond the dtype's range: an error; beyond its exact integers: a warning
+        fi = D.finfo(dt)
+        mn, mx = fi.min, fi.max
+        digits = _digits(dt)
+    for v, what in ((lo, 'from'), (hi - 1, 'to - 1')):
+        if v < mn or v > mx:
+            raise RuntimeError(f"{what} is out of bounds for {_np_names(dt)}")
+    if dt._cat == 2:
+        for v, what in ((lo, 'from'), (hi - 1, 'to - 1')):
+            if abs(v) > 1 << digits:
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {_np_names(dt)} can support discrete "
+                              "uniform distribution only within this range. This warning will "
+                              "become an error in version 1.7 release, please fix the code in "
+                              "advance", UserWarning, stacklevel=4)
 
 
 def _randint_arr(g, lo, hi, dst, dt):
@@ -555,6 +571,10 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
             layout=None, device=None, requires_grad=False, pin_memory=False):
     """Random integers uniform on ``[low, high)``: ``randint(high, size)`` or
     ``randint(low, high, size)``; int64 unless ``dtype`` is given.
+
+    NOTE: unlike PyTorch, for a floating ``dtype`` and bounds beyond the integers it holds
+    exactly (``2**24`` for float32, ``2**8`` for bfloat16; PyTorch warns there too) the
+    values drawn differ from PyTorch's; within those bounds they are the same.
 
     Example::
 

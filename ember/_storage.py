@@ -229,10 +229,22 @@ def _legacy_storage_classes(device_type='cpu'):
     """The legacy storage classes (``FloatStorage``...) for ``'cpu'`` or ``'cuda'``."""
     from . import _dtype as D
     mod = 'ember' if device_type == 'cpu' else 'ember.cuda'
+
+    def doc(n, d):
+        head = (f"Legacy {d} storage type: ``{n}(size)`` or ``{n}(sequence)`` makes a "
+                f"TypedStorage of dtype {d}")
+        if device_type == 'cpu':
+            return (f"{head}; ``isinstance(s, ember.{n})`` checks a storage's dtype.\n\n"
+                    f"Example::\n\n    >>> s = ember.{n}(3)\n    >>> s.size()\n    3\n"
+                    f"    >>> isinstance(s, ember.{n})\n    True\n")
+        return (f"{head} on the current CUDA device; ``isinstance`` checks dtype and device. "
+                f"Without CUDA, calling it raises ``AssertionError``.\n\nExample::\n\n"
+                f"    >>> isinstance(ember.{n}(2), ember.cuda.{n})   # a CPU storage\n"
+                f"    False\n")
+
     return {n: _LegacyStorageMeta(n, (), {
         'dtype': D._BY_NAME[d], '_device': device_type, '__module__': mod,
-        '__doc__': f"Legacy {d} storage type: ``{n}(size)`` or ``{n}(sequence)`` makes a "
-                   f"TypedStorage of dtype {d}."}) for n, d in _LEGACY_STORAGE_DTYPES.items()}
+        '__doc__': doc(n, d)}) for n, d in _LEGACY_STORAGE_DTYPES.items()}
 
 
 # ------------------------------------------------------------ shared memory (multiprocessing)

@@ -25,38 +25,85 @@ default_pg_timeout = _dt.timedelta(minutes=30)
 
 
 def is_available():
-    """Whether the distributed package is available (always ``True``)."""
+    """Whether the distributed package can be used: always True in ember.
+
+    Example::
+
+        >>> ember.distributed.is_available()
+        True
+    """
     return True
 
 
 def is_mpi_available():
-    """Whether the MPI engine (``mpi4py``) can be imported; mpi4py is imported lazily."""
+    """Whether the MPI engine can be used, that is whether ``mpi4py`` is installed. Only the
+    presence of the package is checked: mpi4py itself is imported when a group is made.
+
+    Example::
+
+        >>> ember.distributed.is_mpi_available()   # with mpi4py installed
+        True
+    """
     import importlib.util
     return importlib.util.find_spec('mpi4py') is not None
 
 
 def is_gloo_available():
-    """Whether the 'gloo' CPU backend name is accepted. NOTE: unlike PyTorch, it runs on MPI."""
+    """Whether the ``'gloo'`` backend can be used.
+
+    NOTE: unlike PyTorch, ember's 'gloo' groups run on MPI, so this is
+    :func:`is_mpi_available`.
+
+    Example::
+
+        >>> ember.distributed.is_gloo_available()   # with mpi4py installed
+        True
+    """
     return is_mpi_available()
 
 
 def is_nccl_available():
-    """Whether NCCL is available (``False``: CUDA collectives are not implemented)."""
+    """Whether the NCCL backend can be used: always False (ember has no CUDA collectives).
+
+    Example::
+
+        >>> ember.distributed.is_nccl_available()
+        False
+    """
     return False
 
 
 def is_ucc_available():
-    """Whether UCC is available (``False``)."""
+    """Whether the UCC backend can be used: always False.
+
+    Example::
+
+        >>> ember.distributed.is_ucc_available()
+        False
+    """
     return False
 
 
 def is_xccl_available():
-    """Whether XCCL is available (``False``)."""
+    """Whether the XCCL backend can be used: always False.
+
+    Example::
+
+        >>> ember.distributed.is_xccl_available()
+        False
+    """
     return False
 
 
 def is_torchelastic_launched():
-    """Whether this process was started by a torchrun-style launcher (``TORCHELASTIC_RUN_ID`` set)."""
+    """Whether this process was started by an elastic launcher such as torchrun, that is
+    whether ``TORCHELASTIC_RUN_ID`` is set in the environment.
+
+    Example::
+
+        >>> ember.distributed.is_torchelastic_launched()   # run as a plain script
+        False
+    """
     import os
     return os.getenv('TORCHELASTIC_RUN_ID') is not None
 
@@ -178,7 +225,14 @@ def _make_nccl_premul_sum(factor):
 
 
 class reduce_op:
-    """Deprecated alias of :class:`ReduceOp` (PyTorch keeps it for old code)."""
+    """Deprecated holder of the reduction names ``SUM``, ``PRODUCT``, ``MIN`` and ``MAX``;
+    use :class:`ReduceOp` instead.
+
+    Example::
+
+        >>> ember.distributed.reduce_op.SUM == ember.distributed.ReduceOp.SUM
+        True
+    """
     SUM = _RedOpType.SUM
     PRODUCT = _RedOpType.PRODUCT
     MIN = _RedOpType.MIN
@@ -200,7 +254,20 @@ def _secs(td):
 
 
 class Store:
-    """Base class of the key-value stores used for rendezvous."""
+    """Base class of the key-value stores processes meet through (:class:`HashStore`,
+    :class:`TCPStore`, :class:`FileStore`, :class:`PrefixStore`). It holds the default
+    ``timeout`` of blocking calls (300 s) and builds ``multi_get``/``multi_set`` on the
+    ``get``/``set`` that subclasses implement.
+
+    Example::
+
+        >>> store = ember.distributed.HashStore()   # a concrete Store
+        >>> isinstance(store, ember.distributed.Store)
+        True
+        >>> store.multi_set(['a', 'b'], ['1', '2'])
+        >>> store.multi_get(['a', 'b'])
+        [b'1', b'2']
+    """
 
     def __init__(self):
         self._timeout = _dt.timedelta(seconds=300)
@@ -434,14 +501,29 @@ _NOT_INIT = ("Default process group has not been initialized, please make sure t
 
 
 class GroupMember:
-    """Group placeholders: ``GroupMember.WORLD`` (the default group, ``None`` until
-    initialised) and ``GroupMember.NON_GROUP_MEMBER``."""
+    """Placeholders for groups: ``GroupMember.WORLD`` is the default process group (None
+    until :func:`init_process_group`), ``GroupMember.NON_GROUP_MEMBER`` is what
+    :func:`new_group` returns on ranks outside the new group.
+
+    Example::
+
+        >>> ember.distributed.GroupMember.NON_GROUP_MEMBER
+        -100
+    """
     WORLD = None
     NON_GROUP_MEMBER = -100
 
 
 class group:
-    """``group.WORLD``: the default process group (``None`` until initialised)."""
+    """Holds ``group.WORLD``, the default process group (None until
+    :func:`init_process_group`).
+
+    Example::
+
+        >>> import ember.distributed as dist
+        >>> dist.is_initialized() or dist.group.WORLD is None
+        True
+    """
     WORLD = None
 
 

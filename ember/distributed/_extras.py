@@ -13,6 +13,13 @@ from . import Backend, ReduceOp
 log = logging.getLogger('ember.distributed')
 
 GroupName = typing.NewType('GroupName', str)
+GroupName.__doc__ = """The type of process-group names: a ``str`` at run time (a typing ``NewType``).
+
+Example::
+
+    >>> ember.distributed.GroupName('my_group')
+    'my_group'
+"""
 RankType = int
 
 _NO_TIMEOUT = _dt.timedelta(milliseconds=-1)
@@ -35,6 +42,10 @@ class _Options:
 def _options(name, doc, **fields):
     base = {'timeout': _NO_TIMEOUT, 'asyncOp': True}
     base.update(fields)
+    doc += (" Attributes are set on an instance; ``timeout`` defaults to -1 ms (the "
+            "group's timeout) and ``asyncOp`` to True.\n\nExample::\n\n"
+            f"    >>> opts = ember.distributed.{name}()\n"
+            "    >>> opts.asyncOp\n    True\n")
     return type(name, (_Options,), {'__slots__': tuple(base), '_defaults': base,
                                     '__doc__': doc, '__module__': __name__})
 
@@ -80,7 +91,14 @@ _debug = {'level': DebugLevel.OFF}
 
 
 def get_debug_level():
-    """The current :class:`DebugLevel`."""
+    """The current :class:`DebugLevel` (``OFF`` unless set by :func:`set_debug_level` or
+    :func:`set_debug_level_from_env`).
+
+    Example::
+
+        >>> dist.get_debug_level()
+        <DebugLevel.OFF: 0>
+    """
     return _debug['level']
 
 
@@ -97,7 +115,18 @@ def set_debug_level(level):
 
 
 def set_debug_level_from_env():
-    """Set the :class:`DebugLevel` from ``TORCH_DISTRIBUTED_DEBUG`` (OFF, INFO or DETAIL)."""
+    """Set the :class:`DebugLevel` from the environment variable ``TORCH_DISTRIBUTED_DEBUG``
+    (``OFF``, ``INFO`` or ``DETAIL``, any case; unset means ``OFF``). Another value raises
+    ``ValueError``.
+
+    Example::
+
+        >>> import os
+        >>> os.environ['TORCH_DISTRIBUTED_DEBUG'] = 'info'
+        >>> dist.set_debug_level_from_env()
+        >>> str(dist.get_debug_level())
+        'DebugLevel.INFO'
+    """
     v = os.environ.get('TORCH_DISTRIBUTED_DEBUG', 'OFF').upper()
     if v not in DebugLevel.__members__:
         raise ValueError("The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.")
@@ -149,8 +178,22 @@ class BackendConfig:
 
 
 def is_backend_available(backend):
-    """Whether ``backend`` (a name, or a ``'cpu:gloo,...'`` string) can be used here:
-    'gloo' and 'mpi' when mpi4py is installed (NOTE: unlike PyTorch, 'gloo' runs on MPI)."""
+    """Whether ``backend`` can be used here: ``'gloo'`` and ``'mpi'`` when mpi4py is
+    installed, nothing else. A ``'cpu:gloo,cuda:nccl'`` string is available when each of
+    its backends is.
+
+    NOTE: unlike PyTorch, 'gloo' runs on MPI in ember.
+
+    Args:
+        backend (str): a backend name or a device-to-backend string.
+
+    Example::
+
+        >>> dist.is_backend_available('gloo')   # with mpi4py installed
+        True
+        >>> dist.is_backend_available('nccl')
+        False
+    """
     from . import is_mpi_available
     if ':' in backend:
         return all(is_backend_available(str(b))
@@ -175,14 +218,37 @@ def get_default_backend_for_device(device):
 
 
 def supports_complex(reduceOp):
-    """Whether ``reduceOp`` can reduce complex tensors (SUM, AVG and PREMUL_SUM can)."""
+    """Whether reductions with ``reduceOp`` are defined on complex tensors: True for
+    ``SUM``, ``AVG`` and ``PREMUL_SUM``, False for ``MAX``, ``MIN``, ``PRODUCT`` and the
+    bitwise ops.
+
+    Args:
+        reduceOp (ReduceOp): the reduction.
+
+    Example::
+
+        >>> dist.supports_complex(dist.ReduceOp.SUM)
+        True
+        >>> dist.supports_complex(dist.ReduceOp.MAX)
+        False
+    """
     return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND,
                             ReduceOp.BOR, ReduceOp.BXOR)
 
 
 def get_node_local_rank(fallback_rank=None):
-    """This process's rank on its machine: ``LOCAL_RANK`` (set by launchers), else
-    ``fallback_rank``, else ``RuntimeError``."""
+    """This process's rank among the processes of its machine: the ``LOCAL_RANK``
+    environment variable (which launchers set), else ``fallback_rank``; with neither, it
+    raises ``RuntimeError``.
+
+    Args:
+        fallback_rank (int, optional): the rank to use when ``LOCAL_RANK`` is not set.
+
+    Example::
+
+        >>> dist.get_node_local_rank(fallback_rank=0)   # LOCAL_RANK not set
+        0
+    """
     if 'LOCAL_RANK' in os.environ:
         return int(os.environ['LOCAL_RANK'])
     if fallback_rank is not None:
@@ -194,9 +260,22 @@ def get_node_local_rank(fallback_rank=None):
 
 
 class ProcessGroupGloo:
-    """The name of PyTorch's gloo backend class. NOTE: unlike PyTorch, ember's 'gloo'
-    groups are :class:`ProcessGroup` objects over MPI; this class only carries ``Options``
-    and the device helpers for code that builds them."""
+    """The name of PyTorch's gloo backend class, with its nested ``Options`` and
+    ``Device`` classes and the ``create_device``/``create_default_device`` helpers.
+
+    NOTE: unlike PyTorch, ember's 'gloo' groups are :class:`ProcessGroup` objects over MPI:
+    this class cannot be instantiated (it raises ``RuntimeError``); make groups with
+    :func:`init_process_group` or :func:`new_group`.
+
+    Example::
+
+        >>> dev = dist.ProcessGroupGloo.create_device(hostname='localhost')
+        >>> dev.hostname
+        'localhost'
+        >>> opts = dist.ProcessGroupGloo.Options()
+        >>> opts.threads
+        2
+    """
 
     class Options:
         """Options of a gloo group: ``timeout``, ``devices``, ``threads``."""
@@ -233,8 +312,22 @@ _handlers = {}
 
 
 def register_rendezvous_handler(scheme, handler):
-    """Register ``handler(url, **kwargs)`` (yielding ``(store, rank, world_size)``) for
-    ``scheme://`` URLs of :func:`rendezvous`."""
+    """Register ``handler`` for the URLs ``scheme://...`` given to :func:`rendezvous` (and
+    to ``init_process_group(init_method=...)``). The handler is called as
+    ``handler(url, **kwargs)`` and yields ``(store, rank, world_size)`` tuples.
+    Registering a scheme twice raises ``RuntimeError``.
+
+    Args:
+        scheme (str): the URL scheme, without ``://``.
+        handler (callable): the generator function described above.
+
+    Example::
+
+        >>> def my_handler(url, **kwargs):
+        ...     yield dist.HashStore(), 0, 1
+        >>> dist.register_rendezvous_handler('mine', my_handler)
+        >>> store, rank, world_size = next(dist.rendezvous('mine://'))
+    """
     if scheme in _handlers:
         raise RuntimeError(f"Rendezvous handler for {scheme}:// already registered")
     _handlers[scheme] = handler
@@ -374,9 +467,19 @@ _comm_names = []
 
 @contextlib.contextmanager
 def record_comm(name):
-    """Label the collectives issued inside the block with ``name`` (for profiling).
+    """Context manager that labels the collectives issued inside the block with ``name``
+    (for profiling).
 
-    NOTE: unlike PyTorch, the label is kept for ember's own bookkeeping only.
+    NOTE: unlike PyTorch, the label is kept for ember's own bookkeeping only; no profiler
+    record is made.
+
+    Args:
+        name (str): the label.
+
+    Example::
+
+        >>> with dist.record_comm('grad_sync'):
+        ...     pass   # collectives issued here carry the label
     """
     _comm_names.append(name)
     try:

@@ -519,12 +519,28 @@ def get_backend(group=None):
 
 
 def get_backend_config(group=None):
-    """The backend configuration string of ``group`` (e.g. ``'cpu:gloo'``)."""
+    """The backend configuration string of ``group``, ``'cpu:<backend>'``.
+
+    Args:
+        group (ProcessGroup, optional): the group (the default group if None).
+
+    Example::
+
+        >>> dist.get_backend_config()   # in a group made with init_process_group('gloo')
+        'cpu:gloo'
+    """
     return f"cpu:{get_backend(group)}"
 
 
 def get_pg_count():
-    """The number of process groups created (the default group included)."""
+    """The number of process groups created so far in this process, the default group
+    included.
+
+    Example::
+
+        >>> dist.get_pg_count()   # after init_process_group alone
+        1
+    """
     return _state['count']
 
 

@@ -13,6 +13,34 @@ __all__ = ['max', 'min', 'aminmax', 'median', 'nanmedian', 'mode', 'kthvalue', '
            'cummax', 'cummin']
 
 
+# Each type's docstring example: (call on ember.tensor([1., 3., 2.]), its fields' reprs).
+_EXAMPLES = {
+    'max': ('max(0)', ('tensor(3.)', 'tensor(1)')),
+    'min': ('min(0)', ('tensor(1.)', 'tensor(0)')),
+    'aminmax': ('aminmax()', ('tensor(1.)', 'tensor(3.)')),
+    'median': ('median(0)', ('tensor(2.)', 'tensor(2)')),
+    'nanmedian': ('nanmedian(0)', ('tensor(2.)', 'tensor(2)')),
+    'mode': ('mode(0)', ('tensor(1.)', 'tensor(0)')),
+    'kthvalue': ('kthvalue(2)', ('tensor(2.)', 'tensor(2)')),
+    'sort': ('sort()', ('tensor([1., 2., 3.])', 'tensor([0, 2, 1])')),
+    'topk': ('topk(2)', ('tensor([3., 2.])', 'tensor([1, 2])')),
+    'cummax': ('cummax(0)', ('tensor([1., 3., 3.])', 'tensor([0, 1, 1])')),
+    'cummin': ('cummin(0)', ('tensor([1., 1., 1.])', 'tensor([0, 0, 0])')),
+}
+
+
+def _doc(name, fields):
+    head = (f"Result of ``{name}``: a tuple ({', '.join(fields)}) whose items are also "
+            f"attributes of those names.")
+    if name not in _EXAMPLES:   # result types made elsewhere document their op's example
+        return head
+    call, shown = _EXAMPLES[name]
+    return (f"{head}\n\nExample::\n\n"
+            f"    >>> r = ember.tensor([1., 3., 2.]).{call}\n"
+            f"    >>> {', '.join('r.' + f for f in fields)}\n"
+            f"    ({', '.join(shown)})\n")
+
+
 def _structseq(name, fields):
     """A tuple subclass named ``name`` whose items are also the attributes ``fields``."""
     def __new__(cls, seq=None, **kw):
@@ -35,7 +63,7 @@ def _structseq(name, fields):
           '__slots__': (), '_fields': fields, 'n_fields': len(fields),
           'n_sequence_fields': len(fields), 'n_unnamed_fields': 0,
           '__module__': __name__,
-          '__doc__': f"Result of ``{name}``: a tuple ({', '.join(fields)})."}
+          '__doc__': _doc(name, fields)}
     for i, f in enumerate(fields):
         ns[f] = property(lambda self, i=i: tuple.__getitem__(self, i))
     return type(name, (tuple,), ns)

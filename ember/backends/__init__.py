@@ -17,12 +17,30 @@ _flags_frozen = False
 
 
 def disable_global_flags():
-    """Make the global backend flags read-only (as PyTorch's test harness does)."""
+    """Mark the global backend flags as frozen (PyTorch's test harness calls this so that
+    tests change flags only inside ``flags()`` context managers); see :func:`flags_frozen`.
+
+    NOTE: unlike PyTorch, ember only records the mark: setting a flag such as
+    ``ember.backends.cudnn.enabled`` afterwards still succeeds.
+
+    Example::
+
+        >>> ember.backends.disable_global_flags()
+        >>> ember.backends.flags_frozen()
+        True
+    """
     global _flags_frozen
     _flags_frozen = True
 
 
 def flags_frozen():
+    """Whether :func:`disable_global_flags` has been called in this process.
+
+    Example::
+
+        >>> ember.backends.flags_frozen()   # in a fresh process
+        False
+    """
     return _flags_frozen
 
 

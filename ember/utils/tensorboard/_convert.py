@@ -39,7 +39,9 @@ def make_np(x):
             return np.random.randn(1)
         if x.dtype is _dtype.bfloat16:
             x = x.to(_dtype.float16)
-        return x.detach().cpu().numpy()
+        # the host values, as ``x.detach().cpu().numpy()`` (``__array__`` also serves
+        # backends whose CPU arrays are not plain ndarrays, like the strict check backend)
+        return np.asarray(x.detach().cpu())
     raise NotImplementedError(
         f"Got {type(x)}, but numpy array or torch tensor are expected.")
 

@@ -98,11 +98,19 @@ def graph(model, args, verbose=False, use_strict_trace=True):
             names[n.name] = f'input/{n.name}'
             inputs.append(_node(names[n.name], 'IO Node', shape=_shape_of(n)))
         elif n.op == 'output':
-            outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
-            for i, o in enumerate(outs):
-                if isinstance(o, Node):
-                    outputs.append(_node(f'output/output.{i + 1}', 'IO Node',
-                                         [names[o.name]], shape=_shape_of(o)))
+            out = n.args[0]
+            if isinstance(out, Node):
+                outputs.append(_node('output/output.1', 'IO Node', [names[out.name]],
+                                     shape=_shape_of(out)))
+            else:
+                # a container of results: one node packing them, as TorchScript's
+                # prim::TupleConstruct, and one output of no tensor shape ([1], as torch)
+                kind = ('prim::DictConstruct' if isinstance(out, dict) else
+                        'prim::ListConstruct' if isinstance(out, list) else
+                        'prim::TupleConstruct')
+                packed = f'{root}/{n.name}'
+                nodes.append(_node(packed, kind, edges))
+                outputs.append(_node('output/output.1', 'IO Node', [packed], shape=[1]))
         elif n.op == 'get_attr':
             path, _, attr = n.target.rpartition('.')
             names[n.name] = f'{scope_of(path)}/{attr}/{n.name}'

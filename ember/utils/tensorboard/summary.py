@@ -194,7 +194,7 @@ def tensor_proto(tag, tensor):
         t = t.to(_dtype.float32)
     elif t.dtype is _dtype.complex32:
         t = t.to(_dtype.complex64)
-    arr = t.cpu().numpy()
+    arr = np.asarray(t.cpu())
     proto = TensorProto(dtype=dt, tensor_shape=_shape_proto(tensor.shape),
                         **{field: convert(arr)})
     return Summary(value=[Summary.Value(tag=tag, metadata=_plugin_metadata('tensor'),

@@ -145,13 +145,15 @@ def test_add_scalar(tmp_path):
         w.add_scalar('new64', t(lib, np.float64(1 / 3)), 15, new_style=True,
                      double_precision=True)
         w.add_scalar('wall', 1.0, 16, walltime=1234.5)
+        w.add_scalar('tensor_step', 2.0, t(lib, np.int64(17)))
     snap = both(tmp_path, fn)
     vals = {s.value[0].tag: s.value[0] for s in summaries(snap)}
     assert vals['t/f64'].simple_value == pytest.approx(1 / 7)
+    assert [e.step for e in snap['./events#0'] if e.HasField('summary')][-1] == 17
     assert list(vals['new64'].tensor.double_val) == [1 / 3]
     # the given wall time is kept (compared with torch's)
-    snaps = [snapshot(str(tmp_path / n), keep_walltime=True)['./events#0'][-1]
-             for n in ('torch', 'ember')]
+    snaps = [[e for e in snapshot(str(tmp_path / n), keep_walltime=True)['./events#0']
+              if e.step == 16][0] for n in ('torch', 'ember')]
     assert snaps[0].wall_time == snaps[1].wall_time == 1234.5
 
 
@@ -495,6 +497,45 @@ def test_add_graph(tmp_path):
     assert all(i in names for n in eg.node for i in n.input)
     out = [n for n in eg.node if n.name == 'output/output.1'][0]
     assert out.input[0].startswith('Net/')
+
+
+def test_add_graph_several_inputs_and_outputs(tmp_path):
+    def build(lib):
+        class Two(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = lib.nn.Conv2d(2, 3, 3, padding=1)
+
+            def forward(self, a, b):
+                h = lib.relu(self.conv(a)) + b
+                return h.flatten(1), h.mean()
+        return Two()
+
+    nodes = []
+    for name, lib, mod in (('torch', torch, ttb), ('ember', ember, etb)):
+        with mod.SummaryWriter(str(tmp_path / name)) as w:
+            w.add_graph(build(lib), (lib.zeros(2, 2, 4, 4), lib.ones(2, 3, 4, 4)))
+        g, _ = _graph_events(str(tmp_path / name))
+        nodes.append({n.name: list(n.attr['_output_shapes'].list.shape[0].dim)
+                      for n in g.node if n.op == 'IO Node'})
+    assert nodes[0] == nodes[1]
+    assert sorted(nodes[1]) == ['input/a', 'input/b', 'output/output.1']
+
+
+def test_add_graph_untraceable_model(tmp_path, capsys):
+    # NOTE: unlike PyTorch (TorchScript tracing records the branch taken), ember builds the
+    # graph with ember.fx.symbolic_trace, which cannot follow control flow on values
+    class Branchy(ember.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x
+            return -x
+
+    w = etb.SummaryWriter(str(tmp_path))
+    with pytest.raises(Exception):
+        w.add_graph(Branchy(), ember.ones(2))
+    w.close()
+    assert 'Error occurs, No graph saved' in capsys.readouterr().out
 
 
 def test_add_onnx_graph(tmp_path, capsys):

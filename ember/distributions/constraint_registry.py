@@ -21,7 +21,21 @@ __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
 
 class ConstraintRegistry:
-    """Registry mapping constraint types to transform factories."""
+    """Registry mapping constraint types to transform factories: ``registry(constraint)``
+    looks up ``type(constraint)`` and returns the factory's transform, which maps the
+    whole real space onto the constraint's set. ``biject_to`` and ``transform_to`` are the
+    two instances; :meth:`register` adds a factory (also as a decorator).
+
+    Example::
+
+        >>> from ember.distributions import constraints
+        >>> reg = ConstraintRegistry()
+        >>> @reg.register(constraints.greater_than)
+        ... def _(c):
+        ...     return ember.distributions.transforms.ExpTransform()
+        >>> reg(constraints.positive)
+        ExpTransform()
+    """
 
     def __init__(self):
         self._registry = {}
@@ -61,7 +75,31 @@ class ConstraintRegistry:
 
 
 biject_to = ConstraintRegistry()
+biject_to.__doc__ = """The registry of bijective transforms: ``biject_to(constraint)`` is an invertible
+:class:`Transform` from unconstrained reals onto ``constraint``'s set (its
+``log_abs_det_jacobian`` is exact), for use where the inverse matters, as in HMC.
+Unregistered constraint types raise ``NotImplementedError``.
+
+Example::
+
+    >>> from ember.distributions import biject_to, constraints
+    >>> biject_to(constraints.simplex)
+    StickBreakingTransform()
+"""
 transform_to = ConstraintRegistry()
+transform_to.__doc__ = """The registry of transforms onto constraints: ``transform_to(constraint)`` is a
+:class:`Transform` from unconstrained reals onto ``constraint``'s set, not necessarily
+bijective (for unconstrained optimisation). Unregistered constraint types raise
+``NotImplementedError``.
+
+Example::
+
+    >>> from ember.distributions import transform_to, constraints
+    >>> transform_to(constraints.simplex)
+    SoftmaxTransform()
+    >>> transform_to(constraints.unit_interval)(ember.tensor([0.]))
+    tensor([0.5000])
+"""
 
 
 def _both(*cs):

@@ -41,11 +41,21 @@ class Constraint:
 
 
 class _Dependent(Constraint):
-    """Placeholder for a constraint that depends on other variables (not checkable).
+    """Placeholder for a constraint that depends on other variables, such as the support
+    of a distribution whose bounds are parameters: it cannot be checked (``check`` raises
+    ``ValueError``). ``constraints.dependent`` is an instance; calling it makes a new one
+    with static ``is_discrete``/``event_dim``.
 
     Args:
-        is_discrete (bool): optional static ``is_discrete``.
-        event_dim (int): optional static ``event_dim``.
+        is_discrete (bool, optional): a static ``is_discrete``; reading it when not given
+            raises ``NotImplementedError``.
+        event_dim (int, optional): a static ``event_dim``; the same rule.
+
+    Example::
+
+        >>> d = constraints.dependent(is_discrete=False, event_dim=0)
+        >>> d.event_dim, constraints.is_dependent(d)
+        (0, True)
     """
 
     def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
@@ -120,6 +130,12 @@ class _IndependentConstraint(Constraint):
     Args:
         base_constraint (Constraint): the constraint of one entry.
         reinterpreted_batch_ndims (int): how many dims to aggregate.
+
+    Example::
+
+        >>> c = constraints.independent(constraints.positive, 1)
+        >>> c.check(ember.tensor([[1., 2.], [1., -1.]]))
+        tensor([ True, False])
     """
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
@@ -163,6 +179,12 @@ class MixtureSameFamilyConstraint(Constraint):
 
     Args:
         base_constraint (Constraint): the component distribution's support.
+
+    Example::
+
+        >>> c = constraints.MixtureSameFamilyConstraint(constraints.real)
+        >>> c.check(ember.tensor([0., 1.]))
+        tensor([True, True])
     """
 
     def __init__(self, base_constraint):
@@ -211,7 +233,18 @@ class _OneHot(Constraint):
 
 
 class _IntegerInterval(Constraint):
-    """Integers in ``[lower_bound, upper_bound]``."""
+    """Integers in ``[lower_bound, upper_bound]``
+    (``constraints.integer_interval``).
+
+    Args:
+        lower_bound ((float or Tensor)): the smallest allowed value.
+        upper_bound ((float or Tensor)): the largest allowed value.
+
+    Example::
+
+        >>> constraints.integer_interval(0, 2).check(ember.tensor([0., 1.5, 2.]))
+        tensor([ True, False,  True])
+    """
     is_discrete = True
 
     def __init__(self, lower_bound, upper_bound):
@@ -265,7 +298,16 @@ class _Real(Constraint):
 
 
 class _GreaterThan(Constraint):
-    """The half line ``(lower_bound, inf]``."""
+    """The half line ``(lower_bound, inf]`` (``constraints.greater_than``).
+
+    Args:
+        lower_bound ((float or Tensor)): the excluded lower end.
+
+    Example::
+
+        >>> constraints.greater_than(0.).check(ember.tensor([-1., 0., 2.]))
+        tensor([False, False,  True])
+    """
 
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
@@ -279,7 +321,16 @@ class _GreaterThan(Constraint):
 
 
 class _GreaterThanEq(Constraint):
-    """The half line ``[lower_bound, inf)``."""
+    """The half line ``[lower_bound, inf)`` (``constraints.greater_than_eq``).
+
+    Args:
+        lower_bound ((float or Tensor)): the included lower end.
+
+    Example::
+
+        >>> constraints.greater_than_eq(0.).check(ember.tensor([-1., 0., 2.]))
+        tensor([False,  True,  True])
+    """
 
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
@@ -293,7 +344,16 @@ class _GreaterThanEq(Constraint):
 
 
 class _LessThan(Constraint):
-    """The half line ``[-inf, upper_bound)``."""
+    """The half line ``[-inf, upper_bound)`` (``constraints.less_than``).
+
+    Args:
+        upper_bound ((float or Tensor)): the excluded upper end.
+
+    Example::
+
+        >>> constraints.less_than(1.).check(ember.tensor([0., 1., 2.]))
+        tensor([ True, False, False])
+    """
 
     def __init__(self, upper_bound):
         self.upper_bound = upper_bound
@@ -307,7 +367,17 @@ class _LessThan(Constraint):
 
 
 class _Interval(Constraint):
-    """The closed interval ``[lower_bound, upper_bound]``."""
+    """The closed interval ``[lower_bound, upper_bound]`` (``constraints.interval``).
+
+    Args:
+        lower_bound ((float or Tensor)): the included lower end.
+        upper_bound ((float or Tensor)): the included upper end.
+
+    Example::
+
+        >>> constraints.interval(0., 1.).check(ember.tensor([0., 1., 2.]))
+        tensor([ True,  True, False])
+    """
 
     def __init__(self, lower_bound, upper_bound):
         self.lower_bound = lower_bound
@@ -323,7 +393,17 @@ class _Interval(Constraint):
 
 
 class _HalfOpenInterval(Constraint):
-    """The interval ``[lower_bound, upper_bound)``."""
+    """The interval ``[lower_bound, upper_bound)`` (``constraints.half_open_interval``).
+
+    Args:
+        lower_bound ((float or Tensor)): the included lower end.
+        upper_bound ((float or Tensor)): the excluded upper end.
+
+    Example::
+
+        >>> constraints.half_open_interval(0., 1.).check(ember.tensor([0., 1., 2.]))
+        tensor([ True, False, False])
+    """
 
     def __init__(self, lower_bound, upper_bound):
         self.lower_bound = lower_bound
@@ -347,7 +427,17 @@ class _Simplex(Constraint):
 
 
 class _Multinomial(Constraint):
-    """Nonnegative integer vectors summing to at most ``upper_bound``."""
+    """Vectors (over the last dim) of nonnegative integers summing to at most
+    ``upper_bound``: the outcomes of a multinomial draw (``constraints.multinomial``).
+
+    Args:
+        upper_bound (int): the largest allowed total count.
+
+    Example::
+
+        >>> constraints.multinomial(3).check(ember.tensor([[1., 2.], [2., 2.]]))
+        tensor([ True, False])
+    """
     is_discrete = True
     event_dim = 1
 
@@ -436,12 +526,18 @@ class _PositiveDefinite(_Symmetric):
 
 class _Cat(Constraint):
     """Applies the constraints ``cseq`` to consecutive pieces of ``dim`` of lengths
-    ``lengths`` (as :func:`ember.cat` joins them).
+    ``lengths`` (as :func:`ember.cat` joins them) (``constraints.cat``).
 
     Args:
         cseq (sequence of Constraint): the pieces' constraints.
         dim (int): the dimension (default 0).
         lengths (sequence of int): the pieces' sizes (default all 1).
+
+    Example::
+
+        >>> c = constraints.cat([constraints.positive, constraints.real], dim=0, lengths=[1, 2])
+        >>> c.check(ember.tensor([-1., -1., 5.]))
+        tensor([False,  True,  True])
     """
 
     def __init__(self, cseq, dim=0, lengths=None):
@@ -478,11 +574,18 @@ class _Cat(Constraint):
 
 class _Stack(Constraint):
     """Applies the constraints ``cseq`` to the slices of ``dim`` (as :func:`ember.stack`
-    joins them).
+    joins them) (``constraints.stack``).
 
     Args:
         cseq (sequence of Constraint): one constraint per slice.
         dim (int): the dimension (default 0).
+
+    Example::
+
+        >>> c = constraints.stack([constraints.positive, constraints.real], dim=0)
+        >>> c.check(ember.tensor([[1.], [-1.]]))
+        tensor([[True],
+                [True]])
     """
 
     def __init__(self, cseq, dim=0):

@@ -46,6 +46,17 @@ def register_kl(type_p, type_q):
     Args:
         type_p (type): a subclass of :class:`Distribution`.
         type_q (type): a subclass of :class:`Distribution`.
+
+    Example::
+
+        >>> from ember.distributions import Normal, register_kl, kl_divergence
+        >>> class MyNormal(Normal):
+        ...     pass
+        >>> @register_kl(MyNormal, MyNormal)
+        ... def _kl_mine(p, q):
+        ...     return ember.zeros(p.batch_shape)
+        >>> kl_divergence(MyNormal(0., 1.), MyNormal(1., 1.))
+        tensor(0.)
     """
     if not isinstance(type_p, type) and issubclass(type_p, Distribution):
         raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")

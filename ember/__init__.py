@@ -84,10 +84,13 @@ from . import profiler  # noqa: E402,F401
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
 _LAZY_SUBMODULES = ('fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
-                    'compiler', 'futures', 'hub')
+                    'compiler', 'futures', 'hub', 'library')
 
 
 def __getattr__(name):
+    if name == 'ops':            # ember.ops: the operators' namespace (ember.library)
+        from .library import ops
+        return ops
     if name in _LAZY_SUBMODULES:
         import importlib
         try:

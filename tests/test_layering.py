@@ -49,6 +49,7 @@ LAYERS = {
     'ember.serialization': 4,
     'ember.testing': 4,
     'ember.futures': 4,
+    'ember.library': 4,
     'ember.types': 4,
     'ember.__main__': 4,
     # 5: libraries built on the namespace

@@ -1,0 +1,237 @@
+"""``ember.library`` / ``ember.ops`` against ``torch.library`` / ``torch.ops``: schema
+inference, custom ops with kernels, fake kernels on meta tensors, autograd formulas,
+mutation, aliasing errors, ``Library.define``/``impl`` and the ``ops`` namespace."""
+import itertools
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+torch.set_num_threads(1)
+pytestmark = pytest.mark.filterwarnings('ignore')
+_ids = itertools.count()
+
+
+def _name(base):
+    """A fresh operator name (operators are registered once per process)."""
+    return f"emtest::{base}_{next(_ids)}"
+
+
+def _sigs(m):
+    T = m.Tensor
+
+    def f1(x: T, y: Optional[T], n: int, s: float = 1.0, flag: bool = False,
+           name: str = 'a') -> T: ...
+
+    def f2(x: T, out: T, *, alpha: float = 2.5, k: Optional[int] = None) -> None: ...
+
+    def f3(xs: List[T], ns: Sequence[int], fs: List[float], d: m.dtype,
+           dev: m.device) -> Tuple[T, T]: ...
+
+    def f4(x: T) -> List[T]: ...
+
+    def f5(x: T, a: T, b: T) -> int: ...
+
+    def f6(x: T, n: int = -3, s: float = 1e-5, t: float = 0.1) -> float: ...
+
+    def f7(x: T, b: bool = True, o: Optional[float] = None,
+           mm: Optional[List[int]] = None) -> bool: ...
+    return [(f1, ()), (f2, {'out'}), (f3, ()), (f4, ()), (f5, ('a', 'b')), (f6, ()),
+            (f7, ()), (f1, 'unknown')]
+
+
+@pytest.mark.parametrize('i', range(8))
+def test_infer_schema_like_torch(i):
+    fe, me = _sigs(ember)[i]
+    ft, mt = _sigs(torch)[i]
+    assert ember.library.infer_schema(fe, mutates_args=me) == \
+        torch.library.infer_schema(ft, mutates_args=mt)
+    assert ember.library.infer_schema(fe, mutates_args=me, op_name='foo') == \
+        torch.library.infer_schema(ft, mutates_args=mt, op_name='foo')
+
+
+def _bad_sigs(m):
+    T = m.Tensor
+
+    def varargs(x: T, *args) -> T: ...
+
+    def noann(x) -> T: ...
+
+    def noret(x: T): ...
+
+    def baddef(x: T, xs: List[T] = ()) -> T: ...
+
+    def ok(x: T, n: int) -> T: ...
+    return [(varargs, ()), (noann, ()), (noret, ()), (baddef, ()), (ok, {'zz'}),
+            (ok, {'n'}), (ok, 'bad')]
+
+
+@pytest.mark.parametrize('i', range(7))
+def test_infer_schema_errors_like_torch(i):
+    msgs = []
+    for m in (ember, torch):
+        f, mut = _bad_sigs(m)[i]
+        with pytest.raises(ValueError) as e:
+            m.library.infer_schema(f, mutates_args=mut)
+        msgs.append(str(e.value).split(' Got func')[0])
+    assert msgs[0] == msgs[1]
+
+
+def _make_sin(m, name, autograd=True, fake=True):
+    T = m.Tensor
+
+    @m.library.custom_op(name, mutates_args=())
+    def op(x: T, scale: float = 1.0) -> T:
+        return x.sin() * scale
+    if fake:
+        @op.register_fake
+        def _(x, scale=1.0):
+            return m.empty_like(x)
+    if autograd:
+        def setup_context(ctx, inputs, output):
+            x, scale = inputs
+            ctx.save_for_backward(x)
+            ctx.scale = scale
+
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * x.cos() * ctx.scale, None
+        op.register_autograd(backward, setup_context=setup_context)
+    return op
+
+
+def test_custom_op_values_grads_and_ops_namespace():
+    x = np.random.default_rng(0).standard_normal(5)
+    res = []
+    name = _name('sinx')           # the same name in both libraries' registries
+    for m in (ember, torch):
+        op = _make_sin(m, name)
+        t = m.tensor(x, requires_grad=True)
+        y = op(t, 2.0)
+        y.sum().backward()
+        ns, short = name.split('::')
+        packet = getattr(getattr(m.ops, ns), short)
+        z = packet.default(m.tensor(x), scale=3.0)
+        meta = op(m.empty(2, 3, device='meta'))
+        res.append((repr(op).replace(m.__name__, 'M'), type(y.grad_fn).__name__,
+                    y.detach().numpy(), t.grad.numpy(), z.numpy(), repr(packet),
+                    repr(packet.default), str(packet), str(packet.default), tuple(meta.shape), meta.device.type,
+                    op(m.tensor(x)).requires_grad))
+    e, t = res
+    assert e[0].replace('ember', 'torch') == t[0].replace('ember', 'torch')
+    assert e[1] == t[1] and e[5:] == t[5:]
+    for a, b in zip(e[2:5], t[2:5]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_custom_op_gradcheck():
+    op = _make_sin(ember, _name('gc'))
+    x = ember.tensor(np.random.default_rng(1).standard_normal(4), requires_grad=True)
+    assert ember.autograd.gradcheck(lambda a: op(a, 1.5), (x,))
+
+
+def test_missing_autograd_and_fake_like_torch():
+    msgs = []
+    for m in (ember, torch):
+        name = _name('noag')
+        op = _make_sin(m, name, autograd=False, fake=False)
+        y = op(m.ones(2, requires_grad=True))
+        assert y.requires_grad
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+        msg = str(e.value).replace(name.split('::')[1], 'OP')
+        with pytest.raises(RuntimeError) as e2:
+            op(m.empty(2, device='meta'))
+        msgs.append((msg, 'no fake impl registered' in str(e2.value)))
+    assert msgs[0] == msgs[1]
+
+
+def test_mutation_bumps_versions_and_aliasing_errors():
+    out = []
+    for m in (ember, torch):
+        T = m.Tensor
+
+        @m.library.custom_op(_name('addv'), mutates_args={'x'})
+        def addv(x: T, v: float) -> None:
+            x.add_(v)
+
+        @m.library.custom_op(_name('alias'), mutates_args=())
+        def alias(x: T) -> T:
+            return x.view(-1)
+
+        @m.library.custom_op(_name('twice'), mutates_args=())
+        def twice(x: T) -> Tuple[T, T]:
+            y = x * 2
+            return y, y
+        t = m.zeros(2)
+        v0 = t._version
+        r = addv(t, 1.5)
+        errs = []
+        for f in (alias, twice):
+            with pytest.raises(RuntimeError) as e:
+                f(m.ones(2))
+            errs.append(str(e.value).split(': ', 1)[1])
+        out.append((r, t.tolist(), t._version - v0, errs))
+    assert out[0] == out[1]
+
+
+def test_register_functions_by_name_and_kernels():
+    for m in (ember, torch):
+        name = _name('k')
+        T = m.Tensor
+
+        @m.library.custom_op(name, mutates_args=(), device_types='cpu')
+        def k(x: T) -> T:
+            return x + 1
+        assert k(m.zeros(1)).tolist() == [1.0]
+        m.library.register_kernel(name, 'cpu', lambda x: x + 10)
+        assert k(m.zeros(1)).tolist() == [10.0]
+        m.library.register_fake(name)(lambda x: m.empty_like(x))
+        assert k(m.empty(3, device='meta')).shape == (3,)
+        m.library.register_autograd(name, lambda ctx, g: g * 5)
+        x = m.ones(2, requires_grad=True)
+        k(x).sum().backward()
+        assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_library_define_impl_like_torch():
+    res = []
+    for m in (ember, torch):
+        ns = f"emlib{next(_ids)}"
+        lib = m.library.Library(ns, 'DEF')
+        q = lib.define("scale(Tensor x, float a=2.0) -> Tensor")
+        with pytest.raises(NotImplementedError) as e:
+            getattr(getattr(m.ops, ns), 'scale')(m.ones(2))
+        first = str(e.value)[:120]
+        lib.impl('scale', lambda x, a=2.0: x * a, 'CPU')
+        x = m.ones(2, requires_grad=True)
+        y = getattr(m.ops, ns).scale(x)
+        y.sum().backward()              # the kernel's own ops are recorded
+        m.library.define(f"{ns}::neg2", "(Tensor x) -> Tensor", lib=lib)
+        m.library.impl(f"{ns}::neg2", "cpu", lambda x: -2 * x, lib=lib)
+        with pytest.raises(RuntimeError) as e2:
+            m.library.Library(ns, 'DEF')
+        with pytest.raises(AttributeError) as e3:
+            getattr(m.ops, ns).nope
+        res.append((q.replace(ns, 'NS') if q else q, first.replace(ns, 'NS'), y.tolist(),
+                    x.grad.tolist(), getattr(m.ops, ns).neg2(m.ones(1)).tolist(),
+                    str(e2.value)[:60].replace(ns, 'NS'), str(e3.value).replace(ns, 'NS')))
+        lib._destroy()
+    assert res[0][1:] == res[1][1:]
+
+
+def test_aten_namespace():
+    a, b = np.array([1., -2.]), np.array([3., 4.])
+    for name, args in (('add', (a, b)), ('mul', (a, b)), ('relu', (a,)), ('sum', (a,))):
+        e = getattr(ember.ops.aten, name)(*map(ember.tensor, args))
+        t = getattr(torch.ops.aten, name)(*map(torch.tensor, args))
+        np.testing.assert_allclose(e.numpy(), t.numpy())
+    for f in (repr, str):
+        assert f(ember.ops.aten.add) == f(torch.ops.aten.add)
+        assert f(ember.ops.aten.add.Tensor) == f(torch.ops.aten.add.Tensor)
+    assert ember.ops.aten.add.Tensor(ember.ones(1), ember.ones(1)).tolist() == [2.0]
+    with pytest.raises(AttributeError):
+        ember.ops.aten.no_such_op_anywhere

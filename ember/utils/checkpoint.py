@@ -26,7 +26,8 @@ _debug_enabled = None
 
 class CheckpointError(RuntimeError):
     """Raised when a recomputation does not reproduce the original forward pass (e.g. the
-    saved tensors' shapes or dtypes differ)."""
+    saved tensors' shapes or dtypes differ).
+    """
 
 
 class CheckpointPolicy(enum.Enum):
@@ -40,8 +41,16 @@ class CheckpointPolicy(enum.Enum):
 
 
 class DefaultDeviceType:
-    """The device type whose RNG state checkpointing saves besides the CPU's
-    (default ``'cuda'``)."""
+    """The device type whose RNG state checkpointing saves and restores besides the CPU's
+    (``'cuda'`` by default), read and written through two static methods.
+
+    Example::
+
+        >>> from ember.utils.checkpoint import DefaultDeviceType
+        >>> DefaultDeviceType.get_device_type()
+        'cuda'
+        >>> DefaultDeviceType.set_device_type('cuda')
+    """
     _default_device_type = 'cuda'
 
     @staticmethod
@@ -59,7 +68,16 @@ class GraphExecGroup:
     """Context manager grouping several backward executions that share one recomputation.
 
     NOTE: unlike PyTorch, ember recomputes per checkpointed region as needed; the group is
-    accepted and has no further effect."""
+    accepted and has no further effect.
+
+    Example::
+
+        >>> from ember.utils.checkpoint import GraphExecGroup, checkpoint
+        >>> x = ember.ones(3, requires_grad=True)
+        >>> y = checkpoint(lambda t: t.sin(), x, use_reentrant=False)
+        >>> with GraphExecGroup():
+        ...     y.sum().backward()
+    """
 
     def __enter__(self):
         return self
@@ -71,8 +89,17 @@ class GraphExecGroup:
 class SelectiveCheckpointContext:
     """Context handed to a selective-checkpoint ``policy_fn(ctx, op, *args, **kwargs)``.
 
+    Args:
+        is_recompute (bool): keyword-only; stored as the attribute of the same name.
+
     Attributes:
         is_recompute (bool): ``True`` during the recomputation.
+
+    Example::
+
+        >>> from ember.utils.checkpoint import SelectiveCheckpointContext
+        >>> SelectiveCheckpointContext(is_recompute=False).is_recompute
+        False
     """
 
     def __init__(self, *, is_recompute):
@@ -80,7 +107,15 @@ class SelectiveCheckpointContext:
 
 
 def noop_context_fn():
-    """The default ``context_fn`` of :func:`checkpoint`: two null context managers."""
+    """The default ``context_fn`` of :func:`checkpoint`: two null context managers (one for
+    the forward pass, one for the recomputation).
+
+    Example::
+
+        >>> fwd_ctx, recompute_ctx = ember.utils.checkpoint.noop_context_fn()
+        >>> with fwd_ctx:
+        ...     pass
+    """
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
@@ -90,10 +125,22 @@ def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mu
     Args:
         policy_fn_or_list: a list of ops to save, or ``policy_fn(ctx, op, *args, **kwargs)``
             returning a :class:`CheckpointPolicy`.
+        allow_cache_entry_mutation (bool, optional): accepted for compatibility.
 
     NOTE: unlike PyTorch, ember has no op-level dispatch to intercept, so every op inside
     the checkpointed region is recomputed (the policy is validated and otherwise ignored).
     Results are identical; only the compute/memory trade-off differs.
+
+    Example::
+
+        >>> import functools
+        >>> from ember.utils.checkpoint import (checkpoint, CheckpointPolicy,
+        ...                                     create_selective_checkpoint_contexts)
+        >>> def policy(ctx, op, *args, **kwargs):
+        ...     return CheckpointPolicy.PREFER_RECOMPUTE
+        >>> x = ember.ones(3, requires_grad=True)
+        >>> y = checkpoint(lambda t: t.sin().cos(), x, use_reentrant=False,
+        ...                context_fn=functools.partial(create_selective_checkpoint_contexts, policy))
     """
     if isinstance(policy_fn_or_list, list):
         for op in policy_fn_or_list:
@@ -128,8 +175,22 @@ def set_checkpoint_early_stop(enable):
 
 @contextlib.contextmanager
 def set_checkpoint_debug_enabled(enabled):
-    """Context manager: override ``debug=`` of every :func:`checkpoint` call (``None``
-    leaves each call's own value)."""
+    """Context manager: override ``debug=`` of every :func:`checkpoint` call inside the
+    block (``None`` leaves each call's own value).
+
+    NOTE: unlike PyTorch, ember's checkpoint records no operator trace, so the override is
+    only stored and has no visible effect.
+
+    Args:
+        enabled (bool or None): the ``debug`` value to force.
+
+    Example::
+
+        >>> from ember.utils.checkpoint import checkpoint, set_checkpoint_debug_enabled
+        >>> x = ember.ones(3, requires_grad=True)
+        >>> with set_checkpoint_debug_enabled(True):
+        ...     y = checkpoint(lambda t: t.sin(), x, use_reentrant=False)
+    """
     global _debug_enabled
     prev = _debug_enabled
     _debug_enabled = enabled
@@ -162,8 +223,16 @@ def detach_variable(inputs):
 
 
 def check_backward_validity(inputs):
-    """Warn when none of ``inputs`` requires grad (the checkpointed gradients would be
-    ``None``)."""
+    """Warn (``UserWarning``) when none of ``inputs`` is a tensor that requires grad: the
+    gradients of a checkpointed region would then all be ``None``.
+
+    Args:
+        inputs (iterable): the arguments of the checkpointed function.
+
+    Example::
+
+        >>> ember.utils.checkpoint.check_backward_validity((ember.ones(2),))   # warns
+    """
     from .._tensor import Tensor
     if not any(isinstance(i, Tensor) and i.requires_grad for i in inputs):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
@@ -172,7 +241,17 @@ def check_backward_validity(inputs):
 
 def get_device_states(*args):
     """The devices of the accelerator tensors in ``args`` and their RNG states, as
-    ``(device_ids, states)`` (empty for CPU-only arguments)."""
+    ``(device_ids, states)`` (two empty lists for CPU-only arguments). The device type is
+    :meth:`DefaultDeviceType.get_device_type`.
+
+    Args:
+        *args: the arguments of a checkpointed function (non-tensors are skipped).
+
+    Example::
+
+        >>> ember.utils.checkpoint.get_device_states(ember.ones(2))
+        ([], [])
+    """
     from .._tensor import Tensor
     ids = []
     for a in args:
@@ -187,7 +266,20 @@ def get_device_states(*args):
 
 
 def set_device_states(devices, states, *, device_type=None):
-    """Restore the RNG states from :func:`get_device_states`."""
+    """Restore the RNG states of accelerator devices, as saved by :func:`get_device_states`.
+
+    Args:
+        devices (list of int): the device indices.
+        states (list of Tensor): their RNG states.
+        device_type (str, optional): keyword-only; the device type (by default
+            :meth:`DefaultDeviceType.get_device_type`).
+
+    Example::
+
+        >>> from ember.utils.checkpoint import get_device_states, set_device_states
+        >>> ids, states = get_device_states(ember.ones(2))
+        >>> set_device_states(ids, states)   # CPU tensors: nothing to restore
+    """
     from .. import random as _random
     from .._device import device as _device
     dt = device_type or DefaultDeviceType.get_device_type()
@@ -235,9 +327,24 @@ def _checkpoint_function_backward_cls():
     from ..autograd.grad_mode import enable_grad
 
     class CheckpointFunction(Function):
-        """The reentrant checkpoint: ``forward`` runs ``run_function`` without recording a
-        graph; ``backward`` runs it again (same RNG state) with recording on and
-        backpropagates through that fresh graph."""
+        """The reentrant checkpoint, used by ``checkpoint(..., use_reentrant=True)``:
+        ``forward`` runs ``run_function`` without recording a graph; ``backward`` runs it
+        again (same RNG state) with recording on and backpropagates through that fresh
+        graph.
+
+        Args (of ``apply``):
+            run_function (callable): the checkpointed function.
+            preserve_rng_state (bool): whether the recomputation replays the RNG state.
+            *args: the arguments of ``run_function``.
+
+        Example::
+
+            >>> from ember.utils.checkpoint import CheckpointFunction
+            >>> x = ember.ones(3, requires_grad=True)
+            >>> CheckpointFunction.apply(lambda t: (t * 2).sin(), True, x).sum().backward()
+            >>> x.grad
+            tensor([-0.8323, -0.8323, -0.8323])
+        """
 
         @staticmethod
         def forward(ctx, run_function, preserve_rng_state, *args):

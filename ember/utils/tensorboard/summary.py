@@ -216,6 +216,12 @@ def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits, bucket_c
 
     Returns:
         Summary
+
+    Example::
+
+        >>> s = histogram_raw('h', 0., 2., 3, 3., 5., [1., 2.], [1, 2])
+        >>> list(s.value[0].histo.bucket)
+        [1.0, 2.0]
     """
     hist = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares,
                           bucket_limit=bucket_limits, bucket=bucket_counts)
@@ -262,6 +268,11 @@ def make_histogram(values, bins, max_bins=None):
 
     Raises:
         ValueError: ``values`` is empty.
+
+    Example::
+
+        >>> make_histogram(np.array([0.5, 1.5]), bins=[0., 1., 2.]).bucket_limit
+        [0.0, 1.0, 2.0]
     """
     if values.size == 0:
         raise ValueError("The input has no element.")
@@ -349,6 +360,11 @@ def image_boxes(tag, tensor_image, tensor_boxes, rescale=1, dataformats='CHW', l
 
     Returns:
         Summary
+
+    Example::
+
+        >>> s = image_boxes('det', ember.rand(3, 32, 32), ember.tensor([[2., 2., 20., 20.]]),
+        ...                 labels=['cat'])
     """
     arr = convert_to_HWC(make_np(tensor_image), dataformats)
     boxes = make_np(tensor_boxes)
@@ -376,7 +392,13 @@ def _draw_box(img, xmin, ymin, xmax, ymax, caption, color='black', color_text='b
 
 def draw_boxes(disp_image, boxes, labels=None):
     """Draw red ``(xmin, ymin, xmax, ymax)`` boxes (and their ``labels``) on the PIL image
-    ``disp_image``; returns the image."""
+    ``disp_image``; returns the image.
+
+    Example::
+
+        >>> from PIL import Image
+        >>> img = draw_boxes(Image.new('RGB', (32, 32)), np.array([[2, 2, 20, 20]]))
+    """
     for i in range(boxes.shape[0]):
         disp_image = _draw_box(disp_image, boxes[i, 0], boxes[i, 1], boxes[i, 2],
                                boxes[i, 3], None if labels is None else labels[i],
@@ -395,6 +417,11 @@ def make_image(tensor, rescale=1, rois=None, labels=None):
 
     Returns:
         Summary.Image
+
+    Example::
+
+        >>> make_image(np.zeros((4, 6, 3), np.uint8)).width
+        6
     """
     from PIL import Image
     height, width, channel = tensor.shape
@@ -413,7 +440,12 @@ def make_image(tensor, rescale=1, rois=None, labels=None):
 def video(tag, tensor, fps=4):
     """A ``Summary`` holding a GIF video of a ``(N, T, C, H, W)`` tensor (each frame's batch
     tiled in a grid). Needs moviepy; without it a message is printed and the value is left
-    without an image, as torch does."""
+    without an image, as torch does.
+
+    Example::
+
+        >>> s = video('clip', ember.rand(1, 8, 3, 16, 16), fps=4)
+    """
     arr = _prepare_video(make_np(tensor))
     scale = _scale_factor(arr)
     arr = (arr.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
@@ -422,7 +454,12 @@ def video(tag, tensor, fps=4):
 
 def make_video(tensor, fps):
     """The ``Summary.Image`` (GIF) of a ``(T, H, W, C)`` uint8 array, or ``None`` (after
-    printing why) when moviepy is missing."""
+    printing why) when moviepy is missing.
+
+    Example::
+
+        >>> gif = make_video(np.zeros((8, 16, 16, 3), np.uint8), fps=4)
+    """
     try:
         import moviepy  # noqa: F401
     except ImportError:
@@ -523,6 +560,12 @@ def custom_scalars(layout):
 
     Raises:
         AssertionError: a ``'Margin'`` chart does not have three tags.
+
+    Example::
+
+        >>> s = custom_scalars({'loss': {'both': ['Multiline', ['loss/train', 'loss/val']]}})
+        >>> s.value[0].tag
+        'custom_scalars__config__'
     """
     categories = []
     for title, charts_spec in layout.items():
@@ -568,6 +611,12 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
 
     Returns:
         tuple of Summary: ``(experiment, session_start_info, session_end_info)``
+
+    Example::
+
+        >>> exp, ssi, sei = hparams({'lr': 0.1, 'opt': 'sgd'}, {'hparam/acc': 0.9})
+        >>> ssi.value[0].tag
+        '_hparams_/session_start_info'
 
     Raises:
         TypeError: an argument is not a dict, or a discrete domain does not fit.
@@ -658,6 +707,11 @@ def pr_curve_raw(tag, tp, fp, tn, fn, precision, recall, num_thresholds=127, wei
 
     Returns:
         Summary (a ``(6, num_thresholds)`` float tensor)
+
+    Example::
+
+        >>> s = pr_curve_raw('pr', [3, 1], [2, 0], [0, 2], [0, 2], [0.6, 1.], [1., 0.33],
+        ...                  num_thresholds=2)
     """
     num_thresholds = min(num_thresholds, 127)
     data = np.stack([_np_or_raw(a) for a in (tp, fp, tn, fn, precision, recall)])
@@ -677,6 +731,11 @@ def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None):
 
     Returns:
         Summary
+
+    Example::
+
+        >>> s = pr_curve('pr', np.array([1, 0, 1]), np.array([0.9, 0.4, 0.6]),
+        ...              num_thresholds=5)
     """
     num_thresholds = min(num_thresholds, 127)
     data = compute_curve(labels, predictions, num_thresholds=num_thresholds,
@@ -741,6 +800,12 @@ def mesh(tag, vertices, colors, faces, config_dict, display_name=None, descripti
 
     Returns:
         Summary
+
+    Example::
+
+        >>> s = mesh('cloud', ember.rand(1, 100, 3), None, None, None)
+        >>> s.value[0].tag
+        'cloud_VERTEX'
     """
     from tensorboard.plugins.mesh import metadata
     from tensorboard.plugins.mesh.plugin_data_pb2 import MeshPluginData

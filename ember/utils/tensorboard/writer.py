@@ -163,7 +163,13 @@ class SummaryWriter:
         return fw
 
     def get_logdir(self):
-        """The directory the event files are written to."""
+        """The directory the event files are written to.
+
+        Example::
+
+            >>> SummaryWriter('runs/exp').get_logdir()
+            'runs/exp'
+        """
         return self.log_dir
 
     # ---------------------------------------------------------------- scalars and tensors
@@ -228,6 +234,10 @@ class SummaryWriter:
             tensor (Tensor): the values.
             global_step (int, optional): the step.
             walltime (float, optional): seconds since the epoch. Default: now.
+
+        Example::
+
+            >>> writer.add_tensor('weights', model.fc.weight.detach(), step)
         """
         self._get_file_writer().add_summary(tensor_proto(tag, tensor), global_step,
                                             walltime)
@@ -273,6 +283,11 @@ class SummaryWriter:
 
         Raises:
             ValueError: the limits and the counts differ in length.
+
+        Example::
+
+            >>> writer.add_histogram_raw('h', min=0., max=2., num=3, sum=3., sum_squares=5.,
+            ...                         bucket_limits=[1., 2.], bucket_counts=[1, 2], global_step=0)
         """
         if len(bucket_limits) != len(bucket_counts):
             raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
@@ -317,6 +332,10 @@ class SummaryWriter:
 
         Shape:
             - img_tensor: ``(N, C, H, W)`` by default.
+
+        Example::
+
+            >>> writer.add_images('batch', ember.rand(16, 3, 28, 28), step)
         """
         self._get_file_writer().add_summary(image(tag, img_tensor, dataformats=dataformats),
                                             global_step, walltime)
@@ -336,6 +355,11 @@ class SummaryWriter:
             dataformats (str): the image layout. Default: ``'CHW'``.
             labels (str or list of str, optional): one caption per box (ignored when the
                 count differs).
+
+        Example::
+
+            >>> writer.add_image_with_boxes('det', ember.rand(3, 64, 64),
+            ...                              ember.tensor([[4., 4., 40., 30.]]), 0, labels=['cat'])
         """
         if labels is not None:
             if isinstance(labels, str):
@@ -355,6 +379,11 @@ class SummaryWriter:
             global_step (int, optional): the step.
             close (bool): close the figure(s) afterwards. Default: ``True``.
             walltime (float, optional): seconds since the epoch. Default: now.
+
+        Example::
+
+            >>> fig = plt.figure(); plt.plot([1, 3, 2])
+            >>> writer.add_figure('curve', fig, step)
         """
         fmt = 'NCHW' if isinstance(figure, list) else 'CHW'
         self.add_image(tag, figure_to_image(figure, close), global_step, walltime,
@@ -372,6 +401,10 @@ class SummaryWriter:
             global_step (int, optional): the step.
             fps (float): frames per second. Default: 4.
             walltime (float, optional): seconds since the epoch. Default: now.
+
+        Example::
+
+            >>> writer.add_video('clip', ember.rand(1, 16, 3, 32, 32), step, fps=8)
         """
         self._get_file_writer().add_summary(video(tag, vid_tensor, fps), global_step,
                                             walltime)
@@ -385,6 +418,11 @@ class SummaryWriter:
             global_step (int, optional): the step.
             sample_rate (int): samples per second. Default: 44100.
             walltime (float, optional): seconds since the epoch. Default: now.
+
+        Example::
+
+            >>> t = ember.linspace(0, 1, 8000)
+            >>> writer.add_audio('tone', ember.sin(2 * math.pi * 440 * t), 0, sample_rate=8000)
         """
         self._get_file_writer().add_summary(audio(tag, snd_tensor, sample_rate=sample_rate),
                                             global_step, walltime)
@@ -411,6 +449,10 @@ class SummaryWriter:
 
         Args:
             prototxt (str): the path of the ``.onnx`` file.
+
+        Example::
+
+            >>> writer.add_onnx_graph('model.onnx')
         """
         from ._graph import load_onnx_graph
         self._get_file_writer().add_onnx_graph(load_onnx_graph(prototxt))
@@ -431,6 +473,10 @@ class SummaryWriter:
             input_to_model (Tensor or tuple of Tensors): example inputs.
             verbose (bool): print the graph. Default: ``False``.
             use_strict_trace (bool): ignored.
+
+        Example::
+
+            >>> writer.add_graph(model, ember.randn(1, 3, 32, 32))
         """
         from ._graph import graph
         self._get_file_writer().add_graph(graph(model, input_to_model, verbose,
@@ -461,6 +507,11 @@ class SummaryWriter:
         Raises:
             AssertionError: the counts of points, labels and images differ, or ``mat`` is
                 not 2-D.
+
+        Example::
+
+            >>> writer.add_embedding(features, metadata=labels.tolist(), label_img=images,
+            ...                      tag='mnist')
         """
         mat = make_np(mat)
         if global_step is None:
@@ -534,6 +585,11 @@ class SummaryWriter:
             num_thresholds (int): the number of thresholds (at most 127). Default: 127.
             weights: unused.
             walltime (float, optional): seconds since the epoch. Default: now.
+
+        Example::
+
+            >>> writer.add_pr_curve_raw('pr', [3, 1], [2, 0], [0, 2], [0, 2], [0.6, 1.], [1., 0.33],
+            ...                          0, num_thresholds=2)
         """
         self._get_file_writer().add_summary(
             pr_curve_raw(tag, true_positive_counts, false_positive_counts,
@@ -549,6 +605,10 @@ class SummaryWriter:
             tags (list of str): the scalar tags (regexes) to plot together.
             category (str): the layout section. Default: ``'default'``.
             title (str): the chart title. Default: ``'untitled'``.
+
+        Example::
+
+            >>> writer.add_custom_scalars_multilinechart(['loss/train', 'loss/val'], title='loss')
         """
         self._get_file_writer().add_summary(
             custom_scalars({category: {title: ['Multiline', tags]}}))
@@ -563,6 +623,10 @@ class SummaryWriter:
 
         Raises:
             AssertionError: ``tags`` does not have three entries.
+
+        Example::
+
+            >>> writer.add_custom_scalars_marginchart(['acc', 'acc/low', 'acc/high'])
         """
         if len(tags) != 3:
             raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
@@ -596,6 +660,10 @@ class SummaryWriter:
             config_dict (dict, optional): three.js scene settings.
             global_step (int, optional): the step.
             walltime (float, optional): seconds since the epoch. Default: now.
+
+        Example::
+
+            >>> writer.add_mesh('cloud', ember.rand(1, 100, 3), global_step=0)
         """
         self._get_file_writer().add_summary(mesh(tag, vertices, colors, faces, config_dict),
                                             global_step, walltime)
@@ -634,7 +702,13 @@ class SummaryWriter:
     # ---------------------------------------------------------------- lifetime
 
     def flush(self):
-        """Write every pending event of every event file to disk."""
+        """Write every pending event of every event file to disk.
+
+        Example::
+
+            >>> writer.add_scalar('loss', 0.5, 0)
+            >>> writer.flush()   # on disk now
+        """
         if self.all_writers is None:
             return
         for w in self.all_writers.values():
@@ -642,7 +716,11 @@ class SummaryWriter:
 
     def close(self):
         """Write the pending events and close every event file. Logging again afterwards
-        opens a new event file; closing twice does nothing."""
+
+        Example::
+
+            >>> writer.close()
+        """
         if self.all_writers is None:
             return
         for w in self.all_writers.values():

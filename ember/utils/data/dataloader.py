@@ -18,6 +18,17 @@ __all__ = ['DataLoader', 'get_worker_info', 'default_collate', 'default_convert'
 
 
 class _DatasetKind:
+    """The two kinds of dataset a :class:`DataLoader` fetches from: ``_DatasetKind.Map``
+    (0, indexed with ``dataset[i]``) and ``_DatasetKind.Iterable`` (1, iterated); its
+    static ``create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last)`` builds
+    the matching fetcher. Internal, exported as in PyTorch.
+
+    Example::
+
+        >>> from ember.utils.data import _DatasetKind
+        >>> _DatasetKind.Map, _DatasetKind.Iterable
+        (0, 1)
+    """
     Map = 0
     Iterable = 1
 

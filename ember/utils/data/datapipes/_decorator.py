@@ -39,7 +39,22 @@ class functional_datapipe:
 
 class guaranteed_datapipes_determinism:
     """Context manager: inside it, DataPipes marked :func:`non_deterministic` refuse to be
-    built."""
+    built (``TypeError``). The switch is turned on when the object is created and restored
+    on exit.
+
+    Example::
+
+        >>> from ember.utils.data import IterDataPipe, non_deterministic
+        >>> @non_deterministic
+        ... class Shuffle(IterDataPipe):
+        ...     def __init__(self, src): self.src = src
+        ...     def __iter__(self): return iter(self.src)
+        >>> with guaranteed_datapipes_determinism():
+        ...     Shuffle([1, 2])
+        Traceback (most recent call last):
+          ...
+        TypeError: Shuffle is non-deterministic, but you set 'guaranteed_datapipes_determinism'. ...
+    """
 
     def __init__(self):
         self.prev = _determinism[0]
@@ -53,8 +68,24 @@ class guaranteed_datapipes_determinism:
 
 
 def non_deterministic(arg):
-    """Mark a DataPipe class (or, given a function of the constructor's arguments, the
-    instances for which it returns True) as non-deterministic."""
+    """Mark a DataPipe class as non-deterministic, or, given a function of the
+    constructor's arguments, the instances for which that function returns True. Inside
+    :func:`guaranteed_datapipes_determinism`, building such a DataPipe raises ``TypeError``.
+
+    Args:
+        arg (type or callable): the DataPipe class (used as ``@non_deterministic``) or the
+            predicate (used as ``@non_deterministic(fn)``).
+
+    Example::
+
+        >>> from ember.utils.data import IterDataPipe
+        >>> @non_deterministic(lambda src, shuffle=True: shuffle)
+        ... class MaybeShuffle(IterDataPipe):
+        ...     def __init__(self, src, shuffle=True): self.src = src
+        ...     def __iter__(self): return iter(self.src)
+        >>> list(MaybeShuffle([1, 2], shuffle=False))
+        [1, 2]
+    """
     def check(cls, args, kwargs, fn=None):
         if _determinism[0] and (fn is None or fn(*args, **kwargs)):
             raise TypeError(f"{cls.__name__} is non-deterministic, but you set "
@@ -82,8 +113,24 @@ def non_deterministic(arg):
 
 
 def argument_validation(f):
-    """Check the arguments of a DataPipe constructor against its type annotations of
-    DataPipe types (``isinstance`` checks)."""
+    """Decorate a DataPipe constructor so that each argument annotated with a class is
+    checked with ``isinstance``; a mismatch raises ``TypeError``.
+
+    Args:
+        f (callable): the ``__init__`` to wrap.
+
+    Example::
+
+        >>> from ember.utils.data import IterDataPipe
+        >>> class Wrap(IterDataPipe):
+        ...     @argument_validation
+        ...     def __init__(self, dp: IterDataPipe): self.dp = dp
+        ...     def __iter__(self): return iter(self.dp)
+        >>> Wrap([1])
+        Traceback (most recent call last):
+          ...
+        TypeError: Expected argument 'dp' as a IterDataPipe, but found list
+    """
     sig = inspect.signature(f)
 
     @functools.wraps(f)
@@ -99,7 +146,14 @@ def argument_validation(f):
 
 
 class runtime_validation_disabled:
-    """Context manager turning :func:`runtime_validation` checks off."""
+    """Context manager turning :func:`runtime_validation` checks off (the previous setting
+    comes back on exit).
+
+    Example::
+
+        >>> with runtime_validation_disabled():
+        ...     pass   # DataPipes iterated here are not validated
+    """
 
     def __init__(self):
         self.prev = _runtime_validation_enabled[0]
@@ -114,9 +168,24 @@ class runtime_validation_disabled:
 
 def runtime_validation(f):
     """Decorate a DataPipe's ``__iter__`` (accepted; the element-type checks PyTorch makes
-    from its typing annotations are not made).
+    from its typing annotations are not made). Decorating another method raises
+    ``TypeError``.
 
-    NOTE: unlike PyTorch, yielded elements are not type-checked."""
+    NOTE: unlike PyTorch, yielded elements are not type-checked.
+
+    Args:
+        f (callable): the ``__iter__`` to wrap.
+
+    Example::
+
+        >>> from ember.utils.data import IterDataPipe
+        >>> class Count(IterDataPipe):
+        ...     def __init__(self, n): self.n = n
+        ...     @runtime_validation
+        ...     def __iter__(self): yield from range(self.n)
+        >>> list(Count(3))
+        [0, 1, 2]
+    """
     if f.__name__ != '__iter__':
         raise TypeError(f"Can not decorate function {f.__name__} with 'runtime_validation'")
 

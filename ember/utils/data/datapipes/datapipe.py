@@ -52,14 +52,36 @@ class IterDataPipe(_FunctionalMixin, IterableDataset):
 
 
 class DFIterDataPipe(IterDataPipe):
-    """An IterDataPipe of DataFrames."""
+    """An :class:`IterDataPipe` whose items are DataFrames (``_is_dfpipe()`` answers True).
+    Subclasses implement ``__iter__``.
+
+    Example::
+
+        >>> class Frames(DFIterDataPipe):
+        ...     def __init__(self, frames): self.frames = frames
+        ...     def __iter__(self): return iter(self.frames)
+        >>> isinstance(Frames([]), IterDataPipe)
+        True
+    """
 
     def _is_dfpipe(self):
         return True
 
 
 class MapDataPipe(_FunctionalMixin, Dataset):
-    """A map-style DataPipe: implement ``__getitem__`` and ``__len__``."""
+    """A map-style DataPipe: implement ``__getitem__`` and ``__len__``; functional forms
+    registered with :func:`functional_datapipe` are available as methods.
+
+    Example::
+
+        >>> class Squares(MapDataPipe):
+        ...     def __init__(self, n): self.n = n
+        ...     def __getitem__(self, i): return i * i
+        ...     def __len__(self): return self.n
+        >>> dp = Squares(3)
+        >>> dp[2], len(dp)
+        (4, 3)
+    """
     functions = {}
 
     def __repr__(self):

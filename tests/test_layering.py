@@ -50,6 +50,7 @@ LAYERS = {
     'ember.testing': 4,
     'ember.futures': 4,
     'ember.library': 4,
+    'ember.signal': 4,
     'ember.types': 4,
     'ember.__main__': 4,
     # 5: libraries built on the namespace

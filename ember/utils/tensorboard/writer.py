@@ -84,7 +84,8 @@ class FileWriter:
         self.event_writer.close()
 
     def reopen(self):
-        """Open a closed writer again (a new event file in the same directory)."""
+        """Open a closed writer again, where the installed tensorboard's ``EventFileWriter``
+        can (tensorboard 2.x cannot: ``AttributeError``, as with torch)."""
         self.event_writer.reopen()
 
 

@@ -200,6 +200,7 @@ def test_add_tensor(tmp_path):
     both(tmp_path, fn)
     raises_both(lambda w, lib: w.add_tensor('u16', t(lib, np.arange(3, dtype=np.uint16))),
                 ValueError)
+    raises_both(lambda w, lib: w.add_tensor('np', np.zeros(3)), AttributeError)
 
 
 # ------------------------------------------------------------------------------ histograms
@@ -460,6 +461,7 @@ def _graph_events(logdir):
     return gd, r[0].tagged_run_metadata
 
 
+@pytest.mark.filterwarnings('ignore::DeprecationWarning')   # torch.jit.trace's notice
 def test_add_graph(tmp_path):
     def build(lib):
         class Net(lib.nn.Module):
@@ -499,6 +501,7 @@ def test_add_graph(tmp_path):
     assert out.input[0].startswith('Net/')
 
 
+@pytest.mark.filterwarnings('ignore::DeprecationWarning')
 def test_add_graph_several_inputs_and_outputs(tmp_path):
     def build(lib):
         class Two(lib.nn.Module):
@@ -605,6 +608,30 @@ def test_close_flush_reopen(tmp_path):
         w.add_scalar('b', 3.0, 0)
     assert w.all_writers is None
     assert len(glob.glob(str(tmp_path / 'cm' / 'events.*'))) == 1
+
+
+def test_file_writer(tmp_path):
+    from torch.utils.tensorboard import summary as tsummary
+    snaps = []
+    for name, lib, mod, summ in (('torch', torch, ttb, tsummary),
+                                 ('ember', ember, etb, esummary)):
+        d = tmp_path / name
+        fw = mod.FileWriter(d, max_queue=2, filename_suffix='.x')
+        assert fw.get_logdir() == str(d)
+        fw.add_summary(summ.scalar('s', lib.tensor(0.5)), global_step=np.int32(3),
+                       walltime=10.0)
+        fw.add_event(event_pb2.Event(step=4, session_log=event_pb2.SessionLog(
+            status=event_pb2.SessionLog.STOP)), walltime=11.0)
+        fw.add_summary(summ.histogram_raw('h', 0, 1, 1, 1, 1, [1.0], [1.0]), 5)
+        fw.flush()
+        assert len(read_events(glob.glob(str(d / 'events.*'))[0])) == 4
+        fw.close()
+        # tensorboard 2.x's EventFileWriter has no reopen(): both raise the same
+        with pytest.raises(AttributeError, match="no attribute 'reopen'"):
+            fw.reopen()
+        snaps.append(snapshot(str(d)))
+    assert_same(*snaps)
+    assert sorted(snaps[1]) == ['./events#0']
 
 
 def test_purge_step(tmp_path):

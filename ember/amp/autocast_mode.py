@@ -485,7 +485,28 @@ def custom_bwd(bwd=None, *, device_type):
     its ``forward`` (decorated with :func:`custom_fwd`) ran under.
 
     Args:
-        device_type (str): the device type whose autocast state applies.
+        bwd (callable, optional): the ``backward`` staticmethod; when omitted, a decorator
+            is returned (``@custom_bwd(device_type='cpu')``).
+        device_type (str): keyword-only; the device type whose autocast state applies. A
+            non-string raises ``ValueError``.
+
+    Example::
+
+        >>> class Square(ember.autograd.Function):
+        ...     @staticmethod
+        ...     @ember.amp.custom_fwd(device_type='cpu')
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     @ember.amp.custom_bwd(device_type='cpu')
+        ...     def backward(ctx, g):
+        ...         x, = ctx.saved_tensors
+        ...         return 2 * x * g
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> Square.apply(x).sum().backward()
+        >>> x.grad
+        tensor([2., 2.])
     """
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")

@@ -5,6 +5,17 @@ __all__ = ['GradScaler', 'OptState']
 
 
 class OptState:
+    """The stage an optimizer has reached in the current iteration of a :class:`GradScaler`:
+    ``READY`` (0, nothing done yet), ``UNSCALED`` (1, :meth:`GradScaler.unscale_` ran) or
+    ``STEPPED`` (2, :meth:`GradScaler.step` ran). :meth:`GradScaler.update` puts every
+    optimizer back to ``READY``.
+
+    Example::
+
+        >>> from ember.amp.grad_scaler import OptState
+        >>> OptState.READY, OptState.UNSCALED, OptState.STEPPED
+        (0, 1, 2)
+    """
     READY = 0
     UNSCALED = 1
     STEPPED = 2

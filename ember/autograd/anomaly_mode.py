@@ -15,12 +15,26 @@ _check_nan = True    # also fail when a backward function returns NaN
 
 
 def is_anomaly_enabled():
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on (see :class:`detect_anomaly`); the setting is
+    process-wide.
+
+    Example::
+
+        >>> ember.autograd.anomaly_mode.is_anomaly_enabled()
+        False
+    """
     return _enabled
 
 
 def is_anomaly_check_nan_enabled():
-    """Whether anomaly detection also checks backward results for NaN."""
+    """Whether anomaly detection, when on, also fails a backward pass whose functions
+    return NaN (True by default).
+
+    Example::
+
+        >>> ember.autograd.anomaly_mode.is_anomaly_check_nan_enabled()
+        True
+    """
     return _check_nan
 
 
@@ -29,7 +43,15 @@ def set_anomaly_enabled(mode, check_nan=True):
 
     Args:
         mode (bool): on or off.
-        check_nan (bool): also raise when a backward function returns NaN.
+        check_nan (bool): also raise when a backward function returns NaN. Default: True.
+
+    Example::
+
+        >>> from ember.autograd import anomaly_mode
+        >>> anomaly_mode.set_anomaly_enabled(True, check_nan=False)
+        >>> anomaly_mode.is_anomaly_enabled(), anomaly_mode.is_anomaly_check_nan_enabled()
+        (True, False)
+        >>> anomaly_mode.set_anomaly_enabled(False)
     """
     global _enabled, _check_nan
     _enabled = bool(mode)

@@ -41,8 +41,22 @@ def queue_callback(callback):
     """Run ``callback()`` when the backward pass running in this thread finishes
     (PyTorch's ``Variable._execution_engine.queue_callback``).
 
+    Args:
+        callback (callable): called with no arguments, after the last node has run.
+
     Raises:
         RuntimeError: outside a backward pass.
+
+    Example::
+
+        >>> from ember.autograd.engine import queue_callback
+        >>> done = []
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> h = y.register_hook(lambda g: queue_callback(lambda: done.append(True)))
+        >>> y.sum().backward()
+        >>> done
+        [True]
     """
     st = _passes.stack
     if not st:
@@ -128,10 +142,29 @@ def _sum_grads(a, b):
 
 
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, allow_unused=False):
-    """Backpropagate ``grads`` from ``roots`` (list of ``(node, nr)`` edges).
+    """Backpropagate ``grads`` from ``roots`` (list of ``(node, nr)`` edges): the engine
+    under :func:`ember.autograd.backward` and :func:`ember.autograd.grad`.
 
     With ``inputs`` (list of ``(node, nr)`` edges) returns the gradients that reach them
     instead of accumulating into leaves' ``.grad`` (the caller decides what to do).
+
+    Args:
+        roots (list of tuple): the ``(grad_fn, output_nr)`` edges to start from.
+        grads (list of Tensor): one gradient per root.
+        retain_graph (bool): keep the saved tensors for another backward pass.
+        create_graph (bool): record the backward computation (for higher derivatives).
+        inputs (list of tuple, optional): the edges whose incoming gradients to return.
+        allow_unused (bool, optional): with ``inputs``, whether an input that no gradient
+            reaches is allowed (else ``RuntimeError``). Default: False.
+
+    Example::
+
+        >>> from ember.autograd import engine, graph
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> y = (x * 3).sum()
+        >>> engine.run_backward([(y.grad_fn, 0)], [ember.tensor(1.)], False, False,
+        ...                     inputs=[graph.get_gradient_edge(x)])
+        [tensor([3., 3.])]
     """
     # --- discover the graph and count dependencies (iterative DFS)
     deps = {}

@@ -48,7 +48,17 @@ def enter_dual_level():
 
 
 def exit_dual_level(*, level=None):
-    """Exit the forward-AD level; tangents made in it are discarded."""
+    """Exit the forward-AD level; tangents made in it are discarded.
+
+    Args:
+        level (int, optional): keyword-only; the level to exit (the current one by
+            default). Any other level raises ``RuntimeError``.
+
+    Example::
+
+        >>> lvl = ember.autograd.forward_ad.enter_dual_level()
+        >>> ember.autograd.forward_ad.exit_dual_level(level=lvl)
+    """
     if level is None:
         level = _state.level
     if level < 0:
@@ -113,7 +123,17 @@ def make_dual(tensor, tangent, *, level=None):
 
 UnpackedDualTensor = namedtuple('UnpackedDualTensor', ['primal', 'tangent'])
 UnpackedDualTensor.__doc__ = """The ``(primal, tangent)`` pair returned by
-:func:`unpack_dual` (``tangent`` is ``None`` for a tensor without forward derivative)."""
+:func:`unpack_dual` (``tangent`` is ``None`` for a tensor without forward derivative).
+
+Example::
+
+    >>> import ember.autograd.forward_ad as fwAD
+    >>> with fwAD.dual_level():
+    ...     d = fwAD.make_dual(ember.tensor([1., 2.]), ember.tensor([1., 0.]))
+    ...     primal, tangent = fwAD.unpack_dual(d * d)
+    >>> primal, tangent
+    (tensor([1., 4.]), tensor([2., 0.]))
+"""
 
 
 def unpack_dual(tensor, *, level=None):

@@ -21,7 +21,28 @@ _LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place o
 
 
 class FunctionCtx:
-    """The methods available on ``ctx`` inside a custom :class:`Function`."""
+    """The methods available on ``ctx`` inside a custom :class:`Function`:
+    :meth:`save_for_backward` (read back as ``ctx.saved_tensors``), ``save_for_forward``,
+    ``mark_dirty``, ``mark_non_differentiable`` and ``set_materialize_grads``. Other
+    attributes may be set on ``ctx`` freely to pass values to ``backward``.
+
+    Example::
+
+        >>> class Mul(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, a, k):
+        ...         ctx.save_for_backward(a)
+        ...         ctx.k = k
+        ...         return a * k
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         a, = ctx.saved_tensors
+        ...         return g * ctx.k, None
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> Mul.apply(x, 3.).sum().backward()
+        >>> x.grad
+        tensor([3., 3.])
+    """
 
     def save_for_backward(self, *tensors):
         """Save tensors (or ``None``) for ``backward``; read them back with
@@ -67,7 +88,24 @@ class FunctionCtx:
 
 class BackwardCFunction(Node, FunctionCtx):
     """The backward node of a custom Function (one subclass ``<Fn>Backward`` per Function);
-    it is also the ``ctx`` passed to ``forward``/``backward``."""
+    it is also the ``ctx`` passed to ``forward``/``backward``. Calling it runs the
+    Function's ``backward`` (or ``vjp``) and checks the number of gradients returned.
+
+    Example::
+
+        >>> class Double(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, t):
+        ...         return t * 2
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g * 2
+        >>> y = Double.apply(ember.ones(2, requires_grad=True))
+        >>> type(y.grad_fn).__name__
+        'DoubleBackward'
+        >>> isinstance(y.grad_fn, ember.autograd.function.BackwardCFunction)
+        True
+    """
     _forward_cls = None
     _to_save = None
     _dirty = ()
@@ -326,7 +364,16 @@ def _alias(o):
 
 class InplaceFunction(Function):
     """A :class:`Function` with an ``inplace`` flag (for functions that may modify their
-    inputs in place)."""
+    inputs in place); the flag is only stored.
+
+    Args:
+        inplace (bool, optional): stored as ``self.inplace``. Default: False.
+
+    Example::
+
+        >>> ember.autograd.function.InplaceFunction(inplace=True).inplace
+        True
+    """
 
     def __init__(self, inplace=False):
         super().__init__()

@@ -17,12 +17,31 @@ from .._grad_state import _Mode, _ThreadMode  # noqa: E402,F401  (the one per-th
 
 
 def is_grad_enabled():
-    """Returns True if grad mode is currently enabled (in the calling thread)."""
+    """Whether operations run now record the autograd graph, in the calling thread (False
+    inside :class:`no_grad`, or ``set_grad_enabled(False)``).
+
+    Example::
+
+        >>> ember.autograd.is_grad_enabled()
+        True
+        >>> with ember.no_grad():
+        ...     ember.autograd.is_grad_enabled()
+        False
+    """
     return _Mode.grad
 
 
 def is_inference_mode_enabled():
-    """Returns True if inference mode is currently enabled (in the calling thread)."""
+    """Whether :class:`inference_mode` is on in the calling thread.
+
+    Example::
+
+        >>> with ember.inference_mode():
+        ...     ember.is_inference_mode_enabled()
+        True
+        >>> ember.is_inference_mode_enabled()
+        False
+    """
     return _Mode.inference
 
 

@@ -71,6 +71,17 @@ class Node:
 
     Subclasses implement ``backward(self, *grad_outputs)`` returning one gradient per
     input (a tensor or ``None``), in ember ops.
+
+    Example::
+
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> y = (x * 3).sum()
+        >>> y.grad_fn.name()
+        'SumBackward0'
+        >>> y.grad_fn.next_functions[0][0].name()
+        'MulBackward0'
+        >>> isinstance(y.grad_fn, ember.autograd.graph.Node)
+        True
     """
     _saved = ()
     _saved_ver = ()
@@ -248,7 +259,18 @@ def _raise_modified(t, expected, node):
 
 
 class AccumulateGrad(Node):
-    """Sink node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
+    """Sink node of a leaf tensor: adds incoming gradients into ``variable.grad``. It holds
+    its leaf weakly (``variable`` is None once the leaf is gone).
+
+    Example::
+
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> acc = (x * 2).grad_fn.next_functions[0][0]
+        >>> acc.name()
+        'torch::autograd::AccumulateGrad'
+        >>> acc.variable is x
+        True
+    """
 
     def __init__(self, variable):
         # weak: the leaf holds its accumulator, which must not keep the leaf alive (no
@@ -525,7 +547,17 @@ class allow_mutation_on_saved_tensors:
 
 
 class GradientEdge(tuple):
-    """``(node, output_nr)``: where the gradient of a tensor flows into the graph."""
+    """``(node, output_nr)``: where the gradient of a tensor flows into the graph (its
+    ``grad_fn`` and output index, or the :class:`AccumulateGrad` of a leaf); also readable
+    as the attributes ``node`` and ``output_nr``.
+
+    Example::
+
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> edge = ember.autograd.graph.get_gradient_edge(x * 2)
+        >>> edge.node.name(), edge.output_nr
+        ('MulBackward0', 0)
+    """
     __slots__ = ()
 
     def __new__(cls, node, output_nr):

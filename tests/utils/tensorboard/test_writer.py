@@ -709,6 +709,21 @@ def test_import_without_tensorboard():
     assert msgs[0] == msgs[1] == "ModuleNotFoundError tensorboard No module named 'tensorboard'"
 
 
+def test_import_with_old_tensorboard(tmp_path):
+    fake = tmp_path / 'tensorboard'
+    fake.mkdir()
+    (fake / '__init__.py').write_text("__version__ = '1.14.0'\n")
+    msgs = []
+    for mod in ('torch.utils.tensorboard', 'ember.utils.tensorboard'):
+        r = _run(f"import sys; sys.path.insert(0, {str(tmp_path)!r})\nimport ember.utils\n"
+                 f"try:\n    import {mod}\nexcept ImportError as e:\n"
+                 "    print(type(e).__name__, e)\n")
+        assert r.returncode == 0, r.stderr
+        msgs.append(r.stdout.strip())
+    assert msgs[0] == msgs[1] == ('ImportError TensorBoard logging requires TensorBoard '
+                                  'version 1.15 or above')
+
+
 TRAIN = """
 import sys
 import torch

@@ -84,7 +84,7 @@ from . import profiler  # noqa: E402,F401
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
 _LAZY_SUBMODULES = ('fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
-                    'compiler', 'futures', 'hub', 'library', 'signal')
+                    'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage')
 
 
 def __getattr__(name):

@@ -52,6 +52,7 @@ LAYERS = {
     'ember.library': 4,
     'ember.signal': 4,
     'ember.types': 4,
+    'ember.storage': 4,
     'ember.__main__': 4,
     # 5: libraries built on the namespace
     'ember.nn': 5,

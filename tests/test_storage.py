@@ -47,3 +47,12 @@ def test_from_numpy_storage_and_strides():
     e = ember.from_numpy(a)
     t = torch.from_numpy(a)
     assert e.stride() == t.stride() and e.storage_offset() == t.storage_offset()
+
+
+def test_storage_module_like_torch():
+    import ember.storage
+    import torch.storage
+    assert ember.storage.__all__ == torch.storage.__all__
+    assert ember.storage.UntypedStorage is ember.UntypedStorage
+    assert ember.storage.TypedStorage is ember.TypedStorage
+    assert isinstance(ember.ones(2).untyped_storage(), ember.storage.UntypedStorage)

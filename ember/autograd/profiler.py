@@ -56,7 +56,24 @@ class ProfilerState(enum.IntEnum):
 
 
 class ProfilerConfig:
-    """The options of a recording (state, shapes, memory, stack, flops, modules)."""
+    """The options of a recording, kept as attributes of the same names.
+
+    Args:
+        state (ProfilerState, optional): the recording mode. Default: ``ProfilerState.CPU``.
+        report_input_shapes (bool, optional): record the input shapes of ops. Default: False.
+        profile_memory (bool, optional): record memory use. Default: False.
+        with_stack (bool, optional): record Python stacks. Default: False.
+        with_flops (bool, optional): estimate FLOPs. Default: False.
+        with_modules (bool, optional): record the module hierarchy. Default: False.
+        experimental_config (optional): accepted for compatibility.
+        trace_id (str, optional): an id for the trace.
+
+    Example::
+
+        >>> from ember.autograd.profiler import ProfilerConfig
+        >>> ProfilerConfig(report_input_shapes=True).report_input_shapes
+        True
+    """
 
     def __init__(self, state=ProfilerState.CPU, report_input_shapes=False,
                  profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
@@ -72,7 +89,18 @@ class ProfilerConfig:
 
 
 class EnforceUnique:
-    """Raises if the same key is seen twice."""
+    """Raises if the same key is seen twice: :meth:`see` records a key (any tuple of
+    arguments) and raises ``RuntimeError`` on a repeat.
+
+    Example::
+
+        >>> u = ember.autograd.profiler.EnforceUnique()
+        >>> u.see('add', 1)
+        >>> u.see('add', 1)
+        Traceback (most recent call last):
+          ...
+        RuntimeError: duplicate key: ('add', 1)
+    """
 
     def __init__(self):
         self.seen = set()
@@ -690,11 +718,17 @@ class record_function:
 
 class emit_nvtx:
     """Emit NVTX ranges for nvprof / Nsight (NOTE: unlike PyTorch, a no-op: ember has no
-    NVTX; without CUDA PyTorch's also does nothing useful).
+    NVTX; without CUDA PyTorch's also does nothing useful). Entering it twice without
+    leaving raises ``RuntimeError`` (it is not reentrant).
 
     Args:
         enabled (bool): default ``True``.
         record_shapes (bool): default ``False``.
+
+    Example::
+
+        >>> with ember.autograd.profiler.emit_nvtx():
+        ...     y = ember.ones(2) * 2
     """
 
     def __init__(self, enabled=True, record_shapes=False):
@@ -718,10 +752,16 @@ class emit_nvtx:
 
 class emit_itt(emit_nvtx):
     """Emit Intel ITT ranges for VTune (NOTE: unlike PyTorch, a no-op: ember has no ITT).
+    Entering it twice without leaving raises ``RuntimeError`` (it is not reentrant).
 
     Args:
         enabled (bool): default ``True``.
         record_shapes (bool): default ``False``.
+
+    Example::
+
+        >>> with ember.autograd.profiler.emit_itt():
+        ...     y = ember.ones(2) * 2
     """
 
     def __enter__(self):
@@ -734,23 +774,66 @@ class emit_itt(emit_nvtx):
 
 
 def load_nvprof(path):
-    """Open an nvprof trace (NOTE: unlike PyTorch, unsupported: raises)."""
+    """Open an nvprof trace (NOTE: unlike PyTorch, unsupported: raises
+    ``NotImplementedError``).
+
+    Args:
+        path (str): the trace file.
+
+    Example::
+
+        >>> ember.autograd.profiler.load_nvprof('trace.nvvp')
+        Traceback (most recent call last):
+          ...
+        NotImplementedError: ember cannot read nvprof traces
+    """
     raise NotImplementedError("ember cannot read nvprof traces")
 
 
 def parse_nvprof_trace(path):
-    """Parse an nvprof trace (NOTE: unlike PyTorch, unsupported: raises)."""
+    """Parse an nvprof trace (NOTE: unlike PyTorch, unsupported: raises
+    ``NotImplementedError``).
+
+    Args:
+        path (str): the trace file.
+
+    Example::
+
+        >>> ember.autograd.profiler.parse_nvprof_trace('trace.nvvp')
+        Traceback (most recent call last):
+          ...
+        NotImplementedError: ember cannot read nvprof traces
+    """
     raise NotImplementedError("ember cannot read nvprof traces")
 
 
 def kineto_available():
-    """False: ember's profiler is its own, not Kineto (NOTE: unlike PyTorch)."""
+    """Whether the Kineto profiler library is there: False, as ember's profiler is its own.
+
+    NOTE: unlike PyTorch, whose builds (CPU ones included) answer True.
+
+    Example::
+
+        >>> ember.autograd.profiler.kineto_available()
+        False
+    """
     return False
 
 
 class KinetoStepTracker:
     """Counts profiler steps per requester (PyTorch's step tracker); ``current_step``
-    is the largest count."""
+    is the largest count. The counts are class-level (shared by the whole process).
+
+    Example::
+
+        >>> from ember.autograd.profiler import KinetoStepTracker
+        >>> KinetoStepTracker.init_step_count('my_loop')
+        >>> step = KinetoStepTracker.increment_step('my_loop')
+        >>> step == KinetoStepTracker.current_step()
+        True
+        >>> KinetoStepTracker.erase_step_count('my_loop')
+        True
+    """
 
     _counts = {}
     _step = -1

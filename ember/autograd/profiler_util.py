@@ -44,7 +44,18 @@ class DeviceType(enum.IntEnum):
 
 
 class Interval:
-    """A time range ``[start, end]`` in microseconds."""
+    """A time range ``[start, end]`` in microseconds.
+
+    Args:
+        start (int or float): the start time (us).
+        end (int or float): the end time (us).
+
+    Example::
+
+        >>> from ember.autograd.profiler_util import Interval
+        >>> Interval(5, 12).elapsed_us()
+        7
+    """
 
     __slots__ = ('start', 'end')
 
@@ -61,7 +72,20 @@ class Interval:
 
 
 class Kernel:
-    """A device kernel launched by an op (never produced on ember's CPU profiler)."""
+    """A device kernel launched by an op (never produced on ember's CPU profiler).
+
+    Args:
+        name (str): the kernel's name.
+        device (int): the device index.
+        duration (int or float): the run time (us).
+
+    Example::
+
+        >>> from ember.autograd.profiler_util import Kernel
+        >>> k = Kernel('gemm', 0, 10)
+        >>> k.name, k.duration
+        ('gemm', 10)
+    """
 
     __slots__ = ('name', 'device', 'duration')
 
@@ -72,7 +96,15 @@ class Kernel:
 
 
 class StringTable(defaultdict):
-    """A cache of demangled names (names are kept as they are)."""
+    """A cache of demangled names: a ``defaultdict`` whose missing keys map to
+    themselves (NOTE: unlike PyTorch, names are not demangled, they are kept as they are).
+
+    Example::
+
+        >>> from ember.autograd.profiler_util import StringTable
+        >>> StringTable()['aten::add']
+        'aten::add'
+    """
 
     def __missing__(self, key):
         self[key] = key
@@ -81,7 +113,18 @@ class StringTable(defaultdict):
 
 class MemRecordsAcc:
     """Memory records within an interval (NOTE: unlike PyTorch, ember records an op's
-    memory on the op's event, so this holds no separate records)."""
+    memory on the op's event, so the profiler builds this with no records).
+
+    Args:
+        mem_records (iterable): records whose first item is their time (us).
+
+    Example::
+
+        >>> from ember.autograd.profiler_util import MemRecordsAcc
+        >>> acc = MemRecordsAcc([(5, 'a'), (20, 'b')])
+        >>> list(acc.in_interval(0, 10))
+        [(5, 'a')]
+    """
 
     def __init__(self, mem_records):
         self._records = list(mem_records)
@@ -114,7 +157,18 @@ def _format_memory(nbytes):
 
 class FormattedTimesMixin:
     """Time properties shared by an event and an average of events (``cpu_time`` is
-    the average per call; the ``*_str`` forms are formatted as the table prints them)."""
+    the average per call; the ``*_str`` forms are formatted as the table prints them). The
+    class using it provides ``count``, ``cpu_time_total``, ``self_cpu_time_total``,
+    ``device_time_total`` and ``self_device_time_total``.
+
+    Example::
+
+        >>> with ember.autograd.profiler.profile() as prof:
+        ...     y = ember.ones(3) + 1
+        >>> avg = [e for e in prof.key_averages() if e.key == 'aten::add'][0]
+        >>> avg.cpu_time_str.endswith('us')   # e.g. '12.000us'
+        True
+    """
 
     @property
     def cpu_time(self):
@@ -270,7 +324,17 @@ class FunctionEvent(FormattedTimesMixin):
 
 class FunctionEventAvg(FormattedTimesMixin):
     """The sum of the events that share a key (name, and input shapes or stack when
-    grouped by them): ``count``, ``cpu_time_total``, ``self_cpu_time_total``, memory."""
+    grouped by them): ``count``, ``cpu_time_total``, ``self_cpu_time_total``, memory.
+    :meth:`profile.key_averages` returns a list of them.
+
+    Example::
+
+        >>> with ember.autograd.profiler.profile() as prof:
+        ...     y = ember.ones(3) + 1
+        ...     y = ember.ones(3) + 1
+        >>> [(e.key, e.count) for e in prof.key_averages()]
+        [('aten::ones', 2), ('aten::add', 2)]
+    """
 
     def __init__(self):
         self.key = None

@@ -6,23 +6,61 @@ __all__ = ['is_available', 'range_push', 'range_pop', 'mark', 'range']
 
 
 def is_available():
-    """False: ember has no ITT support."""
+    """Whether Intel ITT annotations can be emitted: always False in ember.
+
+    Example::
+
+        >>> ember.profiler.itt.is_available()
+        False
+    """
     return False
 
 
 def range_push(msg):
-    """Open an ITT range (no-op)."""
+    """Open an ITT range named ``msg`` (NOTE: unlike PyTorch, a no-op).
+
+    Args:
+        msg (str): the range's name.
+
+    Example::
+
+        >>> ember.profiler.itt.range_push('forward')
+        >>> ember.profiler.itt.range_pop()
+    """
 
 
 def range_pop():
-    """Close the innermost ITT range (no-op)."""
+    """Close the innermost ITT range (NOTE: unlike PyTorch, a no-op).
+
+    Example::
+
+        >>> ember.profiler.itt.range_push('forward')
+        >>> ember.profiler.itt.range_pop()
+    """
 
 
 def mark(msg):
-    """Mark an instant (no-op)."""
+    """Mark an instant named ``msg`` (NOTE: unlike PyTorch, a no-op).
+
+    Args:
+        msg (str): the mark's name.
+
+    Example::
+
+        >>> ember.profiler.itt.mark('epoch start')
+    """
 
 
 @contextmanager
 def range(msg, *args, **kwargs):
-    """A context manager around an ITT range (no-op)."""
+    """A context manager around an ITT range named ``msg`` (NOTE: unlike PyTorch, a no-op).
+
+    Args:
+        msg (str): the range's name; extra arguments are ignored.
+
+    Example::
+
+        >>> with ember.profiler.itt.range('forward'):
+        ...     y = ember.ones(2) * 2
+    """
     yield

@@ -24,12 +24,26 @@ class ProfilerAction(enum.Enum):
 
 def supported_activities():
     """The activities this build can record: ``{ProfilerActivity.CPU}`` (NOTE: unlike a
-    CUDA build of PyTorch, never CUDA)."""
+    CUDA build of PyTorch, never CUDA).
+
+    Example::
+
+        >>> ember.profiler.supported_activities()
+        {<ProfilerActivity.CPU: 0>}
+    """
     return {ProfilerActivity.CPU}
 
 
 def kineto_available():
-    """False: ember's profiler is not Kineto (NOTE: unlike PyTorch)."""
+    """Whether the Kineto profiler library is there: False, as ember's profiler is its own.
+
+    NOTE: unlike PyTorch, whose builds (CPU ones included) answer True.
+
+    Example::
+
+        >>> ember.profiler.kineto_available()
+        False
+    """
     return False
 
 

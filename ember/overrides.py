@@ -103,12 +103,38 @@ def has_torch_function(relevant_args):
 
 
 def has_torch_function_unary(arg):
-    """``has_torch_function((arg,))``."""
+    """``has_torch_function((arg,))``: whether ``arg`` (one argument) needs
+    ``__torch_function__`` handling. ``ember.nn.functional`` exports the same function.
+
+    Args:
+        arg: the argument to check.
+
+    Example::
+
+        >>> class Tagged(ember.Tensor):
+        ...     pass
+        >>> has_torch_function_unary(ember.ones(1).as_subclass(Tagged))
+        True
+        >>> has_torch_function_unary(ember.ones(1))
+        False
+    """
     return has_torch_function((arg,))
 
 
 def has_torch_function_variadic(*args):
-    """``has_torch_function(args)``."""
+    """``has_torch_function(args)``: whether any of the arguments needs
+    ``__torch_function__`` handling. ``ember.nn.functional`` exports the same function.
+
+    Args:
+        *args: the arguments to check.
+
+    Example::
+
+        >>> class Tagged(ember.Tensor):
+        ...     pass
+        >>> has_torch_function_variadic(ember.ones(1), ember.ones(1).as_subclass(Tagged))
+        True
+    """
     return has_torch_function(args)
 
 
@@ -306,7 +332,19 @@ class TorchFunctionMode:
 
 class BaseTorchFunctionMode(TorchFunctionMode):
     """A TorchFunctionMode that runs every op unchanged (subclass it and override what
-    you need)."""
+    you need).
+
+    Example::
+
+        >>> class Log(BaseTorchFunctionMode):
+        ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+        ...         print(func.__name__)
+        ...         return super().__torch_function__(func, types, args, kwargs)
+        >>> with Log():
+        ...     y = ember.add(ember.ones(2), 1)
+        ones
+        add
+    """
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         return func(*args, **(kwargs or {}))
@@ -349,7 +387,17 @@ class _pop_mode_temporarily:
 
 class DisableTorchFunction:
     """Context manager: no ``__torch_function__`` handling (modes nor subclasses) in this
-    thread inside it."""
+    thread inside it.
+
+    Example::
+
+        >>> class Tagged(ember.Tensor):
+        ...     pass
+        >>> t = ember.ones(2).as_subclass(Tagged)
+        >>> with DisableTorchFunction():
+        ...     type(t + 1).__name__
+        'Tensor'
+    """
 
     def __enter__(self):
         _tls.no_tf += 1
@@ -361,7 +409,19 @@ class DisableTorchFunction:
 
 class DisableTorchFunctionSubclass:
     """Context manager: subclasses' ``__torch_function__`` is not called in this thread
-    inside it (modes still are)."""
+    inside it (modes still are).
+
+    Example::
+
+        >>> class Tagged(ember.Tensor):
+        ...     pass
+        >>> t = ember.ones(2).as_subclass(Tagged)
+        >>> type(t + 1).__name__
+        'Tagged'
+        >>> with DisableTorchFunctionSubclass():
+        ...     type(t + 1).__name__
+        'Tensor'
+    """
 
     def __enter__(self):
         _tls.no_subclass += 1
@@ -403,7 +463,14 @@ def redispatch_function(func, types, args, kwargs):
 
 
 class enable_reentrant_dispatch:
-    """Accepted for compatibility (ember has no dispatcher levels to re-enter)."""
+    """Context manager accepted for compatibility: PyTorch uses it to re-enter its
+    dispatcher from Python; ember has no dispatcher levels to re-enter, so it does nothing.
+
+    Example::
+
+        >>> with ember.overrides.enable_reentrant_dispatch():
+        ...     y = ember.ones(2) + 1
+    """
 
     def __enter__(self):
         return self

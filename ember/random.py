@@ -222,7 +222,15 @@ def manual_seed(seed):
 
 
 def seed():
-    """Seed the default generators non-deterministically; returns the seed."""
+    """Seed the default generators non-deterministically; returns the seed. The CPU
+    generator draws a fresh seed and every device generator is seeded with it.
+
+    Example::
+
+        >>> s = ember.random.seed()
+        >>> ember.random.initial_seed() == s
+        True
+    """
     s = default_generator.seed()
     for g in _device_generators.values():
         g.manual_seed(s)
@@ -230,20 +238,49 @@ def seed():
 
 
 def initial_seed():
-    """The initial seed of the default CPU generator."""
+    """The initial seed of the default CPU generator: the value given to the last
+    :func:`manual_seed` or drawn by the last :func:`seed`.
+
+    Example::
+
+        >>> _ = ember.manual_seed(3)
+        >>> ember.random.initial_seed()
+        3
+    """
     return default_generator.initial_seed()
 
 
 def get_rng_state():
     """Returns the random number generator state as a ``torch.ByteTensor`` (PyTorch's
     CPU layout: ``torch.set_rng_state`` accepts it, and :func:`set_rng_state` accepts
-    ``torch.get_rng_state()``)."""
+    ``torch.get_rng_state()``).
+
+    Example::
+
+        >>> state = ember.random.get_rng_state()
+        >>> a = ember.rand(2)
+        >>> ember.random.set_rng_state(state)
+        >>> bool((ember.rand(2) == a).all())
+        True
+    """
     return default_generator.get_state()
 
 
 def set_rng_state(new_state):
     """Sets the random number generator state (a ``torch.ByteTensor`` from
-    :func:`get_rng_state`, ember's or PyTorch's)."""
+    :func:`get_rng_state`, ember's or PyTorch's).
+
+    Args:
+        new_state (Tensor): the ``uint8`` state.
+
+    Example::
+
+        >>> state = ember.random.get_rng_state()
+        >>> a = ember.rand(2)
+        >>> ember.random.set_rng_state(state)
+        >>> bool((ember.rand(2) == a).all())
+        True
+    """
     default_generator.set_state(new_state)
 
 

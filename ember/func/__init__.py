@@ -70,5 +70,16 @@ def debug_unwrap(tensor, *, recurse=True):
     """Unwrap a transform's wrapper tensor (debugging aid).
 
     NOTE: unlike PyTorch, ember's transforms use plain tensors: the tensor is returned
-    unchanged."""
+    unchanged.
+
+    Args:
+        tensor (Tensor): the tensor to unwrap.
+        recurse (bool, optional): keyword-only; accepted for compatibility.
+
+    Example::
+
+        >>> x = ember.ones(2)
+        >>> ember.func.debug_unwrap(x) is x
+        True
+    """
     return tensor

@@ -56,12 +56,26 @@ def set_sharing_strategy(new_strategy):
 
 
 def get_sharing_strategy():
-    """The current strategy for sharing CPU tensors (see :func:`set_sharing_strategy`)."""
+    """The current strategy for sharing CPU tensors (see :func:`set_sharing_strategy`):
+    ``'file_descriptor'`` by default.
+
+    Example::
+
+        >>> ember.multiprocessing.get_sharing_strategy()
+        'file_descriptor'
+    """
     return _S._SHARING['strategy']
 
 
 def get_all_sharing_strategies():
-    """The set of sharing strategies this system supports."""
+    """The set of sharing strategies this system supports: ``'file_descriptor'`` and
+    ``'file_system'`` on Linux.
+
+    Example::
+
+        >>> sorted(ember.multiprocessing.get_all_sharing_strategies())
+        ['file_descriptor', 'file_system']
+    """
     return _all_sharing_strategies
 
 

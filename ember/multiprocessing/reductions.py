@@ -69,7 +69,23 @@ def _storage_for(m, key):
 
 def reduce_tensor(tensor):
     """Reduce a tensor for ``ForkingPickler``: its storage goes to shared memory and only a
-    handle to it is pickled."""
+    handle to it is pickled. A non-leaf tensor that requires grad raises ``RuntimeError``;
+    CUDA and meta tensors (and anything not in shared memory) are pickled by value.
+
+    Args:
+        tensor (Tensor): the tensor to send.
+
+    Returns:
+        ``(rebuild_tensor, args)``, as ``__reduce__`` returns.
+
+    Example::
+
+        >>> from ember.multiprocessing.reductions import reduce_tensor
+        >>> x = ember.zeros(2)
+        >>> rebuild, args = reduce_tensor(x)
+        >>> rebuild.__name__, x.is_shared()
+        ('rebuild_tensor', True)
+    """
     if tensor.requires_grad and not tensor.is_leaf:
         raise RuntimeError(
             "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
@@ -93,7 +109,27 @@ def reduce_tensor(tensor):
 
 def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requires_grad,
                    array_cls=None):
-    """Rebuild a tensor sent by :func:`reduce_tensor`: map the sender's shared memory."""
+    """Rebuild a tensor sent by :func:`reduce_tensor`: map the sender's shared memory. The
+    result views that memory, so it sees the sender's later in-place writes.
+
+    Args:
+        is_param (bool): whether to return an :class:`ember.nn.Parameter`.
+        handle (tuple): the shared block's handle.
+        nbytes (int): the block's size.
+        dtype, shape, strides, offset: the NumPy layout of the tensor in the block.
+        requires_grad (bool): the tensor's flag.
+        array_cls (type, optional): an ``ndarray`` subclass to view the data as.
+
+    Example::
+
+        >>> from multiprocessing.reduction import ForkingPickler
+        >>> ember.multiprocessing.reductions.init_reductions()
+        >>> x = ember.ones(3)
+        >>> t = ForkingPickler.loads(ForkingPickler.dumps(x))   # calls rebuild_tensor
+        >>> _ = x.add_(1)
+        >>> t
+        tensor([2., 2., 2.])
+    """
     m, key = _open(handle, nbytes)
     t = _new_tensor(_S._shared_array(m, shape, dtype, strides, offset,
                                      array_cls or np.ndarray))
@@ -107,7 +143,19 @@ def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requ
 
 
 def reduce_storage(storage):
-    """Reduce an :class:`UntypedStorage`: moved to shared memory, sent by handle."""
+    """Reduce an :class:`UntypedStorage`: moved to shared memory, sent by handle (a CUDA
+    storage is sent by value).
+
+    Args:
+        storage (UntypedStorage): the storage to send.
+
+    Example::
+
+        >>> from ember.multiprocessing.reductions import reduce_storage
+        >>> rebuild, args = reduce_storage(ember.zeros(2).untyped_storage())
+        >>> rebuild.__name__
+        'rebuild_storage'
+    """
     src = storage._src
     if not isinstance(src, np.ndarray):
         return (UntypedStorage, (src.copy(),))
@@ -119,7 +167,22 @@ def reduce_storage(storage):
 
 
 def rebuild_storage(handle, nbytes, dtype, shape, strides, offset):
-    """Rebuild an :class:`UntypedStorage` sent by :func:`reduce_storage`."""
+    """Rebuild an :class:`UntypedStorage` sent by :func:`reduce_storage`, mapping the
+    sender's shared memory (once per process and block).
+
+    Args:
+        handle (tuple): the shared block's handle.
+        nbytes (int): the block's size.
+        dtype, shape, strides, offset: the NumPy layout of the storage in the block.
+
+    Example::
+
+        >>> from multiprocessing.reduction import ForkingPickler
+        >>> ember.multiprocessing.reductions.init_reductions()
+        >>> s = ember.ones(2).untyped_storage()
+        >>> ForkingPickler.loads(ForkingPickler.dumps(s)).nbytes()   # calls rebuild_storage
+        8
+    """
     m, key = _open(handle, nbytes)
     if offset == 0 and tuple(shape) == (m._nbytes,) and dtype == np.uint8:
         return _storage_for(m, key)
@@ -127,11 +190,37 @@ def rebuild_storage(handle, nbytes, dtype, shape, strides, offset):
 
 
 def reduce_typed_storage(storage):
-    """Reduce a :class:`TypedStorage` (its untyped storage travels by handle)."""
+    """Reduce a :class:`TypedStorage` (its untyped storage travels by handle).
+
+    Args:
+        storage (TypedStorage): the storage to send.
+
+    Example::
+
+        >>> from ember.multiprocessing.reductions import reduce_typed_storage
+        >>> rebuild, (untyped, dtype) = reduce_typed_storage(ember.FloatStorage([1., 2.]))
+        >>> rebuild.__name__, dtype
+        ('rebuild_typed_storage', torch.float32)
+    """
     return (rebuild_typed_storage, (storage._untyped, storage.dtype))
 
 
 def rebuild_typed_storage(untyped, dtype):
+    """Rebuild a :class:`TypedStorage` sent by :func:`reduce_typed_storage`: the received
+    untyped storage viewed with ``dtype``.
+
+    Args:
+        untyped (UntypedStorage): the storage's bytes.
+        dtype (ember.dtype): its element type.
+
+    Example::
+
+        >>> from ember.multiprocessing.reductions import (reduce_typed_storage,
+        ...                                               rebuild_typed_storage)
+        >>> _, args = reduce_typed_storage(ember.FloatStorage([1., 2.]))
+        >>> rebuild_typed_storage(*args).tolist()
+        [1.0, 2.0]
+    """
     return TypedStorage(untyped, dtype)
 
 
@@ -139,7 +228,18 @@ _done = False
 
 
 def init_reductions():
-    """Register the tensor and storage reductions with ``ForkingPickler`` (idempotent)."""
+    """Register the tensor and storage reductions with ``ForkingPickler`` (idempotent):
+    ``multiprocessing`` queues, pipes and process arguments then send CPU tensors through
+    shared memory. ``ember.multiprocessing`` calls it when its ``multiprocessing`` names
+    (``Queue``, ``Process``, ``spawn``...) are first used.
+
+    Example::
+
+        >>> from multiprocessing.reduction import ForkingPickler
+        >>> ember.multiprocessing.reductions.init_reductions()
+        >>> ForkingPickler.loads(ForkingPickler.dumps(ember.ones(2)))
+        tensor([1., 1.])
+    """
     global _done
     if _done:
         return

@@ -81,6 +81,17 @@ class ProcessContext:
     Args:
         processes (list): the ``multiprocessing.Process`` objects.
         error_files (list): per process, the file a failing child writes its traceback to.
+
+    Example::
+
+        >>> # in a script (the spawned children import the function by name)
+        >>> def work(i):
+        ...     pass
+        >>> ctx = ember.multiprocessing.start_processes(work, nprocs=2, join=False)
+        >>> len(ctx.pids())
+        2
+        >>> while not ctx.join():
+        ...     pass
     """
 
     def __init__(self, processes, error_files):
@@ -158,7 +169,14 @@ class ProcessContext:
 
 
 class SpawnContext(ProcessContext):
-    """Deprecated name of :class:`ProcessContext`."""
+    """Deprecated name of :class:`ProcessContext` (creating one warns); same arguments.
+
+    Example::
+
+        >>> from ember.multiprocessing.spawn import SpawnContext, ProcessContext
+        >>> issubclass(SpawnContext, ProcessContext)
+        True
+    """
 
     def __init__(self, processes, error_files):
         warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2)

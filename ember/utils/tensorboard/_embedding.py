@@ -27,9 +27,9 @@ def _write(path, data):
         f.write(data)
 
 
-def make_tsv(metadata, save_path, metadata_header=None):
-    """Write ``metadata.tsv``: one label a line, or with ``metadata_header`` a header line
-    and one tab-separated row per point."""
+def tsv_bytes(metadata, metadata_header=None):
+    """The content of ``metadata.tsv``: one label a line, or with ``metadata_header`` a
+    header line and one tab-separated row per point."""
     if not metadata_header:
         lines = [str(x) for x in metadata]
     else:
@@ -37,16 +37,16 @@ def make_tsv(metadata, save_path, metadata_header=None):
             raise AssertionError(
                 "len of header must be equal to the number of columns in metadata")
         lines = ['\t'.join(str(e) for e in row) for row in [metadata_header] + metadata]
-    _write(_join(save_path, 'metadata.tsv'), tf.compat.as_bytes('\n'.join(lines) + '\n'))
+    return tf.compat.as_bytes('\n'.join(lines) + '\n')
 
 
 def _size(x, dim):
     return x.size(dim) if callable(getattr(x, 'size', None)) else x.shape[dim]
 
 
-def make_sprite(label_img, save_path):
-    """Write ``sprite.png``: the ``(N, C, H, W)`` label images (values in [0, 1]) tiled
-    in a square grid. Needs Pillow."""
+def sprite_bytes(label_img):
+    """The content of ``sprite.png``: the ``(N, C, H, W)`` label images (values in
+    [0, 1]) tiled in a square grid. Needs Pillow."""
     from PIL import Image
     nrow = math.ceil(_size(label_img, 0) ** 0.5)
     grid = make_grid(make_np(label_img), ncols=nrow)          # (3, H', W')
@@ -57,15 +57,18 @@ def make_sprite(label_img, save_path):
     img = Image.fromarray(np.uint8((square * 255).clip(0, 255)))
     with io.BytesIO() as buf:
         img.save(buf, format='PNG')
-        data = buf.getvalue()
-    _write(_join(save_path, 'sprite.png'), data)
+        return buf.getvalue()
 
 
-def make_mat(matlist, save_path):
-    """Write ``tensors.tsv``: one tab-separated row of values per point."""
-    with tf.io.gfile.GFile(_join(save_path, 'tensors.tsv'), 'wb') as f:
-        for row in matlist:
-            f.write(tf.compat.as_bytes('\t'.join(str(v.item()) for v in row) + '\n'))
+def mat_bytes(matlist):
+    """The content of ``tensors.tsv``: one tab-separated row of values per point."""
+    return tf.compat.as_bytes(''.join('\t'.join(str(v.item()) for v in row) + '\n'
+                                      for row in matlist))
+
+
+def write_file(save_path, name, data):
+    """Write ``data`` (bytes) to ``save_path/name``."""
+    _write(_join(save_path, name), data)
 
 
 def get_embedding_info(metadata, label_img, subdir, global_step, tag):

@@ -14,7 +14,8 @@ from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
 from ._convert import figure_to_image, make_np
-from ._embedding import get_embedding_info, make_mat, make_sprite, make_tsv, write_pbtxt
+from ._embedding import (get_embedding_info, mat_bytes, sprite_bytes, tsv_bytes,
+                         write_file, write_pbtxt)
 from .summary import (audio, custom_scalars, histogram, histogram_raw, hparams, image,
                       image_boxes, mesh, pr_curve, pr_curve_raw, scalar, tensor_proto, text,
                       video)
@@ -210,13 +211,18 @@ class SummaryWriter:
             walltime (float, optional): seconds since the epoch. Default: now (the same
                 for every series).
 
+        NOTE: unlike PyTorch, which logs the series before a bad value and then raises,
+        ember converts every value first and logs nothing when one is bad.
+
         Example::
 
             >>> writer.add_scalars('loss', {'train': 0.5, 'val': 0.7}, step)
         """
         walltime = time.time() if walltime is None else walltime
         logdir = self._get_file_writer().get_logdir()
-        for tag, value in tag_scalar_dict.items():
+        # every value converted first: a bad one writes nothing
+        items = [(tag, scalar(main_tag, value)) for tag, value in tag_scalar_dict.items()]
+        for tag, summ in items:
             fw_tag = logdir + '/' + main_tag.replace('/', '_') + '_' + tag
             if self.all_writers is None:
                 raise AssertionError("self.all_writers is None")
@@ -225,7 +231,7 @@ class SummaryWriter:
                 fw = self.all_writers[fw_tag] = FileWriter(fw_tag, self.max_queue,
                                                            self.flush_secs,
                                                            self.filename_suffix)
-            fw.add_summary(scalar(main_tag, value), global_step, walltime)
+            fw.add_summary(summ, global_step, walltime)
 
     def add_tensor(self, tag, tensor, global_step=None, walltime=None):
         """Log a whole tensor (plugin ``tensor``).
@@ -509,6 +515,9 @@ class SummaryWriter:
             AssertionError: the counts of points, labels and images differ, or ``mat`` is
                 not 2-D.
 
+        NOTE: unlike PyTorch, which creates the directory and may write some of the files
+        before it finds bad input, ember checks everything first and writes nothing then.
+
         Example::
 
             >>> writer.add_embedding(features, metadata=labels.tolist(), label_img=images,
@@ -520,27 +529,31 @@ class SummaryWriter:
         subdir = f'{str(global_step).zfill(5)}/{self._encode(tag)}'
         save_path = os.path.join(self._get_file_writer().get_logdir(), subdir)
         fs = tf.io.gfile
-        if fs.exists(save_path):
-            if fs.isdir(save_path):
-                print("warning: Embedding dir exists, did you set global_step for "
-                      "add_embedding()?")
-            else:
-                raise NotADirectoryError(
-                    f"Path: `{save_path}` exists, but is a file. Cannot proceed.")
-        else:
-            fs.makedirs(save_path)
+        exists = fs.exists(save_path)
+        if exists and not fs.isdir(save_path):
+            raise NotADirectoryError(
+                f"Path: `{save_path}` exists, but is a file. Cannot proceed.")
+        # every check and every file's content first: bad input writes nothing
+        files = {}
         if metadata is not None:
             if mat.shape[0] != len(metadata):
                 raise AssertionError("#labels should equal with #data points")
-            make_tsv(metadata, save_path, metadata_header=metadata_header)
+            files['metadata.tsv'] = tsv_bytes(metadata, metadata_header)
         if label_img is not None:
             if mat.shape[0] != label_img.shape[0]:
                 raise AssertionError("#images should equal with #data points")
-            make_sprite(label_img, save_path)
+            files['sprite.png'] = sprite_bytes(label_img)
         if mat.ndim != 2:
             raise AssertionError(
                 "mat should be 2D, where mat.size(0) is the number of data points")
-        make_mat(mat, save_path)
+        files['tensors.tsv'] = mat_bytes(mat)
+        if exists:
+            print("warning: Embedding dir exists, did you set global_step for "
+                  "add_embedding()?")
+        else:
+            fs.makedirs(save_path)
+        for name, data in files.items():
+            write_file(save_path, name, data)
         if not hasattr(self, '_projector_config'):
             self._projector_config = ProjectorConfig()
         self._projector_config.embeddings.extend(

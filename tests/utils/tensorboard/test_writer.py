@@ -182,6 +182,20 @@ def test_add_scalars_subdirectories(tmp_path):
     assert [e.wall_time for e in timed if e.HasField('summary')] == [100.0, 101.0, 102.0]
 
 
+def test_add_scalars_bad_value_writes_nothing(tmp_path):
+    msg = raises_both(lambda w, lib: w.add_scalars('m', {'a': 1.0, 'b': [2.0]}, 0),
+                      NotImplementedError)
+    assert 'but numpy array or torch tensor are expected' in msg
+    # NOTE: unlike torch (which has logged 'a' in its sub-directory by then), nothing is
+    # written
+    w = etb.SummaryWriter(str(tmp_path))
+    with pytest.raises(NotImplementedError):
+        w.add_scalars('m', {'a': 1.0, 'b': [2.0]}, 0)
+    assert list(w.all_writers) == [w.get_logdir()]
+    w.close()
+    assert not os.path.exists(tmp_path / 'm_a')
+
+
 def test_add_tensor(tmp_path):
     def fn(w, lib):
         w.add_tensor('f32', t(lib, F32), 0)
@@ -409,13 +423,34 @@ def test_add_embedding(tmp_path, capsys):
     assert capsys.readouterr().out.count('Embedding dir exists') == 2
 
 
-def test_add_embedding_errors():
+def test_add_embedding_errors(tmp_path):
     mat = np.zeros((3, 2), np.float32)
     raises_both(lambda w, lib: w.add_embedding(t(lib, mat), metadata=['a']), AssertionError)
+    msg = raises_both(lambda w, lib: w.add_embedding(
+        t(lib, mat), metadata=[[1, 2]] * 3, metadata_header=['a']), AssertionError)
+    assert msg == 'len of header must be equal to the number of columns in metadata'
     raises_both(lambda w, lib: w.add_embedding(t(lib, mat), label_img=t(lib, np.zeros(
         (2, 3, 2, 2)))), AssertionError)
-    msg = raises_both(lambda w, lib: w.add_embedding(t(lib, np.zeros(3))), AssertionError)
+    msg = raises_both(lambda w, lib: w.add_embedding(t(lib, mat), label_img=t(lib, np.zeros(
+        (3, 2, 2, 2)))), AssertionError)
+    assert msg == 'Input should be a 4D numpy array with 3 channels'
+    msg = raises_both(lambda w, lib: w.add_embedding(t(lib, np.zeros(3)), metadata=list(
+        'abc')), AssertionError)
     assert 'mat should be 2D' in msg
+    # NOTE: unlike torch (which has made the directory and written metadata.tsv by then),
+    # ember writes nothing for bad input
+    w = etb.SummaryWriter(str(tmp_path))
+    with pytest.raises(AssertionError):
+        w.add_embedding(ember.zeros(3), metadata=list('abc'))
+    w.close()
+    assert not os.path.exists(tmp_path / '00000')
+    (tmp_path / '00007').mkdir()
+    (tmp_path / '00007' / 'default').write_text('')
+    for mod in (ttb, etb):
+        w = mod.SummaryWriter(str(tmp_path))
+        with pytest.raises(NotADirectoryError, match='exists, but is a file'):
+            w.add_embedding(np.zeros((2, 2)), global_step=7)
+        w.close()
 
 
 # ------------------------------------------------------------------------------ layouts, meshes
@@ -569,7 +604,7 @@ def test_default_logdir(tmp_path, monkeypatch):
                          + r'_lr0\.1', d)
         assert m, d
         stamp = datetime.strptime(m.group(1), '%b%d_%H-%M-%S').replace(year=before.year)
-        assert before.replace(year=before.year) <= stamp <= after
+        assert before <= stamp <= after
         assert glob.glob(os.path.join(d, 'events.out.tfevents.*'))
 
 

@@ -697,6 +697,9 @@ class SummaryWriter:
         Raises:
             TypeError: ``hparam_dict`` or ``metric_dict`` is not a dict.
 
+        NOTE: unlike PyTorch, which has written the sub-run's hparams events when a metric
+        value turns out bad, ember checks the metric values first and writes nothing then.
+
         Example::
 
             >>> writer.add_hparams({'lr': 0.1, 'bsize': 32}, {'hparam/accuracy': 0.9})
@@ -704,14 +707,13 @@ class SummaryWriter:
         if type(hparam_dict) is not dict or type(metric_dict) is not dict:
             raise TypeError("hparam_dict and metric_dict should be dictionary.")
         exp, ssi, sei = hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        metrics = [scalar(k, v) for k, v in metric_dict.items()]   # bad values: no run
         if not run_name:
             run_name = str(time.time())
         logdir = os.path.join(self._get_file_writer().get_logdir(), run_name)
         with SummaryWriter(log_dir=logdir) as w:
-            for s in (exp, ssi, sei):
+            for s in [exp, ssi, sei] + metrics:
                 w.file_writer.add_summary(s, global_step)
-            for k, v in metric_dict.items():
-                w.add_scalar(k, v, global_step)
 
     # ---------------------------------------------------------------- lifetime
 

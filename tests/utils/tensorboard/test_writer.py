@@ -379,6 +379,18 @@ def test_add_hparams_errors():
     assert 'hparam_domain_discrete[a] should be a list of same type' in msg
     msg = raises_both(lambda w, lib: w.add_hparams({'a': [1]}, {}), ValueError)
     assert msg == 'value should be one of int, float, str, bool, or torch.Tensor'
+    msg = raises_both(lambda w, lib: w.add_hparams({'a': 1}, {'m': t(lib, [1.0, 2.0])},
+                                                   run_name='r'), AssertionError)
+    assert 'Tensor should contain one element' in msg
+
+
+def test_add_hparams_bad_metric_writes_nothing(tmp_path):
+    # NOTE: unlike torch (which has written the sub-run's hparams events by then)
+    w = etb.SummaryWriter(str(tmp_path))
+    with pytest.raises(NotImplementedError):
+        w.add_hparams({'a': 1}, {'m': [1.0]}, run_name='r')
+    w.close()
+    assert not os.path.exists(tmp_path / 'r')
 
 
 # ------------------------------------------------------------------------------ PR curves

@@ -71,7 +71,26 @@ class _Namespace:
 
 
 class PythonCode:
-    """The Python source of a graph (``src``) and the globals it needs."""
+    """The Python source of a graph (``src``) and the globals it needs, as
+    :meth:`Graph.python_code` returns them.
+
+    Args:
+        src (str): the source of the ``forward`` function.
+        globals (dict): the names the source refers to (``torch`` is bound to ember).
+
+    Example::
+
+        >>> class AddOne(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return x + 1
+        >>> code = ember.fx.symbolic_trace(AddOne()).graph.python_code('self')
+        >>> print(code.src.strip())
+        def forward(self, x):
+            add = x + 1;  x = None
+            return add
+        >>> code.globals['torch'] is ember
+        True
+    """
 
     def __init__(self, src, globals, _lineno_map=None):
         self.src = src
@@ -85,10 +104,25 @@ def _is_ember_obj(obj):
 
 
 class CodeGen:
-    """Turns a :class:`Graph` into Python source (subclass to customize).
+    """Turns a :class:`Graph` into Python source (subclass to customize, and install
+    with :meth:`Graph.set_codegen`).
 
     NOTE: unlike PyTorch, the generated code calls ember through the global name
     ``torch`` (bound to the ``ember`` module), so its text equals PyTorch's.
+
+    Example::
+
+        >>> class TupleOut(ember.fx.CodeGen):
+        ...     def generate_output(self, output_args):
+        ...         return f'return ({output_args!r},)'
+        >>> class AddOne(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return x + 1
+        >>> gm = ember.fx.symbolic_trace(AddOne())
+        >>> gm.graph.set_codegen(TupleOut())
+        >>> _ = gm.recompile()
+        >>> gm(ember.ones(1))
+        (tensor([2.]),)
     """
 
     def __init__(self):

@@ -15,7 +15,17 @@ class TraceError(ValueError):
 
 
 class TracerBase:
-    """Base of tracers: turns calls on :class:`Proxy` s into graph nodes."""
+    """Base of tracers: turns calls on :class:`Proxy` s into graph nodes
+    (:meth:`create_proxy`, :meth:`create_arg`), and raises :class:`TraceError` on control
+    flow or iteration over a Proxy. :class:`Tracer` and :class:`GraphAppendingTracer`
+    derive from it.
+
+    Example::
+
+        >>> from ember.fx.proxy import TracerBase, GraphAppendingTracer
+        >>> isinstance(GraphAppendingTracer(ember.fx.Graph()), TracerBase)
+        True
+    """
     graph = None
     record_stack_traces = False
     check_mutable_operations = False
@@ -100,7 +110,23 @@ class TracerBase:
 
 
 class GraphAppendingTracer(TracerBase):
-    """A tracer that appends to an existing ``graph`` (to build graphs with Proxies)."""
+    """A tracer that appends to an existing ``graph`` (to build graphs with Proxies).
+
+    Args:
+        graph (Graph): the graph the nodes are appended to.
+
+    Example::
+
+        >>> from ember.fx.proxy import GraphAppendingTracer, Proxy
+        >>> graph = ember.fx.Graph()
+        >>> x = Proxy(graph.placeholder('x'), GraphAppendingTracer(graph))
+        >>> _ = graph.output((x.relu() + 1).node)
+        >>> print(graph.python_code('self').src.strip())
+        def forward(self, x):
+            relu = x.relu();  x = None
+            add = relu + 1;  relu = None
+            return add
+    """
 
     def __init__(self, graph):
         super().__init__()
@@ -217,7 +243,20 @@ class Proxy:
 
 class Attribute(Proxy):
     """A Proxy for ``proxy.attr``: becomes a ``call_method`` when called, else a
-    ``getattr`` call when used."""
+    ``getattr`` call when used.
+
+    Args:
+        root (Proxy): the proxy whose attribute is read.
+        attr (str): the attribute's name.
+
+    Example::
+
+        >>> from ember.fx.proxy import GraphAppendingTracer, Proxy, Attribute
+        >>> graph = ember.fx.Graph()
+        >>> x = Proxy(graph.placeholder('x'), GraphAppendingTracer(graph))
+        >>> isinstance(x.shape, Attribute)
+        True
+    """
 
     def __init__(self, root, attr):
         self.root = root
@@ -238,8 +277,20 @@ class Attribute(Proxy):
 
 
 class ParameterProxy(Proxy):
-    """A Proxy for a parameter of the traced module: its shape queries are answered from
-    the real parameter."""
+    """A Proxy for a parameter of the traced module: its shape queries (``shape``,
+    ``size()``, ``dim()``, ``nelement()``, ``numel()``) are answered from the real parameter.
+    A :class:`Tracer` made with ``param_shapes_constant=True`` uses it.
+
+    Example::
+
+        >>> class M(ember.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.w = ember.nn.Parameter(ember.ones(2, 3))
+        ...     def forward(self, x):
+        ...         return x.new_zeros(self.w.shape)   # a real Size while tracing
+        >>> g = ember.fx.Tracer(param_shapes_constant=True).trace(M())
+    """
 
     def __init__(self, tracer, node, name, param):
         super().__init__(node, tracer)

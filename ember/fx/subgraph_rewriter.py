@@ -10,13 +10,40 @@ __all__ = ['Match', 'replace_pattern', 'replace_pattern_with_filters', 'Replaced
 
 
 class Match(NamedTuple):
-    """A match: the anchor node and the map from pattern nodes to graph nodes."""
+    """A match: the anchor node (the pattern's output in the graph) and the map from pattern
+    nodes to graph nodes. :func:`replace_pattern` returns a list of them.
+
+    Example::
+
+        >>> from ember.fx.subgraph_rewriter import replace_pattern
+        >>> class M(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return x.relu() * 2
+        >>> gm = ember.fx.symbolic_trace(M())
+        >>> matches = replace_pattern(gm, lambda x: x.relu(), lambda x: x.sigmoid())
+        >>> matches[0].anchor.name
+        'relu'
+    """
     anchor: Node
     nodes_map: dict
 
 
 class ReplacedPatterns:
-    """A match and the nodes that replaced it."""
+    """A match and the nodes that replaced it: ``anchor``, ``nodes_map`` and
+    ``replacements`` (the nodes inserted). :func:`replace_pattern_with_filters` returns a
+    list of them.
+
+    Example::
+
+        >>> from ember.fx.subgraph_rewriter import replace_pattern_with_filters
+        >>> class M(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return x.relu() * 2
+        >>> gm = ember.fx.symbolic_trace(M())
+        >>> done = replace_pattern_with_filters(gm, lambda x: x.relu(), lambda x: x.sigmoid())
+        >>> [n.name for n in done[0].replacements]
+        ['sigmoid']
+    """
 
     def __init__(self, anchor, nodes_map, replacements):
         self.anchor = anchor
@@ -93,7 +120,29 @@ def replace_pattern_with_filters(gm, pattern, replacement=None, match_filters=No
                                  ignore_literals=False, replacement_callback=None):
     """As :func:`replace_pattern`, keeping only the matches for which every
     ``match_filters`` function ``(match, original_graph, pattern_graph)`` is True.
-    Returns a list of :class:`ReplacedPatterns`."""
+    Returns a list of :class:`ReplacedPatterns`.
+
+    Args:
+        gm (GraphModule): the module to rewrite (in place).
+        pattern (callable, Graph or GraphModule): the subgraph to find.
+        replacement (callable, Graph or GraphModule, optional): what to put instead.
+        match_filters (list of callable, optional): the filters; the match they receive has
+            ``anchors``, ``nodes_map``, ``placeholder_nodes`` and ``returning_nodes``.
+        ignore_literals (bool, optional): accepted for compatibility.
+        replacement_callback (callable, optional): builds the replacement graph per match.
+
+    Example::
+
+        >>> from ember.fx.subgraph_rewriter import replace_pattern_with_filters
+        >>> class M(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return x.relu() * 2
+        >>> gm = ember.fx.symbolic_trace(M())
+        >>> done = replace_pattern_with_filters(gm, lambda x: x.relu(), lambda x: x.sigmoid(),
+        ...                                     match_filters=[lambda m, g, p: True])
+        >>> len(done)
+        1
+    """
     graph = gm.graph
     pgraph = _as_graph(pattern)
     matches, pattern_nodes = _find_matches(graph, pgraph)

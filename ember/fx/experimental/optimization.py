@@ -11,8 +11,23 @@ def _parent_name(target):
 
 
 def matches_module_pattern(pattern, node, modules):
-    """True if ``node`` and its first inputs are ``call_module`` s of the module types
-    in ``pattern`` (last element = ``node``)."""
+    """True if ``node`` and its first input are ``call_module`` s of exactly the module
+    types in ``pattern`` (``pattern[0]`` for the input node, ``pattern[1]`` for ``node``).
+
+    Args:
+        pattern (tuple of type): two module classes.
+        node (Node): the node to test.
+        modules (dict): ``dict(graph_module.named_modules())``.
+
+    Example::
+
+        >>> import ember.nn as nn
+        >>> from ember.fx.experimental.optimization import matches_module_pattern
+        >>> gm = ember.fx.symbolic_trace(nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2)))
+        >>> bn = [n for n in gm.graph.nodes if n.op == 'call_module'][1]
+        >>> matches_module_pattern((nn.Conv2d, nn.BatchNorm2d), bn, dict(gm.named_modules()))
+        True
+    """
     if len(node.args) == 0:
         return False
     nodes = (node.args[0], node)
@@ -32,7 +47,24 @@ def matches_module_pattern(pattern, node, modules):
 
 
 def replace_node_module(node, modules, new_module):
-    """Install ``new_module`` in place of the submodule ``node`` calls."""
+    """Install ``new_module`` in place of the submodule ``node`` calls (in ``modules`` and
+    on its parent module).
+
+    Args:
+        node (Node): a ``call_module`` node.
+        modules (dict): ``dict(graph_module.named_modules())``; updated.
+        new_module (Module): the replacement.
+
+    Example::
+
+        >>> import ember.nn as nn
+        >>> from ember.fx.experimental.optimization import replace_node_module
+        >>> gm = ember.fx.symbolic_trace(nn.Sequential(nn.Linear(2, 2)))
+        >>> node = [n for n in gm.graph.nodes if n.op == 'call_module'][0]
+        >>> replace_node_module(node, dict(gm.named_modules()), nn.Identity())
+        >>> type(gm.get_submodule('0')).__name__
+        'Identity'
+    """
     parent_name, name = _parent_name(node.target)
     modules[node.target] = new_module
     setattr(modules[parent_name], name, new_module)
@@ -80,7 +112,20 @@ def fuse(model, inplace=False, no_trace=False):
 
 
 def remove_dropout(model):
-    """Remove the Dropout calls of ``model``'s traced graph."""
+    """Trace ``model`` and remove its :class:`~ember.nn.Dropout` calls (each is replaced by
+    its input); returns the traced :class:`GraphModule` (for inference).
+
+    Args:
+        model (Module): the model to trace.
+
+    Example::
+
+        >>> import ember.nn as nn
+        >>> from ember.fx.experimental.optimization import remove_dropout
+        >>> gm = remove_dropout(nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5)))
+        >>> [n.op for n in gm.graph.nodes]
+        ['placeholder', 'call_module', 'output']
+    """
     import ember.nn as nn
     from .._symbolic_trace import symbolic_trace
     from .._symbolic_trace import Tracer
@@ -96,7 +141,28 @@ def remove_dropout(model):
 
 
 def extract_subgraph(orig_module, nodes, inputs, outputs):
-    """A GraphModule computing ``outputs`` from ``inputs`` with the given ``nodes``."""
+    """A GraphModule computing ``outputs`` from ``inputs`` with the given ``nodes`` (copied,
+    in order, from ``orig_module``'s graph; ``inputs`` become placeholders and the result
+    is a list).
+
+    Args:
+        orig_module (GraphModule): the module the nodes' submodules and attributes come from.
+        nodes (list of Node): the nodes to copy.
+        inputs (list of Node): the nodes to turn into placeholders.
+        outputs (list of Node): the nodes to return.
+
+    Example::
+
+        >>> from ember.fx.experimental.optimization import extract_subgraph
+        >>> class M(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return (x + 1).relu() * 2
+        >>> gm = ember.fx.symbolic_trace(M())
+        >>> x, add, relu, mul, out = gm.graph.nodes
+        >>> sub = extract_subgraph(gm, [relu], [add], [relu])
+        >>> sub(ember.tensor([-1., 1.]))
+        [tensor([0., 1.])]
+    """
     from ..graph import Graph
     from ..graph_module import GraphModule
     new_graph = Graph()

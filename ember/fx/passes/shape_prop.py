@@ -8,7 +8,22 @@ __all__ = ['TensorMetadata', 'ShapeProp']
 
 
 class TensorMetadata(NamedTuple):
-    """What ShapeProp records of a tensor value (``node.meta['tensor_meta']``)."""
+    """What ShapeProp records of a tensor value (``node.meta['tensor_meta']``): ``shape``,
+    ``dtype``, ``requires_grad``, ``stride``, ``memory_format``, ``is_quantized`` and
+    ``qparams``.
+
+    Example::
+
+        >>> from ember.fx.passes.shape_prop import ShapeProp
+        >>> class M(ember.nn.Module):
+        ...     def forward(self, x):
+        ...         return x.relu()
+        >>> gm = ember.fx.symbolic_trace(M())
+        >>> _ = ShapeProp(gm).propagate(ember.ones(2, 3))
+        >>> meta = [n for n in gm.graph.nodes if n.name == 'relu'][0].meta['tensor_meta']
+        >>> meta.shape, meta.dtype
+        (torch.Size([2, 3]), torch.float32)
+    """
     shape: Any
     dtype: Any
     requires_grad: bool

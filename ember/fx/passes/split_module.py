@@ -7,7 +7,19 @@ __all__ = ['Partition', 'split_module']
 
 
 class Partition:
-    """One partition of :func:`split_module` (its nodes, inputs and outputs)."""
+    """One partition of :func:`split_module`: its name, the names of its nodes, its inputs
+    and outputs, the partitions it depends on and those depending on it, and the graph
+    being built for its submodule (``submod_<name>``).
+
+    Args:
+        name (str): the partition's key, as the split callback returned it.
+
+    Example::
+
+        >>> from ember.fx.passes.split_module import Partition
+        >>> Partition('0').submod_name
+        'submod_0'
+    """
 
     def __init__(self, name):
         self.name = name

@@ -127,6 +127,16 @@ class TypedStorage:
     """A typed view on an :class:`UntypedStorage` (what ``Tensor.storage()`` returns).
 
     NOTE: unlike PyTorch this class exists for compatibility only; it does not warn.
+
+    Args:
+        untyped (UntypedStorage): the bytes.
+        dtype (ember.dtype): the element type they are read as.
+
+    Example::
+
+        >>> s = ember.tensor([1., 2.]).storage()
+        >>> s.dtype, s.size(), s.tolist()
+        (torch.float32, 2, [1.0, 2.0])
     """
     __slots__ = ('_untyped', 'dtype', '__weakref__')
 

@@ -5,6 +5,7 @@ Workloads (each 2000 ``add_scalar`` calls into a fresh writer with default setti
 writer closed at the end so every event reaches the disk); target <= 1.5x torch:
 - a Python float (``loss.item()``)
 - a 0-d float32 tensor (``loss`` itself, detached, as training loops pass it)
+- a loss tensor that has a ``grad_fn``
 - a 0-d tensor with ``new_style=True``
 """
 import os
@@ -44,6 +45,9 @@ def main():
     for name, tv, ev, kw in (
             ('2000 x add_scalar(python float)', 0.25, 0.25, {}),
             ('2000 x add_scalar(0-d tensor)', torch.tensor(0.25), ember.tensor(0.25), {}),
+            ('2000 x add_scalar(loss with grad_fn)',
+             (torch.ones(4, requires_grad=True) * 0.25).mean(),
+             (ember.ones(4, requires_grad=True) * 0.25).mean(), {}),
             ('2000 x add_scalar(0-d tensor, new_style)', torch.tensor(0.25),
              ember.tensor(0.25), {'new_style': True})):
         ratios.append(compare(name, {'ember': _loop(EmberWriter, ev, **kw),

@@ -194,11 +194,12 @@ class SummaryWriter:
 
             >>> writer.add_scalar('loss', loss.item(), step)
         """
+        summ = scalar(tag, scalar_value, new_style=new_style,
+                      double_precision=double_precision)
         fw = self.file_writer
         if fw is None or self.all_writers is None:
             fw = self._get_file_writer()
-        fw.add_summary(scalar(tag, scalar_value, new_style=new_style,
-                              double_precision=double_precision), global_step, walltime)
+        fw.add_summary(summ, global_step, walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
         """Log several scalars under one chart. Each goes to its own event file in the

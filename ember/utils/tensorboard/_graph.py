@@ -5,8 +5,9 @@ NOTE: unlike PyTorch, which traces the model with TorchScript and lists its ``at
 with ``prim::GetAttr`` nodes for every parameter, ember records the model's ``ember.fx``
 graph: one node per leaf-module call (op = the module's class name), function call and
 method call, scoped by the module path as torch scopes them (``Net/Sequential[seq]/
-Linear[0]/...``). The input and output nodes (``input/<arg>``, ``output/output.<i>``) and
-their shapes match torch's.
+Linear[0]/...``). The input and output nodes (``input/<argument name>``,
+``output/output.1``) and their shapes are torch's, except that TorchScript may suffix an
+input's name with ``.N`` when the model reuses it (``nn.Sequential``'s ``input.1``).
 """
 import contextlib
 
@@ -95,7 +96,7 @@ def graph(model, args, verbose=False, use_strict_trace=True):
         edges = [names[a.name] for a in _flatten(n.args, n.kwargs) if isinstance(a, Node)]
         consts = [a for a in n.args if not isinstance(a, Node)]
         if n.op == 'placeholder':
-            names[n.name] = f'input/{n.name}'
+            names[n.name] = f'input/{str(n.target).lstrip("*")}'   # the argument's name
             inputs.append(_node(names[n.name], 'IO Node', shape=_shape_of(n)))
         elif n.op == 'output':
             out = n.args[0]

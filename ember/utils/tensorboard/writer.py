@@ -472,8 +472,9 @@ class SummaryWriter:
         graph is built from :func:`ember.fx.symbolic_trace` of the model (so the model must
         be fx-traceable): one node per leaf-module call, function call and method call,
         scoped by module path as torch scopes them, with output shapes from running the
-        inputs. The input and output nodes match torch's; the inner nodes are the fx
-        graph's, not TorchScript's ``aten::`` ops.
+        inputs. The input and output nodes match torch's (TorchScript may add a ``.N``
+        suffix to an input name that the model reuses); the inner nodes are the fx graph's,
+        not TorchScript's ``aten::`` ops and ``prim::GetAttr`` parameter nodes.
 
         Args:
             model (ember.nn.Module): the model (put in eval mode while tracing, then

@@ -697,6 +697,8 @@ def test_event_accumulator_reads_ember_run(tmp_path):
             w.add_scalar('loss', ember.tensor(1.0 / (i + 1)), i)
         w.add_histogram('w', ember.randn(50), 0)
         w.add_image('img', ember.rand(3, 4, 4), 0)
+        w.add_graph(ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.ReLU()),
+                    ember.zeros(1, 3))
     acc = EventAccumulator(str(tmp_path), size_guidance={'scalars': 0, 'histograms': 0,
                                                          'images': 0})
     acc.Reload()
@@ -704,6 +706,10 @@ def test_event_accumulator_reads_ember_run(tmp_path):
     assert [e.step for e in acc.Scalars('loss')] == [0, 1, 2, 3]
     assert acc.Histograms('w')[0].histogram_value.num == 50
     assert acc.Images('img')[0].width == 4
+    names = [n.name for n in acc.Graph().node]
+    assert names[:2] == ['input/input', 'output/output.1']
+    assert 'Sequential/Linear[0]/_0' in names
+    assert acc.RunMetadata('step1').step_stats.dev_stats[0].device == '/device:CPU:0'
 
 
 # ------------------------------------------------------------------------------ summary module

@@ -95,6 +95,8 @@ def graph(model, args, verbose=False, use_strict_trace=True):
     for n in gm.graph.nodes:
         edges = [names[a.name] for a in _flatten(n.args, n.kwargs) if isinstance(a, Node)]
         consts = [a for a in n.args if not isinstance(a, Node)]
+        if n.op == 'placeholder' and not n.users:
+            continue   # an input the model does not use (torch leaves it out too)
         if n.op == 'placeholder':
             names[n.name] = f'input/{str(n.target).lstrip("*")}'   # the argument's name
             inputs.append(_node(names[n.name], 'IO Node', shape=_shape_of(n)))

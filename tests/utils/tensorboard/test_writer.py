@@ -556,7 +556,7 @@ def test_add_graph_several_inputs_and_outputs(tmp_path):
                 super().__init__()
                 self.conv = lib.nn.Conv2d(2, 3, 3, padding=1)
 
-            def forward(self, a, b):
+            def forward(self, a, b, unused=None):
                 h = lib.relu(self.conv(a)) + b
                 return h.flatten(1), h.mean()
         return Two()

@@ -13,7 +13,8 @@ from . import Backend, ReduceOp
 log = logging.getLogger('ember.distributed')
 
 GroupName = typing.NewType('GroupName', str)
-GroupName.__doc__ = """The type of process-group names: a ``str`` at run time (a typing ``NewType``).
+GroupName.__doc__ = """The type of process-group names: a ``str`` at run time (a typing
+``NewType``).
 
 Example::
 

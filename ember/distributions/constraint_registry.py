@@ -75,8 +75,8 @@ class ConstraintRegistry:
 
 
 biject_to = ConstraintRegistry()
-biject_to.__doc__ = """The registry of bijective transforms: ``biject_to(constraint)`` is an invertible
-:class:`Transform` from unconstrained reals onto ``constraint``'s set (its
+biject_to.__doc__ = """The registry of bijective transforms: ``biject_to(constraint)`` is an
+invertible :class:`Transform` from unconstrained reals onto ``constraint``'s set (its
 ``log_abs_det_jacobian`` is exact), for use where the inverse matters, as in HMC.
 Unregistered constraint types raise ``NotImplementedError``.
 
@@ -87,8 +87,8 @@ Example::
     StickBreakingTransform()
 """
 transform_to = ConstraintRegistry()
-transform_to.__doc__ = """The registry of transforms onto constraints: ``transform_to(constraint)`` is a
-:class:`Transform` from unconstrained reals onto ``constraint``'s set, not necessarily
+transform_to.__doc__ = """The registry of transforms onto constraints: ``transform_to(constraint)``
+is a :class:`Transform` from unconstrained reals onto ``constraint``'s set, not necessarily
 bijective (for unconstrained optimisation). Unregistered constraint types raise
 ``NotImplementedError``.
 

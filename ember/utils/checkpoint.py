@@ -139,8 +139,8 @@ def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mu
         >>> def policy(ctx, op, *args, **kwargs):
         ...     return CheckpointPolicy.PREFER_RECOMPUTE
         >>> x = ember.ones(3, requires_grad=True)
-        >>> y = checkpoint(lambda t: t.sin().cos(), x, use_reentrant=False,
-        ...                context_fn=functools.partial(create_selective_checkpoint_contexts, policy))
+        >>> ctx_fn = functools.partial(create_selective_checkpoint_contexts, policy)
+        >>> y = checkpoint(lambda t: t.sin().cos(), x, use_reentrant=False, context_fn=ctx_fn)
     """
     if isinstance(policy_fn_or_list, list):
         for op in policy_fn_or_list:

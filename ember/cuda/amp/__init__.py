@@ -16,7 +16,8 @@ class autocast(_am.autocast):
 
     Args:
         enabled (bool, optional): whether autocasting is on in the region. Default: True.
-        dtype (ember.dtype, optional): the lower precision to compute in. Default: ``ember.float16``.
+        dtype (ember.dtype, optional): the lower precision to compute in.
+            Default: ``ember.float16``.
         cache_enabled (bool, optional): whether casts of leaf weights are cached inside the
             region. Default: True.
 

@@ -15,7 +15,7 @@ differentiating ``<g(u), v>`` with respect to ``u`` gives ``J v``.
 """
 import threading
 
-from ._pytree import tree_flatten, tree_unflatten
+from ..utils._pytree import tree_flatten, tree_unflatten
 
 __all__ = []
 

@@ -1,5 +1,5 @@
 """``vmap``: map a function over a batch dimension of its inputs."""
-from ._pytree import tree_flatten, tree_unflatten, broadcast_prefix
+from ..utils._pytree import tree_flatten, tree_unflatten, _broadcast_to_and_flatten
 
 __all__ = []
 
@@ -82,7 +82,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness='error', *, chunk_size=None):
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
                              f"compatible with the structure of `inputs`. in_dims has structure "
                              f"{tree_flatten(in_dims)[1]} but inputs has structure {spec}.")
-        dims = broadcast_prefix(prefix, args, lambda x: x is None or isinstance(x, int))
+        dims = _broadcast_to_and_flatten(prefix, spec)
         if dims is None:
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
                              f"compatible with the structure of `inputs`. in_dims has structure "
@@ -90,6 +90,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness='error', *, chunk_size=None):
         sizes = []
         norm = []
         for x, d in zip(leaves, dims):
+            if d is not None and not isinstance(d, int):
+                raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim="
+                                 f"{d} for an input but in_dim must be either an integer "
+                                 "dimension or None.")
             if d is None:
                 norm.append(None)
                 continue
@@ -146,7 +150,7 @@ def _stack_outputs(results, out_dims, name):
     if isinstance(out_dims, tuple) and not isinstance(results[0], tuple):
         if len(out_dims) == 1:
             out_dims = out_dims[0]
-    od = broadcast_prefix(out_dims, results[0], lambda x: x is None or isinstance(x, int))
+    od = _broadcast_to_and_flatten(out_dims, out_spec)
     if od is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
                          f"compatible with the structure of `outputs`. out_dims has structure "
@@ -188,7 +192,7 @@ def _try_batched(func, leaves, norm, spec, kwargs, B, out_dims, name):
     except Exception:   # no rule, or an op that bypasses the mode failed on a batch:
         _random.set_rng_state(state)   # the per-sample loop decides (and raises real errors)
         return None
-    od = broadcast_prefix(out_dims, out, lambda x: x is None or isinstance(x, int))
+    od = _broadcast_to_and_flatten(out_dims, o_spec)
     if od is None:
         return None
     res = []

@@ -66,6 +66,7 @@ from .serialization import save, load  # noqa: E402
 
 from . import nn  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from . import amp, cuda, cpu, backends, accelerator, functional, version  # noqa: E402,F401

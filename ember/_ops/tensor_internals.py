@@ -807,3 +807,45 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+@register(function=False)
+def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule of this tensor's memory, for a consumer's ``from_dlpack`` (NumPy,
+    CuPy, torch, ...). Implemented in :mod:`ember.utils.dlpack`.
+
+    Args:
+        stream (int or None): the consumer's CUDA stream (``-1``: no synchronisation); must
+            be ``None`` or ``-1`` on the CPU. Default: ``-1``
+        max_version (tuple of two ints, optional): the newest DLPack version the consumer
+            reads; ``None`` or below ``(1, 0)`` gives a legacy capsule.
+        dl_device (tuple, optional): the DLPack device the consumer wants.
+        copy (bool, optional): ``True`` exports a copy, ``False`` never copies.
+
+    Raises:
+        BufferError: if the tensor requires grad.
+
+    Example::
+
+        >>> import numpy
+        >>> t = ember.zeros(3)
+        >>> a = numpy.from_dlpack(t)
+        >>> a[0] = 5.
+        >>> t
+        tensor([5., 0., 0.])
+    """
+    from ..utils.dlpack import _export
+    return _export(self, stream, max_version, dl_device, copy)
+
+
+@register(function=False)
+def __dlpack_device__(self):
+    """The DLPack ``(device type, device index)`` of this tensor.
+
+    Example::
+
+        >>> ember.ones(2).__dlpack_device__()
+        (<DLDeviceType.kDLCPU: 1>, 0)
+    """
+    from ..utils.dlpack import _dlpack_device
+    return _dlpack_device(self)

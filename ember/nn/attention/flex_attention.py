@@ -900,11 +900,13 @@ def _is_noop_block_mask(bm):
 
 def _block_element_mask(bm, B, H, L, S, device):
     """The kept positions of ``bm``: ``(partial blocks & mask_mod) | full blocks``, as a
-    bool tensor broadcasting to ``(B, H, L, S)``; None when everything is kept."""
+    bool tensor broadcasting to ``(B, H, L, S)`` (batch or head dims of size 1 where the
+    layout and ``mask_mod`` do not vary along them); None when everything is kept."""
     qb, kb = bm.BLOCK_SIZE
     nq, nk = -(-L // qb), -(-S // kb)
 
     def layout(num, idx):
+        """The block layout, bool ``(b, h, nq, nk)``, b and h shrunk to 1 if constant."""
         if num is None:
             return None
         while idx.dim() < 4:
@@ -915,23 +917,39 @@ def _block_element_mask(bm, B, H, L, S, device):
                 f"block_mask has batch/head dims {tuple(idx.shape[:-2])}, which do not "
                 f"broadcast to the query's (B={B}, H={H})")
         cols = max(nk, idx.shape[-1])
-        dense = _ordered_to_dense(num, idx, cols)[:, :, :nq, :nk]
+        dense = _ordered_to_dense(num, idx, cols)[:, :, :nq, :nk].to(D.bool)
         if dense.shape[2] < nq:              # rows the layout does not list: skipped
-            pad = zeros(bb, hh, nq, nk, dtype=D.int32, device=device)
+            pad = zeros(bb, hh, nq, nk, dtype=D.bool, device=device)
             pad[:, :, :dense.shape[2]] = dense
             dense = pad
-        rows = (arange(L, device=device) // qb).view(L, 1)
-        cols_ = (arange(S, device=device) // kb).view(1, S)
-        return dense[:, :, rows, cols_].to(D.bool)
+        if bb > 1 and bool((dense == dense[:1]).all()):
+            dense = dense[:1]
+        if hh > 1 and bool((dense == dense[:, :1]).all()):
+            dense = dense[:, :1]
+        return dense
+
+    def elements(dense):                     # each block repeated over its tile
+        b, h = dense.shape[:2]
+        return dense.view(b, h, nq, 1, nk, 1).expand(b, h, nq, qb, nk, kb).reshape(
+            b, h, nq * qb, nk * kb)[:, :, :L, :S]
 
     partial = layout(bm.kv_num_blocks, bm.kv_indices)
     full = layout(bm.full_kv_num_blocks, bm.full_kv_indices)
+    if full is not None and not bool(full.any()):
+        full = None
+    mm = None
     if bm.mask_mod is not noop_mask:
         mm = _apply_mod(bm.mask_mod, None, B, H, L, S, device)
-        if mm.dtype is not D.bool:       # the error PyTorch's where raises
-            where(mm, partial, False)
-        partial = partial & mm
-    return partial if full is None else partial | full
+        if mm.dtype is not D.bool:           # the error PyTorch's where raises
+            where(mm, mm, mm)
+    if full is None and bool(partial.all()):
+        return mm                            # every block partial: mask_mod decides
+    keep = elements(partial)
+    if mm is not None:
+        keep = keep & mm
+    if full is not None:
+        keep = keep | elements(full)
+    return keep
 
 
 def _match_layout(out, query):
@@ -1136,12 +1154,19 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
         post = _apply_mod(score_mod, scores, B, Hq, L, S, dev)
         if tuple(post.shape) != (B, Hq, L, S):
             post = post.expand(B, Hq, L, S)
+    modded = post is not scores
+    keep = None
     if block_mask is not None:
         keep = _block_element_mask(block_mask, B, Hq, L, S, dev)
-        post = where(keep, post, _tensor(-math.inf, dtype=wp, device=dev))
-
-    dead = (post.detach() == -math.inf).all(-1, keepdim=True)   # rows with nothing kept
-    any_dead = bool(dead.any())
+        if keep is not None:
+            post = where(keep, post, _tensor(-math.inf, dtype=wp, device=dev))
+    # rows with nothing to attend to: masked whole, or -inf from score_mod
+    dead = None
+    if modded:
+        dead = (post.detach() == -math.inf).all(-1, keepdim=True)
+    elif keep is not None:
+        dead = ~keep.any(-1, keepdim=True)
+    any_dead = dead is not None and bool(dead.any())
     safe = post.masked_fill(dead, 0.) if any_dead else post
     probs = safe.softmax(-1)
     if any_dead:

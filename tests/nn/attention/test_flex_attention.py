@@ -79,7 +79,12 @@ MASKS = {
     EF.or_masks(prefix, causal),
     'document_causal': lambda m, L: (TF if m is torch else EF).and_masks(_document(m, L), causal),
     'noop': lambda m, L: (TF if m is torch else EF).noop_mask,
+    'batch_head': lambda m, L: batch_head,
 }
+
+
+def batch_head(b, h, q, kv):        # a layout that differs by batch entry and head
+    return (q - kv >= -4 * b) & (q - kv <= 8 + 4 * h)
 
 
 def _same_block_mask(e, t, tensors_only=False):
@@ -205,13 +210,15 @@ def _rel_bias(s, b, h, q, kv):
 
 def test_forward_vs_public_api():
     q, k, v = _rand(2, 3, 24, 8, seed=1), _rand(2, 3, 24, 8, seed=2), _rand(2, 3, 24, 5, seed=3)
-    for mask, score_mod, scale in [('causal', None, None), ('sliding', _rel_bias, 0.3),
-                                   ('document_causal', None, 1.7), (None, _rel_bias, None)]:
+    for mask, score_mod, scale, H in [('causal', None, None, 1), ('sliding', _rel_bias, 0.3, 1),
+                                      ('document_causal', None, 1.7, None),
+                                      (None, _rel_bias, None, 1), ('batch_head', None, None, 3),
+                                      ('batch_head', _rel_bias, None, 3)]:
         bt = be = None
         if mask:
-            bt = TF.create_block_mask(MASKS[mask](torch, 24), 2, 1, 24, 24, device='cpu',
+            bt = TF.create_block_mask(MASKS[mask](torch, 24), 2, H, 24, 24, device='cpu',
                                       BLOCK_SIZE=8)
-            be = EF.create_block_mask(MASKS[mask](ember, 24), 2, 1, 24, 24, device='cpu',
+            be = EF.create_block_mask(MASKS[mask](ember, 24), 2, H, 24, 24, device='cpu',
                                       BLOCK_SIZE=8)
         ot, aux_t = _run_public(torch, q, k, v, score_mod=score_mod, block_mask=bt, scale=scale,
                                 return_aux=TF.AuxRequest(lse=True))
@@ -400,6 +407,12 @@ def test_max_scores_on_cpu():
                                return_aux=EF.AuxRequest(max_scores=True))
     assert aux.lse is None
     assert_same(aux.max_scores, mt * math.log(2), rtol=1e-5, atol=1e-6)
+    # lse of rows masked whole (a mask that is the same for every head)
+    ot, lt = _run_public(torch, q, q, q, block_mask=bt, return_lse=True)
+    oe, aux = EF.flex_attention(E(q), E(q), E(q), block_mask=be,
+                                return_aux=EF.AuxRequest(lse=True))
+    assert_same((oe, aux.lse), (ot, lt), rtol=1e-5, atol=1e-5)
+    assert np.isneginf(to_np(aux.lse)[0, :, 2]).all()
 
 
 def test_block_layout_is_honoured():

@@ -112,6 +112,17 @@ class _CapsuleHolder:
         return self._device
 
 
+class _WritableAlias:
+    """A writable view of a host array's memory (keeping the array, and so the producer's
+    memory, alive) through the array interface."""
+
+    def __init__(self, arr):
+        self._keep = arr
+        iface = dict(arr.__array_interface__)
+        iface['data'] = (iface['data'][0], False)
+        self.__array_interface__ = iface
+
+
 def _ember_device(dl_device):
     kind, index = dl_device
     if kind in (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLCUDAManaged,
@@ -147,6 +158,10 @@ def _tensor_from_capsule(capsule):
         if bf16:
             _set_dtype_code(addr, _kDLBfloat)
         raise
+    flags = getattr(arr, 'flags', None)
+    if flags is not None and not getattr(flags, 'writeable', True):
+        # NumPy marks arrays from legacy capsules read-only; torch's tensors stay writable
+        arr = xp.asarray(_WritableAlias(arr))
     if bf16:
         arr = arr.view(D.bfloat16._np)
     if arr.dtype not in D._NP2DT:
@@ -240,10 +255,8 @@ def to_dlpack(tensor):
     consumer's ``from_dlpack``. The capsule keeps the memory alive.
 
     Args:
-        tensor (Tensor): the tensor; it must not require grad.
-
-    Raises:
-        BufferError: for a tensor that requires grad.
+        tensor (Tensor): the tensor. Unlike ``tensor.__dlpack__()``, a tensor that requires
+            grad is accepted (its data is exported, as torch does).
 
     Example::
 
@@ -257,7 +270,7 @@ def to_dlpack(tensor):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'tensor' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    return _export(tensor)
+    return _export(tensor.detach())
 
 
 def _export(tensor, stream=-1, max_version=None, dl_device=None, copy=None):

@@ -1,5 +1,6 @@
 """FlexAttention speed, ember vs torch's uncompiled path: run
-`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 python bench/bench_flex_attention.py`.
+`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 \
+    python bench/bench_flex_attention.py`.
 
 Workload: B=2, H=4, L=S=256, E=64, causal BlockMask (BLOCK_SIZE=128), float32.
 - forward: ember's flex_attention vs torch's public flex_attention (on the CPU torch runs

@@ -15,10 +15,13 @@ tensors. Ember calls a mod once, with the index tensors shaped to broadcast,
 ``b: (B, 1, 1, 1)``, ``h: (1, H, 1, 1)``, ``q_idx: (1, 1, L, 1)``, ``kv_idx: (1, 1, 1, S)``
 (int64, as PyTorch's reference passes them) and ``score: (B, H, L, S)``; a mod written
 with tensor operations and indexing (``bias[h, q_idx, kv_idx]``, ``doc_id[b, q_idx]``)
-gives the same values. When that call fails, gives a result that does not broadcast to
-``(B, H, L, S)``, the mod is mapped element-wise with :func:`ember.func.vmap` instead, as
-PyTorch does. A result whose dtype differs from that of one call on 0-dim arguments (a
-captured 0-dim float64 tensor, say) is cast to the latter, the dtype PyTorch gives.
+gives the same values (one that reduces over its arguments, ``score.max()`` say, does
+not: PyTorch's reduces one element). When that call fails, or gives a result that does not
+broadcast to ``(B, H, L, S)``, the mod is mapped element-wise with
+:func:`ember.func.vmap` instead, as PyTorch does (so Python control flow on the indices
+works, where PyTorch raises). A result whose dtype differs from that of one call on 0-dim
+arguments (a captured 0-dim float64 tensor, say) is cast to the latter, the dtype PyTorch
+gives.
 
 NOTE: unlike PyTorch, ember does not warn that ``flex_attention`` runs without
 ``torch.compile`` (there is nothing else to run), ``flex_attention`` supports backward on
@@ -805,19 +808,23 @@ def _round_up(x, m):
     return (x + m - 1) // m * m
 
 
-def _mask_to_blocks(mask, qb, kb, separate_full):
-    """Block layouts (int8 0/1, ``(B, H, Q_BLOCKS, KV_BLOCKS)``) of a dense bool mask:
-    (partial, full) with ``separate_full``, else (any kept, None)."""
+def _mask_to_blocks(mask, B, H, qb, kb, separate_full):
+    """Block layouts (int8 0/1, ``(B, H, Q_BLOCKS, KV_BLOCKS)``) of a bool mask that
+    broadcasts to ``(B, H, Lq, Lk)``: (partial, full) with ``separate_full``, else (any
+    kept, None). Batch/head dims of size 1 are counted once and expanded after."""
+    if mask.dtype is not D.bool:
+        raise AssertionError(f"mask.dtype must be torch.bool, got {mask.dtype}")
     while mask.dim() < 4:
         mask = mask.unsqueeze(0)
-    B, H, Lq, Lk = mask.shape
+    b, h = mask.shape[:2]
+    Lq, Lk = mask.shape[2:]
     pad_q, pad_k = _round_up(Lq, qb) - Lq, _round_up(Lk, kb) - Lk
     if pad_q or pad_k:
-        padded = zeros(B, H, Lq + pad_q, Lk + pad_k, dtype=D.bool, device=mask.device)
+        padded = zeros(b, h, Lq + pad_q, Lk + pad_k, dtype=D.bool, device=mask.device)
         padded[:, :, :Lq, :Lk] = mask
         mask = padded
     nq, nk = mask.shape[2] // qb, mask.shape[3] // kb
-    counts = mask.view(B, H, nq, qb, nk, kb).sum((3, 5))
+    counts = mask.reshape(b, h, nq, qb, nk, kb).sum((3, 5)).expand(B, H, nq, nk)
     if separate_full:
         full = counts == qb * kb
         partial = (counts > 0) & ~full
@@ -876,8 +883,11 @@ def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device=None,
             "removed in the future.", DeprecationWarning, stacklevel=2)
     if not isinstance(dq_kv_order, bool):
         raise ValueError("dq_kv_order must be a bool when using create_block_mask")
-    mask = create_mask(mask_mod, B, H, Q_LEN, KV_LEN, device)
-    partial, full = _mask_to_blocks(mask, qb, kb, separate_full_blocks)
+    mask = _apply_mod(mask_mod, None, B, H, Q_LEN, KV_LEN, device)
+    while mask.dim() < 4:
+        mask = mask.unsqueeze(0)
+    mask = mask.expand(*mask.shape[:2], Q_LEN, KV_LEN)
+    partial, full = _mask_to_blocks(mask, B, H, qb, kb, separate_full_blocks)
     pn, pi = _dense_to_ordered(partial)
     fn_, fi = _dense_to_ordered(full) if full is not None else (None, None)
     bm = BlockMask.from_kv_blocks(pn, pi, fn_, fi, BLOCK_SIZE=(qb, kb), mask_mod=mask_mod,

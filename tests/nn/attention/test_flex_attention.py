@@ -521,6 +521,11 @@ def test_errors():
             lambda: EF.create_block_mask(causal, 1, 1, 8, 8, device='cpu', dq_kv_order=1),
             'dq_kv_order must be a bool')
     # a mask_mod that does not give bool
+    _errors(lambda: TF.create_block_mask(lambda b, h, q, kv: (q >= kv).float(), 1, 1, 8, 8,
+                                         device='cpu'),
+            lambda: EF.create_block_mask(lambda b, h, q, kv: (q >= kv).float(), 1, 1, 8, 8,
+                                         device='cpu'),
+            'mask.dtype must be torch.bool, got torch.float32')
     bt = TF.create_block_mask(causal, 1, 1, 8, 8, device='cpu', BLOCK_SIZE=4)
     be = EF.create_block_mask(causal, 1, 1, 8, 8, device='cpu', BLOCK_SIZE=4)
     bt.mask_mod = be.mask_mod = lambda b, h, q, kv: (q >= kv).float()

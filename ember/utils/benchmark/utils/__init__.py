@@ -1,0 +1,2 @@
+"""The modules of ``ember.utils.benchmark`` (``common``, ``timer``, ``compare``,
+``fuzzer``, ``valgrind_wrapper``)."""

@@ -1,0 +1,1 @@
+"""Callgrind instruction counts (not available in ember)."""

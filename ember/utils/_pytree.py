@@ -502,7 +502,7 @@ def is_structseq_instance(obj):
 # ---------------------------------------------------------------------------------------------
 # the node lookup
 
-def _node_type(cls):
+def _classify(cls):
     """The registry key of instances of ``cls``, or None when they are leaves."""
     if cls in SUPPORTED_NODES:
         if cls is not tuple and issubclass(cls, tuple) and is_namedtuple_class(cls):
@@ -515,6 +515,27 @@ def _node_type(cls):
             _register_structseq(cls)
             return cls
     return None
+
+
+# type -> _classify(type), valid while the registry keeps its size (a registration or a
+# removal, even one made directly on SUPPORTED_NODES, empties it)
+_TYPE_CACHE = {}
+_TYPE_CACHE_FOR = [-1]
+
+
+def _node_type(cls):
+    """The registry key of instances of ``cls``, or None when they are leaves (cached)."""
+    if len(SUPPORTED_NODES) != _TYPE_CACHE_FOR[0]:
+        _TYPE_CACHE.clear()
+        _TYPE_CACHE_FOR[0] = len(SUPPORTED_NODES)
+    try:
+        return _TYPE_CACHE[cls]
+    except KeyError:
+        pass
+    key = _classify(cls)
+    if len(_TYPE_CACHE) < 4096:
+        _TYPE_CACHE[cls] = key
+    return key
 
 
 def _get_node_type(tree):
@@ -779,6 +800,31 @@ class TreeSpec:
 
 PyTreeSpec = TreeSpec
 
+# the slots' own setters (they bypass the read-only __setattr__): the fast constructor below
+_SET_TYPE = TreeSpec.type.__set__
+_SET_CONTEXT = TreeSpec._context.__set__
+_SET_CHILDREN = TreeSpec._children.__set__
+_SET_NODES = TreeSpec.num_nodes.__set__
+_SET_LEAVES = TreeSpec.num_leaves.__set__
+_SET_NCHILD = TreeSpec.num_children.__set__
+_new_spec_object = TreeSpec.__new__
+
+
+def _new_spec(typ, context, children):
+    """A node's TreeSpec without the checks of ``TreeSpec.__init__`` (for tree_flatten)."""
+    spec = _new_spec_object(TreeSpec)
+    nodes, leaves = 1, 0
+    for c in children:
+        nodes += c.num_nodes
+        leaves += c.num_leaves
+    _SET_TYPE(spec, typ)
+    _SET_CONTEXT(spec, context)
+    _SET_CHILDREN(spec, children)
+    _SET_NODES(spec, nodes)
+    _SET_LEAVES(spec, leaves)
+    _SET_NCHILD(spec, len(children))
+    return spec
+
 
 class LeafSpec(TreeSpec):
     """The structure of a single leaf; prints as ``*``. Construction is deprecated (use
@@ -896,7 +942,7 @@ def tree_flatten(tree, is_leaf=None):
             leaves.append(node)
             return leaf
         children, ctx = nodes[key].flatten_fn(node)
-        return TreeSpec(key, ctx, [go(c) for c in children])
+        return _new_spec(key, ctx, [go(c) for c in children])
 
     spec = go(tree)
     return leaves, spec

@@ -395,3 +395,34 @@ def test_func_uses_this_pytree():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert ember.utils._pytree is ep
+
+
+def test_registration_after_use_is_seen():
+    class Late:
+        def __init__(self, *xs):
+            self.xs = xs
+
+    obj = [Late(1, 2)]
+    assert ep.tree_leaves(obj) == [obj[0]]               # a leaf while unregistered
+    ep.register_pytree_node(Late, lambda o: (list(o.xs), None), lambda c, _: Late(*c))
+    try:
+        assert ep.tree_leaves(obj) == [1, 2]
+        assert not ep.tree_is_leaf(obj[0])
+    finally:
+        ep._deregister_pytree_node(Late)
+    assert ep.tree_leaves(obj) == [obj[0]]
+    ep.register_pytree_node(Late, lambda o: (list(o.xs), None), lambda c, _: Late(*c))
+    del ep.SUPPORTED_NODES[Late]                          # removed behind the API's back
+    assert ep.tree_leaves(obj) == [obj[0]]
+    ep.SUPPORTED_SERIALIZED_TYPES.pop(Late)
+
+
+def test_structseq_made_later_is_a_node():
+    from ember.return_types import _structseq
+    pair = _structseq('later_pair', ('first', 'second'))
+    leaves, spec = ep.tree_flatten(pair((1, [2])))
+    assert leaves == [1, 2] and repr(spec) == ("TreeSpec(later_pair, None, [*,\n"
+                                               "  TreeSpec(list, None, [*])])")
+    back = ep.tree_unflatten([3, 4], spec)
+    assert type(back) is pair and back.second == [4]
+    ep._deregister_pytree_node(pair)

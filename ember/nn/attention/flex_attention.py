@@ -1143,6 +1143,23 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
     want_max = return_aux is not None and return_aux.max_scores
     _check_kernel_options(kernel_options, want_max)
 
+    from ...amp import autocast_mode as _amp
+    dt = query.device.type
+    if _amp.is_autocast_enabled(dt):
+        # as PyTorch: floating query, key and value (float64 excepted) cast to the
+        # autocast dtype, then the computation runs without autocast
+        low = _amp.get_autocast_dtype(dt)
+        query, key, value = (t.to(low) if t.is_floating_point() and t.dtype is not D.float64
+                             else t for t in (query, key, value))
+        with _amp.autocast(dt, enabled=False):
+            return _attend(query, key, value, score_mod, block_mask, scale, enable_gqa,
+                           return_lse, return_aux, want_lse, want_max)
+    return _attend(query, key, value, score_mod, block_mask, scale, enable_gqa, return_lse,
+                   return_aux, want_lse, want_max)
+
+
+def _attend(query, key, value, score_mod, block_mask, scale, enable_gqa, return_lse,
+            return_aux, want_lse, want_max):
     B, Hq, L, E = query.shape
     Bk, Hkv, S = key.shape[0], key.shape[1], key.shape[2]
     if not (Bk == B or (B > 1 and Bk == 1)):

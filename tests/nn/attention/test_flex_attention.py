@@ -279,6 +279,17 @@ def test_forward_layout_and_batch_broadcast():
     assert_same(_run_public(ember, E(z), E(q[:2]), E(q[:2])), _run_public(torch, z, q[:2], q[:2]))
 
 
+def test_autocast():
+    # under autocast, query/key/value are cast to the autocast dtype (float64 left alone)
+    q, k = _rand(1, 2, 8, 4, seed=20), _rand(1, 2, 8, 4, seed=21, dtype=torch.float64)
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        ot, lt = _run_public(torch, q, q, k, return_aux=TF.AuxRequest(lse=True))
+    with ember.autocast('cpu', dtype=ember.bfloat16):
+        oe, le = _run_public(ember, E(q), E(q), E(k), return_aux=EF.AuxRequest(lse=True))
+    assert_same(oe, ot, rtol=1e-2, atol=1e-2)
+    assert_same(le.lse, lt.lse, rtol=1e-5, atol=1e-5)
+
+
 # ---------------------------------------------------------------------------------------
 # mods that do not broadcast
 
@@ -395,6 +406,13 @@ def test_gradcheck_float64():
     assert ember.autograd.gradcheck(fn, (q, k, v, bias))
     out = fn(q, k, v, bias)[0]
     assert out.dtype is ember.float64
+    # second order (create_graph): the backward is made of ember ops too
+    q2, k2, v2 = (x.detach()[..., :4, :].requires_grad_() for x in (q, k, v))
+    bm2 = EF.create_block_mask(causal, 1, 2, 4, 4, device='cpu', BLOCK_SIZE=2)
+    assert ember.autograd.gradgradcheck(
+        lambda q, k, v: EF.flex_attention(q, k, v, block_mask=bm2, enable_gqa=True,
+                                          score_mod=lambda s, b, h, qi, kv: s * (h + 1)),
+        (q2, k2, v2))
 
 
 def test_max_scores_on_cpu():

@@ -44,16 +44,17 @@ __all__ = [
     'treespec_tuple', 'treespec_dict', 'is_namedtuple', 'is_namedtuple_class',
     'is_namedtuple_instance', 'is_structseq', 'is_structseq_class', 'is_structseq_instance',
     'SequenceKey', 'MappingKey', 'GetAttrKey', 'KeyEntry', 'KeyPath', 'map_only',
-    'arg_tree_leaves', 'register_dataclass', 'SUPPORTED_NODES',
+    'arg_tree_leaves', 'register_dataclass', 'register_constant', 'is_constant_class',
+    'ConstantNode', 'SUPPORTED_NODES', 'FlattenFn', 'UnflattenFn',
 ]
 
 # Type aliases, for annotations (as torch names them).
 PyTree = Any
 Context = Any
 DumpableContext = Any
-FlattenFunc = Any
-UnflattenFunc = Any
-FlattenWithKeysFunc = Any
+FlattenFunc = FlattenFn = Any
+UnflattenFunc = UnflattenFn = Any
+FlattenWithKeysFunc = FlattenWithKeysFn = Any
 ToDumpableContextFn = Any
 FromDumpableContextFn = Any
 KeyPath = tuple
@@ -197,6 +198,7 @@ def _deregister_pytree_node(cls):
         ser = SUPPORTED_SERIALIZED_TYPES.pop(cls)
         if SERIALIZED_TYPE_TO_PYTHON_TYPE.get(ser.serialized_type_name) is cls:
             del SERIALIZED_TYPE_TO_PYTHON_TYPE[ser.serialized_type_name]
+        CONSTANT_NODES.discard(cls)
 
 
 def register_dataclass(cls, *, field_names=None, drop_field_names=None,
@@ -271,6 +273,78 @@ def register_dataclass(cls, *, field_names=None, drop_field_names=None,
     _private_register_pytree_node(cls, flatten, unflatten,
                                   serialized_type_name=serialized_type_name,
                                   flatten_with_keys_fn=flatten_with_keys)
+
+
+#: The types registered with :func:`register_constant`.
+CONSTANT_NODES = set()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConstantNode:
+    """The context of a constant node (see :func:`register_constant`): the value itself.
+
+    Args:
+        value: the constant.
+
+    Example::
+
+        >>> ConstantNode('l2').value
+        'l2'
+    """
+    value: Any
+
+
+def register_constant(cls):
+    """Register ``cls`` as a pytree node without children: its instances are kept whole in
+    the :class:`TreeSpec` (as a :class:`ConstantNode` context) instead of being leaves.
+
+    Args:
+        cls (type): the class; it needs its own ``__eq__`` and ``__hash__``.
+
+    Raises:
+        TypeError: if ``cls`` uses ``object``'s ``__eq__`` or has no ``__hash__``.
+
+    Example::
+
+        >>> import dataclasses
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Config:
+        ...     norm: str
+        >>> register_constant(Config)
+        >>> leaves, spec = tree_flatten([Config('l2'), 1])
+        >>> leaves, tree_unflatten([5], spec)
+        ([1], [Config(norm='l2'), 5])
+    """
+    if cls.__eq__ is object.__eq__:
+        raise TypeError("register_constant(cls) expects `cls` to have a non-default `__eq__` "
+                        "implementation.")
+    if cls.__hash__ is None:
+        raise TypeError("register_constant(cls) expects `cls` to have a non-default "
+                        "`__hash__` implementation.")
+
+    def flatten(x):
+        return [], ConstantNode(x)
+
+    def unflatten(values, context):
+        return context.value
+
+    with _NODE_REGISTRY_LOCK:
+        _private_register_pytree_node(cls, flatten, unflatten, flatten_with_keys_fn=flatten)
+        CONSTANT_NODES.add(cls)
+
+
+def is_constant_class(cls):
+    """True if ``cls`` was registered with :func:`register_constant`.
+
+    Args:
+        cls (type): the class.
+
+    Example::
+
+        >>> is_constant_class(int)
+        False
+    """
+    return isinstance(cls, type) and cls in CONSTANT_NODES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -655,6 +729,8 @@ class TreeSpec:
             ctx = tuple(self._context)
         elif t is None or t in _BUILTIN_TYPES:
             ctx = self._context
+        elif isinstance(self._context, ConstantNode):
+            ctx = self._context.value
         else:
             ctx = None        # a user context may be unhashable: leave it out
         return hash((t, ctx, tuple(self._children)))

@@ -426,3 +426,39 @@ def test_structseq_made_later_is_a_node():
     back = ep.tree_unflatten([3, 4], spec)
     assert type(back) is pair and back.second == [4]
     ep._deregister_pytree_node(pair)
+
+
+def test_register_constant_matches_torch():
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        norm: str
+
+    class NoEq:
+        pass
+
+    class NoHash:
+        def __eq__(self, other):
+            return True
+
+    for p in (ep, tp):
+        p.register_constant(Config)
+    try:
+        tree = {'c': Config('l2'), 'x': [1, Config('l1')]}
+        el, es = ep.tree_flatten(tree)
+        tl, ts = tp.tree_flatten(tree)
+        assert el == tl == [1]
+        assert repr(es) == repr(ts)
+        assert (es.num_leaves, es.num_nodes) == (ts.num_leaves, ts.num_nodes)
+        assert ep.tree_unflatten([7], es) == {'c': Config('l2'), 'x': [7, Config('l1')]}
+        assert ep.is_constant_class(Config) and tp.is_constant_class(Config)
+        assert hash(es) == hash(ep.tree_structure(tree))
+        assert es != ep.tree_structure({'c': Config('l3'), 'x': [1, Config('l1')]})
+        assert [ep.keystr(k) for k, _ in ep.tree_flatten_with_path(tree)[0]] == \
+            [tp.keystr(k) for k, _ in tp.tree_flatten_with_path(tree)[0]]
+    finally:
+        ep._deregister_pytree_node(Config)
+        tp._deregister_pytree_node(Config)
+    assert not ep.is_constant_class(Config)
+    for cls in (NoEq, NoHash):
+        f = lambda p: p.register_constant(cls)   # noqa: E731
+        assert _err(f, ep) == _err(f, tp)

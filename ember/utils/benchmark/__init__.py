@@ -15,5 +15,6 @@ NOTE: unlike PyTorch, C++ statements and Callgrind instruction counts are not su
 from .utils.common import *  # noqa: F401,F403
 from .utils.timer import *  # noqa: F401,F403
 from .utils.compare import *  # noqa: F401,F403
+from .utils.fuzzer import *  # noqa: F401,F403
 from .utils.valgrind_wrapper.timer_interface import *  # noqa: F401,F403
 from .utils import common, compare  # noqa: F401

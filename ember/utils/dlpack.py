@@ -268,7 +268,7 @@ def to_dlpack(tensor):
         tensor([ 0., 10.,  2.])
     """
     if not isinstance(tensor, Tensor):
-        raise TypeError(f"to_dlpack(): argument 'tensor' (position 1) must be Tensor, not "
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
     return _export(tensor.detach())
 

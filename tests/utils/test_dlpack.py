@@ -168,6 +168,7 @@ def _err(fn):
     lambda m: m.empty(2, device='meta').__dlpack_device__(),
     lambda m: m.from_dlpack([1, 2]),
     lambda m: m.from_dlpack(np.ones(2), device=3),
+    lambda m: m.utils.dlpack.to_dlpack([1, 2]),
 ])
 def test_errors_match_torch(call):
     assert _err(lambda: call(ember)) == _err(lambda: call(torch))

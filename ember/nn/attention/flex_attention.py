@@ -642,7 +642,7 @@ class BlockMask:
             raise ValueError("zip() argument 2 is shorter than argument 1")
         sel = []
         for i, n in zip(padded, sizes):
-            if isinstance(i, int) and not isinstance(i, bool):
+            if isinstance(i, int):
                 i = slice(i + n, i + n + 1) if -n <= i < 0 else slice(i, i + 1)
             sel.append(i)
         sel = tuple(sel)

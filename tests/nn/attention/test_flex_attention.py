@@ -314,6 +314,17 @@ def test_mods_mapped_elementwise():
         assert_same(oe, ot, rtol=1e-5, atol=1e-5)
         assert_same(le.lse, lt.lse, rtol=1e-5, atol=1e-5)     # dtype included
 
+    # Python control flow on the indices: mapped element-wise in ember (torch's vmap
+    # refuses it; its tensor form gives the expected values)
+    def branchy(s, b, h, qi, kv):
+        if qi > kv:
+            return s
+        return s * 2
+    ot = _run_public(torch, q, q, q, score_mod=lambda s, b, h, qi, kv:
+                     torch.where(qi > kv, s, s * 2))
+    assert_same(_run_public(ember, E(q), E(q), E(q), score_mod=branchy), ot,
+                rtol=1e-5, atol=1e-5)
+
 
 # ---------------------------------------------------------------------------------------
 # gradients vs torch's reference computation (differentiated by torch)

@@ -25,6 +25,7 @@ Example::
     {'a': 10, 'b': (20, [30])}
 """
 import dataclasses
+import enum
 import functools
 import json
 import threading
@@ -1418,6 +1419,48 @@ def tree_map_with_path(func, tree, *rests, is_leaf=None):
 # ---------------------------------------------------------------------------------------------
 # serialization (torch's JSON protocol 1)
 
+class EnumEncoder(json.JSONEncoder):
+    """JSON encoder of spec contexts that also writes ``enum.Enum`` members (as
+    ``{"__enum__": true, "fqn": "module:QualName", "name": member}``).
+
+    Example::
+
+        >>> import enum, json
+        >>> class Color(enum.Enum):
+        ...     RED = 1
+        >>> json.dumps(Color.RED, cls=EnumEncoder)
+        '{"__enum__": true, "fqn": "ember.utils._pytree:Color", "name": "RED"}'
+    """
+
+    def default(self, obj):
+        if isinstance(obj, enum.Enum):
+            cls = type(obj)
+            return {'__enum__': True, 'fqn': f"{cls.__module__}:{cls.__qualname__}",
+                    'name': obj.name}
+        return super().default(obj)
+
+
+def enum_object_hook(obj):
+    """JSON object hook reading back what :class:`EnumEncoder` wrote (imports the enum's
+    module).
+
+    Example::
+
+        >>> import json
+        >>> json.loads('{"__enum__": true, "fqn": "enum:Flag", "name": "x"}',
+        ...            object_hook=lambda o: sorted(o))
+        ['__enum__', 'fqn', 'name']
+    """
+    if '__enum__' not in obj:
+        return obj
+    import importlib
+    modname, _, qualname = obj['fqn'].partition(':')
+    cls = importlib.import_module(modname)
+    for part in qualname.split('.'):
+        cls = getattr(cls, part)
+    return cls[obj['name']]
+
+
 def _spec_to_json(spec):
     if spec.is_leaf():
         return {'type': None, 'context': None, 'children_spec': []}
@@ -1430,7 +1473,7 @@ def _spec_to_json(spec):
             "_register_pytree_node call with a `serialized_type_name` kwarg.")
     if ser.to_dumpable_context is None:
         try:
-            ctx = json.dumps(spec._context)
+            ctx = json.dumps(spec._context, cls=EnumEncoder)
         except TypeError as e:
             raise TypeError("Unable to serialize context. Please make the context json "
                             "dump-able, or register a custom serializer using "
@@ -1450,7 +1493,12 @@ def _json_to_spec(schema):
                                   "registered.")
     ser = SUPPORTED_SERIALIZED_TYPES[typ]
     if ser.from_dumpable_context is None:
-        ctx = json.loads(schema['context'])
+        try:
+            ctx = json.loads(schema['context'], object_hook=enum_object_hook)
+        except TypeError as e:
+            raise TypeError("Unable to deserialize context. Please make the context json "
+                            "load-able, or register a custom serializer using "
+                            "_register_pytree_node.") from e
     else:
         ctx = ser.from_dumpable_context(schema['context'])
     return TreeSpec(typ, ctx, [_json_to_spec(c) for c in schema['children_spec']])
@@ -1480,7 +1528,7 @@ def treespec_dumps(treespec, protocol=None):
         protocol = DEFAULT_TREESPEC_SERIALIZATION_PROTOCOL
     if protocol != 1:
         raise ValueError(f"Unknown protocol {protocol}. Available protocols: [1]")
-    return json.dumps((protocol, _spec_to_json(treespec)))
+    return json.dumps((protocol, _spec_to_json(treespec)), cls=EnumEncoder)
 
 
 @functools.lru_cache

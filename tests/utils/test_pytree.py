@@ -3,6 +3,7 @@ hash), unflatten, maps, key paths, serialization, registration and errors."""
 import collections
 import copy
 import dataclasses
+import enum
 import pickle
 import sys
 import warnings
@@ -462,3 +463,16 @@ def test_register_constant_matches_torch():
     for cls in (NoEq, NoHash):
         f = lambda p: p.register_constant(cls)   # noqa: E731
         assert _err(f, ep) == _err(f, tp)
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+def test_enum_contexts_serialize_as_torch():
+    tree = {Color.RED: 1, Color.BLUE: [2]}
+    es, ts = ep.tree_structure(tree), tp.tree_structure(tree)
+    assert ep.treespec_dumps(es) == tp.treespec_dumps(ts)
+    assert ep.treespec_loads(tp.treespec_dumps(ts)) == es
+    assert tp.treespec_loads(ep.treespec_dumps(es)) == ts

@@ -42,7 +42,7 @@ from typing import Callable, Literal, NamedTuple, Optional, TypedDict
 
 from ..._tensor import Tensor
 from ... import _dtype as D
-from ..._ops.creation import arange, zeros, ones, tensor as _tensor
+from ..._ops.creation import arange, zeros, tensor as _tensor
 from ..._ops.indexing import where
 from ..._ops.reduction import argsort
 
@@ -966,7 +966,7 @@ def _match_layout(out, query):
     """``out`` laid out in memory as ``query`` is (its dims in the same stride order, the
     last dim innermost), as PyTorch lays out the output."""
     strides = query.stride()
-    order = sorted(range(4), key=lambda d: (strides[d], d))     # innermost first
+    order = sorted(range(4), key=lambda d: (strides[d], -d))    # innermost first (ties: inner)
     if order[0] != 3:
         order.remove(3)
         order = [3] + order

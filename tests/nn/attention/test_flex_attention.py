@@ -263,6 +263,12 @@ def test_forward_layout_and_batch_broadcast():
     oe = _run_public(ember, qe, qe, qe)
     assert_same(oe, ot, rtol=1e-5, atol=1e-5)
     assert oe.stride() == ot.stride()
+    for shape, perm in [((1, 4, 1, 8), (0, 2, 1, 3)), ((2, 3, 4, 5), (1, 0, 2, 3)),
+                        ((2, 3, 4, 5), (0, 1, 3, 2)), ((2, 1, 4, 5), (1, 0, 2, 3))]:
+        x = _rand(*shape)
+        ot = _run_public(torch, *(x.permute(*perm),) * 3)
+        oe = _run_public(ember, *(E(x).permute(*perm),) * 3)
+        assert oe.stride() == ot.stride(), (shape, perm)
     # key/value with batch 1 broadcast over the query's batch when a block_mask is given
     q, k = _rand(3, 2, 8, 4, seed=8), _rand(1, 2, 8, 4, seed=9)
     bt = TF.create_block_mask(causal, 3, 2, 8, 8, device='cpu', BLOCK_SIZE=4)
@@ -442,6 +448,15 @@ def test_max_scores_on_cpu():
                                 return_aux=EF.AuxRequest(lse=True))
     assert_same((oe, aux.lse), (ot, lt), rtol=1e-5, atol=1e-5)
     assert np.isneginf(to_np(aux.lse)[0, :, 2]).all()
+
+
+def test_block_layout_batch_mismatch():
+    # torch's uncompiled path never reads the layout, so it does not check it; ember
+    # reads it and refuses a layout whose batch/head dims do not broadcast to the query's
+    be = EF.create_block_mask(causal, 3, 1, 8, 8, device='cpu', BLOCK_SIZE=4)
+    q = E(_rand(2, 2, 8, 4))
+    with pytest.raises(ValueError, match='do not broadcast'):
+        EF.flex_attention(q, q, q, block_mask=be)
 
 
 def test_block_layout_is_honoured():

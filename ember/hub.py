@@ -69,14 +69,62 @@ def set_dir(d):
 
 
 # ------------------------------------------------------------------ downloads
-def _progress_bar(total, enabled):
-    if enabled:
-        try:
-            from tqdm import tqdm
-            return tqdm(total=total, unit='B', unit_scale=True, unit_divisor=1024)
-        except ImportError:
-            pass
-    return contextlib.nullcontext(None)
+class _ProgressBar:
+    """A minimal stand-in for ``tqdm.tqdm`` when the package is not installed: prints the
+    progress on stderr (a percentage, or a count when ``total`` is unknown).
+
+    Args:
+        total (int, optional): the expected count.
+        disable (bool, optional): print nothing. Default: ``False``
+        unit (str, optional): ignored (accepted for compatibility), like any other argument.
+
+    Example::
+
+        >>> with _ProgressBar(total=4, disable=True) as bar:
+        ...     bar.update(2)
+        >>> bar.n
+        0
+    """
+
+    def __init__(self, total=None, disable=False, unit=None, *args, **kwargs):
+        self.total = total
+        self.disable = disable
+        self.n = 0
+
+    def update(self, n=1):
+        """Advance by ``n`` and redraw (nothing at all once disabled)."""
+        if self.disable:
+            return
+        self.n += n
+        if self.total is None:
+            sys.stderr.write(f"\r{self.n:.1f} bytes")
+        else:
+            sys.stderr.write(f"\r{100 * self.n / float(self.total):.1f}%")
+        sys.stderr.flush()
+
+    def set_description(self, *args, **kwargs):
+        """Accepted and ignored."""
+
+    def write(self, s):
+        """Print a line on stderr."""
+        sys.stderr.write(f"{s}\n")
+
+    def close(self):
+        """Stop drawing."""
+        self.disable = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self.disable:
+            sys.stderr.write("\n")
+
+
+try:
+    from tqdm import tqdm
+except ImportError:
+    tqdm = _ProgressBar
 
 
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
@@ -112,7 +160,8 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
         with f, urlopen(Request(url, headers={'User-Agent': 'torch.hub'})) as u:
             size = u.info().get('Content-Length')
             digest = hashlib.sha256() if hash_prefix is not None else None
-            with _progress_bar(int(size) if size else None, progress) as bar:
+            with tqdm(total=int(size) if size else None, disable=not progress, unit='B',
+                      unit_scale=True, unit_divisor=1024) as bar:
                 while True:
                     buf = u.read(_CHUNK)
                     if not buf:
@@ -120,8 +169,7 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
                     f.write(buf)
                     if digest is not None:
                         digest.update(buf)
-                    if bar is not None:
-                        bar.update(len(buf))
+                    bar.update(len(buf))
         if digest is not None:
             got = digest.hexdigest()
             if got[:len(hash_prefix)] != hash_prefix:

@@ -218,3 +218,30 @@ def test_legacy_single_file_zip(hubs):
         zf.write(inner, '../model.pth')
     with pytest.raises(RuntimeError, match='not a plain file name'):
         ember.hub.load_state_dict_from_url('file://' + str(evil), progress=False)
+
+
+def test_progress_bar_stand_in_like_torch(capsys):
+    """Without the tqdm package, hub's progress bar prints what torch's stand-in prints."""
+    outs = []
+    for cls in (ember.hub._ProgressBar, torch.hub._Faketqdm):
+        with cls(total=200, unit='B') as bar:
+            bar.update(50)
+            bar.update(150)
+        with cls() as bar2:
+            bar2.update(3)
+        with cls(total=5, disable=True) as quiet:
+            quiet.update(1)
+        outs.append(capsys.readouterr().err)
+        assert bar.n == 200 and quiet.n == 0
+    assert outs[0] == outs[1] == '\r25.0%\r100.0%\n\r3.0 bytes\n'
+
+
+def test_tqdm_is_the_package_or_the_stand_in():
+    import subprocess
+    import sys
+    import tqdm as pkg
+    assert ember.hub.tqdm is pkg.tqdm is torch.hub.tqdm
+    code = ("import sys; sys.modules['tqdm'] = None; import ember.hub as h; "
+            "assert h.tqdm is h._ProgressBar; print('ok')")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert r.stdout.strip() == 'ok', r.stderr

@@ -35,6 +35,15 @@ from ._misc import *  # noqa: E402,F401,F403
 from ._misc import __all__ as _misc_all  # noqa: E402
 from ._misc import _assert  # noqa: E402,F401
 
+import math as _math  # noqa: E402
+
+# constants torch exports at top level
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
 
 def is_tensor(obj):
     """True if ``obj`` is an ember Tensor."""

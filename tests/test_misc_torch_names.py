@@ -259,3 +259,12 @@ def test_frombuffer_readonly_note():
     assert e.tolist() == t.tolist()
     e[0] = 7   # NOTE: ember copies a read-only buffer
     assert data[:4] == b'\x00\x00\x00\x00'
+
+
+def test_math_constants_like_torch():
+    import math
+    for n in ('pi', 'e', 'inf'):
+        assert getattr(ember, n) == getattr(torch, n)
+    assert math.isnan(ember.nan) and math.isnan(torch.nan)
+    assert ember.newaxis is torch.newaxis is None
+    assert ember.ones(3)[ember.newaxis].shape == torch.ones(3)[torch.newaxis].shape

@@ -17,9 +17,10 @@ in two places:
   op's output (through ``engine._profile_hook``, which is ``None`` while nothing records,
   so backward costs nothing while no counter is active).
 
-Module attribution follows PyTorch's ``ModuleTracker`` names (``'Global'``, the outermost
-module by its class name, children as ``'Net.fc1'``); the backward of an op is attributed
-to the modules that were running when the op ran forward.
+Module attribution follows PyTorch's ``ModuleTracker``: names (``'Global'``, the
+outermost module by its class name, children as ``'Net.fc1'``) and rules (a module is
+entered when its forward starts or when the gradients of its outputs arrive in backward,
+and left when its forward ends or the gradients of its inputs are computed).
 """
 import threading
 import warnings
@@ -779,6 +780,218 @@ def _plan_addbmm(args, kwargs, out):
     return [], _mm_bwd(sa, sb, _rg(a), _rg(b), _mm_out(sa, sb), 'aten.bmm')
 
 
+def _plan_tensordot(args, kwargs, out):
+    a, b = _arg(args, kwargs, 0, 'a'), _arg(args, kwargs, 1, 'b')
+    dims = _arg(args, kwargs, 2, 'dims', 2)
+    sa, sb = _size(a), _size(b)
+    if isinstance(dims, int) or (hasattr(dims, 'dim') and dims.dim() == 0):
+        d = int(dims)
+        da, db = list(range(len(sa) - d, len(sa))), list(range(d))
+    else:
+        da, db = ([int(i) for i in (x if isinstance(x, (list, tuple)) else [x])]
+                  for x in (dims[0], dims[1]))
+    da = [i % len(sa) for i in da] if sa else da
+    db = [i % len(sb) for i in db] if sb else db
+    K = prod(sa[i] for i in da)
+    M = prod(sa[i] for i in range(len(sa)) if i not in da)
+    N = prod(sb[i] for i in range(len(sb)) if i not in db)
+    A, Bm = (M, K), (K, N)
+    o = (M, N)
+    return [('aten.mm', (A, Bm), {}, o)], _mm_bwd(A, Bm, _rg(a), _rg(b), o)
+
+
+def _einsum_parse(eq, shapes):
+    """Labels of each operand and of the output, with sizes; ``None`` when the
+    equation is not understood."""
+    eq = eq.replace(' ', '')
+    lhs, arrow, rhs = eq.partition('->')
+    terms = lhs.split(',')
+    if len(terms) != len(shapes):
+        return None
+    ell_nd = 0
+    for t, s in zip(terms, shapes):
+        if '...' in t:
+            ell_nd = max(ell_nd, len(s) - (len(t) - 3))
+    ell = [chr(0x100 + i) for i in range(ell_nd)]      # stand-ins for '...' dims
+    ops, sizes = [], {}
+    for t, s in zip(terms, shapes):
+        if '...' in t:
+            pre, post = t.split('...')
+            n = len(s) - len(pre) - len(post)
+            labels = list(pre) + ell[ell_nd - n:] + list(post)
+        else:
+            labels = list(t)
+        if len(labels) != len(s):
+            return None
+        d = {}
+        for lab, n in zip(labels, s):
+            d[lab] = n
+            if n != 1:
+                sizes[lab] = n
+            else:
+                sizes.setdefault(lab, 1)
+        ops.append(d)
+    if arrow:
+        out = list(rhs.replace('...', ''.join(ell)))
+    else:
+        counts = {}
+        for t in terms:
+            for ch in t.replace('...', ''):
+                counts[ch] = counts.get(ch, 0) + 1
+        out = ell + sorted(ch for ch, c in counts.items() if c == 1)
+    return ops, out, sizes
+
+
+def _plan_einsum(args, kwargs, out):
+    eq = _arg(args, kwargs, 0, 'equation')
+    operands = list(args[1:])
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = list(operands[0])
+    if not isinstance(eq, str) or len(operands) < 2:
+        return [], []
+    parsed = _einsum_parse(eq, [_size(o) for o in operands])
+    if parsed is None:
+        return [], []
+    ops, out_labels, sizes = parsed
+    rgs = [_rg(o) for o in operands]
+    fwd, bwd = [], []
+    cur, cur_rg = ops[0], rgs[0]
+    for i in range(1, len(ops)):
+        nxt, nxt_rg = ops[i], rgs[i]
+        later = set(out_labels)
+        for o in ops[i + 1:]:
+            later |= set(o)
+        la = {lab for lab, n in cur.items() if n != 1}
+        lb = {lab for lab, n in nxt.items() if n != 1}
+        both = la & lb
+        batch = [lab for lab in both if lab in later]
+        summed = [lab for lab in both if lab not in later]
+        a_only = [lab for lab in la - lb if lab in later]
+        b_only = [lab for lab in lb - la if lab in later]
+        res = {lab: sizes[lab] for lab in batch + a_only + b_only}
+        if summed:
+            B = prod(sizes[lab] for lab in batch)
+            m = prod(sizes[lab] for lab in a_only)
+            n = prod(sizes[lab] for lab in b_only)
+            k = prod(sizes[lab] for lab in summed)
+            A, Bm, o = (B, m, k), (B, k, n), (B, m, n)
+            fwd.append(('aten.bmm', (A, Bm), {}, o))
+            bwd += _mm_bwd(A, Bm, cur_rg, nxt_rg, o, 'aten.bmm')
+        cur, cur_rg = res, cur_rg or nxt_rg
+    return fwd, bwd
+
+
+class _Meta:
+    """Shape, strides and ``requires_grad`` of a tensor PyTorch's decomposition makes
+    (a weight slice, a projected input), for planning."""
+
+    def __init__(self, shape, requires_grad, stride=None):
+        self.shape = tuple(shape)
+        self.requires_grad = requires_grad
+        if stride is None:
+            stride, acc = [], 1
+            for n in reversed(self.shape):
+                stride.insert(0, acc)
+                acc *= max(n, 1)
+        self._stride = tuple(stride)
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self._stride
+
+    def is_contiguous(self):
+        return self._stride == _Meta(self.shape, False)._stride
+
+
+_MHA_ARGS = ('query', 'key', 'value', 'embed_dim_to_check', 'num_heads', 'in_proj_weight',
+             'in_proj_bias', 'bias_k', 'bias_v', 'add_zero_attn', 'dropout_p',
+             'out_proj_weight', 'out_proj_bias', 'training', 'key_padding_mask',
+             'need_weights', 'attn_mask', 'use_separate_proj_weight', 'q_proj_weight',
+             'k_proj_weight', 'v_proj_weight', 'static_k', 'static_v',
+             'average_attn_weights', 'is_causal')
+_MHA_DEFAULTS = {'training': True, 'key_padding_mask': None, 'need_weights': True,
+                 'attn_mask': None, 'use_separate_proj_weight': False, 'q_proj_weight': None,
+                 'k_proj_weight': None, 'v_proj_weight': None, 'static_k': None,
+                 'static_v': None, 'average_attn_weights': True, 'is_causal': False}
+
+
+def _plan_mha(args, kwargs, out):
+    """``F.multi_head_attention_forward`` as PyTorch's composite runs it: the input
+    projections (``linear``), the attention (``bmm``/``baddbmm``, or
+    ``scaled_dot_product_attention`` without weights), the output projection."""
+    p = dict(_MHA_DEFAULTS)
+    p.update(zip(_MHA_ARGS, args))
+    p.update(kwargs)
+    q, k, v = p['query'], p['key'], p['value']
+    H = int(p['num_heads'])
+    batched = q.dim() == 3
+
+    def unsq(t):
+        return t if batched else _Meta((t.shape[0], 1) + tuple(t.shape[1:]), _rg(t))
+    Q, K, V = unsq(q), unsq(k), unsq(v)
+    L, N, E = Q.shape
+    fwd, bwd = [], []
+
+    def lin(x, w, b):
+        f, bw = _plan_linear((x, w, b), {}, None)
+        fwd.extend(f)
+        bwd.extend(bw)
+        return _Meta(tuple(x.shape[:-1]) + (w.shape[0],), _rg(x) or _rg(w) or _rg(b))
+
+    def rows(w, i, n):
+        return None if w is None else _Meta((n,) + tuple(w.shape[1:]), _rg(w)) if w.dim() == 2 \
+            else _Meta((n,), _rg(w))
+    w, b = p['in_proj_weight'], p['in_proj_bias']
+    if not p['use_separate_proj_weight']:
+        if k is v and q is k:
+            qp = lin(Q, w, b)
+            kp = vp = _Meta(qp.shape[:-1] + (E,), qp.requires_grad)
+            qp = kp
+        elif k is v:
+            qp = lin(Q, rows(w, 0, E), rows(b, 0, E))
+            kp = lin(K, rows(w, 1, 2 * E), rows(b, 1, 2 * E))
+            kp = vp = _Meta(kp.shape[:-1] + (E,), kp.requires_grad)
+        else:
+            qp = lin(Q, rows(w, 0, E), rows(b, 0, E))
+            kp = lin(K, rows(w, 1, E), rows(b, 1, E))
+            vp = lin(V, rows(w, 2, E), rows(b, 2, E))
+    else:
+        qp = lin(Q, p['q_proj_weight'], rows(b, 0, E))
+        kp = lin(K, p['k_proj_weight'], rows(b, 1, E))
+        vp = lin(V, p['v_proj_weight'], rows(b, 2, E))
+    S = kp.shape[0]
+    if p['bias_k'] is not None:
+        S += 1
+    if p['add_zero_attn']:
+        S += 1
+    hd = E // H
+    B = N * H
+    rq, rk = qp.requires_grad, kp.requires_grad or _rg(p['bias_k'])
+    rv = vp.requires_grad or _rg(p['bias_v'])
+    masked = p['attn_mask'] is not None or p['key_padding_mask'] is not None
+    dropout = p['dropout_p'] if p['training'] else 0.0
+    if p['need_weights']:
+        A, Kt, O = (B, L, hd), (B, hd, S), (B, L, S)
+        if masked:
+            fwd.append(('aten.baddbmm', ((B, L, S), A, Kt), {}, O))
+        else:
+            fwd.append(('aten.bmm', (A, Kt), {}, O))
+        bwd.extend(_mm_bwd(A, Kt, rq, rk, O, 'aten.bmm'))
+        fwd.append(('aten.bmm', (O, (B, S, hd)), {}, (B, L, hd)))
+        bwd.extend(_mm_bwd(O, (B, S, hd), rq or rk, rv, (B, L, hd), 'aten.bmm'))
+    else:
+        qm, km, vm = (_Meta((N, H, n, hd), r) for n, r in ((L, rq), (S, rk), (S, rv)))
+        kw = {'dropout_p': dropout}
+        f, bw = _plan_sdpa((qm, km, vm), kw, None)
+        fwd.extend(f)
+        bwd.extend(bw)
+    att = _Meta((L * N, E), rq or rk or rv)
+    lin(att, p['out_proj_weight'], p['out_proj_bias'])
+    return fwd, bwd
+
+
 _PLANS = {
     'addbmm': _plan_addbmm,
     'mm': _plan_mm,
@@ -799,6 +1012,9 @@ _PLANS = {
     'convolution': _plan_convolution,
     '_convolution': _plan_convolution,
     'scaled_dot_product_attention': _plan_sdpa,
+    'tensordot': _plan_tensordot,
+    'einsum': _plan_einsum,
+    'multi_head_attention_forward': _plan_mha,
 }
 
 
@@ -819,9 +1035,25 @@ _MODULE_PLANS = {
 
 
 # --------------------------------------------------------------------- module tracking
+def _grad_tensors(x, out):
+    """The tensors requiring grad in a (nested) structure of arguments or results."""
+    if isinstance(x, (list, tuple)) and not hasattr(x, 'dim'):
+        for v in x:
+            _grad_tensors(v, out)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _grad_tensors(v, out)
+    elif hasattr(x, 'dim') and hasattr(x, 'register_hook') and getattr(x, 'requires_grad', False):
+        out.append(x)
+    return out
+
+
 class _ModuleTracker:
-    """Names of the modules running forward (PyTorch's ``ModuleTracker`` naming: the
-    first module seen is named by its class, its children ``'<parent>.<child>'``)."""
+    """The modules running now, by PyTorch's ``ModuleTracker`` names (the first module
+    seen is named by its class, its children ``'<parent>.<child>'``) and rules: a module
+    is entered when its forward starts and left when it ends; in backward it is entered
+    when the gradients of its outputs arrive and left when those of its inputs have been
+    computed (the set is reset to ``'Global'`` when the backward pass ends)."""
 
     def __init__(self, on_enter=None, on_exit=None):
         self.parents = ['Global']
@@ -830,6 +1062,8 @@ class _ModuleTracker:
         self._known = weakref.WeakKeyDictionary()
         self._seen = weakref.WeakSet()
         self._handles = []
+        self._hooks = []
+        self._has_callback = False
 
     def _name(self, mod):
         if mod not in self._known:
@@ -842,19 +1076,72 @@ class _ModuleTracker:
             self._seen.add(mod)
         return name
 
+    def _maybe_set_engine_callback(self):
+        if self._has_callback:
+            return
+        from ..autograd import engine
+
+        def callback():
+            self.parents = ['Global']
+            self._has_callback = False
+        try:
+            engine.queue_callback(callback)
+        except Exception:
+            return
+        self._has_callback = True
+
+    def _append_fn(self, name, is_bw):
+        def fn(*args):
+            if is_bw:
+                self._maybe_set_engine_callback()
+            if name not in self.parents:
+                self.parents.append(name)
+        return fn
+
+    def _pop_fn(self, name):
+        def fn(*args):
+            if name in self.parents:
+                self.parents.remove(name)
+        return fn
+
+    def _when_all_grads(self, tensors, fn, any_grad=False):
+        """Call ``fn()`` once the gradients of all ``tensors`` (with ``any_grad``: of the
+        first of them) have arrived in a backward pass (a hook on each that passes its
+        gradient on unchanged)."""
+        from ..autograd import engine
+        n = 1 if any_grad else len(tensors)
+        seen = {}
+
+        def hook(i):
+            def h(grad):
+                key = engine._current_pass_id()
+                got = seen.setdefault(key, set())
+                got.add(i)
+                if len(got) == n:
+                    fn()
+            return h
+        for i, t in enumerate(tensors):
+            self._hooks.append(t.register_hook(hook(i)))
+
     def _pre(self, mod, input):
         name = self._name(mod)
         if self._on_enter is not None:
-            self._on_enter(mod)
-        if name not in self.parents:
-            self.parents.append(name)
+            self._on_enter(mod, input)
+        self._append_fn(name, False)()
+        tensors = _grad_tensors(input, [])
+        if tensors:
+            self._when_all_grads(tensors, self._pop_fn(name))
 
     def _post(self, mod, input, output):
         name = self._name(mod)
         if self._on_exit is not None:
             self._on_exit(mod, input, output)
-        if name in self.parents:
-            self.parents.remove(name)
+        self._pop_fn(name)()
+        tensors = _grad_tensors(output, [])
+        if tensors:
+            # NOTE: PyTorch waits for the gradients of all outputs that the pass reaches;
+            # ember's engine does not say which it reaches, so the first one enters
+            self._when_all_grads(tensors, self._append_fn(name, True), any_grad=True)
 
     def __enter__(self):
         from ..nn.modules.module import (register_module_forward_hook,
@@ -865,9 +1152,10 @@ class _ModuleTracker:
         return self
 
     def __exit__(self, *exc):
-        for h in self._handles:
+        for h in self._handles + self._hooks:
             h.remove()
         self._handles = []
+        self._hooks = []
         self.parents = ['Global']
 
 
@@ -896,7 +1184,7 @@ class _BackwardHook:
         if threading.get_ident() == c._thread:
             entry = c._plans.get(node)
             if entry is not None:
-                c._count(entry[1], entry[0])
+                c._count(entry[1], tuple(dict.fromkeys(c.mod_tracker.parents)))
         return out
 
 
@@ -931,14 +1219,17 @@ class FlopCounterMode:
 
     NOTE: unlike PyTorch, ember has no dispatcher below its public ops: the counter
     plans the ``aten`` calls PyTorch's decomposition and backward would run for each
-    public op (``linear``, ``matmul``, ``mm``, ``bmm``, ``addmm``, ``baddbmm``, the
-    convolutions, ``scaled_dot_product_attention``; ops built of those, such as
-    ``einsum`` or ``multi_head_attention_forward``, are counted through the ops they call,
-    with ember's choice of ops). The backward of an op is counted when the grad_fn of its
-    output runs and only when the op ran forward inside the counter; it is attributed to
-    the modules that were running at forward time. The count keys are strings such as
-    ``'aten.mm'`` (their ``repr`` is PyTorch's). A profiler started while the counter is
-    active takes over the backward hook until it stops.
+    public op it knows (``linear``, ``matmul``, ``mm``, ``bmm``, ``addmm``, ``baddbmm``,
+    ``addbmm``, ``tensordot``, ``einsum``, the convolutions,
+    ``scaled_dot_product_attention``, ``multi_head_attention_forward``); other ops are
+    counted through the known ops they call through the public bindings, or not at all.
+    The backward of an op is counted when the grad_fn of its output runs, and only when
+    the op ran forward inside the counter (it follows PyTorch in not counting the
+    gradients of inputs that do not require grad, but counts all of them under
+    ``autograd.grad(inputs=...)``). In backward, a module is entered at the first of its
+    outputs' gradients (PyTorch: once all that the pass reaches have arrived). The count
+    keys are strings such as ``'aten.mm'`` (their ``repr`` is PyTorch's). A profiler
+    started while the counter is active takes over the backward hook until it stops.
     """
 
     def __init__(self, mods=None, depth=2, display=True, custom_mapping=None):
@@ -1058,14 +1349,26 @@ class FlopCounterMode:
             for par in parents:
                 self.flop_counts[par][k] += n
 
-    def _module_enter(self, mod):
-        if threading.get_ident() == self._thread:
-            self._mod_stack.append((mod, self._nseen))
+    def _module_enter(self, mod, input):
+        if threading.get_ident() != self._thread:
+            return
+        quiet = False
+        if type(mod).__name__ == 'MultiheadAttention' and isinstance(input, tuple) \
+                and len(input) >= 3:
+            try:   # PyTorch's fused inference kernel has no flop formula: nothing counted
+                quiet = bool(mod._inference_fast_path(input[0], input[1], input[2], None, None))
+            except Exception:
+                quiet = False
+        if quiet:
+            self._tls.inside = getattr(self._tls, 'inside', 0) + 1
+        self._mod_stack.append((mod, self._nseen, quiet))
 
     def _module_exit(self, mod, input, output):
         if threading.get_ident() != self._thread or not self._mod_stack:
             return
-        m, seen = self._mod_stack.pop()
+        m, seen, quiet = self._mod_stack.pop()
+        if quiet:
+            self._tls.inside -= 1
         planner = _MODULE_PLANS.get(type(mod).__name__)
         if m is not mod or planner is None or seen != self._nseen:
             return
@@ -1079,7 +1382,10 @@ class FlopCounterMode:
         parents = tuple(dict.fromkeys(self.mod_tracker.parents))
         self._nseen += 1
         self._count(fwd, parents)
-        node = getattr(out, 'grad_fn', None)
+        first = out
+        if isinstance(out, (tuple, list)):
+            first = next((o for o in out if hasattr(o, 'grad_fn')), None)
+        node = getattr(first, 'grad_fn', None)
         if bwd and node is not None:
             self._plans[node] = (parents, bwd)
 
@@ -1094,11 +1400,11 @@ class FlopCounterMode:
             key = _KEYS.get('aten.' + name)
             if key is None or key not in self.flop_registry:
                 return call(*args, **kwargs)
-        tls.inside = 1
+        tls.inside = getattr(tls, 'inside', 0) + 1
         try:
             out = call(*args, **kwargs)
         finally:
-            tls.inside = 0
+            tls.inside -= 1
         if planner is None:          # a user formula for a public op
             self._record([(key, args, kwargs, out)], (), out)
             return out

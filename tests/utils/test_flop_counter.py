@@ -422,3 +422,87 @@ def test_inside_profiler():
     assert fc.get_total_flops() == 240
     names = {e.name for e in prof.function_events}
     assert 'MmBackward0' in names or any('Mm' in n for n in names)
+
+
+# ------------------------------------------------------------------ composite ops
+@pytest.mark.parametrize('eq,sa,sb', [
+    ('ij,jk->ik', (3, 4), (4, 5)), ('ij,jk', (3, 4), (4, 5)), ('bij,bjk->bik', (2, 3, 4), (2, 4, 5)),
+    ('ij,ij->i', (3, 4), (3, 4)), ('i,j->ij', (3,), (4,)), ('i,i->', (3,), (3,)),
+    ('bhqd,bhkd->bhqk', (2, 3, 5, 8), (2, 3, 7, 8)), ('ijk,jkl->il', (2, 3, 4), (3, 4, 5)),
+    ('ij,jk->', (3, 4), (4, 5)), ('ab,bc->ca', (3, 4), (4, 5)),
+    ('...ij,...jk->...ik', (2, 3, 4), (4, 5)), ('...ij,...jk', (2, 1, 3, 4), (5, 4, 6)),
+    ('bi,bi->b', (1, 4), (3, 4))])
+@pytest.mark.parametrize('grads', [(False, False), (True, False), (True, True)])
+def test_einsum(eq, sa, sb, grads):
+    def fn(L):
+        out = L.einsum(eq, _rn(L, *sa, rg=grads[0]), _rn(L, *sb, rg=grads[1]))
+        if any(grads):
+            out.sum().backward()
+    _both(fn)
+
+
+def test_einsum_three_operands_and_tensordot():
+    _both(lambda L: L.einsum('ij,jk,kl->il', _rn(L, 3, 4), _rn(L, 4, 5, rg=True),
+                             _rn(L, 5, 6)).sum().backward())
+    _both(lambda L: L.einsum('ij,jk->ik', [_rn(L, 3, 4), _rn(L, 4, 5)]))
+    for dims in (2, 0, ([1, 2], [0, 1]), ([-2, -1], [0, 1])):
+        _both(lambda L: L.tensordot(_rn(L, 2, 3, 4, rg=True), _rn(L, 3, 4, 5, rg=True),
+                                    dims=dims).sum().backward())
+    _both(lambda L: L.tensordot(_rn(L, 2, 3, 4, rg=True), _rn(L, 4, 5), dims=1).sum().backward())
+
+
+@pytest.mark.parametrize('kind', ['self', 'kv', 'separate'])
+@pytest.mark.parametrize('batch_first', [False, True])
+@pytest.mark.parametrize('need_weights', [True, False])
+@pytest.mark.parametrize('mask', [False, True])
+def test_multihead_attention(kind, batch_first, need_weights, mask):
+    def fn(L):
+        L.manual_seed(0)
+        m = L.nn.MultiheadAttention(8, 2, batch_first=batch_first, dropout=0.1)
+        x = _rn(L, *((2, 5, 8) if batch_first else (5, 2, 8)))
+        other = (lambda: _rn(L, *((2, 7, 8) if batch_first else (7, 2, 8))))
+        q, k, v = (x, x, x) if kind == 'self' else (x, *(2 * [other()])) if kind == 'kv' \
+            else (x, other(), other())
+        am = L.zeros(5, 5 if kind == 'self' else 7, dtype=L.bool) if mask else None
+        m(q, k, v, need_weights=need_weights, attn_mask=am)[0].sum().backward()
+    _both(fn)
+
+
+@pytest.mark.parametrize('variant', ['nobias', 'kdim', 'bias_kv', 'zero_attn', 'unbatched',
+                                     'eval', 'x_grad'])
+def test_multihead_attention_variants(variant):
+    def fn(L):
+        L.manual_seed(0)
+        kw = dict(bias=variant != 'nobias', add_bias_kv=variant == 'bias_kv',
+                  add_zero_attn=variant == 'zero_attn')
+        if variant == 'kdim':
+            kw.update(kdim=6, vdim=6)
+        m = L.nn.MultiheadAttention(8, 2, **kw)
+        if variant == 'eval':
+            m.eval()
+        x = _rn(L, *((5, 8) if variant == 'unbatched' else (5, 2, 8)), rg=variant == 'x_grad')
+        if variant == 'kdim':
+            k = _rn(L, 7, 2, 6)
+            out = m(x, k, k)[0]
+        else:
+            out = m(x, x, x)[0]
+        out.sum().backward()
+    _both(fn)
+
+
+def test_transformer_layer_and_fast_path():
+    def enc(L):
+        L.manual_seed(0)
+        m = L.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
+        m(_rn(L, 5, 2, 8)).sum().backward()
+    _both(enc)
+
+    def fast(L):
+        L.manual_seed(0)
+        m = L.nn.MultiheadAttention(8, 2, batch_first=True).eval()
+        x = _rn(L, 2, 5, 8)
+        with L.no_grad():
+            m(x, x, x)
+            m(x, x, x, need_weights=False)
+    e, t = _both(fast)
+    assert t.get_total_flops() == 0         # PyTorch's fused inference kernel is not counted

@@ -282,9 +282,29 @@ def _align(x, L):
     return x
 
 
+def _logical_promotion(ts, args, kwargs):
+    """Two tensor operands, one of them a batched sample of rank 0: type promotion must
+    see it as 0-dim (as the per-sample function does), not as the dimensioned batch that
+    holds it. Returns ``(args, kwargs)`` with both operands cast to the per-sample result
+    type when that differs from the batch's."""
+    from .. import result_type, zeros
+    a, b = ts
+    logical = result_type(*(zeros((1,) * min(_ldim(t), 1), dtype=t.dtype) for t in ts))
+    if logical == result_type(a, b):
+        return args, kwargs
+
+    def cast(x):
+        return x.to(logical) if any(x is t for t in ts) and x.dtype != logical else x
+    return [cast(x) for x in args], {k: cast(v) for k, v in kwargs.items()}
+
+
 def _elementwise(func, args, kwargs):
     T = _tensor_cls()
     ts = [a for a in list(args) + list(kwargs.values()) if isinstance(a, T)]
+    if len(ts) == 2 and ts[0].dtype != ts[1].dtype and any(
+            is_batched(t) and t.dim() == 1 for t in ts):
+        args, kwargs = _logical_promotion(ts, args, kwargs)
+        ts = [a for a in list(args) + list(kwargs.values()) if isinstance(a, T)]
     L = max(_ldim(t) for t in ts)
     B = batch_size()
     new_args = [_align(a, L) if isinstance(a, T) else a for a in args]

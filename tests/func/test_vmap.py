@@ -358,3 +358,23 @@ def test_batching_rules_grad_of_conv_per_sample():
             return F.max_pool2d(F.conv2d(x.unsqueeze(0), w, None, 1, 1).relu(), 2).sum()
         return T.func.vmap(T.func.grad(loss), in_dims=(None, 0))(T.tensor(w), T.tensor(x))
     close(run(torch), run(ember), tol=1e-9)
+
+
+@pytest.mark.parametrize('case', range(7))
+def test_vmap_type_promotion_sees_samples_as_0_dim(case):
+    """A sample of rank 0 promotes as a 0-dim tensor (the batched rule must not treat the
+    batch that holds it as dimensioned)."""
+    def run(m):
+        c = m.tensor(2.0, dtype=m.float64)
+        w = m.tensor([1.5, 2.5, 3.5], dtype=m.float32)
+        fns = [(lambda s: s * c, m.ones(3)),
+               (lambda s: s + m.tensor(1, dtype=m.int64), m.ones(3, dtype=m.int32)),
+               (lambda s: s * w, m.ones(4, dtype=m.float64)),
+               (lambda s: c * s, m.ones(3)),
+               (lambda s: s > c, m.full((3,), 2.5)),
+               (lambda s: s * c, m.ones(3, 2)),
+               (lambda s: m.maximum(s, c), m.arange(3.))]
+        f, x = fns[case]
+        r = m.vmap(f)(x)
+        return str(r.dtype).split('.')[-1], r.tolist()
+    assert run(ember) == run(torch)

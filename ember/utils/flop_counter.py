@@ -549,10 +549,10 @@ def _t2(s):
 def _mm_bwd(a, b, ga, gb, out, key='aten.mm'):
     """The backward products of ``out = a @ b`` (2-D or batched 3-D shapes)."""
     calls = []
-    if ga:   # grad_a = g @ b^T
-        calls.append((key, (out, b[:-2] + (b[-1], b[-2])), {}, a))
-    if gb:   # grad_b = a^T @ g
-        calls.append((key, (a[:-2] + (a[-1], a[-2]), out), {}, b))
+    if _on(ga):   # grad_a = g @ b^T
+        calls.append((key, (out, b[:-2] + (b[-1], b[-2])), {}, a, ga))
+    if _on(gb):   # grad_b = a^T @ g
+        calls.append((key, (a[:-2] + (a[-1], a[-2]), out), {}, b, gb))
     return calls
 
 
@@ -562,6 +562,44 @@ def _mm_out(a, b):
 
 def _rg(t):
     return bool(getattr(t, 'requires_grad', False))
+
+
+# The gradient a backward call computes is needed when the input it is for requires grad
+# and, under ``autograd.grad(inputs=...)``, leads to a requested input. A *source* says
+# which: ``False`` (never), ``True`` (always), an :class:`_Edge` (the input's autograd
+# node: needed when the pass runs it), or a tuple of sources (needed when any is).
+class _Edge:
+    __slots__ = ('node',)
+
+    def __init__(self, node):
+        self.node = node
+
+
+def _src(t):
+    if not _rg(t):
+        return False
+    if isinstance(t, _Meta):
+        return True
+    e = getattr(t, 'grad_fn', None) or getattr(t, '_grad_acc', None)
+    return _Edge(e) if e is not None else True
+
+
+def _on(s):
+    if isinstance(s, tuple):
+        return any(_on(x) for x in s)
+    return s is True or isinstance(s, _Edge)
+
+
+def _any(*sources):
+    return tuple(x for x in sources if _on(x)) or False
+
+
+def _need(s, needed):
+    if isinstance(s, tuple):
+        return any(_need(x, needed) for x in s)
+    if isinstance(s, _Edge):
+        return needed is None or s.node in needed
+    return s is True
 
 
 def _strides(t):
@@ -599,7 +637,7 @@ def _matmul_plan(s1, s2, rg1, rg2, st1=None, st2=None, has_out=False):
         t2rg = rg1
     fold = False
     if len(t1) >= 3 and dt2 <= 2:
-        if t2rg and not has_out:
+        if _on(t2rg) and not has_out:
             fold = True
         elif d1 == 2:
             fold = False
@@ -646,14 +684,14 @@ def _plan_mm(args, kwargs, out):
     a, b = _arg(args, kwargs, 0, 'input'), _arg(args, kwargs, 1, 'mat2')
     sa, sb = _size(a), _size(b)
     o = _mm_out(sa, sb)
-    return [('aten.mm', (sa, sb), {}, o)], _mm_bwd(sa, sb, _rg(a), _rg(b), o)
+    return [('aten.mm', (sa, sb), {}, o)], _mm_bwd(sa, sb, _src(a), _src(b), o)
 
 
 def _plan_bmm(args, kwargs, out):
     a, b = _arg(args, kwargs, 0, 'input'), _arg(args, kwargs, 1, 'mat2')
     sa, sb = _size(a), _size(b)
     o = _mm_out(sa, sb)
-    return [('aten.bmm', (sa, sb), {}, o)], _mm_bwd(sa, sb, _rg(a), _rg(b), o, 'aten.bmm')
+    return [('aten.bmm', (sa, sb), {}, o)], _mm_bwd(sa, sb, _src(a), _src(b), o, 'aten.bmm')
 
 
 def _plan_addmm(key, bkey):
@@ -664,7 +702,7 @@ def _plan_addmm(key, bkey):
         sa, sb = _size(a), _size(b)
         o = _mm_out(sa, sb)
         return ([(key, (_size(c), sa, sb), {}, o)],
-                _mm_bwd(sa, sb, _rg(a), _rg(b), o, bkey))
+                _mm_bwd(sa, sb, _src(a), _src(b), o, bkey))
     return plan
 
 
@@ -673,7 +711,7 @@ def _plan_matmul(swap=False):
         a, b = _arg(args, kwargs, 0, 'input'), _arg(args, kwargs, 1, 'other')
         if swap:
             a, b = b, a
-        return _matmul_plan(_size(a), _size(b), _rg(a), _rg(b), _strides(a), _strides(b),
+        return _matmul_plan(_size(a), _size(b), _src(a), _src(b), _strides(a), _strides(b),
                             kwargs.get('out') is not None)
     return plan
 
@@ -687,10 +725,18 @@ def _plan_linear(args, kwargs, out):
         wt = _t2(sw)
         o = _mm_out(a, wt)
         return ([('aten.addmm', (_size(bias), a, wt), {}, o)],
-                _mm_bwd(a, wt, _rg(x), _rg(w), o))
+                _mm_bwd(a, wt, _src(x), _src(w), o))
     st = _strides(w)
-    return _matmul_plan(sx, _t2(sw), _rg(x), _rg(w), _strides(x),
+    return _matmul_plan(sx, _t2(sw), _src(x), _src(w), _strides(x),
                         None if st is None else _t2(st))
+
+
+class _ConvSrc:
+    """Sources of ``convolution_backward``'s three gradients (its ``output_mask``)."""
+    __slots__ = ('srcs',)
+
+    def __init__(self, srcs):
+        self.srcs = srcs
 
 
 def _conv_plan(transposed, nd):
@@ -704,14 +750,15 @@ def _conv_plan(transposed, nd):
         rest = tuple(args[3:])
         groups = kwargs.get('groups', 1)
         fwd = [('aten.convolution', (sx, sw, sb, None, None, None, transposed), {}, so)]
-        mask = [_rg(x), _rg(w), bias is not None and _rg(bias)]
+        srcs = (_src(x), _src(w), _src(bias) if bias is not None else False)
+        mask = [_on(m) for m in srcs]
         bwd = []
         if any(mask):
             bwd.append(('aten.convolution_backward',
                         (so, sx, sw, None if sb is None else sb, None, None, None,
                          transposed, None, groups, mask),
                         {}, (sx if mask[0] else None, sw if mask[1] else None,
-                             sb if mask[2] else None)))
+                             sb if mask[2] else None), _ConvSrc(srcs)))
         del rest
         return fwd, bwd
     return plan
@@ -754,21 +801,22 @@ def _plan_sdpa(args, kwargs, out):
     nb = max(len(scores), len(sv))
     f2, _ = _matmul_plan(scores, sv, False, False, None, None)
     fwd = f1 + f2
-    rq, rk, rv = _rg(q), _rg(k), _rg(v)
+    rq, rk, rv = _src(q), _src(k), _src(v)
     bwd = []
     if len(fwd) == 2 and fwd[0][0] == 'aten.bmm' and fwd[1][0] == 'aten.bmm':
         (A, Bt), (S, V) = fwd[0][1], fwd[1][1]     # (B,L,E)@(B,E,Sk), (B,L,Sk)@(B,Sk,Ev)
         Bn, L, E = A
         Sk, Ev = V[1], V[2]
         G = (Bn, L, Ev)
-        if rq or rk:
-            bwd.append(('aten.bmm', (G, (Bn, Ev, Sk)), {}, (Bn, L, Sk)))
-        if rv:
-            bwd.append(('aten.bmm', ((Bn, Sk, L), G), {}, (Bn, Sk, Ev)))
-        if rq:
-            bwd.append(('aten.bmm', ((Bn, L, Sk), (Bn, Sk, E)), {}, (Bn, L, E)))
-        if rk:
-            bwd.append(('aten.bmm', ((Bn, Sk, L), (Bn, L, E)), {}, (Bn, Sk, E)))
+        rqk = _any(rq, rk)
+        if _on(rqk):
+            bwd.append(('aten.bmm', (G, (Bn, Ev, Sk)), {}, (Bn, L, Sk), rqk))
+        if _on(rv):
+            bwd.append(('aten.bmm', ((Bn, Sk, L), G), {}, (Bn, Sk, Ev), rv))
+        if _on(rq):
+            bwd.append(('aten.bmm', ((Bn, L, Sk), (Bn, Sk, E)), {}, (Bn, L, E), rq))
+        if _on(rk):
+            bwd.append(('aten.bmm', ((Bn, Sk, L), (Bn, L, E)), {}, (Bn, Sk, E), rk))
     del nb
     return fwd, bwd
 
@@ -777,7 +825,7 @@ def _plan_addbmm(args, kwargs, out):
     a, b = _arg(args, kwargs, 1, 'batch1'), _arg(args, kwargs, 2, 'batch2')
     sa, sb = _size(a), _size(b)
     # PyTorch's forward kernel is not counted; its backward runs one bmm per operand
-    return [], _mm_bwd(sa, sb, _rg(a), _rg(b), _mm_out(sa, sb), 'aten.bmm')
+    return [], _mm_bwd(sa, sb, _src(a), _src(b), _mm_out(sa, sb), 'aten.bmm')
 
 
 def _plan_tensordot(args, kwargs, out):
@@ -797,7 +845,7 @@ def _plan_tensordot(args, kwargs, out):
     N = prod(sb[i] for i in range(len(sb)) if i not in db)
     A, Bm = (M, K), (K, N)
     o = (M, N)
-    return [('aten.mm', (A, Bm), {}, o)], _mm_bwd(A, Bm, _rg(a), _rg(b), o)
+    return [('aten.mm', (A, Bm), {}, o)], _mm_bwd(A, Bm, _src(a), _src(b), o)
 
 
 def _einsum_parse(eq, shapes):
@@ -853,7 +901,7 @@ def _plan_einsum(args, kwargs, out):
     if parsed is None:
         return [], []
     ops, out_labels, sizes = parsed
-    rgs = [_rg(o) for o in operands]
+    rgs = [_src(o) for o in operands]
     fwd, bwd = [], []
     cur, cur_rg = ops[0], rgs[0]
     for i in range(1, len(ops)):
@@ -877,7 +925,7 @@ def _plan_einsum(args, kwargs, out):
             A, Bm, o = (B, m, k), (B, k, n), (B, m, n)
             fwd.append(('aten.bmm', (A, Bm), {}, o))
             bwd += _mm_bwd(A, Bm, cur_rg, nxt_rg, o, 'aten.bmm')
-        cur, cur_rg = res, cur_rg or nxt_rg
+        cur, cur_rg = res, _any(cur_rg, nxt_rg)
     return fwd, bwd
 
 
@@ -1169,9 +1217,17 @@ class _BackwardHook:
         self.counter, self.prev = counter, prev
 
     def evaluate(self, node, run, args):
-        if self.prev is not None:
-            return self.prev.evaluate(node, run, args)
-        return run(*args)
+        # the engine's _run_node arguments: the 9th is the set of nodes leading to the
+        # requested inputs of autograd.grad (None: every gradient is needed)
+        tls = self.counter._tls
+        prior = getattr(tls, 'needed', None)
+        tls.needed = args[8] if len(args) > 8 else None
+        try:
+            if self.prev is not None:
+                return self.prev.evaluate(node, run, args)
+            return run(*args)
+        finally:
+            tls.needed = prior
 
     def apply(self, node, fn, args):
         c = self.counter
@@ -1184,7 +1240,8 @@ class _BackwardHook:
         if threading.get_ident() == c._thread:
             entry = c._plans.get(node)
             if entry is not None:
-                c._count(entry[1], tuple(dict.fromkeys(c.mod_tracker.parents)))
+                c._count(entry[1], tuple(dict.fromkeys(c.mod_tracker.parents)),
+                         getattr(tls, 'needed', None), backward=True)
         return out
 
 
@@ -1338,9 +1395,20 @@ class FlopCounterMode:
         return _simple_table(values, header, ("left", "right", "right"))
 
     # ---------------------------------------------------------------- counting
-    def _count(self, calls, parents):
+    def _count(self, calls, parents, needed=None, backward=False):
         reg = self.flop_registry
-        for key, args, kwargs, out in calls:
+        for call in calls:
+            key, args, kwargs, out = call[:4]
+            if backward and len(call) > 4:
+                src = call[4]
+                if isinstance(src, _ConvSrc):
+                    mask = [_need(x, needed) for x in src.srcs]
+                    if not any(mask):
+                        continue
+                    args = args[:10] + (mask,) + args[11:]
+                    out = tuple(o if m else None for o, m in zip(out, mask))
+                elif not _need(src, needed):
+                    continue
             k = _key(key)
             f = reg.get(k)
             if f is None:

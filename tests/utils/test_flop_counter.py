@@ -506,3 +506,38 @@ def test_transformer_layer_and_fast_path():
             m(x, x, x, need_weights=False)
     e, t = _both(fast)
     assert t.get_total_flops() == 0         # PyTorch's fused inference kernel is not counted
+
+
+@pytest.mark.parametrize('case', ['mm', 'linear', 'conv', 'sdpa', 'einsum', 'mlp_params'])
+def test_autograd_grad_counts_only_requested_gradients(case):
+    def fn(L):
+        L.manual_seed(0)
+        if case == 'mm':
+            x, w = _rn(L, 3, 4, rg=True), _rn(L, 4, 5, rg=True)
+            L.autograd.grad((x @ w).sum(), x)
+        elif case == 'linear':
+            m = L.nn.Linear(4, 5)
+            x = _rn(L, 2, 3, 4, rg=True)
+            L.autograd.grad(m(x).sum(), [x])
+        elif case == 'conv':
+            m = L.nn.Conv2d(2, 4, 3)
+            x = _rn(L, 1, 2, 6, 6, rg=True)
+            L.autograd.grad(m(x).sum(), m.weight)
+        elif case == 'sdpa':
+            q, k, v = (_rn(L, 2, 3, 5, 8, rg=True), _rn(L, 2, 3, 7, 8, rg=True),
+                       _rn(L, 2, 3, 7, 4, rg=True))
+            L.autograd.grad(_F(L).scaled_dot_product_attention(q, k, v).sum(), v)
+        elif case == 'einsum':
+            a, b = _rn(L, 2, 3, 4, rg=True), _rn(L, 2, 4, 5, rg=True)
+            L.autograd.grad(L.einsum('bij,bjk->bik', a, b).sum(), b)
+        else:
+            m = _mlp(L)
+            L.autograd.grad(m(_rn(L, 4, 6)).sum(), list(m.parameters()))
+    _both(fn)
+
+
+def test_backward_twice_and_create_graph():
+    _both(lambda L: (lambda y: (y.backward(retain_graph=True), y.backward()))(
+        (_rn(L, 3, 4, rg=True) @ _rn(L, 4, 5)).sum()))
+    _both(lambda L: (lambda x: L.autograd.grad((x @ _rn(L, 4, 5)).sum(), x, create_graph=True))(
+        _rn(L, 3, 4, rg=True)))

@@ -950,7 +950,12 @@ class _Meta:
         return self._stride
 
     def is_contiguous(self):
-        return self._stride == _Meta(self.shape, False)._stride
+        acc = 1
+        for n, st in zip(reversed(self.shape), reversed(self._stride)):
+            if n != 1 and st != acc:
+                return False
+            acc *= n
+        return True
 
 
 _MHA_ARGS = ('query', 'key', 'value', 'embed_dim_to_check', 'num_heads', 'in_proj_weight',
@@ -1074,11 +1079,81 @@ def _module_conv_transpose(mod, input, output):
         (x, mod.weight, mod.bias), {'groups': getattr(mod, 'groups', 1)}, output)
 
 
+def _module_rnn(mod, input, output):
+    """The plan of an ``RNN``/``GRU`` module's forward as PyTorch's CPU implementation runs
+    it: per layer and direction, the input projection of the whole sequence
+    (``linear``), then one ``linear`` of the hidden state per time step. (PyTorch's
+    ``LSTM`` runs a fused oneDNN kernel that is not counted.)"""
+    x = input[0] if isinstance(input, tuple) and input else input
+    hx = input[1] if isinstance(input, tuple) and len(input) > 1 else None
+    if type(mod).__name__ not in ('RNN', 'GRU') or not hasattr(x, 'dim'):
+        return [], []
+    H, layers = mod.hidden_size, mod.num_layers
+    dirs = 2 if mod.bidirectional else 1
+    st = _strides(x)
+    if x.dim() == 2:                                  # unbatched: (T, in) -> (T, 1, in)
+        T, B = x.shape[0], 1
+        inp = _Meta((T, 1, x.shape[1]), _rg(x), (st[0], st[1] * x.shape[1], st[1]))
+    elif mod.batch_first:                             # (B, T, in) seen as (T, B, in)
+        B, T = x.shape[0], x.shape[1]
+        inp = _Meta((T, B, x.shape[2]), _rg(x), (st[1], st[0], st[2]))
+    else:
+        T, B = x.shape[0], x.shape[1]
+        inp = x
+    fwd, bwd = [], []
+
+    def lin(a, w, b):
+        f, bw = _plan_linear((a, w, b), {}, None)
+        fwd.extend(f)
+        bwd.extend(bw)
+    h0_rg = hx is not None and _rg(hx)
+    params_rg = any(p.requires_grad for p in mod.parameters())
+    for layer in range(layers):
+        for d in range(dirs):
+            sfx = f'_l{layer}' + ('_reverse' if d else '')
+            w_ih, w_hh = getattr(mod, 'weight_ih' + sfx), getattr(mod, 'weight_hh' + sfx)
+            b_ih = getattr(mod, 'bias_ih' + sfx, None) if mod.bias else None
+            b_hh = getattr(mod, 'bias_hh' + sfx, None) if mod.bias else None
+            lin(inp, w_ih, b_ih)
+            rg = _rg(inp) or params_rg or h0_rg
+            for t in range(T):
+                lin(_Meta((B, H), h0_rg if t == 0 else rg), w_hh, b_hh)
+        inp = _Meta((T, B, H * dirs), _rg(inp) or params_rg or h0_rg)
+    return fwd, bwd
+
+
+def _module_cell(mod, input, output):
+    """The plan of an ``RNNCell``/``GRUCell``/``LSTMCell`` forward: ``linear`` of the
+    input and of the hidden state (zeros when not given)."""
+    x = input[0] if isinstance(input, tuple) and input else input
+    hx = input[1] if isinstance(input, tuple) and len(input) > 1 else None
+    if isinstance(hx, (tuple, list)):
+        hx = hx[0]
+    if not hasattr(x, 'dim'):
+        return [], []
+    xb = x if x.dim() == 2 else _Meta((1,) + tuple(x.shape), _rg(x))
+    B = xb.shape[0]
+    h = _Meta((B, mod.hidden_size), hx is not None and _rg(hx)) if hx is None or \
+        hx.dim() == 1 else hx
+    fwd, bwd = [], []
+    for a, w, b in ((xb, mod.weight_ih, mod.bias_ih if mod.bias else None),
+                    (h, mod.weight_hh, mod.bias_hh if mod.bias else None)):
+        f, bw = _plan_linear((a, w, b), {}, None)
+        fwd.extend(f)
+        bwd.extend(bw)
+    return fwd, bwd
+
+
 # modules whose forward reaches its counted op past the seam: planned from the module
 _MODULE_PLANS = {
     'ConvTranspose1d': _module_conv_transpose,
     'ConvTranspose2d': _module_conv_transpose,
     'ConvTranspose3d': _module_conv_transpose,
+    'RNN': _module_rnn,
+    'GRU': _module_rnn,
+    'RNNCell': _module_cell,
+    'GRUCell': _module_cell,
+    'LSTMCell': _module_cell,
 }
 
 
@@ -1278,8 +1353,12 @@ class FlopCounterMode:
     plans the ``aten`` calls PyTorch's decomposition and backward would run for each
     public op it knows (``linear``, ``matmul``, ``mm``, ``bmm``, ``addmm``, ``baddbmm``,
     ``addbmm``, ``tensordot``, ``einsum``, the convolutions,
-    ``scaled_dot_product_attention``, ``multi_head_attention_forward``); other ops are
-    counted through the known ops they call through the public bindings, or not at all.
+    ``scaled_dot_product_attention``, ``multi_head_attention_forward``) and for the layers
+    whose ember forward runs past the public bindings (``ConvTranspose*d``, ``RNN``,
+    ``GRU``, the recurrent cells); other ops are counted through the known ops they call
+    through the public bindings, or not at all (``linalg.multi_dot``, packed sequences).
+    An op's backward products are counted together when the grad_fn of its output runs
+    (a module left between two of them in PyTorch's backward gets all of them here).
     The backward of an op is counted when the grad_fn of its output runs, and only when
     the op ran forward inside the counter (it follows PyTorch in not counting the
     gradients of inputs that do not require grad, but counts all of them under

@@ -1045,6 +1045,61 @@ def _plan_mha(args, kwargs, out):
     return fwd, bwd
 
 
+def _plan_multi_dot(args, kwargs, out):
+    """``linalg.multi_dot``: ``mm`` products in PyTorch's order (cheapest chain; for three
+    matrices the cheaper of ``(AB)C`` and ``A(BC)``)."""
+    tensors = _arg(args, kwargs, 0, 'tensors')
+    if not isinstance(tensors, (list, tuple)) or len(tensors) < 2:
+        return [], []
+    shapes = [tuple(_size(t)) for t in tensors]
+    if len(shapes[0]) == 1:
+        shapes[0] = (1,) + shapes[0]
+    if len(shapes[-1]) == 1:
+        shapes[-1] = shapes[-1] + (1,)
+    if any(len(sh) != 2 for sh in shapes):
+        return [], []
+    n = len(shapes)
+    srcs = [_src(t) for t in tensors]
+    dims = [shapes[0][0]] + [sh[1] for sh in shapes]
+    split = {}
+    if n == 3:
+        a, b, c, d = dims
+        split[(0, 2)] = 0 if (a * c) * (b + d) > (b * d) * (a + c) else 1
+    elif n > 3:
+        cost = {(i, i): 0 for i in range(n)}
+        for length in range(1, n):
+            for i in range(n - length):
+                j = i + length
+                best = None
+                for k in range(i, j):
+                    q = cost[(i, k)] + cost[(k + 1, j)] + dims[i] * dims[k + 1] * dims[j + 1]
+                    if best is None or q < best:
+                        best, split[(i, j)] = q, k
+                cost[(i, j)] = best
+    fwd, bwd = [], []
+
+    def impl(i, j):
+        if i == j:
+            return shapes[i], srcs[i]
+        k = split.get((i, j), i)
+        (sa, ga), (sb, gb) = impl(i, k), impl(k + 1, j)
+        o = (sa[0], sb[1])
+        fwd.append(('aten.mm', (sa, sb), {}, o))
+        bwd.extend(_mm_bwd(sa, sb, ga, gb, o))
+        return o, _any(ga, gb)
+    impl(0, n - 1)
+    return fwd, bwd
+
+
+def _plan_chain_matmul(args, kwargs, out):
+    mats = list(args)
+    if len(mats) == 1 and isinstance(mats[0], (list, tuple)):
+        mats = list(mats[0])
+    if len(mats) == 1:
+        return [], []
+    return _plan_multi_dot((mats,), {}, out)
+
+
 _PLANS = {
     'addbmm': _plan_addbmm,
     'mm': _plan_mm,
@@ -1068,6 +1123,8 @@ _PLANS = {
     'tensordot': _plan_tensordot,
     'einsum': _plan_einsum,
     'multi_head_attention_forward': _plan_mha,
+    'multi_dot': _plan_multi_dot,
+    'chain_matmul': _plan_chain_matmul,
 }
 
 
@@ -1352,11 +1409,11 @@ class FlopCounterMode:
     NOTE: unlike PyTorch, ember has no dispatcher below its public ops: the counter
     plans the ``aten`` calls PyTorch's decomposition and backward would run for each
     public op it knows (``linear``, ``matmul``, ``mm``, ``bmm``, ``addmm``, ``baddbmm``,
-    ``addbmm``, ``tensordot``, ``einsum``, the convolutions,
+    ``addbmm``, ``tensordot``, ``einsum``, ``linalg.multi_dot``, the convolutions,
     ``scaled_dot_product_attention``, ``multi_head_attention_forward``) and for the layers
     whose ember forward runs past the public bindings (``ConvTranspose*d``, ``RNN``,
     ``GRU``, the recurrent cells); other ops are counted through the known ops they call
-    through the public bindings, or not at all (``linalg.multi_dot``, packed sequences).
+    through the public bindings, or not at all (packed sequences).
     An op's backward products are counted together when the grad_fn of its output runs
     (a module left between two of them in PyTorch's backward gets all of them here).
     The backward of an op is counted when the grad_fn of its output runs, and only when

@@ -591,3 +591,20 @@ def test_recurrent_cells(cls, kw):
     # cell once its input gradient is computed (between its products)
     if not kw.get('xg') and not kw.get('hx'):
         assert _counts(e) == _counts(t)
+
+
+@pytest.mark.parametrize('shapes', [
+    ((3, 4), (4, 5)), ((3, 4), (4, 5), (5, 2)), ((3, 40), (40, 5), (5, 60)),
+    ((2, 3), (3, 4), (4, 5), (5, 6)), ((10, 2), (2, 30), (30, 3), (3, 40), (40, 1)),
+    ((4,), (4, 5), (5, 2)), ((3, 4), (4, 5), (5,)), ((4,), (4, 5), (5,))])
+@pytest.mark.parametrize('grad', [False, True])
+def test_multi_dot(shapes, grad):
+    def fn(L):
+        ts = [_rn(L, *sh, rg=grad and i % 2 == 0) for i, sh in enumerate(shapes)]
+        out = L.linalg.multi_dot(ts)
+        if grad:
+            out.sum().backward()
+    _both(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        _both(lambda L: L.chain_matmul(_rn(L, 3, 4), _rn(L, 4, 5, rg=True), _rn(L, 5, 2)).sum().backward())

@@ -747,8 +747,7 @@ def _conv_plan(transposed, nd):
         if nd is not None and len(sx) == nd + 1:     # unbatched input
             sx, so = (1,) + sx, (1,) + so
         sb = None if bias is None else _size(bias)
-        rest = tuple(args[3:])
-        groups = kwargs.get('groups', 1)
+        groups = _arg(args, kwargs, 8 if nd is None else 6, 'groups', 1)
         fwd = [('aten.convolution', (sx, sw, sb, None, None, None, transposed), {}, so)]
         srcs = (_src(x), _src(w), _src(bias) if bias is not None else False)
         mask = [_on(m) for m in srcs]
@@ -759,7 +758,6 @@ def _conv_plan(transposed, nd):
                          transposed, None, groups, mask),
                         {}, (sx if mask[0] else None, sw if mask[1] else None,
                              sb if mask[2] else None), _ConvSrc(srcs)))
-        del rest
         return fwd, bwd
     return plan
 
@@ -798,7 +796,6 @@ def _plan_sdpa(args, kwargs, out):
     kt = sk[:-2] + (sk[-1], sk[-2])
     f1, _ = _matmul_plan(sq, kt, False, False, None, None)
     scores = sq[:-1] + (sk[-2],)
-    nb = max(len(scores), len(sv))
     f2, _ = _matmul_plan(scores, sv, False, False, None, None)
     fwd = f1 + f2
     rq, rk, rv = _src(q), _src(k), _src(v)
@@ -817,7 +814,6 @@ def _plan_sdpa(args, kwargs, out):
             bwd.append(('aten.bmm', ((Bn, L, Sk), (Bn, Sk, E)), {}, (Bn, L, E), rq))
         if _on(rk):
             bwd.append(('aten.bmm', ((Bn, Sk, L), (Bn, L, E)), {}, (Bn, Sk, E), rk))
-    del nb
     return fwd, bwd
 
 
@@ -1416,10 +1412,10 @@ class FlopCounterMode:
     through the public bindings, or not at all (packed sequences).
     An op's backward products are counted together when the grad_fn of its output runs
     (a module left between two of them in PyTorch's backward gets all of them here).
-    The backward of an op is counted when the grad_fn of its output runs, and only when
-    the op ran forward inside the counter (it follows PyTorch in not counting the
-    gradients of inputs that do not require grad, but counts all of them under
-    ``autograd.grad(inputs=...)``). In backward, a module is entered at the first of its
+    The backward of an op is counted only when the op ran forward inside the counter
+    (PyTorch also counts the backward of ops that ran forward before it). As in PyTorch,
+    the gradients of inputs that do not require grad, or that ``autograd.grad(inputs=...)``
+    does not lead to, are not counted. In backward, a module is entered at the first of its
     outputs' gradients (PyTorch: once all that the pass reaches have arrived). The count
     keys are strings such as ``'aten.mm'`` (their ``repr`` is PyTorch's). A profiler
     started while the counter is active takes over the backward hook until it stops.

@@ -1336,6 +1336,69 @@ class _ModuleTracker:
 
 
 # --------------------------------------------------------------------- the engine hook
+def _meta_shape(node, i):
+    m = node._in_meta[i] if i < len(node._in_meta) else None
+    return None if m is None else tuple(m[0])
+
+
+def _node_needs(node, needed):
+    nf = node.next_functions
+    return [i < len(nf) and nf[i][0] is not None and (needed is None or nf[i][0] in needed)
+            for i in range(len(nf))]
+
+
+def _node_products(node, grads, needed, key, first):
+    """Backward products of a matrix-product node (inputs ``first``, ``first + 1`` are
+    the two factors), from the output gradient and the factors' shapes."""
+    g = grads[0] if grads else None
+    if g is None:
+        return []
+    go = tuple(g.shape)
+    need = _node_needs(node, needed)
+    calls = []
+    for i in (first, first + 1):
+        sh = _meta_shape(node, i)
+        if not need[i] or sh is None:
+            continue
+        if i == first:    # grad_a = g @ b^T: (.., m, n) @ (.., n, k)
+            other = sh[:-2] + (go[-1], sh[-1])
+            calls.append((key, (go if len(go) == len(sh) else sh[:-2] + go, other), {}, sh))
+        else:             # grad_b = a^T @ g: (.., k, m) @ (.., m, n)
+            other = sh[:-2] + (sh[-2], go[-2])
+            calls.append((key, (other, go if len(go) == len(sh) else sh[:-2] + go), {}, sh))
+    return calls
+
+
+def _node_conv(node, grads, needed):
+    g = grads[0] if grads else None
+    saved = getattr(node, '_saved', ())
+    if g is None or len(saved) < 2 or saved[0] is None or saved[1] is None:
+        return []
+    x, w = saved[0], saved[1]
+    stride, padding, dilation, transposed, output_padding, groups = node.params
+    need = _node_needs(node, needed)
+    mask = [need[0], need[1], len(need) > 2 and need[2]]
+    if not any(mask):
+        return []
+    sx, sw = tuple(x.shape), tuple(w.shape)
+    sb = _meta_shape(node, 2) if len(need) > 2 else None
+    return [('aten.convolution_backward',
+             (tuple(g.shape), sx, sw, sb, stride, padding, dilation, transposed,
+              output_padding, groups, mask), {},
+             (sx if mask[0] else None, sw if mask[1] else None, sb if mask[2] else None))]
+
+
+# grad_fn classes whose PyTorch backward runs counted products: the calls, from the node
+# (for ops that ran forward before the counter started)
+_NODE_PLANS = {
+    'MmBackward0': lambda n, g, nd: _node_products(n, g, nd, 'aten.mm', 0),
+    'BmmBackward0': lambda n, g, nd: _node_products(n, g, nd, 'aten.bmm', 0),
+    'AddmmBackward0': lambda n, g, nd: _node_products(n, g, nd, 'aten.mm', 1),
+    'BaddbmmBackward0': lambda n, g, nd: _node_products(n, g, nd, 'aten.bmm', 1),
+    'ConvolutionBackward0': _node_conv,
+}
+
+
 class _BackwardHook:
     """Sits in ``engine._profile_hook`` while a counter is active: counts the planned
     backward ops of a node when the engine runs it (and hands on to a profiler that was
@@ -1360,16 +1423,29 @@ class _BackwardHook:
     def apply(self, node, fn, args):
         c = self.counter
         tls = c._tls
+        mine = threading.get_ident() == c._thread
+        early = None
+        if mine and node not in c._plans and getattr(node, '_seq', 1 << 62) < c._seq0:
+            # an op that ran forward before the counter started: planned from its node
+            # (before it runs, while its saved tensors are there)
+            planner = _NODE_PLANS.get(type(node).__name__)
+            if planner is not None:
+                try:
+                    early = planner(node, args, getattr(tls, 'needed', None))
+                except Exception:
+                    early = None
         tls.bw = getattr(tls, 'bw', 0) + 1
         try:
             out = self.prev.apply(node, fn, args) if self.prev is not None else fn(*args)
         finally:
             tls.bw -= 1
-        if threading.get_ident() == c._thread:
+        if mine:
+            parents = tuple(dict.fromkeys(c.mod_tracker.parents))
+            if early:
+                c._count(early, parents)
             entry = c._plans.get(node)
             if entry is not None:
-                c._count(entry[1], tuple(dict.fromkeys(c.mod_tracker.parents)),
-                         getattr(tls, 'needed', None), backward=True)
+                c._count(entry[1], parents, getattr(tls, 'needed', None), backward=True)
         return out
 
 
@@ -1412,8 +1488,10 @@ class FlopCounterMode:
     through the public bindings, or not at all (packed sequences).
     An op's backward products are counted together when the grad_fn of its output runs
     (a module left between two of them in PyTorch's backward gets all of them here).
-    The backward of an op is counted only when the op ran forward inside the counter
-    (PyTorch also counts the backward of ops that ran forward before it). As in PyTorch,
+    The backward of an op that ran forward before the counter started is counted for
+    the grad_fn classes ``MmBackward0``, ``BmmBackward0``, ``AddmmBackward0``,
+    ``BaddbmmBackward0`` and ``ConvolutionBackward0`` only (PyTorch counts them all).
+    As in PyTorch,
     the gradients of inputs that do not require grad, or that ``autograd.grad(inputs=...)``
     does not lead to, are not counted. In backward, a module is entered at the first of its
     outputs' gradients (PyTorch: once all that the pass reaches have arrived). The count
@@ -1443,6 +1521,7 @@ class FlopCounterMode:
         self._plans = weakref.WeakKeyDictionary()
         self._handle = None
         self._hook = None
+        self._seq0 = 0
 
     def get_total_flops(self) -> int:
         """The total flop count (every op counted once, under ``'Global'``).
@@ -1619,6 +1698,8 @@ class FlopCounterMode:
         self._thread = threading.get_ident()
         self._plans = weakref.WeakKeyDictionary()
         self._mod_stack = []
+        from ..autograd.graph import _seq
+        self._seq0 = next(_seq)          # nodes numbered below ran forward before
         self.mod_tracker.__enter__()
         self._hook = _BackwardHook(self, engine._profile_hook)
         engine._profile_hook = self._hook

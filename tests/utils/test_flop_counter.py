@@ -608,3 +608,48 @@ def test_multi_dot(shapes, grad):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         _both(lambda L: L.chain_matmul(_rn(L, 3, 4), _rn(L, 4, 5, rg=True), _rn(L, 5, 2)).sum().backward())
+
+
+def _backward_only(fwd):
+    res = []
+    for lib in (torch, ember):
+        M = TFC.FlopCounterMode if lib is torch else EFC.FlopCounterMode
+        lib.manual_seed(0)
+        loss, bw = fwd(lib)
+        with M(display=False) as fc:
+            bw(loss)
+        res.append((fc.get_total_flops(), _counts(fc)))
+    assert res[1] == res[0]
+    return res[0]
+
+
+@pytest.mark.parametrize('case', ['mm', 'mm_one', 'mlp', 'linear3d', 'bmm', 'baddbmm', 'conv',
+                                  'conv_groups', 'conv_transpose', 'grad_inputs'])
+def test_backward_of_a_forward_run_before_the_counter(case):
+    def back(loss):
+        loss.backward()
+
+    def fwd(L):
+        r = _rn
+        if case == 'mm':
+            return (r(L, 3, 4, rg=True) @ r(L, 4, 5, rg=True)).sum(), back
+        if case == 'mm_one':
+            return (r(L, 3, 4) @ r(L, 4, 5, rg=True)).sum(), back
+        if case == 'mlp':
+            return _mlp(L)(r(L, 4, 6)).sum(), back
+        if case == 'linear3d':
+            return L.nn.Linear(6, 5)(r(L, 2, 4, 6, rg=True)).sum(), back
+        if case == 'bmm':
+            return L.bmm(r(L, 2, 3, 4, rg=True), r(L, 2, 4, 5)).sum(), back
+        if case == 'baddbmm':
+            return L.baddbmm(r(L, 2, 3, 5), r(L, 2, 3, 4, rg=True), r(L, 2, 4, 5, rg=True)).sum(), back
+        if case == 'conv':
+            return L.nn.Conv2d(2, 4, 3, stride=2, padding=1)(r(L, 1, 2, 7, 7, rg=True)).sum(), back
+        if case == 'conv_groups':
+            return L.nn.Conv2d(2, 4, 3, groups=2)(r(L, 1, 2, 7, 7)).sum(), back
+        if case == 'conv_transpose':
+            return L.nn.ConvTranspose2d(2, 4, 3, stride=2)(r(L, 1, 2, 5, 5, rg=True)).sum(), back
+        x = r(L, 3, 4, rg=True)
+        return (x @ r(L, 4, 5, rg=True)).sum(), lambda loss: L.autograd.grad(loss, x)
+    total, _ = _backward_only(fwd)
+    assert total > 0

@@ -1712,8 +1712,16 @@ class FlopCounterMode:
         if self.mode is None:
             raise AssertionError("Internal error: FlopCounter.__exit__ called but mode is None")
         self._handle.remove()
-        if engine._profile_hook is self._hook:
+        # take this counter's hook out of the engine's chain (counters may exit in any order)
+        h = engine._profile_hook
+        if h is self._hook:
             engine._profile_hook = self._hook.prev
+        else:
+            while isinstance(h, _BackwardHook):
+                if h.prev is self._hook:
+                    h.prev = self._hook.prev
+                    break
+                h = h.prev
         self._handle = self._hook = self.mode = None
         self._plans = weakref.WeakKeyDictionary()
         self.mod_tracker.__exit__()

@@ -653,3 +653,32 @@ def test_backward_of_a_forward_run_before_the_counter(case):
         return (x @ r(L, 4, 5, rg=True)).sum(), lambda loss: L.autograd.grad(loss, x)
     total, _ = _backward_only(fwd)
     assert total > 0
+
+
+def test_nested_counters_exit_in_any_order():
+    from ember.autograd import engine
+    for inner_first in (True, False):
+        outer = EFC.FlopCounterMode(display=False)
+        inner = EFC.FlopCounterMode(display=False)
+        outer.__enter__()
+        x = ember.ones(3, 4, requires_grad=True)
+        (x @ ember.ones(4, 5)).sum().backward()
+        inner.__enter__()
+        (x @ ember.ones(4, 5)).sum().backward()
+        if inner_first:
+            inner.__exit__(None, None, None)
+            outer.__exit__(None, None, None)
+        else:
+            outer.__exit__(None, None, None)
+            (x @ ember.ones(4, 5)).sum().backward()     # inner only
+            inner.__exit__(None, None, None)
+        assert engine._profile_hook is None
+        assert outer.get_total_flops() == 480           # each pass: mm 120 + its backward 120
+        assert inner.get_total_flops() == (240 if inner_first else 480)
+    tm, tn = TFC.FlopCounterMode(display=False), TFC.FlopCounterMode(display=False)
+    with tm:
+        x = torch.ones(3, 4, requires_grad=True)
+        (x @ torch.ones(4, 5)).sum().backward()
+        with tn:
+            (x @ torch.ones(4, 5)).sum().backward()
+    assert (tm.get_total_flops(), tn.get_total_flops()) == (480, 240)

@@ -317,3 +317,13 @@ def test_real_timer_smoke():
     m = EB.Timer('x + 1', setup='x = ember.ones(4)').blocked_autorange(min_run_time=0.01)
     assert m.number_per_run >= 1 and len(m.raw_times) >= 1 and m.median > 0
     assert 'x + 1' in repr(m)
+
+
+def test_measurement_pickles_and_compares():
+    import pickle
+    t, e = _pair(10, [1e-5, 2e-5, 3e-5, 4e-5], label='L')
+    e.metadata = {'a': 1}
+    e2 = pickle.loads(pickle.dumps(e))
+    assert e2 == e and e2.metadata == {'a': 1} and e2.label == 'L'
+    _check_measurement(t, pickle.loads(pickle.dumps(_pair(10, [1e-5, 2e-5, 3e-5, 4e-5],
+                                                          label='L')[1])))

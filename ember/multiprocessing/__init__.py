@@ -117,3 +117,17 @@ def __dir__():
 
 if 'multiprocessing.reduction' in _sys.modules:
     init_reductions()
+
+
+class _Package(type(_sys)):
+    """This package's module type: importing the submodule ``spawn`` directly (``import
+    ember.multiprocessing.spawn``) makes Python bind the submodule as the package's
+    ``spawn`` attribute; the function ``spawn`` keeps that name instead, as in torch."""
+
+    def __setattr__(self, name, value):
+        if name == 'spawn' and isinstance(value, type(_sys)):
+            value = value.spawn
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

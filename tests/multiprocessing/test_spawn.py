@@ -78,3 +78,16 @@ def test_namespace_matches_torch():
     import multiprocessing
     assert mp.Process is multiprocessing.Process and mp.get_context is multiprocessing.get_context
     assert ember.multiprocessing is mp
+
+
+def test_importing_the_submodule_keeps_the_function():
+    import subprocess
+    import sys
+    code = ("import sys, ember.multiprocessing.spawn, torch.multiprocessing.spawn; "
+            "import ember.multiprocessing as mp, torch.multiprocessing as tmp; "
+            "sub, tsub = (sys.modules[m + '.multiprocessing.spawn'] for m in ('ember', 'torch')); "
+            "assert callable(mp.spawn) and mp.spawn is sub.spawn; "
+            "assert callable(tmp.spawn) and tmp.spawn is tsub.spawn; print('ok')")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.strip() == 'ok', r.stderr

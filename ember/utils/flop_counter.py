@@ -1687,7 +1687,10 @@ class FlopCounterMode:
         if planner is None:          # a user formula for a public op
             self._record([(key, args, kwargs, out)], (), out)
             return out
-        fwd, bwd = planner(args, kwargs, out)
+        try:
+            fwd, bwd = planner(args, kwargs, out)
+        except Exception:      # an argument form the planner does not know: not counted
+            fwd, bwd = [], []
         self._record(fwd, bwd, out)
         return out
 

@@ -118,8 +118,8 @@ def test_custom_op_values_grads_and_ops_namespace():
         meta = op(m.empty(2, 3, device='meta'))
         res.append((repr(op).replace(m.__name__, 'M'), type(y.grad_fn).__name__,
                     y.detach().numpy(), t.grad.numpy(), z.numpy(), repr(packet),
-                    repr(packet.default), str(packet), str(packet.default), tuple(meta.shape), meta.device.type,
-                    op(m.tensor(x)).requires_grad))
+                    repr(packet.default), str(packet), str(packet.default), tuple(meta.shape),
+                    meta.device.type, op(m.tensor(x)).requires_grad))
     e, t = res
     assert e[0].replace('ember', 'torch') == t[0].replace('ember', 'torch')
     assert e[1] == t[1] and e[5:] == t[5:]

@@ -1412,7 +1412,8 @@ class _BackwardHook:
         # requested inputs of autograd.grad (None: every gradient is needed)
         tls = self.counter._tls
         prior = getattr(tls, 'needed', None)
-        tls.needed = args[8] if len(args) > 8 else None
+        needed = args[8] if len(args) > 8 else None
+        tls.needed = needed if isinstance(needed, (set, frozenset)) else None
         try:
             if self.prev is not None:
                 return self.prev.evaluate(node, run, args)

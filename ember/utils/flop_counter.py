@@ -1388,6 +1388,25 @@ def _node_conv(node, grads, needed):
              (sx if mask[0] else None, sw if mask[1] else None, sb if mask[2] else None))]
 
 
+def _node_matmul(node, grads, needed):
+    """Backward products of ember's general ``matmul`` node, as PyTorch's decomposition
+    of that call would run them (strides of unsaved operands taken as contiguous)."""
+    saved = getattr(node, '_saved', ())
+    shapes, strides = [], []
+    for i in range(2):
+        t = saved[i] if i < len(saved) else None
+        sh = _meta_shape(node, i)
+        if sh is None and t is not None:
+            sh = tuple(t.shape)
+        if sh is None:
+            return []
+        shapes.append(sh)
+        strides.append(_strides(t) if t is not None else _Meta(sh, False).stride())
+    need = _node_needs(node, needed)
+    _, bwd = _matmul_plan(shapes[0], shapes[1], need[0], need[1], strides[0], strides[1])
+    return [c[:4] for c in bwd]
+
+
 # grad_fn classes whose PyTorch backward runs counted products: the calls, from the node
 # (for ops that ran forward before the counter started)
 _NODE_PLANS = {
@@ -1430,6 +1449,10 @@ class _BackwardHook:
             # an op that ran forward before the counter started: planned from its node
             # (before it runs, while its saved tensors are there)
             planner = _NODE_PLANS.get(type(node).__name__)
+            if planner is None:
+                from .._ops.products import _MatmulBackward
+                if isinstance(node, _MatmulBackward):
+                    planner = _node_matmul
             if planner is not None:
                 try:
                     early = planner(node, args, getattr(tls, 'needed', None))
@@ -1490,8 +1513,8 @@ class FlopCounterMode:
     An op's backward products are counted together when the grad_fn of its output runs
     (a module left between two of them in PyTorch's backward gets all of them here).
     The backward of an op that ran forward before the counter started is counted for
-    the grad_fn classes ``MmBackward0``, ``BmmBackward0``, ``AddmmBackward0``,
-    ``BaddbmmBackward0`` and ``ConvolutionBackward0`` only (PyTorch counts them all).
+    the grad_fns of ``mm``, ``bmm``, ``addmm``, ``baddbmm``, ``matmul`` and the
+    convolutions only (PyTorch counts them all).
     As in PyTorch,
     the gradients of inputs that do not require grad, or that ``autograd.grad(inputs=...)``
     does not lead to, are not counted. In backward, a module is entered at the first of its

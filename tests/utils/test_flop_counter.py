@@ -624,7 +624,9 @@ def _backward_only(fwd):
 
 
 @pytest.mark.parametrize('case', ['mm', 'mm_one', 'mlp', 'linear3d', 'bmm', 'baddbmm', 'conv',
-                                  'conv_groups', 'conv_transpose', 'grad_inputs'])
+                                  'conv_groups', 'conv_transpose', 'grad_inputs',
+                                  'matmul_3d_2d', 'matmul_3d_3d', 'matmul_2d_3d', 'matmul_bcast',
+                                  'linear3d_nobias'])
 def test_backward_of_a_forward_run_before_the_counter(case):
     def back(loss):
         loss.backward()
@@ -649,6 +651,16 @@ def test_backward_of_a_forward_run_before_the_counter(case):
             return L.nn.Conv2d(2, 4, 3, groups=2)(r(L, 1, 2, 7, 7)).sum(), back
         if case == 'conv_transpose':
             return L.nn.ConvTranspose2d(2, 4, 3, stride=2)(r(L, 1, 2, 5, 5, rg=True)).sum(), back
+        if case == 'matmul_3d_2d':
+            return (r(L, 2, 3, 4, rg=True) @ r(L, 4, 5, rg=True)).sum(), back
+        if case == 'matmul_3d_3d':
+            return (r(L, 2, 3, 4) @ r(L, 2, 4, 5, rg=True)).sum(), back
+        if case == 'matmul_2d_3d':
+            return (r(L, 3, 4, rg=True) @ r(L, 2, 4, 5)).sum(), back
+        if case == 'matmul_bcast':
+            return (r(L, 2, 1, 3, 4, rg=True) @ r(L, 5, 4, 2, rg=True)).sum(), back
+        if case == 'linear3d_nobias':
+            return L.nn.Linear(4, 5, bias=False)(r(L, 2, 3, 4, rg=True)).sum(), back
         x = r(L, 3, 4, rg=True)
         return (x @ r(L, 4, 5, rg=True)).sum(), lambda loss: L.autograd.grad(loss, x)
     total, _ = _backward_only(fwd)

@@ -89,7 +89,7 @@ def _overloaded(args, kwargs):
     """The arguments whose type takes part in ``__torch_function__`` dispatch, one per
     type, subclasses before their bases, otherwise in argument order (PyTorch's rule);
     lists and tuples of arguments are looked into one level deep."""
-    from .._tensor import Tensor, _disabled_torch_function_impl
+    Tensor, _disabled_torch_function_impl = _TENSOR or _tensor_and_disabled()
     found = None
     for seq in (args, kwargs.values() if kwargs else ()):
         for a in seq:
@@ -106,6 +106,16 @@ def _overloaded(args, kwargs):
             if _participates(c, Tensor, _disabled_torch_function_impl):
                 found = _add_overloaded(found, a)
     return found
+
+
+_TENSOR = None      # (Tensor, _disabled_torch_function_impl), set on first use
+
+
+def _tensor_and_disabled():
+    global _TENSOR
+    from .._tensor import Tensor, _disabled_torch_function_impl
+    _TENSOR = (Tensor, _disabled_torch_function_impl)
+    return _TENSOR
 
 
 def _participates(c, Tensor, disabled):

@@ -12,6 +12,8 @@ the first sample.
 import threading
 import weakref
 
+from .._tensor import Tensor as _Tensor
+
 __all__ = []
 
 
@@ -73,8 +75,7 @@ suspend = _Suspend
 
 
 def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
+    return _Tensor
 
 
 def is_batched(t):

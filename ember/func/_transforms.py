@@ -16,6 +16,7 @@ differentiating ``<g(u), v>`` with respect to ``u`` gives ``J v``.
 import threading
 
 from ..utils._pytree import tree_flatten, tree_unflatten
+from ._vmap import _is_tensor
 
 __all__ = []
 
@@ -40,11 +41,6 @@ def _no_batching():
     from . import _batching
     if _batching.active():
         raise _batching.Fallback()
-
-
-def _is_tensor(x):
-    from .._tensor import Tensor
-    return isinstance(x, Tensor)
 
 
 def _lift(x):

@@ -1,4 +1,5 @@
 """``vmap``: map a function over a batch dimension of its inputs."""
+from .._tensor import Tensor as _Tensor
 from ..utils._pytree import tree_flatten, tree_unflatten, _broadcast_to_and_flatten
 
 __all__ = []
@@ -9,8 +10,7 @@ _RANDOM_MSG = ("vmap: called random operation while in randomness error mode. Pl
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
-    return isinstance(x, Tensor)
+    return isinstance(x, _Tensor)
 
 
 def _fname(func):

@@ -730,6 +730,18 @@ class OpOverloadPacket:
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self}')>"
 
+    # packets of one operator are equal, and equal to its name ('aten.mm'): dictionaries
+    # keyed by operator (FlopCounterMode's counts) can be indexed with either
+    def __eq__(self, other):
+        if isinstance(other, OpOverloadPacket):
+            return self._qualname == other._qualname
+        if isinstance(other, str):
+            return str(self) == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(str(self))
+
 
 class _OpNamespace:
     def __init__(self, ns):

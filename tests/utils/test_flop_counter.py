@@ -694,3 +694,14 @@ def test_nested_counters_exit_in_any_order():
         with tn:
             (x @ torch.ones(4, 5)).sum().backward()
     assert (tm.get_total_flops(), tn.get_total_flops()) == (480, 240)
+
+
+def test_counts_indexed_by_operator_packets_like_torch():
+    res = []
+    for m in (ember, torch):
+        lin = m.nn.Linear(4, 3)
+        with m.utils.flop_counter.FlopCounterMode(display=False) as fc:
+            lin(m.ones(2, 4)).sum().backward()
+        counts = fc.get_flop_counts()
+        res.append((counts['Global'][m.ops.aten.addmm], counts['Global'][m.ops.aten.mm]))
+    assert res[0] == res[1]

@@ -20,8 +20,9 @@ def disable_global_flags():
     """Mark the global backend flags as frozen (PyTorch's test harness calls this so that
     tests change flags only inside ``flags()`` context managers); see :func:`flags_frozen`.
 
-    NOTE: unlike PyTorch, ember only records the mark: setting a flag such as
-    ``ember.backends.cudnn.enabled`` afterwards still succeeds.
+    After it, assigning ``cudnn``'s or ``mkldnn``'s flags (``enabled``, ``benchmark``,
+    ``deterministic``, ``allow_tf32``) raises ``RuntimeError``; their ``flags()`` context
+    managers still work.
 
     Example::
 

@@ -58,3 +58,35 @@ def test_mkldnn_and_misc_queries():
         with ember.backends.cuda.sdp_kernel(enable_flash=False):
             assert not ember.backends.cuda.flash_sdp_enabled()
     assert ember.backends.cuda.flash_sdp_enabled()
+
+
+def test_disable_global_flags_freezes_flags_like_torch():
+    """Run in a subprocess: freezing lasts for the rest of the process."""
+    import subprocess
+    import sys
+    code = r'''
+import torch, ember
+out = []
+for m in (ember, torch):
+    m.backends.disable_global_flags()
+    row = [m.backends.flags_frozen()]
+    for mod, names in ((m.backends.cudnn, ['enabled', 'benchmark', 'deterministic',
+                                           'allow_tf32', 'benchmark_limit']),
+                       (m.backends.mkldnn, ['enabled', 'deterministic', 'allow_tf32'])):
+        for n in names:
+            try:
+                setattr(mod, n, getattr(mod, n))
+                row.append('ok')
+            except RuntimeError as e:
+                row.append(str(e))
+    mod.some_other_attribute = 1
+    with m.backends.cudnn.flags(enabled=False):
+        row.append(m.backends.cudnn.enabled)
+    row.append(m.backends.cudnn.enabled)
+    out.append(row)
+assert out[0] == out[1], out
+print('ok')
+'''
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.strip() == 'ok', r.stderr

@@ -42,3 +42,8 @@ def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=Fals
         yield
     finally:
         g.update(old)
+
+
+from .._flags import freeze_guard as _freeze_guard  # noqa: E402
+
+_freeze_guard(__name__, ('enabled', 'benchmark', 'deterministic', 'allow_tf32'))

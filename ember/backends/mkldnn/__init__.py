@@ -37,3 +37,8 @@ class verbose:
 
     def __exit__(self, *exc):
         return False
+
+
+from .._flags import freeze_guard as _freeze_guard  # noqa: E402
+
+_freeze_guard(__name__, ('enabled', 'deterministic', 'allow_tf32'))

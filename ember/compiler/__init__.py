@@ -15,7 +15,11 @@ __all__ = ['compile', 'reset', 'allow_in_graph', 'substitute_in_graph', 'list_ba
            'disable', 'set_default_backend', 'get_default_backend', 'set_stance',
            'set_enable_guard_collectives', 'cudagraph_mark_step_begin', 'wrap_numpy',
            'is_compiling', 'is_dynamo_compiling', 'is_exporting', 'assume_constant_result',
-           'nested_compile_region', 'OptimizedModule']
+           'nested_compile_region', 'OptimizedModule', 'keep_portable_guards_unsafe',
+           'keep_tensor_guards_unsafe', 'skip_all_guards_unsafe',
+           'skip_guard_on_all_nn_modules_unsafe', 'skip_guard_on_globals_unsafe',
+           'skip_guard_on_inbuilt_nn_modules_unsafe', 'save_cache_artifacts',
+           'load_cache_artifacts']
 
 _state = {'backend': 'inductor', 'guard_collectives': False}
 _BACKENDS = ('cudagraphs', 'inductor', 'openxla', 'tvm')
@@ -334,3 +338,117 @@ def wrap_numpy(fn):
     def wrapped(*args, **kwargs):
         return to_tensor(fn(*to_np(args), **to_np(kwargs)))
     return wrapped
+
+
+# ---------------------------------------------------------------- guard filters
+# Functions for ``compile(options={"guard_filter_fn": ...})``: given the guard entries
+# (objects with ``guard_type``, ``is_global``, ``value``, ``orig_guard.source``), one bool
+# per entry, True to keep the guard. NOTE: unlike PyTorch, ember.compile makes no guards, so
+# it never calls them; they compute the same answer as PyTorch's on the same entries.
+
+def skip_all_guards_unsafe(guard_entries):
+    """Drop every guard.
+
+    Example::
+
+        >>> ember.compiler.skip_all_guards_unsafe([object(), object()])
+        [False, False]
+    """
+    return [False for _ in guard_entries]
+
+
+def skip_guard_on_globals_unsafe(guard_entries):
+    """Keep only the guards that are not on global variables.
+
+    Example::
+
+        >>> from types import SimpleNamespace as E
+        >>> ember.compiler.skip_guard_on_globals_unsafe([E(is_global=True), E(is_global=False)])
+        [False, True]
+    """
+    return [not e.is_global for e in guard_entries]
+
+
+def skip_guard_on_all_nn_modules_unsafe(guard_entries):
+    """Drop the guards whose source is an (unspecialized) ``nn.Module``.
+
+    Example::
+
+        >>> f = ember.compiler.skip_guard_on_all_nn_modules_unsafe
+    """
+    return [not e.orig_guard.source.is_unspecialized_nn_module() for e in guard_entries]
+
+
+def skip_guard_on_inbuilt_nn_modules_unsafe(guard_entries):
+    """Drop the guards whose source is a built-in (``ember.nn``) module.
+
+    Example::
+
+        >>> f = ember.compiler.skip_guard_on_inbuilt_nn_modules_unsafe
+    """
+    return [not e.orig_guard.source.is_unspecialized_builtin_nn_module()
+            for e in guard_entries]
+
+
+def keep_tensor_guards_unsafe(guard_entries, keep_parameters=False):
+    """Keep only the tensor-match guards (on parameters too if ``keep_parameters``).
+
+    Example::
+
+        >>> from types import SimpleNamespace as E
+        >>> ember.compiler.keep_tensor_guards_unsafe(
+        ...     [E(guard_type='TENSOR_MATCH', value=ember.ones(1)), E(guard_type='ID_MATCH')])
+        [True, False]
+    """
+    from ..nn.parameter import Parameter
+    return [e.guard_type == 'TENSOR_MATCH' and (keep_parameters or not isinstance(
+        e.value, Parameter)) for e in guard_entries]
+
+
+def keep_portable_guards_unsafe(guard_entries):
+    """Keep the guards that stay valid in another process: global-state and shape
+    guards, and tensor matches on non-global tensors.
+
+    Example::
+
+        >>> from types import SimpleNamespace as E
+        >>> ember.compiler.keep_portable_guards_unsafe(
+        ...     [E(guard_type='SHAPE_ENV', is_global=True),
+        ...      E(guard_type='ID_MATCH', is_global=False)])
+        [True, False]
+    """
+    return [e.guard_type in ('GLOBAL_STATE', 'SHAPE_ENV') or (
+        e.guard_type == 'TENSOR_MATCH' and not e.is_global) for e in guard_entries]
+
+
+def save_cache_artifacts():
+    """The compiler's cache artifacts, to warm another process's caches; ``None`` when
+    there are none.
+
+    NOTE: unlike PyTorch, ember compiles nothing, so there are never any: always ``None``.
+
+    Example::
+
+        >>> ember.compiler.save_cache_artifacts() is None
+        True
+    """
+    return None
+
+
+def load_cache_artifacts(serialized_artifacts):
+    """Load artifacts made by :func:`save_cache_artifacts` into the compiler's caches.
+
+    NOTE: unlike PyTorch, there are no caches to fill: the bytes are accepted and
+    ``None`` is returned.
+
+    Args:
+        serialized_artifacts (bytes): what :func:`save_cache_artifacts` returned.
+
+    Example::
+
+        >>> ember.compiler.load_cache_artifacts(b'') is None
+        True
+    """
+    if not isinstance(serialized_artifacts, (bytes, bytearray)):
+        raise TypeError("load_cache_artifacts expects bytes")
+    return None

@@ -128,3 +128,53 @@ def test_compile_functions_and_module_compile():
         assert lin.compile(backend='eager') is None
         assert list(lin.state_dict()) == ['weight', 'bias']
         assert lin._compiled_call_impl is not None
+
+
+def _entries(m):
+    from types import SimpleNamespace as E
+
+    def src(nn, builtin):
+        return E(is_unspecialized_nn_module=lambda: nn,
+                 is_unspecialized_builtin_nn_module=lambda: builtin)
+    return [E(guard_type=gt, is_global=g, value=v, orig_guard=E(source=src(nn, b)))
+            for gt, g, v, nn, b in [
+                ('TENSOR_MATCH', False, m.ones(1), False, False),
+                ('TENSOR_MATCH', True, m.nn.Parameter(m.ones(1)), True, True),
+                ('TENSOR_MATCH', False, m.nn.Parameter(m.ones(1)), True, False),
+                ('GLOBAL_STATE', True, None, False, False),
+                ('SHAPE_ENV', False, None, False, False),
+                ('ID_MATCH', True, None, True, False),
+                ('ID_MATCH', False, None, False, False)]]
+
+
+@pytest.mark.parametrize('name', ['keep_portable_guards_unsafe', 'keep_tensor_guards_unsafe',
+                                  'skip_all_guards_unsafe',
+                                  'skip_guard_on_all_nn_modules_unsafe',
+                                  'skip_guard_on_globals_unsafe',
+                                  'skip_guard_on_inbuilt_nn_modules_unsafe'])
+def test_guard_filters_like_torch(name):
+    e = getattr(ember.compiler, name)(_entries(ember))
+    t = getattr(torch.compiler, name)(_entries(torch))
+    assert e == t
+    if name == 'keep_tensor_guards_unsafe':
+        assert ember.compiler.keep_tensor_guards_unsafe(_entries(ember), keep_parameters=True) \
+            == torch.compiler.keep_tensor_guards_unsafe(_entries(torch), keep_parameters=True)
+
+
+def test_cache_artifacts_none_without_compiled_code():
+    import subprocess
+    import sys
+    assert ember.compiler.save_cache_artifacts() is None
+    code = "import torch; print(torch.compiler.save_cache_artifacts())"   # nothing compiled
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.strip() == 'None', r.stderr
+    assert ember.compiler.load_cache_artifacts(b'') is None
+    with pytest.raises(TypeError):
+        ember.compiler.load_cache_artifacts('not bytes')
+
+
+def test_guard_filter_option_accepted():
+    lin = ember.nn.Linear(2, 2)
+    c = ember.compile(lin, options={'guard_filter_fn': ember.compiler.skip_guard_on_globals_unsafe})
+    assert c(ember.ones(1, 2)).shape == (1, 2)

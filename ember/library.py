@@ -12,6 +12,7 @@ NOTE: unlike PyTorch, ember has no dispatcher: a call runs the kernel of the fir
 argument's device type (the fake kernel for ``meta`` tensors), with autograd around it when
 a formula is registered. There is no compiler, so fake kernels only serve ``meta`` tensors.
 """
+import ast
 import collections.abc
 import inspect
 import typing
@@ -20,6 +21,7 @@ __all__ = ['Library', 'custom_op', 'define', 'impl', 'impl_abstract', 'infer_sch
            'register_autograd', 'register_fake', 'register_kernel', 'CustomOpDef', 'ops']
 
 _OPS = {}                # "ns::name" -> _Op
+_NO_DEFAULT = object()    # a schema argument without a default
 _DEFINED_NAMESPACES = {}  # ns -> the Library(kind='DEF') that owns it
 
 
@@ -166,7 +168,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None):
 
 def _parse_schema(text):
     """``name(args) -> returns`` (or ``(args) -> returns``) -> (name, [(type, name,
-    mutable, has_default, kwonly)], returns)."""
+    mutable, default or _NO_DEFAULT, kwonly)], returns)."""
     text = text.strip()
     open_at = text.index('(')
     name = text[:open_at].strip()
@@ -200,9 +202,15 @@ def _parse_schema(text):
         if piece == '*':
             kwonly = True
             continue
-        decl, _, default = piece.partition('=')
+        decl, eq, default = piece.partition('=')
         ty, _, aname = decl.strip().rpartition(' ')
-        args.append((ty, aname, '!' in ty, bool(_), kwonly))
+        value = _NO_DEFAULT
+        if eq:
+            try:
+                value = ast.literal_eval(default.strip())
+            except (ValueError, SyntaxError):
+                value = default.strip()
+        args.append((ty, aname, '!' in ty, value, kwonly))
     return name, args, text[close_at + 1:].split('->', 1)[1].strip()
 
 
@@ -215,6 +223,14 @@ def _alias_error(name):
         "is if we have y = custom_op(x) and y and x are the same Tensor. Please instead "
         "return a clone of the offending output tensor(s) (e.g. return x.clone()) or "
         "refactor the custom operator to not return y.")
+
+
+def _is_default(v, default):
+    if default is _NO_DEFAULT:
+        return False
+    if v is default:
+        return True
+    return type(v) in (bool, int, float, str) and type(v) is type(default) and v == default
 
 
 def _tensors(values):
@@ -244,17 +260,20 @@ class _Op:
 
     # -- binding
     def _bind(self, args, kwargs):
-        """All arguments in schema order (defaults from the kernel's signature)."""
-        names = [a[1] for a in self.args]
+        """All arguments in schema order, schema defaults filled in."""
+        if len(args) > len(self.args):
+            raise TypeError(f"{self.qualname}() takes {len(self.args)} arguments but "
+                            f"{len(args)} were given")
         values = list(args)
-        if len(values) > len(names):
-            raise TypeError(f"{self.qualname}() takes {len(names)} arguments but "
-                            f"{len(values)} were given")
-        for n in names[len(values):]:
-            if n in kwargs:
-                values.append(kwargs.pop(n))
+        for ty, name, _, default, _ in self.args[len(values):]:
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif default is not _NO_DEFAULT:
+                values.append(default)
             else:
-                values.append(_MISSING)
+                raise RuntimeError(f"{self.qualname}() is missing value for argument "
+                                   f"'{name}'. Declaration: {self.qualname}"
+                                   f"{self.schema[self.schema.index('('):]}")
         if kwargs:
             raise TypeError(f"{self.qualname}() got an unexpected keyword argument "
                             f"'{next(iter(kwargs))}'")
@@ -278,35 +297,22 @@ class _Op:
                 "(if using custom build).")
         return k
 
-    def _fill_defaults(self, kernel, values):
-        """Missing arguments take the kernel's own defaults (for ``setup_context``)."""
-        if _MISSING not in values:
-            return values
-        try:
-            params = list(inspect.signature(kernel).parameters.values())
-        except (TypeError, ValueError):
-            return values
-        byname = {p.name: p for p in params}
-        out = []
-        for (ty, name, _, _, _), v in zip(self.args, values):
-            p = byname.get(name)
-            if v is _MISSING and p is not None and p.default is not p.empty:
-                v = p.default
-            out.append(v)
-        return out
-
     def _run_kernel(self, kernel, values):
         pos, kw = [], {}
-        for (ty, name, mut, has_def, kwonly), v in zip(self.args, values):
-            if v is _MISSING:
-                continue
+        for (ty, name, mut, default, kwonly), v in zip(self.args, values):
             if kwonly:          # keyword-only schema arguments are passed by keyword
-                kw[name] = v
+                if not (self.composite and _is_default(v, default)):
+                    kw[name] = v
             else:
                 pos.append(v)
+        if self.composite:      # as PyTorch's dispatcher: trailing defaults are left out
+            n = len(pos)
+            while n and _is_default(pos[n - 1], self.args[n - 1][3]):
+                n -= 1
+            pos = pos[:n]
         out = kernel(*pos, **kw)
         for (ty, name, mut, _, _), v in zip(self.args, values):
-            if mut and v is not _MISSING:
+            if mut:
                 for t in _tensors([v]):
                     t._bump()
         if out is not None and not self.composite:
@@ -326,7 +332,6 @@ class _Op:
         from .autograd import grad_mode
         values = self._bind(args, dict(kwargs))
         kernel = self._kernel_for(values)
-        values = self._fill_defaults(kernel, values)
         if self.composite or kernel is self.fake:
             return self._run_kernel(kernel, values)
         if not (grad_mode.is_grad_enabled() and any(t.requires_grad
@@ -348,8 +353,7 @@ class _Op:
                 op = inputs[0]
                 ctx._op = op
                 if op.setup_context is not None:
-                    op.setup_context(ctx, tuple(None if v is _MISSING else v
-                                                for v in inputs[2:]), output)
+                    op.setup_context(ctx, tuple(inputs[2:]), output)
 
             def backward(ctx, *grads):
                 op = ctx._op
@@ -370,9 +374,6 @@ class _Op:
                 'forward': staticmethod(forward), 'setup_context': staticmethod(setup_context),
                 'backward': staticmethod(backward)})
         return self._function
-
-
-_MISSING = type('_Missing', (), {'__repr__': lambda self: '<missing>'})()
 
 
 def _lookup(op):

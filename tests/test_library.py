@@ -235,3 +235,26 @@ def test_aten_namespace():
     assert ember.ops.aten.add.Tensor(ember.ones(1), ember.ones(1)).tolist() == [2.0]
     with pytest.raises(AttributeError):
         ember.ops.aten.no_such_op_anywhere
+
+
+def test_schema_defaults_and_missing_arguments_like_torch():
+    res = []
+    for m in (ember, torch):
+        lib = m.library.Library(f"emkw{next(_ids)}", 'DEF')
+        lib.define("f(Tensor x, float a, float b=2.5, *, str s=\"x\") -> Tensor")
+        seen = []
+
+        def kern(*args, **kw):          # records what the dispatcher passes
+            seen.append((args[1:], kw))
+            x, a = args[:2]
+            return x * a + (args[2] if len(args) > 2 else 2.5)
+        lib.impl('f', kern, 'CPU')
+        op = getattr(m.ops, lib.ns).f
+        r = [op(m.ones(1), 3.0).tolist(), op(m.ones(1), 3.0, b=1.0, s='y').tolist(),
+             op(m.ones(1), 3.0, 2.5, s='x').tolist()]
+        with pytest.raises(RuntimeError) as e:
+            op(m.ones(1), b=5.0)
+        r.append((seen, str(e.value).replace(lib.ns, 'NS')))
+        res.append(r)
+        lib._destroy()
+    assert res[0] == res[1]

@@ -34,17 +34,7 @@ def supported_activities():
     return {ProfilerActivity.CPU}
 
 
-def kineto_available():
-    """Whether the Kineto profiler library is there: False, as ember's profiler is its own.
-
-    NOTE: unlike PyTorch, whose builds (CPU ones included) answer True.
-
-    Example::
-
-        >>> ember.profiler.kineto_available()
-        False
-    """
-    return False
+kineto_available = _prof.kineto_available   # one definition (autograd.profiler)
 
 
 def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0):

@@ -52,3 +52,23 @@ class immutable_dict(dict):
 
 for _c in (immutable_list, immutable_dict):
     _c.__module__ = 'ember.fx.immutable_collections'
+
+
+def _register_pytree_nodes():
+    """The tree functions of ``ember.utils._pytree`` look inside FX's immutable
+    containers (rebuilding the same immutable types), as PyTorch's do."""
+    from ..utils import _pytree as pt
+    pt._private_register_pytree_node(
+        immutable_list, lambda t: (list(t), None), lambda values, ctx: immutable_list(values),
+        serialized_type_name='torch.fx.immutable_collections.immutable_list',
+        flatten_with_keys_fn=lambda t: ([(pt.SequenceKey(i), v) for i, v in enumerate(t)],
+                                        None))
+    pt._private_register_pytree_node(
+        immutable_dict, lambda d: (list(d.values()), list(d)),
+        lambda values, ctx: immutable_dict(zip(ctx, values)),
+        serialized_type_name='torch.fx.immutable_collections.immutable_dict',
+        flatten_with_keys_fn=lambda d: ([(pt.MappingKey(k), v) for k, v in d.items()],
+                                        list(d)))
+
+
+_register_pytree_nodes()

@@ -75,8 +75,6 @@ from .serialization import save, load  # noqa: E402
 
 from . import nn  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
-from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
-from . import func  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from . import amp, cuda, cpu, backends, accelerator, functional, version  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401
@@ -87,13 +85,13 @@ from .amp.autocast_mode import (  # noqa: E402,F401
     set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
     get_autocast_gpu_dtype, set_autocast_gpu_dtype)
 from . import overrides, _C  # noqa: E402,F401
-from .func import vmap  # noqa: E402,F401
 from .amp import GradScaler  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
-_LAZY_SUBMODULES = ('fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
+_LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.utils.dlpack'}
+_LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
                     'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage')
 
 
@@ -101,6 +99,11 @@ def __getattr__(name):
     if name == 'ops':            # ember.ops: the operators' namespace (ember.library)
         from .library import ops
         return ops
+    if name in _LAZY_NAMES:      # functions whose module loads on first use
+        import importlib
+        v = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
+        globals()[name] = v
+        return v
     if name in _LAZY_SUBMODULES:
         import importlib
         try:

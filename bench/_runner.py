@@ -13,6 +13,11 @@ def _time(fn, number):
     return (time.perf_counter() - t0) / number
 
 
+def best(fn, number=5, rounds=5):
+    """The best of ``rounds`` timings of ``number`` calls (seconds per call)."""
+    return min(_time(fn, number) for _ in range(rounds))
+
+
 def compare(name, fns, ref='torch', number=100, rounds=7, target=None):
     """Run each of ``fns`` (label -> zero-arg callable) ``number`` times per round,
     alternating labels, ``rounds`` rounds; report the best round of each, and the ratio of

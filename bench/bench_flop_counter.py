@@ -19,14 +19,10 @@ import torch.utils.flop_counter as TFC  # noqa: E402
 import ember  # noqa: E402
 import ember.utils.benchmark as EB  # noqa: E402
 import ember.utils.flop_counter as EFC  # noqa: E402
-from _runner import compare, _time  # noqa: E402
+from _runner import compare, best as _best  # noqa: E402
 from bench_layers import _pair, _step_fns, _labels, lenet  # noqa: E402
 
 torch.set_num_threads(1)
-
-
-def _best(fn, number=5, rounds=5):
-    return min(_time(fn, number) for _ in range(rounds))
 
 
 def counter_overhead():

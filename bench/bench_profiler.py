@@ -16,14 +16,10 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import ember  # noqa: E402
-from _runner import compare, _time  # noqa: E402
+from _runner import compare, best as _best  # noqa: E402
 from bench_layers import _pair, _step_fns, _labels, lenet  # noqa: E402
 
 torch.set_num_threads(1)
-
-
-def _best(fn, number=5, rounds=5):
-    return min(_time(fn, number) for _ in range(rounds))
 
 
 def overhead():

@@ -20,28 +20,16 @@ _OPERANDS = ("Expect operands to be a tuple of possibly nested dict/list/tuple t
 
 
 def _leaves(tree, out):
-    """Flatten a pytree of lists/tuples/dicts; returns its structure (leaves are appended to
-    ``out``)."""
-    if isinstance(tree, (list, tuple)):
-        return (type(tree), tuple(_leaves(v, out) for v in tree))
-    if isinstance(tree, dict):
-        return (dict, tuple((k, _leaves(tree[k], out)) for k in tree))
-    out.append(tree)
-    return None
+    """Flatten ``tree`` with ember's pytree rules; the leaves are appended to ``out``,
+    the TreeSpec is returned."""
+    from ..utils._pytree import tree_flatten
+    leaves, spec = tree_flatten(tree)
+    out.extend(leaves)
+    return spec
 
 
 def _rebuild(spec, leaves):
-    it = iter(leaves)
-
-    def go(s):
-        if s is None:
-            return next(it)
-        tp, kids = s
-        if tp is dict:
-            return {k: go(c) for k, c in kids}
-        vals = [go(c) for c in kids]
-        return tp(vals) if tp in (list, tuple) else tp(*vals)
-    return go(spec)
+    return spec.unflatten(list(leaves))
 
 
 def _hop_error(what):

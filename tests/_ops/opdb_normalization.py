@@ -63,7 +63,9 @@ def _group_norm(mk):
                  "weight (a torch bug); ember's gradient is checked against the exact formula "
                  "in tests/nn/test_normalization.py")
     yield S(mk((1, 4, 2, 2, 2)), 2, mk((4,)), mk((4,)))
-    yield S(mk((2, 4, 3), dom='shift') + 50, 2, mk((4,)), mk((4,)), desc='large mean')
+    yield S(mk((2, 4, 3), dom='shift') + 50, 2, mk((4,)), mk((4,)), desc='large mean',
+            atol=1e-4, note="float32 round-off of x - mean at |x| ~ 50 (ulp 4e-6) reaches the "
+                            "weight gradient as ~3e-5; its size depends on NumPy's summation")
     yield S(mk((2, 4, 3, 2)), 2, mk((4,)), mk((4,)), pre='t')
     yield S(mk((0, 4, 2)), 2, mk((4,)), mk((4,)))
     yield S(mk((2, 4, 0)), 2, mk((4,)), mk((4,)))

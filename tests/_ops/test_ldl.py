@@ -1,7 +1,9 @@
 """``ember.linalg.ldl_factor(_ex)`` / ``ldl_solve`` against torch on many random symmetric,
 complex symmetric and Hermitian matrices (incl. zero diagonals, tiny rows and zero
 columns, which force 2x2 and interchanged pivots): pivots and info equal, LD equal
-element-wise (bit-exact up to n = 64, where LAPACK runs the unblocked algorithm), solutions
+element-wise to round-off (the unblocked algorithm, n <= 64, performs the same operations
+as LAPACK's ?sytf2, but the last bits depend on which BLAS kernels NumPy's and torch's
+libraries pick for the CPU, so the tolerance is a few ulps of the matrix's scale), solutions
 equal."""
 import numpy as np
 import pytest
@@ -49,13 +51,18 @@ def test_random_matrices_match_torch(kind):
 
 
 @pytest.mark.parametrize('n,dt', [(64, np.float64), (30, np.float32)])
-def test_bit_exact_unblocked(n, dt):
+def test_unblocked_matches_to_round_off(n, dt):
     a = np.random.default_rng(n).standard_normal((n, n)).astype(dt)
     a = a + a.T
     t = torch.linalg.ldl_factor(torch.from_numpy(a))
     e = ember.linalg.ldl_factor(ember.from_numpy(a))
     np.testing.assert_array_equal(e.pivots.numpy(), t.pivots.numpy())
-    np.testing.assert_array_equal(e.LD.numpy(), t.LD.numpy())
+    assert str(e.LD.dtype) == str(t.LD.dtype) and tuple(e.LD.shape) == tuple(t.LD.shape)
+    # a few ulps, relative to the factor's scale: the same algorithm, but NumPy's BLAS may
+    # pick other (FMA / SIMD) kernels than torch's for the rank-1 and rank-2 updates
+    ld_t = t.LD.numpy()
+    scale = np.abs(ld_t).max()
+    np.testing.assert_allclose(e.LD.numpy(), ld_t, rtol=0, atol=64 * np.finfo(dt).eps * scale)
 
 
 def test_larger_than_block_size():

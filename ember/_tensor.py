@@ -525,7 +525,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._register_tensor_prehook(self._out_nr, hook)
-        from ._ops._util import edge_of
+        from .autograd.graph import edge_of
         acc = edge_of(self)[0]
         return acc._register_tensor_prehook(0, hook)
 
@@ -778,7 +778,7 @@ class Tensor:
         return t
 
     def _leaf_acc(self):
-        from ._ops._util import edge_of
+        from .autograd.graph import edge_of
         return edge_of(self)[0]
 
 
@@ -906,7 +906,7 @@ def inplace_apply(self, res):
                 # the new value depends on nothing differentiable: the old history
                 # gets a zero gradient (PyTorch's copy_ from a tensor without grad)
                 fn = _ZeroOldBackward()
-                from ._ops._util import record
+                from .autograd.graph import record
                 record(res, fn, (self._shallow_alias(),))
             self._grad_fn = fn
             self._out_nr = res._out_nr

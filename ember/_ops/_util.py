@@ -22,11 +22,9 @@ import numpy as np
 from .._dtype import _NP2DT, _scalar_category, _default_complex, promote_types
 from .. import _dtype as D
 from .._tensor import Tensor, _new_tensor as wrap, _Mode
-from ..autograd.graph import Node, AccumulateGrad, _seq
+# the graph wiring lives with the graph; op bodies import it from here with the rest
+from ..autograd.graph import Node, record, edge_of, zeros_meta  # noqa: F401
 from .._backend import array_module
-from ..autograd import anomaly_mode as _anomaly
-
-_NO_EDGE = (None, 0)
 
 __all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record',
            'unwrap', 'edge_of', 'write_out', 'METHODS', 'FUNCTIONS']
@@ -186,95 +184,6 @@ def grad_needed(*ts):
         if t.__class__ is not float and t.__class__ is not int and isinstance(t, Tensor) and t._rg:
             return True
     return False
-
-
-def edge_of(t):
-    """The ``(node, output_nr)`` edge a gradient for tensor ``t`` flows into."""
-    if not isinstance(t, Tensor) or not t._rg:
-        return (None, 0)
-    if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
-        fn = t._view_grad_fn()
-        if fn is None:   # unless made a leaf by requires_grad_()
-            return (t._grad_acc, 0) if t._grad_acc is not None else (None, 0)
-        return (fn, t._out_nr)
-    fn = t._grad_fn
-    if fn is not None:
-        return (fn, t._out_nr)
-    acc = t._grad_acc
-    if acc is None:
-        acc = t._grad_acc = AccumulateGrad(t)
-    return (acc, 0)
-
-
-def _meta(t):
-    if isinstance(t, Tensor) and t._rg:
-        d = t._data
-        return (d.shape, d.dtype)
-    return None
-
-
-def record(out, node, inputs, save=None):
-    """Attach ``node`` as the grad_fn of ``out`` (a tensor or a tuple of tensors),
-    wired to ``inputs``; ``save`` are tensors kept for backward (version-checked)."""
-    edges = []
-    metas = []
-    needs = []
-    for t in inputs:
-        if isinstance(t, Tensor) and t._rg:
-            needs.append(True)
-            fn = t._grad_fn
-            if t._base is not None:   # a view: its (maybe regenerated) grad_fn, or no edge
-                fn = t._view_grad_fn()
-                if fn is not None:
-                    edges.append((fn, t._out_nr))
-                else:   # unless made a leaf by requires_grad_()
-                    edges.append(_NO_EDGE if t._grad_acc is None else (t._grad_acc, 0))
-            elif fn is not None:
-                edges.append((fn, t._out_nr))
-            else:
-                acc = t._grad_acc
-                if acc is None:
-                    acc = t._grad_acc = AccumulateGrad(t)
-                edges.append((acc, 0))
-            d = t._data
-            metas.append((d.shape, d.dtype))
-        else:
-            needs.append(False)
-            edges.append(_NO_EDGE)
-            metas.append(None)
-    node.needs = tuple(needs)   # per input: whether backward must compute its gradient
-    node.next_functions = tuple(edges)
-    node._in_meta = tuple(metas)
-    node._seq = next(_seq)
-    if _anomaly._enabled:
-        node._anomaly_trace = _anomaly._trace()
-    if isinstance(out, Tensor):
-        out._grad_fn = node
-        out._rg = True
-        if save is not None:   # after the outputs know their node (see Node.save)
-            node.save(*save)
-    else:
-        metas = []
-        for i, o in enumerate(out):
-            if o is None:
-                metas.append(None)
-                continue
-            metas.append((o._data.shape, o._data.dtype, array_module(o._data)))
-            if o._data.dtype.kind in 'fcV':
-                o._grad_fn = node
-                o._out_nr = i
-                o._rg = True
-        node._out_meta = metas
-        if save is not None:
-            node.save(*save)
-    return out
-
-
-def zeros_meta(m):
-    if m is None:
-        return None
-    shape, dt, xp = m
-    return wrap(xp.zeros(shape, dt))
 
 
 def float_result_dtype(arr):

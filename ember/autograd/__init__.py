@@ -76,7 +76,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         >>> ember.autograd.backward((x * x).sum()); x.grad
         tensor([4.])
     """
-    from .._ops._util import edge_of
+    from .graph import edge_of
     outs = _tensors(tensors)
     gts = _tensors(grad_tensors) if grad_tensors is not None else [None] * len(outs)
     if len(gts) != len(outs):
@@ -137,7 +137,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> x = ember.tensor(1., requires_grad=True)
         >>> (g,) = ember.autograd.grad(x.tanh(), x, create_graph=True)
     """
-    from .._ops._util import edge_of
+    from .graph import edge_of
     from .._tensor import Tensor
     single = isinstance(inputs, Tensor)
     outs = _tensors(outputs)

@@ -18,7 +18,7 @@ from sys import getrefcount as _getrefcount
 from . import anomaly_mode
 from .grad_mode import _Mode
 from .._tensor import Tensor as _Tensor, _new_tensor as _wrap
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, zeros_meta
 
 __all__ = ['run_backward', 'queue_callback']
 
@@ -376,7 +376,6 @@ def _run_node(node, buf, buffers, deps, heap, retain_graph, targets, capture,
         outs = (None,) * len(node.next_functions)
     else:
         if node._out_meta is not None and node._materialize:
-            from .._ops._util import zeros_meta
             grads = [g if g is not None else zeros_meta(m) for g, m in zip(grads, node._out_meta)]
         try:
             outs = node.apply(*grads) if _profile_hook is None else \

@@ -277,7 +277,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 def _wrap_outputs(ctx, args, is_t, differentiable, out):
     from .._tensor import Tensor
-    from .._ops._util import edge_of, _meta
+    from .graph import edge_of, _meta
     from .._backend import array_module
     single = not isinstance(out, tuple)
     outs = (out,) if single else out

@@ -16,7 +16,7 @@ def _identity_wrap(tensors):
     """Pass ``tensors`` (a tuple) through one identity node; returns new tensor objects
     sharing data, with the node as grad_fn (for those requiring grad), and the node."""
     from .._tensor import Tensor, _new_tensor
-    from .._ops._util import record
+    from ..autograd.graph import record
     idx = [i for i, t in enumerate(tensors) if isinstance(t, Tensor) and t.requires_grad]
     if not idx:
         return tensors, None

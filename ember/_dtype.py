@@ -322,6 +322,24 @@ if 'ml_dtypes' in sys.modules:   # already paid for by the program: resolve now
 
 _default_dtype = float32
 
+# Python's number types, which PyTorch accepts wherever it takes a dtype
+_PY2DT = {builtins.bool: bool, builtins.int: int64, builtins.float: float64,
+          builtins.complex: complex128}
+
+
+def _dtype_arg(v, fname, arg, pos):
+    """``v`` as a dtype for argument ``arg`` of ``fname``: a dtype, or a Python number
+    type read as PyTorch reads it; anything else is PyTorch's TypeError."""
+    if isinstance(v, dtype):
+        return v
+    d = _PY2DT.get(v) if v.__class__ is type else None
+    if d is None:
+        t = type(v)
+        name = t.__name__ if t.__module__ != 'numpy' else 'numpy.' + t.__name__
+        raise TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be torch.dtype, "
+                        f"not {name}")
+    return d
+
 
 def get_default_dtype():
     """Returns the current default floating point dtype (``torch.float32`` at start)."""
@@ -336,8 +354,11 @@ def set_default_dtype(d):
         >>> ember.set_default_dtype(ember.float64)
     """
     global _default_dtype
-    if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type")
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as "
+                        "the default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
 
 
@@ -460,11 +481,9 @@ def promote_types(type1, type2):
     """
     try:
         return _PROMO[(type1, type2)]
-    except KeyError:
-        for i, t in enumerate((type1, type2)):
-            if not isinstance(t, dtype):
-                raise TypeError(f"promote_types(): argument 'type{i + 1}' (position {i + 1}) "
-                                f"must be torch.dtype, not {type(t).__name__}") from None
+    except (KeyError, TypeError):
+        type1 = _dtype_arg(type1, 'promote_types', 'type1', 1)
+        type2 = _dtype_arg(type2, 'promote_types', 'type2', 2)
         return _promote(type1, type2)
 
 
@@ -553,6 +572,8 @@ def can_cast(from_, to):
         >>> ember.can_cast(ember.float, ember.int)
         False
     """
+    from_ = _dtype_arg(from_, 'can_cast', 'from_', 1)
+    to = _dtype_arg(to, 'can_cast', 'to', 2)
     return from_._cat <= to._cat
 
 
@@ -567,8 +588,7 @@ class finfo:
     """
 
     def __init__(self, type=None):
-        if type is None:
-            type = _default_dtype
+        type = _default_dtype if type is None else _dtype_arg(type, 'finfo', 'type', 1)
         if not (type.is_floating_point or type.is_complex):
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
@@ -610,9 +630,12 @@ class iinfo:
     """
 
     def __init__(self, type):
+        type = _dtype_arg(type, 'iinfo', 'type', 1)
         if type.is_floating_point or type.is_complex:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
                             "to handle 'torch.iinfo'")
+        if type is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
         ii = np.iinfo(type._np) if type is not bool else None
         self.bits = type.itemsize * 8
         self.max = builtins.int(ii.max) if ii else 1
@@ -620,4 +643,4 @@ class iinfo:
         self.dtype = type._name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -199,9 +199,13 @@ def as_number(v, fname, arg, pos=None):
 
 
 def as_dtype(v, fname, arg='dtype', pos=None):
-    """None or an ember dtype."""
+    """None or an ember dtype, returned; a Python number type is read as PyTorch reads
+    it (``float`` -> float64, ``int`` -> int64, ``bool``, ``complex`` -> complex128)."""
     if v is not None and not isinstance(v, _D.dtype):
-        _fail(fname, arg, pos, 'torch.dtype', v)
+        d = _D._PY2DT.get(v) if isinstance(v, type) else None
+        if d is None:
+            _fail(fname, arg, pos, 'torch.dtype', v)
+        return d
     return v
 
 
@@ -323,25 +327,28 @@ def invalid(fname, *args, **kwargs):
 
 def factory_args(fname, out, dtype, device, requires_grad):
     """Check a factory's ``out``, ``dtype``, ``device`` and ``requires_grad`` (in that
-    order, as PyTorch reports them); call it only when one of them is not the default."""
+    order, as PyTorch reports them); call it only when one of them is not the default.
+    Returns ``dtype`` as an ember dtype (see :func:`as_dtype`)."""
     if out is not None and not isinstance(out, Tensor):
         tensor(out, fname, 'out', None)
     if dtype is not None:
-        as_dtype(dtype, fname)
+        dtype = as_dtype(dtype, fname)
     if device is not None:
         as_device(device, fname)
     if requires_grad is not False:
         check_factory(fname, requires_grad=requires_grad)
+    return dtype
 
 
 def check_factory(fname, dtype=None, device=None, requires_grad=False, out=None):
     """The keyword arguments every factory takes: ``dtype``, ``device``,
-    ``requires_grad`` and ``out``."""
+    ``requires_grad`` and ``out``; returns ``dtype`` as an ember dtype."""
     if dtype is not None and not isinstance(dtype, _D.dtype):
-        _fail(fname, 'dtype', None, 'torch.dtype', dtype)
+        dtype = as_dtype(dtype, fname)
     if device is not None:
         as_device(device, fname)
     if requires_grad is not False and requires_grad is not True and requires_grad is not None:
         _fail(fname, 'requires_grad', None, 'bool', requires_grad)
     if out is not None and not isinstance(out, Tensor):
         _fail(fname, 'out', None, 'Tensor', out)
+    return dtype

@@ -272,7 +272,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('tensor', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('tensor', None, dtype, device, requires_grad)
     return _finish(wrap(_array_from_data(data, dtype, device)), requires_grad)
 
 
@@ -372,6 +372,22 @@ def _shape_args(size, name=None):
     return tuple(out)
 
 
+def _size_kw(size, kw, name):
+    """``size`` of a factory called with PyTorch's ``size=`` keyword (taken from ``kw``,
+    the factory's other keywords): returned in the varargs form ``_shape_args`` reads."""
+    kw_size = kw.pop('size', _args.OMITTED)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    if kw_size is _args.OMITTED:
+        return size
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(kw_size, (tuple, list, Size)):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{_args.type_name(kw_size)}")
+    return (kw_size,)
+
+
 def _fill(fn, size, dtype, device, requires_grad, out=None, name=None):
     xp, d = _xp(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
@@ -383,11 +399,11 @@ def _fill(fn, size, dtype, device, requires_grad, out=None, name=None):
 
 @register(method=False)
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+          pin_memory=False, memory_format=None, **kw):
     """A tensor of zeros of shape ``size`` (varargs or a tuple).
 
     Args:
-        size: ints, or one tuple/list/``ember.Size``.
+        size: ints, or one tuple/list/``ember.Size`` (positionally or as ``size=``).
         out (Tensor, optional): written (and resized) in place and returned.
         dtype, device, requires_grad: properties of the result.
 
@@ -398,14 +414,16 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
                 [0., 0., 0.]])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('zeros', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('zeros', out, dtype, device, requires_grad)
+    if kw:
+        size = _size_kw(size, kw, 'zeros')
     return _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
                  'zeros')
 
 
 @register(method=False)
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None):
+         pin_memory=False, memory_format=None, **kw):
     """A tensor of ones of shape ``size`` (varargs or a tuple).
 
     Example::
@@ -414,14 +432,16 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
         tensor([1., 1.])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('ones', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('ones', out, dtype, device, requires_grad)
+    if kw:
+        size = _size_kw(size, kw, 'ones')
     return _fill(lambda xp, s, dt: xp.ones(s, dt), size, dtype, device, requires_grad, out,
                  'ones')
 
 
 @register(method=False)
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+          pin_memory=False, memory_format=None, **kw):
     """A tensor of shape ``size`` (varargs or a tuple) whose values are not meant to be
     read before being written.
 
@@ -434,7 +454,9 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
         torch.Size([2, 3])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('empty', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('empty', out, dtype, device, requires_grad)
+    if kw:
+        size = _size_kw(size, kw, 'empty')
     t = _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
               'empty')
     if memory_format is not None:
@@ -454,7 +476,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         (1, 2)
     """
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('empty_strided', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('empty_strided', None, dtype, device, requires_grad)
     size = _shape_args((size,), 'empty_strided')
     stride = tuple(builtins.int(s) for s in stride)
     if len(size) != len(stride):
@@ -497,7 +519,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
                 [7, 7]])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('full', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('full', out, dtype, device, requires_grad)
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
@@ -522,7 +544,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
         tensor(3.)
     """
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('scalar_tensor', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('scalar_tensor', None, dtype, device, requires_grad)
     if isinstance(s, Tensor):
         s = s.item()
     dt = dtype or D._default_dtype
@@ -611,7 +633,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('linspace', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('linspace', out, dtype, device, requires_grad)
     start, end = _scalar_arg(start, 'linspace'), _scalar_arg(end, 'linspace')
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
@@ -631,7 +653,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         tensor([  1.,  10., 100.])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('logspace', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('logspace', out, dtype, device, requires_grad)
     start, end = _scalar_arg(start, 'logspace'), _scalar_arg(end, 'logspace')
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
@@ -665,7 +687,7 @@ def eye(n, m=_args.OMITTED, *, out=None, dtype=None, layout=None, device=None, r
     if m is not None and m.__class__ is not int:
         m = _args.as_int(m, 'eye', 'm', 2)
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('eye', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('eye', out, dtype, device, requires_grad)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is None:
@@ -737,7 +759,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     if not isinstance(input, Tensor):
         _args.tensor(input, 'zeros_like')
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('zeros_like', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('zeros_like', None, dtype, device, requires_grad)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
@@ -754,7 +776,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     if not isinstance(input, Tensor):
         _args.tensor(input, 'ones_like')
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('ones_like', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('ones_like', None, dtype, device, requires_grad)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), memory_format)
 
 
@@ -772,7 +794,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     if not isinstance(input, Tensor):
         _args.tensor(input, 'empty_like')
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('empty_like', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('empty_like', None, dtype, device, requires_grad)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
 
 
@@ -790,7 +812,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     if not isinstance(input, Tensor):
         _args.tensor(input, 'full_like')
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('full_like', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('full_like', None, dtype, device, requires_grad)
     fill_value = _args.fill_value(_fill_arg(fill_value, 'full_like'), dtype or input.dtype)
     return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d),
                  memory_format)
@@ -824,7 +846,7 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     if (end - start) * step < 0:
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('arange', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('arange', out, dtype, device, requires_grad)
     if dtype is None:
         dtype = D.int64 if all(isinstance(v, (builtins.int, np.integer)) for v in vals) \
             else D._default_dtype   # #ARGCHK: bools count as ints, as in PyTorch
@@ -942,6 +964,8 @@ def _to_args(args, kwargs):
     copy=False)``, all with keyword-only ``memory_format``."""
     from .. import _memory_format as mf
     first = args[0] if args else None
+    if first.__class__ is type and first in D._PY2DT:
+        first = D._PY2DT[first]
     if isinstance(first, (D.dtype, Tensor)):
         names, lead = ('non_blocking', 'copy'), 1
     else:
@@ -953,6 +977,8 @@ def _to_args(args, kwargs):
             ok = False
         given[k] = v
     dtype, device = given.get('dtype'), given.get('device')
+    if dtype.__class__ is type and dtype in D._PY2DT:
+        dtype = D._PY2DT[dtype]
     memory_format = given.get('memory_format')
     ok = ok and (dtype is None or isinstance(dtype, D.dtype)) and (
         memory_format is None or isinstance(memory_format, mf.memory_format)) and all(
@@ -1148,6 +1174,13 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         dtype = _LEGACY_TYPES[key]
     elif isinstance(dtype, type) and hasattr(dtype, '_legacy_dtype'):
         dtype = dtype._legacy_dtype
+    elif isinstance(dtype, type):
+        # PyTorch names the type by its C-level name: the bare name for classes made in
+        # Python and for builtins, 'module.name' for extension types (numpy.float32)
+        name = dtype.__name__
+        if not dtype.__flags__ & (1 << 9) and dtype.__module__ != 'builtins':
+            name = f"{dtype.__module__}.{name}"
+        raise ValueError(f"invalid type: '{name}'")
     elif not isinstance(dtype, D.dtype):
         raise TypeError("dtype must be a type, str, or dtype object")
     return _cast(self, dtype)
@@ -1178,6 +1211,8 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """
     if isinstance(data, Tensor):
         data = data.detach()
+    if dtype is not None:
+        dtype = _args.as_dtype(dtype, 'new_tensor')
     t = wrap(_array_from_data(data, dtype or self.dtype, device or self.device))
     return _finish(t, requires_grad)
 
@@ -1186,9 +1221,11 @@ def _new_factory(fn, example):
     name = 'new_' + fn.__name__
 
     def m(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-          pin_memory=False):
+          pin_memory=False, **kw):
+        if kw:
+            size = _size_kw(size, kw, name)
         if dtype is not None or device is not None or requires_grad is not False:
-            _args.factory_args(name, None, dtype, device, requires_grad)
+            dtype = _args.factory_args(name, None, dtype, device, requires_grad)
             if device is not None and not isinstance(device, (builtins.str, _device)):
                 _to_args((device,), {})    # an int index: PyTorch's accelerator error
         return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
@@ -1224,7 +1261,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
                 [3.5000, 3.5000]], dtype=torch.float64)
     """
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('new_full', None, dtype, device, requires_grad)
+        dtype = _args.factory_args('new_full', None, dtype, device, requires_grad)
     fill_value = _fill_arg(fill_value, 'new_full')
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)

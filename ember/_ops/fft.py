@@ -899,7 +899,7 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 def _freq(fname, n, d, out, dtype, device, requires_grad, half):
     n = _args.as_int(n, fname, 'n', 1)
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args(fname, out, dtype, device, requires_grad)
+        dtype = _args.factory_args(fname, out, dtype, device, requires_grad)
     if isinstance(d, Tensor):
         d = d.item()
     dt = dtype if dtype is not None else (out.dtype if out is not None else D._default_dtype)

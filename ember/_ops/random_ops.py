@@ -33,7 +33,7 @@ from .._tensor import Tensor, inplace_apply, check_inplace, _legacy_name
 from .._device import device as _device, CPU
 from .._backend import to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record, FUNCTIONS
-from .creation import _shape_args, _dev, _finish, _write_out
+from .creation import _shape_args, _size_kw, _dev, _finish, _write_out
 from ._pointwise_common import _record_not_impl
 
 __all__ = ['rand', 'randn', 'randint', 'randperm', 'normal', 'bernoulli', 'multinomial',
@@ -433,15 +433,8 @@ def _normal_arr(g, dst, dt, mean=0.0, std=1.0):
     return _sample(dst, dt, _normal_flat(g, mean, std))
 
 
-def _size_from(size, kw):
-    kw_size = kw.pop('size', None)
-    if kw:
-        raise TypeError(f"got an unexpected keyword argument '{next(iter(kw))}'")
-    if kw_size is not None:
-        if size:
-            raise TypeError("got multiple values for argument 'size'")
-        size = (kw_size,)
-    return _shape_args(size)
+def _size_from(size, kw, name):
+    return _shape_args(_size_kw(size, kw, name) if kw else size, name)
 
 
 def _new_random(arr, dev, requires_grad, out):
@@ -473,8 +466,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         torch.Size([2, 3])
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('rand', out, dtype, device, requires_grad)
-    shape = _size_from(size, kw)
+        dtype = _args.factory_args('rand', out, dtype, device, requires_grad)
+    shape = _size_from(size, kw, 'rand')
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
     return _new_random(_uniform_arr(_gen(generator, dev), shape, dt), dev, requires_grad, out)
@@ -491,8 +484,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         torch.float32
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('randn', out, dtype, device, requires_grad)
-    shape = _size_from(size, kw)
+        dtype = _args.factory_args('randn', out, dtype, device, requires_grad)
+    shape = _size_from(size, kw, 'randn')
     dev = _dev(device)
     dt = dtype or (out.dtype if out is not None else D._default_dtype)
     return _new_random(_normal_arr(_gen(generator, dev), shape, dt), dev, requires_grad, out)
@@ -582,7 +575,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
         torch.int64
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('randint', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('randint', out, dtype, device, requires_grad)
     low, high, size = _parse_randint('randint', args, low, high, size)
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
@@ -626,7 +619,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         [0, 1, 2, 3]
     """
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args('randperm', out, dtype, device, requires_grad)
+        dtype = _args.factory_args('randperm', out, dtype, device, requires_grad)
     n = _args.as_int(n, 'randperm', 'n', 1)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -1001,10 +994,12 @@ def poisson(input, generator=None):
 from ._layout import fill_like as _fill_like   # noqa: E402
 
 
-def _like_args(input, dtype, device):
+def _like_args(input, dtype, device, fname):
     if not isinstance(input, Tensor):
         raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    if dtype is not None:
+        dtype = _args.as_dtype(dtype, fname)
     return input._data.shape, dtype or input.dtype, _dev(device) if device is not None else input.device
 
 
@@ -1018,7 +1013,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
         >>> ember.rand_like(ember.zeros(2, 3, dtype=ember.float64)).dtype
         torch.float64
     """
-    shape, dt, dev = _like_args(input, dtype, device)
+    shape, dt, dev = _like_args(input, dtype, device, 'rand_like')
     return _new_random(_fill_like(_uniform_arr(_gen(generator, dev), shape, dt), input._data,
                                   memory_format), dev, requires_grad, None)
 
@@ -1033,7 +1028,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
         >>> ember.randn_like(ember.zeros(4)).shape
         torch.Size([4])
     """
-    shape, dt, dev = _like_args(input, dtype, device)
+    shape, dt, dev = _like_args(input, dtype, device, 'randn_like')
     return _new_random(_fill_like(_normal_arr(_gen(generator, dev), shape, dt), input._data,
                                   memory_format), dev, requires_grad, None)
 
@@ -1051,7 +1046,7 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
         (torch.Size([2, 2]), True)
     """
     low, high, _ = _parse_randint('randint_like', args, low, high, False)
-    shape, dt, dev = _like_args(input, dtype, device)
+    shape, dt, dev = _like_args(input, dtype, device, 'randint_like')
     return _new_random(_fill_like(_randint_arr(_gen(generator, dev), low, high, shape, dt),
                                   input._data, memory_format), dev,
                        requires_grad, None)

@@ -257,7 +257,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'sum', 'keepdim', 2)
     if dtype is not None:
-        _args.as_dtype(dtype, 'sum')
+        dtype = _args.as_dtype(dtype, 'sum')
     a = _sum_input(input, dtype)
     nd = a.ndim
     dims = _dims(None if _all_dims(dim) else dim, nd)
@@ -294,7 +294,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'nansum', 'keepdim', 2)
     if dtype is not None:
-        _args.as_dtype(dtype, 'nansum')
+        dtype = _args.as_dtype(dtype, 'nansum')
     a = _sum_input(input, dtype)
     if a.dtype.kind == 'c':
         raise RuntimeError("nansum does not support complex inputs")
@@ -344,7 +344,7 @@ def mean(input, dim=_args.OMITTED, keepdim=False, *, dtype=None, out=None):
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'mean', 'keepdim', 2)
     if dtype is not None:
-        _args.as_dtype(dtype, 'mean')
+        dtype = _args.as_dtype(dtype, 'mean')
     a = input._data
     if dtype is not None:
         if dtype._cat < 2:
@@ -385,7 +385,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'nanmean', 'keepdim', 2)
     if dtype is not None:
-        _args.as_dtype(dtype, 'nanmean')
+        dtype = _args.as_dtype(dtype, 'nanmean')
     a = input._data
     if dtype is None and a.dtype.kind not in 'fcV':
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -450,7 +450,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if keepdim.__class__ is not bool:
         _args.as_bool(keepdim, 'prod', 'keepdim', 2)
     if dtype is not None:
-        _args.as_dtype(dtype, 'prod')
+        dtype = _args.as_dtype(dtype, 'prod')
     a = _sum_input(input, dtype)
     nd = a.ndim
     xp = array_module(a)
@@ -900,7 +900,7 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'norm', 'out', None)
     if dtype is not None:
-        _args.as_dtype(dtype, 'norm')
+        dtype = _args.as_dtype(dtype, 'norm')
     from .norms import vector_norm, matrix_norm
     if p is None:
         p = 'fro'
@@ -1486,7 +1486,7 @@ def cumsum(input, dim, *, dtype=None):
     if dim.__class__ is not int:
         dim = _args.as_int(dim, 'cumsum', 'dim', 1)
     if dtype is not None:
-        _args.as_dtype(dtype, 'cumsum')
+        dtype = _args.as_dtype(dtype, 'cumsum')
     return _cumulative(input, dim, dtype, 'cumsum', CumsumBackward0, False)
 
 
@@ -1553,7 +1553,7 @@ def cumprod(input, dim, *, dtype=None):
     if dim.__class__ is not int:
         dim = _args.as_int(dim, 'cumprod', 'dim', 1)
     if dtype is not None:
-        _args.as_dtype(dtype, 'cumprod')
+        dtype = _args.as_dtype(dtype, 'cumprod')
     return _cumulative(input, dim, dtype, 'cumprod', CumprodBackward0, True)
 
 

@@ -958,7 +958,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
                 [0, 0, 1]])
     """
     if dtype is not None:
-        _args.as_dtype(dtype, 'tril_indices')
+        dtype = _args.as_dtype(dtype, 'tril_indices')
     if device is not None:
         _args.as_device(device, 'tril_indices')
     return _tri_indices(row, col, offset, dtype, 'tril_indices', True)
@@ -978,7 +978,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
                 [0, 1, 1]])
     """
     if dtype is not None:
-        _args.as_dtype(dtype, 'triu_indices')
+        dtype = _args.as_dtype(dtype, 'triu_indices')
     if device is not None:
         _args.as_device(device, 'triu_indices')
     return _tri_indices(row, col, offset, dtype, 'triu_indices', False)

@@ -10,7 +10,7 @@ from .._tensor import (Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _
 from ._util import wrap, Node, register, grad_needed, record, edge_of
 from ..autograd.graph import _seq
 from .._backend import array_module
-from .._dtype import dtype as _dt
+from .._dtype import dtype as _dt, _PY2DT
 from .._storage import _ptr
 
 
@@ -194,6 +194,8 @@ def view(self, *shape):
     """
     if len(shape) == 1 and isinstance(shape[0], _dt):
         return _view_dtype(self, shape[0])
+    if len(shape) == 1 and shape[0].__class__ is type and shape[0] in _PY2DT:
+        return _view_dtype(self, _PY2DT[shape[0]])
     shape = _infer_shape(_size_args(shape), self._data.size)
     a = _view_arr(self._data, shape)
     if a is None:

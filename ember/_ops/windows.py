@@ -14,7 +14,7 @@ __all__ = []
 def _window(fname, n, periodic, dtype, device, requires_grad, fill):
     n = _args.as_int(n, fname, 'window_length', 1)
     if dtype is not None or device is not None or requires_grad is not False:
-        _args.factory_args(fname, None, dtype, device, requires_grad)
+        dtype = _args.factory_args(fname, None, dtype, device, requires_grad)
     dt = dtype if dtype is not None else D._default_dtype
     if dt._cat == 3:
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_legacy(dt)}'")

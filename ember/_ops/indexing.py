@@ -32,11 +32,13 @@ def _xp(a):
 
 
 def _as_tensor(obj):
-    """A Tensor for an index given as a list / numpy array."""
+    """A Tensor for an index given as a list / numpy array (an empty one indexes with
+    no positions, whatever its element type, as in PyTorch)."""
     from .creation import tensor
     if isinstance(obj, np.ndarray):
-        return wrap(obj.copy())
-    return tensor(obj)
+        return wrap(obj.copy() if obj.size else obj.astype(np.int64))
+    t = tensor(obj)
+    return t if t._data.size else t.long()
 
 
 def _check_bounds(idx, n, dim, allow_neg=False, exc=RuntimeError):

@@ -695,3 +695,26 @@ def test_double_backward(fn, arrays):
         gs = m.autograd.grad((out * out * w).sum(), ins, create_graph=True)
         return sum((g * g).sum() for g in gs)
     check(second, arrays, grad=True)
+
+
+# ------------------------------------------------------------------ empty list / array index
+@pytest.mark.parametrize('key', [
+    lambda m: [], lambda m: (slice(None), []), lambda m: ([], []), lambda m: (Ellipsis, []),
+    lambda m: ([], 1), lambda m: np.array([], dtype=np.float64),
+    lambda m: np.array([], dtype=np.int32),
+])
+def test_empty_list_index(key):
+    from oracle import run_both
+
+    def f(m):
+        x = m.arange(6.).reshape(2, 3).requires_grad_()
+        y = x[key(m)]
+        y.sum().backward()
+        z = x.detach().clone()
+        z[key(m)] = 5.
+        return y, x.grad, z
+    run_both(f)
+
+
+def test_empty_float_tensor_index_still_errors():
+    check_error(lambda m: m.arange(3)[m.tensor([])], match='tensors used as indices must be')

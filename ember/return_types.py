@@ -81,3 +81,21 @@ sort = _structseq('sort', _VI)
 topk = _structseq('topk', _VI)
 cummax = _structseq('cummax', _VI)
 cummin = _structseq('cummin', _VI)
+
+
+def _out_type(cls):
+    """The result type of ``cls``'s op called with ``out=``: PyTorch names it
+    ``<name>_out`` (``torch.return_types.max_out``), with the same fields."""
+    name = cls.__name__ + '_out'
+    t = globals().get(name)
+    if t is None or t._fields != cls._fields:
+        t = globals()[name] = _structseq(name, cls._fields)
+    return t
+
+
+def __getattr__(name):
+    # ``max_out`` & co. exist once their op's result type does
+    base = globals().get(name[:-4]) if name.endswith('_out') else None
+    if isinstance(base, type) and hasattr(base, 'n_fields'):
+        return _out_type(base)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

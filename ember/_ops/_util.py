@@ -201,6 +201,19 @@ _RESIZE_MSG = ("An output with one or more elements was resized since it had sha
                "zero elements with t.resize_(0).")
 
 
+# named results whose out= tensors must have exactly the result's dtypes
+_EXACT_OUT = (('values', 'indices'), ('min', 'max'))
+
+
+def _c_name(dt):
+    """How PyTorch's out= dtype errors name a dtype (its C++ element type)."""
+    n = dt._name
+    return {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half',
+            'bfloat16': 'c10::BFloat16', 'int64': 'long int', 'int32': 'int',
+            'int16': 'short int', 'int8': 'signed char', 'uint8': 'unsigned char',
+            'complex64': 'c10::complex<float>', 'complex128': 'c10::complex<double>'}.get(n, n)
+
+
 def write_out(res, out, name, cast=False):
     """The one implementation of ``out=``: write result ``res`` (a tensor, or a tuple of
     tensors for multi-output ops) into ``out`` and return ``out``.
@@ -219,10 +232,16 @@ def write_out(res, out, name, cast=False):
                             f"{type(out).__name__}")
         if len(out) != len(res):
             raise TypeError(f"expected tuple of {len(res)} elements but got {len(out)}")
+        if getattr(res, '_fields', None) in _EXACT_OUT:
+            for r, o in zip(res, out):
+                if isinstance(o, Tensor) and o.dtype is not r.dtype:
+                    raise RuntimeError(f"Expected out tensor to have dtype {_c_name(r.dtype)}, "
+                                       f"but got {_c_name(o.dtype)} instead")
         written = tuple(write_out(r, o, name, cast) for r, o in zip(res, out))
         rt = type(res)
-        if hasattr(rt, 'n_fields'):       # a torch.return_types structseq
-            return rt(written)
+        if hasattr(rt, 'n_fields'):       # a torch.return_types structseq: its _out type
+            from ..return_types import _out_type
+            return _out_type(rt)(written)
         return rt(*written) if hasattr(rt, '_fields') else rt(written)
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")

@@ -235,6 +235,7 @@ def _slogdet(A, name):
 
 
 @register('slogdet')
+@with_out('slogdet')
 def _slogdet_top(input):
     """Sign and log absolute determinant (see :func:`ember.linalg.slogdet`).
 

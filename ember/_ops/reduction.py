@@ -478,6 +478,10 @@ def _minmax(name, input, dim, keepdim, out, big):
         from . import arithmetic
         fn = arithmetic.maximum if big else arithmetic.minimum
         return fn(input, dim) if out is None else fn(input, dim, out=out)
+    if out is not None:
+        if (dim is None) != isinstance(out, Tensor):
+            _args.invalid(name, input, *(() if dim is None else (dim,)), out=out)
+        return write_out(_minmax(name, input, dim, keepdim, None, big), out, name)
     a = input._data
     xp = array_module(a)
     nd = a.ndim
@@ -2062,7 +2066,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     res = _rt.histogram((wrap(h), wrap(edges[0].copy())))
     _no_derivative(res, 'histogram', (input, weight))
     if out is not None:
-        return _rt.histogram(write_out(tuple(res), out, 'histogram'))
+        return _rt._out_type(_rt.histogram)(write_out(tuple(res), out, 'histogram'))
     return res
 
 

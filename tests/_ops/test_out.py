@@ -136,3 +136,82 @@ def test_reductions_and_scans_take_out(name):
         assert all(a is b for a, b in zip(r2, outs))
         got[m] = [_vals(o) for o in outs]
     assert got[ember] == got[torch]
+
+
+# ------------------------------------------------------------------ named results with out=
+from oracle import run_both, errors_both  # noqa: E402
+
+_X3 = np.array([[1., 3., 2.], [4., 0., 5.], [2., 2., 1.]], dtype=np.float32)
+NAMED_OUT = {
+    'max': lambda m, x, o: m.max(x, 1, out=o),
+    'max_keepdim': lambda m, x, o: m.max(x, dim=0, keepdim=True, out=o),
+    'min': lambda m, x, o: m.min(x, 1, out=o),
+    'sort': lambda m, x, o: m.sort(x, 1, out=o),
+    'sort_desc': lambda m, x, o: m.sort(x, dim=0, descending=True, out=o),
+    'topk': lambda m, x, o: m.topk(x, 2, out=o),
+    'kthvalue': lambda m, x, o: m.kthvalue(x, 2, 1, out=o),
+    'mode': lambda m, x, o: m.mode(x, 1, out=o),
+    'median': lambda m, x, o: m.median(x, 1, out=o),
+    'nanmedian': lambda m, x, o: m.nanmedian(x, 1, out=o),
+    'cummax': lambda m, x, o: m.cummax(x, 1, out=o),
+    'cummin': lambda m, x, o: m.cummin(x, 1, out=o),
+}
+
+
+@pytest.mark.parametrize('name', sorted(NAMED_OUT))
+def test_named_tuple_out_filled(name):
+    def f(m):
+        x = m.tensor(_X3)
+        o = (m.empty(0), m.empty(0, dtype=m.int64))
+        r = NAMED_OUT[name](m, x, o)
+        return (type(r).__name__, repr(r).replace('torch.', '').replace('ember.', ''),
+                r[0] is o[0], r[1] is o[1], r.values is o[0], o)
+    e, t = run_both(f)
+
+
+@pytest.mark.parametrize('call', [
+    lambda m, x: m.aminmax(x, dim=1, out=(m.empty(0), m.empty(0))),
+    lambda m, x: m.frexp(x, out=(m.empty(0), m.empty(0, dtype=m.int32))),
+    lambda m, x: m.slogdet(x, out=(m.empty(0), m.empty(0))),
+    lambda m, x: m.linalg.slogdet(x, out=(m.empty(0), m.empty(0))),
+    lambda m, x: m.histogram(x, 3, out=(m.empty(0), m.empty(0))),
+    lambda m, x: m.linalg.lu_factor(x, out=(m.empty(0), m.empty(0, dtype=m.int32))),
+])
+def test_other_named_out(call):
+    def f(m):
+        r = call(m, m.tensor(_X3))
+        return type(r).__name__, tuple(r)
+    run_both(f, rtol=1e-5, atol=1e-5)
+
+
+def test_max_all_out():
+    def f(m):
+        o = m.empty(0)
+        r = m.max(m.tensor(_X3), out=o)
+        return r is o, o
+    run_both(f)
+
+
+def test_out_type_attribute():
+    assert ember.return_types.max_out.__name__ == torch.return_types.max_out.__name__
+    assert ember.return_types.sort_out._fields == ('values', 'indices')
+
+
+@pytest.mark.parametrize('name', ['max', 'sort', 'topk', 'kthvalue', 'mode', 'median',
+                                  'cummax'])
+@pytest.mark.parametrize('dts', [('float64', 'int64'), ('float32', 'int32')])
+def test_named_out_wrong_dtype(name, dts):
+    def f(m):
+        o = (m.empty(0, dtype=getattr(m, dts[0])), m.empty(0, dtype=getattr(m, dts[1])))
+        NAMED_OUT[name](m, m.tensor(_X3), o)
+    e, t = errors_both(f)
+    if name in ('max', 'sort', 'topk'):
+        assert str(e) == str(t)
+
+
+@pytest.mark.parametrize('call', [
+    lambda m, x: m.max(x, 1, out=m.empty(0)),
+    lambda m, x: m.max(x, out=(m.empty(0),)),
+])
+def test_max_out_wrong_kind(call):
+    errors_both(lambda m: call(m, m.tensor(_X3)), 'invalid combination of arguments')

@@ -142,6 +142,14 @@ def fill_value(v, dtype, int_limit=None):
     return v
 
 
+def checked_int_operand(tensor_operand, v):
+    """Raise PyTorch's RuntimeError when Python int ``v``, the scalar operand of an op that
+    converts it with an overflow check (``pow``, ``where``, ``clamp``; unlike ``add``/``mul``,
+    which wrap it), does not fit the integer dtype of ``tensor_operand``'s result."""
+    if type(v) is _int and isinstance(tensor_operand, Tensor) and tensor_operand.dtype._cat == 1:
+        fill_value(v, tensor_operand.dtype)
+
+
 def _out_of_int_range(v, dtype):
     if isinstance(v, np.complexfloating):
         v = v.real

@@ -135,13 +135,17 @@ def _scalar_for(arr, s):
         raise _Upcast(D._default_dtype._np)
     if t is int:
         if k == 'b':
+            if s >= 9223372036854775808:      # the parser reads it as a uint64 scalar
+                if s >= 18446744073709551616:
+                    raise OverflowError("int too big to convert")
+                raise RuntimeError("Promotion for uint16, uint32, uint64 types is not "
+                                   "supported, attempted to promote Bool and UInt64")
             raise _Upcast(np.dtype(np.int64))
         if k in 'iu':
             try:
                 return dt.type(s)
             except OverflowError:
-                raise OverflowError(f"value cannot be converted to type {_NP2DT[dt]._name} "
-                                    "without overflow") from None
+                return dt.type(_wrap_int(s, dt))
         if -9223372036854775808 <= s < 18446744073709551616:
             return dt.type(s)
         raise OverflowError("int too big to convert")   # what PyTorch's parser unpacks
@@ -158,6 +162,21 @@ def _scalar_for(arr, s):
     if isinstance(s, np.generic):
         return _scalar_for(arr, (bool, int, float, complex)[_scalar_category(s)](s))
     raise TypeError(f"unsupported operand type(s): 'Tensor' and '{t.__name__}'")
+
+
+def _wrap_int(s, dt):
+    """Python int ``s`` wrapped into integer dtype ``dt`` as PyTorch's arithmetic takes a
+    scalar operand: modulo 2**bits (``int8 + 300`` adds 44; ``int64 * 2**63`` wraps);
+    values outside [-2**63, 2**64) raise the OverflowError of PyTorch's argument parser."""
+    if s >= 18446744073709551616:
+        raise OverflowError("int too big to convert")
+    if s < -9223372036854775808:
+        raise OverflowError("can't convert negative int to unsigned")
+    bits = 8 * dt.itemsize
+    w = s % (1 << bits)
+    if dt.kind == 'i' and w >= 1 << (bits - 1):
+        w -= 1 << bits
+    return w
 
 
 class _Upcast(Exception):

@@ -22,6 +22,12 @@ from ._pointwise_common import (_nd, _ign, _bin, _bin_n, _w, _wn, _call, _needs,
     _out)
 from .unary import reciprocal
 
+_I64 = 1 << 63
+
+
+def _int_tensor(t):
+    return isinstance(t, Tensor) and t.dtype._cat == 1
+
 
 # ------------------------------------------------------------------ add / sub
 class AddBackward0(Node):
@@ -301,6 +307,13 @@ def div(input, other, *, rounding_mode=None, out=None):
         >>> ember.div(ember.tensor([-5, 3]), 2, rounding_mode='floor')
         tensor([-3,  1])
     """
+    if rounding_mode is None:
+        # true division computes in floating point with the scalar's own value (an integer
+        # operand of add/mul wraps into the tensor's dtype; one of ``/`` must not)
+        if type(other) is int and -_I64 <= other < 2 * _I64 and _int_tensor(input):
+            other = float(other)
+        elif type(input) is int and -_I64 <= input < 2 * _I64 and _int_tensor(other):
+            input = float(input)
     x, y, xp = _bin_n(input, other)
     r = _div_arrays(x, y, xp, rounding_mode)
     res = wrap(r) if r.__class__ is _nd and (r.ndim < 2 or (
@@ -514,6 +527,8 @@ def pow(input, exponent, *, out=None):
     """
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'pow', 'out', None)
+    _args.checked_int_operand(input, exponent)
+    _args.checked_int_operand(exponent, input)
     x, y, xp = _bin(input, exponent)
     # pow(Tensor, Scalar) is a unary kernel in PyTorch: its layout ignores the exponent
     res = _w(_pow_arrays(x, y, xp, input, exponent), xp, x,
@@ -622,9 +637,10 @@ def _both(node):
 class Atan2Backward0(Node):
     def backward(self, g):
         x, y = _both(self)
-        d = x * x + y * y
-        return _pick(self, g * y / d if self.needs_xy[0] else None,
-                     g * -x / d if self.needs_xy[1] else None)
+        recip = (x * x + y * y).reciprocal()
+        recip = recip.masked_fill(recip.isinf(), 0)     # atan2(0, 0): gradient 0, as PyTorch
+        return _pick(self, g * y * recip if self.needs_xy[0] else None,
+                     g * -x * recip if self.needs_xy[1] else None)
 
 
 @register(aliases=('arctan2',))
@@ -1042,6 +1058,8 @@ def _clamp_arrays(input, min, max):
             if v._data.shape != r.shape:
                 check_broadcast(r.shape, v._data.shape)
             return v._data.astype(dt)
+        if type(v) is int and dt.kind in 'iu':
+            _args.fill_value(v, D._NP2DT[dt])     # PyTorch converts the bound with a check
         return dt.type(v)
     if min is not None:
         r = xp.maximum(r, arr(min))

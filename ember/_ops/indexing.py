@@ -11,9 +11,9 @@ import numpy as np
 from .. import _dtype as D
 from .._dtype import _NP2DT
 
-from .._tensor import (Tensor, _Mode, _wrap_dim, inplace, check_inplace, _legacy_name,
-                       _autograd_check, _check_partial_overlap, _internal_overlap, _writable,
-                       _writeable)
+from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name
+from ._inplace import (inplace, check_inplace, _autograd_check, _check_partial_overlap,
+                       _internal_overlap, _writable, _writeable)
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from ..autograd.graph import _named
@@ -720,6 +720,8 @@ def where(condition, input=None, other=None, *, out=None):
                            f"with dtype {_legacy_name(condition.dtype)}")
     from ._pointwise_common import _bin
     ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    _args.checked_int_operand(input, other)
+    _args.checked_int_operand(other, input)
     if ti or to:
         x, y, xp = _bin(input, other)
     else:
@@ -1017,8 +1019,9 @@ def _gs_prepare(input, dim, index, name, src=None):
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     ia = index._data
-    if ia.dtype != np.int64 and ia.dtype != np.int32:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if ia.dtype != np.int64 and ia.dtype != np.int32 and ia.size:   # torch: any dtype if empty
+        raise RuntimeError(f"{'gather' if name == 'gather' else 'scatter'}(): Expected dtype "
+                           "int32/int64 for index")
     if max(ia.ndim, 1) != max(a.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if name == 'gather' else 'self'} tensor")
@@ -1415,7 +1418,10 @@ def put_(self, index, source, accumulate=False):
 def take_along_dim(input, indices, dim=None, *, out=None):
     """Values of ``input`` at ``indices`` along ``dim`` (like NumPy's
     ``take_along_axis``; input and indices broadcast except along ``dim``). With
-    ``dim=None`` both are flattened.
+    ``dim=None`` both are flattened. Along ``dim``, a negative index counts from the end.
+
+    NOTE: unlike PyTorch, an index outside ``[-size, size)`` along ``dim`` raises (PyTorch
+    wraps it around without a check).
 
     Example::
 
@@ -1452,6 +1458,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         bi[d], bj[d] = a.shape[d], ia.shape[d]
         x = input if tuple(bi) == a.shape else input.expand(bi)
         ix = indices if tuple(bj) == ia.shape else indices.expand(bj)
+        if ia.size and (ia < 0).any():     # along a dim, negative indices count from the end
+            ix = ix + (ix < 0).long() * a.shape[d]
         res = gather(x, d, ix)
     if out is not None:
         from ._pointwise_common import _out

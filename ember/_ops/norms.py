@@ -43,7 +43,11 @@ class LinalgVectorNormBackward0(Node):
         # general p: sign(x) |x|^(p-1) / n^(p-1)
         ax = x * sgn if xd.dtype.kind != 'c' else x.abs()
         safe = n + wrap((n._data == 0).astype(n._data.dtype))
-        return g * sgn * (ax / safe).pow(ord - 1)
+        scaled = (ax / safe).pow(ord - 1)
+        if ord < 1:     # |x|^(p-1) is infinite at 0, and a zero norm has no slope:
+            # PyTorch gives those elements 0
+            scaled = scaled.masked_fill(wrap((xd == 0) | (n._data == 0)), 0)
+        return g * sgn * scaled
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -9,7 +9,8 @@ import sys
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _Mode, inplace, _legacy_name
+from .._tensor import Tensor, _Mode, _legacy_name
+from ._inplace import inplace
 from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module

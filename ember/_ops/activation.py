@@ -7,7 +7,8 @@ from . import _args
 import numpy as np
 
 from .. import random as _random
-from .._tensor import Tensor, _Mode, inplace, _wrap_dim
+from .._tensor import Tensor, _Mode, _wrap_dim
+from ._inplace import inplace
 from ._util import wrap, Node, register, grad_needed, record
 from ..autograd.graph import _named
 from ._pointwise_common import _not_impl, _call, _w, _tname

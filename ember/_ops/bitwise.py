@@ -8,7 +8,8 @@ from . import _args
 
 import numpy as np
 
-from .._tensor import Tensor, inplace
+from .._tensor import Tensor
+from ._inplace import inplace
 from ._util import register, check_broadcast
 from .._backend import array_module
 from ._pointwise_common import (_bin, _w, _req2, _tname, _not_impl, _out)

@@ -225,7 +225,7 @@ def conj_physical(input, *, out=None):
 
 def _conj_physical_(self):
     """In-place version of :func:`conj_physical`."""
-    from .._tensor import inplace
+    from ._inplace import inplace
     if self._data.dtype.kind != 'c':
         return self
     return inplace(self, conj_physical)

@@ -8,7 +8,8 @@ import numpy as np
 from .. import _dtype as D
 from .._dtype import _NP2DT
 from .._device import device as _device, CPU
-from .._tensor import Tensor, Size, _Mode, inplace_apply, check_inplace
+from .._tensor import Tensor, Size, _Mode
+from ._inplace import inplace_apply, check_inplace
 from .._backend import module_for_device, to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record, write_out, with_out
 from . import _layout

@@ -19,7 +19,8 @@ import warnings
 import numpy as np
 
 from . import _args
-from .._tensor import Tensor, Size, _wrap_dim, _Mode, _NoGrad, inplace, check_inplace
+from .._tensor import Tensor, Size, _wrap_dim, _Mode, _NoGrad
+from ._inplace import inplace, check_inplace
 from .. import _dtype as D
 from .._dtype import _NP2DT
 from ._util import (wrap, Node, register, record, grad_needed, write_out, unwrap, METHODS,

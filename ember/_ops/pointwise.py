@@ -3,7 +3,8 @@
 saved tensors. Importing this module binds them all."""
 import numpy as np
 
-from .._tensor import Tensor, _Mode, inplace, _check_partial_overlap
+from .._tensor import Tensor, _Mode
+from ._inplace import inplace, _check_partial_overlap
 from ..autograd.graph import _named
 from ._util import register
 from ._pointwise_common import _make_inplace

@@ -29,7 +29,8 @@ from . import _args
 
 from .. import _dtype as D
 from .. import random as _random
-from .._tensor import Tensor, inplace_apply, check_inplace, _legacy_name
+from .._tensor import Tensor, _legacy_name
+from ._inplace import inplace_apply, check_inplace
 from .._device import device as _device, CPU
 from .._backend import to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record, FUNCTIONS

@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dtype import _NP2DT
-from .._tensor import Tensor, Size, _Mode, _wrap_dim, inplace
+from .._tensor import Tensor, Size, _Mode, _wrap_dim
+from ._inplace import inplace
 from ..autograd.graph import _named
 from .._backend import array_module, to_device
 from .._device import CPU

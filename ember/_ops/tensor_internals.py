@@ -10,7 +10,8 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, Size, _Mode, check_inplace
+from .._tensor import Tensor, Size, _Mode
+from ._inplace import check_inplace
 from .._storage import UntypedStorage, TypedStorage
 from .._backend import array_module
 from ._util import wrap, wrap as _wrap, Node, register, record, grad_needed, METHODS, FUNCTIONS
@@ -752,7 +753,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
                 [0., 5., 0.],
                 [0., 0., 5.]])
     """
-    from .._tensor import inplace
+    from ._inplace import inplace
     from .._backend import to_device, device_of
     from .indexing import where
     mask = _diag_mask(tuple(self.shape), wrap)

@@ -5,10 +5,10 @@ right when a view is written in place (CopySlices, regenerated AsStrided grad_fn
 from . import _args
 import numpy as np
 
-from .._tensor import (Tensor, Size, _wrap_dim, _Mode, inplace, check_inplace, _autograd_check,
-                       _internal_overlap, _writeable)
-from ._util import wrap, Node, register, grad_needed, record, edge_of
-from ..autograd.graph import _seq
+from .._tensor import Tensor, Size, _wrap_dim, _Mode
+from ._inplace import (_autograd_check, _internal_overlap, _writeable, _positions_of,
+                       _flat_scatter_add, AsStridedBackward0)
+from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from .._dtype import dtype as _dt, _PY2DT
 from .._storage import _ptr
@@ -1125,9 +1125,6 @@ def unfold(self, dimension, size, step):
     return out
 
 
-class AsStridedBackward0(Node):
-    def backward(self, g):
-        return _flat_scatter_add(self.shape, self.pos, g)
 
 
 def as_strided(input, size, stride, storage_offset=None):
@@ -1171,147 +1168,22 @@ def as_strided(input, size, stride, storage_offset=None):
     return out
 
 
-# ------------------------------------------------------------------ flat gather / scatter-add
-def _storage_index(t):
-    """Storage element index of every element of ``t`` (an int64 array of t's shape)."""
-    a = t._data
-    isz = a.itemsize
-    idx = np.full(a.shape, t.storage_offset(), dtype=np.int64)
-    for d, (n, s) in enumerate(zip(a.shape, a.strides)):
-        sh = [1] * a.ndim
-        sh[d] = n
-        idx = idx + (np.arange(n, dtype=np.int64) * (s // isz)).reshape(sh)
-    return idx
 
 
-def _positions_of(base, view_t, outside=False):
-    """Row-major positions in ``base`` of each element of ``view_t`` (same storage).
-    With ``outside``, elements of ``view_t`` that are not elements of ``base`` (an
-    ``as_strided`` window reaching past its input) get position -1."""
-    v = _storage_index(view_t)
-    n = base._data.size
-    if base._data.flags.c_contiguous:
-        pos = v - base.storage_offset()
-        if outside:
-            pos[(pos < 0) | (pos >= n)] = -1
-        return pos
-    b = _storage_index(base).reshape(-1)
-    order = np.argsort(b, kind='stable')
-    sb = b[order]
-    loc = np.searchsorted(sb, v)
-    if not outside:
-        return order[loc]
-    if not n:
-        return np.full(v.shape, -1, np.int64)
-    locc = np.minimum(loc, n - 1)
-    return np.where((loc < n) & (sb[locc] == v), order[locc], -1)
 
 
-class _FlatGatherBackward(Node):
-    def backward(self, g):
-        return _flat_scatter_add(self.shape, self.pos, g)
 
 
-class _FlatScatterAddBackward(Node):
-    def backward(self, g):
-        return _flat_gather(g, self.pos)
 
 
-def _flat_gather(x, pos):
-    """``x.flatten()[pos]`` (differentiable)."""
-    a = x._data
-    xp = array_module(a)
-    if pos.size and pos.min() < 0:   # positions outside the input read as 0
-        flat = xp.concatenate([a.reshape(-1), xp.zeros(1, a.dtype)])
-        out = wrap(flat[xp.asarray(np.where(pos < 0, a.size, pos))])
-    else:
-        out = wrap(a.reshape(-1)[xp.asarray(pos)] if a.size else xp.zeros(pos.shape, a.dtype))
-    if grad_needed(x):
-        node = _FlatGatherBackward()
-        node.shape, node.pos = a.shape, pos
-        record(out, node, (x,))
-    return out
 
 
-def _flat_scatter_add(shape, pos, src):
-    """zeros(shape) with ``src`` added at flat positions ``pos`` (differentiable)."""
-    a = src._data
-    xp = array_module(a)
-    z = xp.zeros(int(np.prod(shape)), a.dtype)
-    p = xp.asarray(pos).reshape(-1)
-    vals = xp.broadcast_to(a, pos.shape).reshape(-1)
-    if p.size and pos.min() < 0:   # positions outside the target are dropped
-        keep = xp.asarray(pos.reshape(-1) >= 0)
-        p, vals = p[keep], vals[keep]
-    if xp is np:
-        np.add.at(z, p, vals)
-    else:
-        xp.add.at(z, p, vals)
-    out = wrap(z.reshape(shape))
-    if grad_needed(src):
-        node = _FlatScatterAddBackward()
-        node.pos = pos
-        record(out, node, (src,))
-    return out
 
 
-# ------------------------------------------------------------------ in-place through views
-class CopySlices(Node):
-    """grad_fn of a base after one of its views was written in place: the view region
-    of the gradient goes to the new values, the rest to the base's old history."""
-
-    _overlap = False
-
-    def name(self):
-        return 'torch::autograd::CopySlices'
-
-    def backward(self, g):
-        if self._overlap and self.next_functions[0][0] is not None:
-            from .._tensor import _INTERNAL_OVERLAP
-            raise RuntimeError(_INTERNAL_OVERLAP)
-        gb = None
-        if self.next_functions[0][0] is not None:
-            mask = np.ones(int(np.prod(self.shape)), dtype=bool)
-            mask[self.pos.reshape(-1)] = False
-            m = wrap(array_module(g._data).asarray(mask.reshape(self.shape)))
-            gb = g * m
-        gr = _flat_gather(g, self.pos) if self.next_functions[1][0] is not None else None
-        return gb, gr
 
 
-def _copy_slices(view_t, res):
-    """Rebase ``view_t._base``'s history after ``view_t`` was overwritten by ``res``."""
-    from .._tensor import _views_need_grad, _internal_overlap
-    base = view_t._base
-    was = base._rg
-    node = CopySlices()
-    node.shape = base._data.shape
-    node.pos = _positions_of(base, view_t)
-    if _internal_overlap(view_t._data):
-        node._overlap = True   # PyTorch fails in backward, writing the view's gradient
-    record(base, node, (base, res))
-    base._out_nr = 0
-    if not was:
-        _views_need_grad(base)
-    _regenerate_view_fn(view_t)
 
 
-def _regenerate_view_fn(v):
-    base = v._base
-    st = v._storage_obj()
-    v._vver = st._version
-    if not base._rg:
-        v._grad_fn = None
-        return
-    node = AsStridedBackward0()
-    node.shape = base._data.shape
-    node.pos = _positions_of(base, v)
-    node.next_functions = (edge_of(base),)
-    node._in_meta = ((base._data.shape, base._data.dtype),)
-    node._seq = next(_seq)
-    v._grad_fn = node
-    v._out_nr = 0
-    v._rg = True
 
 
 # PyTorch's names for the nodes of the in-place view ops (squeeze_, t_, ...)

@@ -327,7 +327,7 @@ def _wrap_outputs(ctx, args, is_t, differentiable, out):
         if is_dirty and o._base is not None:
             # written in place through a view: rebase the base's history (CopySlices)
             from .._tensor import _new_tensor
-            from .._ops.view import _copy_slices
+            from .._ops._inplace import _copy_slices
             res = _new_tensor(o._data)
             res._st = o._storage_obj()
             res._grad_fn, res._out_nr, res._rg = ctx, i, True

@@ -60,9 +60,20 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        # as torch.device: equal only to a device (``device('cpu') == 'cpu'`` is False)
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __ne__(self, other):
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type != other.type or self.index != other.index
+
+    def _no_order(self, other):
+        raise TypeError("comparison not implemented")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _no_order
 
     def __hash__(self):
         return hash((self.type, self.index))

@@ -13,7 +13,7 @@ def test_device_parsing(spec):
 
 def test_device_with_index_and_equality():
     assert ember.device('cuda', 0) == ember.device('cuda:0')
-    assert ember.device('cpu') == 'cpu'
+    assert ember.device('cpu') != 'cpu'     # as torch: a device never equals a string
     assert ember.device('cpu') != ember.device('cuda')
     assert hash(ember.device('cuda:0')) == hash(ember.device('cuda', 0))
     assert repr(ember.device('cuda', 2)) == repr(torch.device('cuda', 2))
@@ -82,3 +82,22 @@ def test_meta_tensors_have_no_data():
         lin = m.nn.Linear(3, 4, device='meta')
         lin.to_empty(device='cpu')
         assert lin.weight.device.type == 'cpu' and tuple(lin.weight.shape) == (4, 3)
+
+
+@pytest.mark.parametrize('other', ['cpu', 'cuda', 1, None, ('cpu', None),
+                                   lambda m: m.device('cpu'), lambda m: m.device('cpu', 0),
+                                   lambda m: m.device('cuda'), lambda m: m.device('cuda:0')])
+def test_device_comparisons_as_torch(other):
+    def res(m):
+        o = other(m) if callable(other) else other
+        d = m.device('cpu')
+        return (d == o, d != o, o == d, o != d, d in [o], {d: 1}.get(o))
+    assert res(ember) == res(torch)
+    e, t = (m.device('cuda:0') == m.device('cuda') for m in (ember, torch))
+    assert e == t
+
+
+def test_device_ordering_raises_as_torch():
+    for m in (ember, torch):
+        with pytest.raises(TypeError, match='comparison not implemented'):
+            m.device('cpu') < m.device('cpu')

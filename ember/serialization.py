@@ -229,7 +229,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
     st, dt = _split_storage(storage)
     _check_hooks(backward_hooks)
     metadata = _check_metadata(metadata)
-    return _apply_metadata(_make_tensor(st, dt, storage_offset, size, stride, requires_grad), metadata)
+    return _make_flagged(st, dt, storage_offset, size, stride, requires_grad, metadata)
 
 
 def _check_metadata(metadata):
@@ -243,22 +243,60 @@ def _check_metadata(metadata):
     return metadata
 
 
-def _apply_metadata(t, metadata):
-    """PyTorch's lazy conjugate / negative bits (``{'conj': True}``, ``{'neg': True}``): ember has
-    no such views, so the values are materialised (a copy, no longer sharing the storage)."""
+class _LoadScope(__import__('threading').local):
+    """State of the load running in this thread: the negated / conjugated copies of storages
+    made so far (so that many tensors with a ``neg``/``conj`` bit over one storage share one
+    copy of it, made once)."""
+    flagged = None
+
+
+_LOAD_SCOPE = _LoadScope()
+
+
+@contextlib.contextmanager
+def _load_scope():
+    old = _LOAD_SCOPE.flagged
+    _LOAD_SCOPE.flagged = {}
+    try:
+        yield
+    finally:
+        _LOAD_SCOPE.flagged = old
+
+
+def _make_flagged(untyped, dtype, offset, size, stride, requires_grad, metadata):
+    """A tensor with PyTorch's lazy conjugate / negative bits (``{'conj': True}``,
+    ``{'neg': True}``) applied. ember has no such bits: the view is built over a negated
+    (conjugated) copy of its storage, made once per storage in a load, so the work and the
+    memory follow the storage's bytes (never the view's element count: a stride-0 view of a
+    few bytes stays a few bytes)."""
+    t = _make_tensor(untyped, dtype, offset, size, stride, requires_grad)    # checks the view
     if not metadata:
         return t
-    a = t._data
-    xp = _backend.array_module(a)
-    if metadata.get('conj'):
-        a = xp.conj(a)
-    if metadata.get('neg'):
-        a = xp.negative(a)
-    if a is t._data:
+    conj = builtins.bool(metadata.get('conj')) and dtype.is_complex
+    neg = builtins.bool(metadata.get('neg'))
+    if not (conj or neg):
         return t
-    out = _new_tensor(xp.ascontiguousarray(a))
-    out._rg = t._rg
-    return out
+    cache = _LOAD_SCOPE.flagged
+    key = (id(untyped), dtype, conj, neg)
+    hit = cache.get(key) if cache is not None else None
+    if hit is None:
+        src = untyped._src
+        xp = _backend.array_module(src)
+        isz = dtype.itemsize
+        flat = src.reshape(-1).view(np.uint8)
+        n = flat.nbytes // isz
+        try:
+            vals = flat[:n * isz].view(dtype._np)
+            if conj:
+                vals = xp.conj(vals)
+            if neg:
+                vals = xp.negative(vals)
+        except (TypeError, ValueError, AttributeError):
+            raise _bad(f"a neg/conj bit on a tensor of {dtype} can't be applied") from None
+        hit = (untyped, UntypedStorage(xp.ascontiguousarray(vals)))
+        if cache is not None:
+            cache[key] = hit
+    return _make_tensor(hit[1], dtype, offset, size, stride, t._rg)
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
@@ -268,7 +306,7 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     _check_hooks(backward_hooks)
     _check_dtype(dtype)
     metadata = _check_metadata(metadata)
-    return _apply_metadata(_make_tensor(st, dtype, storage_offset, size, stride, requires_grad), metadata)
+    return _make_flagged(st, dtype, storage_offset, size, stride, requires_grad, metadata)
 
 
 _MISSING = object()
@@ -288,10 +326,34 @@ def _check_attr_name(cls, k):
     return k
 
 
+def _tensor_attr(cls, k):
+    """Whether attribute ``k`` saved with a tensor (parameter) of class ``cls`` is restored
+    (True) or ignored (False); refused with an ``UnpicklingError`` otherwise.
+
+    The allow-list: a public identifier that neither ember's ``Tensor`` nor ``cls`` defines
+    (a user's attribute, like ``t.tag = 'x'``) is restored. A name the tensor classes
+    define (``is_sparse``, ``layout``, ``is_nested``, ``is_quantized``, ``data``, slots,
+    methods, class attributes such as the empty-view storage offset ``_eoff``) is refused,
+    as PyTorch refuses to set its read-only tensor attributes. Any other private name
+    (``_grad_dtype``...) is ignored: PyTorch keeps such a name as an inert instance
+    attribute, while in ember private names are the tensor's own state."""
+    import inspect
+    if type(k) is not str or not k.isidentifier() or (k.startswith('__') and k.endswith('__')):
+        raise _bad(f"can't restore attribute {_short(k)} on a {cls.__name__}")
+    if inspect.getattr_static(Tensor, k, _MISSING) is not _MISSING:
+        raise _bad(f"can't restore attribute {k!r} on a {cls.__name__}: the class defines it "
+                   "(it is not writable)")
+    a = inspect.getattr_static(cls, k, _MISSING)
+    if a is not _MISSING and (callable(a) or hasattr(type(a), '__get__')):
+        raise _bad(f"can't restore attribute {k!r} on a {cls.__name__}: the class defines it")
+    return not k.startswith('_')
+
+
 def _safe_set_state(obj, state):
     """Restores saved attributes of ``obj`` (a tensor or an OrderedDict made by this load):
     ``state`` is a dict, or a ``(dict, slots dict)`` pair, of plain attribute names. The
-    values go straight into the instance ``__dict__``: no descriptor or setter runs."""
+    values go straight into the instance ``__dict__``: no descriptor or setter runs. On a
+    tensor only the attributes :func:`_tensor_attr` allows are restored."""
     if state is None:
         return obj
     parts = state
@@ -301,6 +363,7 @@ def _safe_set_state(obj, state):
     else:
         parts = (state,)
     cls = type(obj)
+    is_tensor = isinstance(obj, Tensor)
     todo = []
     for part in parts:
         if part is None:
@@ -308,7 +371,10 @@ def _safe_set_state(obj, state):
         if type(part) not in (dict, collections.OrderedDict):
             raise _bad(f"object state must be a dict, but got {_short(part)}")
         for k, v in part.items():
-            todo.append((_check_attr_name(cls, k), v))
+            if not is_tensor:
+                todo.append((_check_attr_name(cls, k), v))
+            elif _tensor_attr(cls, k):
+                todo.append((k, v))
     d = obj.__dict__
     for k, v in todo:
         d[k] = v
@@ -1064,6 +1130,15 @@ class _CorruptCheckpoint(RuntimeError, pickle.UnpicklingError):
     """A file that is not a readable checkpoint (truncated, corrupt, or something else)."""
 
 
+class _UserError(Exception):
+    """Carries an exception raised by a ``map_location`` callable out of the unpickler, so
+    that ``load`` raises it unchanged."""
+
+    def __init__(self, exc):
+        super().__init__()
+        self.exc = exc
+
+
 def _restore_fn(map_location):
     """map_location -> fn(UntypedStorage on the CPU, location tag) -> UntypedStorage."""
     if map_location is None:
@@ -1075,7 +1150,10 @@ def _restore_fn(map_location):
         return lambda st, _: _default_restore(st, loc)
     if callable(map_location):
         def restore(st, loc):
-            r = map_location(st, loc)
+            try:
+                r = map_location(st, loc)
+            except Exception as e:
+                raise _UserError(e) from None
             if r is None:
                 return _default_restore(st, loc)
             if isinstance(r, TypedStorage):
@@ -1130,6 +1208,19 @@ def _readinto(fobj, buf, what):
 
 
 _DEFLATE_RATIO = 1100    # deflate can't expand data more than about 1032 to 1
+# The bounds of a load, N being the file's size in bytes (see ``load``'s docstring):
+_STEPS_PER_BYTE = 8          # interpreter steps a weights-only load may take: 8 * N + 2**18
+_STEPS_BASE = 1 << 18
+_INFLATE_PER_BYTE = 16       # bytes compressed records may inflate to, in all: 16 * N + 16 MiB
+_INFLATE_BASE = 16 << 20
+_METHODS = {zipfile.ZIP_STORED: 'stored', zipfile.ZIP_DEFLATED: 'deflate'}
+_METHOD_NAMES = {zipfile.ZIP_BZIP2: 'bzip2', zipfile.ZIP_LZMA: 'lzma', 1: 'shrink', 6: 'implode',
+                 9: 'deflate64', 93: 'zstd', 95: 'xz', 98: 'ppmd', 99: 'AES encryption'}
+
+
+def _step_budget(nbytes):
+    """The steps a weights-only load of a file of ``nbytes`` bytes may take."""
+    return _STEPS_PER_BYTE * nbytes + _STEPS_BASE
 
 
 class _Reader:
@@ -1165,6 +1256,8 @@ class _Reader:
         self.prefix = infos[0].filename.split('/')[0]
         self.infos = {i.filename: i for i in infos}
         self.mmap = None
+        self.bytes_read = 0      # compressed bytes of the records read so far
+        self.inflated = 0        # bytes the compressed records read so far inflate to
         if mmap_path is not None:
             self.mmap = np.memmap(mmap_path, dtype=np.uint8, mode='c')
 
@@ -1178,17 +1271,41 @@ class _Reader:
         return info
 
     def _check_present(self, info, rec, nbytes):
-        """Refuses record ``rec`` if the file can't hold the ``nbytes`` it is asked for."""
+        """Refuses record ``rec`` if the file can't hold the ``nbytes`` it is asked for, if it
+        is compressed with a method other than deflate (PyTorch reads only stored and
+        deflated records), if its bytes were already read for another record (overlapping
+        records), or if inflating it would pass the load's bound on inflated bytes."""
+        m = info.compress_type
+        if m not in _METHODS:
+            raise _CorruptCheckpoint(
+                f"ember.load: failed retrieving record {rec} of {self.name}: unsupported method "
+                f"{m} ({_METHOD_NAMES.get(m, 'unknown')}): only stored and deflate records "
+                "can be read (the file is corrupt or was not written by torch.save)")
         end = info.header_offset + 30 + len(info.orig_filename.encode('utf-8'))
-        if info.compress_type == zipfile.ZIP_STORED:
+        if m == zipfile.ZIP_STORED:
             ok = end + nbytes <= self.size
+            size = nbytes
         else:
             ok = end + info.compress_size <= self.size and \
                 nbytes <= _DEFLATE_RATIO * info.compress_size + 1024
+            size = info.compress_size
         if not ok:
             raise _CorruptCheckpoint(
                 f"ember.load: record {rec} of {self.name} claims {nbytes} bytes, more than the "
                 f"file holds (the file is truncated or crafted)")
+        self.bytes_read += size
+        if self.bytes_read > self.size:
+            raise _CorruptCheckpoint(
+                f"ember.load: record {rec} of {self.name} overlaps the bytes of other records "
+                "(its records read more bytes than the file holds: crafted?)")
+        if m != zipfile.ZIP_STORED:
+            self.inflated += nbytes
+            if self.inflated > _INFLATE_PER_BYTE * self.size + _INFLATE_BASE:
+                raise _CorruptCheckpoint(
+                    f"ember.load: record {rec} of {self.name} claims {nbytes} bytes: its "
+                    "compressed records inflate to more than the file's size allows "
+                    f"({_INFLATE_PER_BYTE} x {self.size} bytes + {_INFLATE_BASE >> 20} MiB: "
+                    "a decompression bomb?)")
 
     def read(self, rec, limit=None):
         info = self._info(rec)
@@ -1239,7 +1356,12 @@ class _Reader:
         if self.mmap is not None:
             if start + nbytes > self.mmap.size:
                 raise _CorruptCheckpoint(f"ember.load: {self.name} is truncated (record {rec})")
-            return self.mmap[start:start + nbytes].view(np.ndarray)
+            buf = self.mmap[start:start + nbytes].view(np.ndarray)
+            if nbytes == info.file_size and zlib.crc32(buf) != info.CRC:
+                raise _CorruptCheckpoint(f"ember.load: failed reading zip archive {self.name}: "
+                                         f"CRC-32 check failed for record {rec} (the file is "
+                                         "corrupt)")
+            return buf
         buf = np.empty(nbytes, np.uint8)
         f.seek(start)
         _readinto(f, buf, f"ember.load: failed reading record {rec} of {self.name}")
@@ -1396,7 +1518,12 @@ class _BytesSource:
 
 _MARK = object()
 _TUPLE_COST_LIMIT = 1 << 20     # items a tuple may expand to, counting shared sub-tuples
-_DEPTH_LIMIT = 1000             # nesting of tuples
+_DEPTH_LIMIT = 100              # nesting of tuples and frozensets (hashed and compared recursively)
+_HASH_P = (1 << 61) - 1         # ints in (-P, P) hash to themselves: never crafted to collide
+_REBUILD_STEPS = 32             # steps a tensor rebuild or a storage counts for
+# extra steps an opcode counts for, beyond 1 (about one step per 64 bytes it allocates)
+_OP_STEPS = {pickle.EMPTY_SET[0]: 3, pickle.FROZENSET[0]: 3, pickle.EMPTY_DICT[0]: 1,
+             pickle.DICT[0]: 1, pickle.BINPERSID[0]: _REBUILD_STEPS}
 _OPNAMES = {op.code.encode('latin-1')[0]: op.name for op in __import__('pickletools').opcodes}
 
 
@@ -1408,9 +1535,15 @@ class _SafeUnpickler:
     objects; REDUCE and NEWOBJ call only the validating handlers of ``_safe_calls()`` (or
     callables the user allow-listed); BUILD restores state only on an OrderedDict, a tensor
     made by NEWOBJ in this pickle (legacy ``set_``) or an instance of a user allow-listed
-    class. INST, OBJ, EXT*, PERSID and out-of-band buffers are refused. What a handler
-    copies is charged to a budget proportional to the file's size, and tuples whose shared
-    parts expand beyond a bound are refused, so memory and time follow the bytes present.
+    class. INST, OBJ, EXT*, PERSID and out-of-band buffers are refused.
+
+    Every opcode, every element a handler copies, every tensor rebuild and every hash of a
+    dict key or set item is charged to a budget of steps proportional to the file's size
+    (``_step_budget``); keys that could be crafted to collide (big ints, floats, tuples,
+    frozensets...) are charged once more for each earlier key of their container with the
+    same hash, so collisions can't make a load quadratic. Tuples and frozensets whose shared
+    parts expand beyond a bound or nest too deeply are refused. Memory and time follow the
+    bytes present.
     """
 
     def __init__(self, src, persistent_load, budget, encoding='utf-8'):
@@ -1424,6 +1557,7 @@ class _SafeUnpickler:
         self.stack = []
         self.metastack = []
         self.tcost = {}
+        self.htabs = {}
         self.keep = []
         self.shells = {}
         self.user = _user_allowed()
@@ -1433,8 +1567,71 @@ class _SafeUnpickler:
     def charge(self, n):
         self.budget -= n
         if self.budget < 0:
-            raise _bad("the pickle builds more data than its file's size allows "
-                       "(a memory bomb?)")
+            raise self.over()
+
+    @staticmethod
+    def over():
+        return _bad("the pickle builds more data than its file's size allows, or does more work "
+                    "(a memory or time bomb?)")
+
+    def kinfo(self, x):
+        """(nesting depth, cost of hashing or comparing) of a dict key / set item ``x``."""
+        t = type(x)
+        if t is tuple or t is frozenset:
+            return self.tcost.get(id(x), (1, len(x) + 1))
+        if t is int and not -_HASH_P < x < _HASH_P:
+            return 0, 1 + (x.bit_length() >> 6)
+        if isinstance(x, tuple):
+            return 1, len(x) + 1
+        return 0, 1
+
+    def key(self, cont, k):
+        """Charges the hashing of ``k``, a new key (item) of the dict (set) ``cont``: its cost,
+        times one more than the number of earlier keys of ``cont`` with the same hash
+        (the comparisons a hash table makes on a collision)."""
+        t = type(k)
+        if t is str or t is bytes or k is None or t is bool or (t is int and -_HASH_P < k < _HASH_P):
+            return k      # randomised or identity hashes: they can't be crafted to collide
+        cost = self.kinfo(k)[1]
+        self.charge(cost)
+        try:
+            h = hash(k)
+        except TypeError:
+            raise _bad(f"unhashable dict key or set item of type {type(k).__name__}") from None
+        tab = self.htabs.get(id(cont))
+        if tab is None:
+            tab = self.htabs[id(cont)] = {}
+            self.keep.append(cont)
+        n = tab.get(h, 0)
+        tab[h] = n + 1
+        if n:
+            self.charge(cost * n)
+        return k
+
+    def fill(self, cont, items):
+        """Adds ``items`` (an iterable) to the set ``cont``, each charged by :meth:`key`."""
+        add = cont.add
+        key = self.key
+        for x in items:
+            add(key(cont, x))
+        return cont
+
+    def make_frozenset(self, items):
+        depth, cost = 0, 1
+        for x in items:
+            d, c = self.kinfo(x)
+            cost += c
+            if d > depth:
+                depth = d
+        depth += 1
+        if cost > _TUPLE_COST_LIMIT or depth > _DEPTH_LIMIT:
+            raise _bad("nested frozensets too large: they expand to more than "
+                       f"{_TUPLE_COST_LIMIT} items or {_DEPTH_LIMIT} levels")
+        fs = frozenset(self.fill(set(), items))
+        if cost > len(fs) + 1 or depth > 1:
+            self.tcost[id(fs)] = (depth, cost)
+            self.keep.append(fs)
+        return fs
 
     def pop(self):
         try:
@@ -1458,17 +1655,20 @@ class _SafeUnpickler:
         depth, cost = 0, 1
         tc = self.tcost
         for x in items:
-            if type(x) is tuple:
+            tx = type(x)
+            if tx is tuple or tx is frozenset:
                 d, c = tc.get(id(x), (1, len(x) + 1))
                 cost += c
                 if d > depth:
                     depth = d
+            elif tx is int and not -_HASH_P < x < _HASH_P:
+                cost += 1 + (x.bit_length() >> 6)
             else:
                 cost += 1
         t = tuple(items)
         depth += 1
         if cost > _TUPLE_COST_LIMIT or depth > _DEPTH_LIMIT:
-            raise _bad("nested tuples too large: shared sub-tuples expand to more than "
+            raise _bad("nested tuples too large: shared sub-tuples (frozensets) expand to more than "
                        f"{_TUPLE_COST_LIMIT} items or {_DEPTH_LIMIT} levels")
         if cost > len(t) + 1 or depth > 1:
             tc[id(t)] = (depth, cost)
@@ -1493,6 +1693,7 @@ class _SafeUnpickler:
     def load(self):
         read = self.read1
         dispatch = _DISPATCH
+        extra = _OP_STEPS
         while True:
             key = read(1)
             if not key:
@@ -1500,6 +1701,9 @@ class _SafeUnpickler:
             fn = dispatch.get(key[0])
             if fn is None:
                 raise _bad(f"Unsupported operand {key[0]} ({_OPNAMES.get(key[0], 'unknown')})")
+            self.budget -= extra.get(key[0], 1)
+            if self.budget < 0:
+                raise self.over()
             if fn(self):
                 return self.result
 
@@ -1687,16 +1891,10 @@ class _SafeUnpickler:
         if len(items) % 2:
             raise _bad("odd number of items for DICT")
         d = {}
+        key = self.key
         for i in range(0, len(items), 2):
-            d[self.hashable(items[i])] = items[i + 1]
+            d[key(d, items[i])] = items[i + 1]
         self.stack.append(d)
-
-    def hashable(self, k):
-        try:
-            hash(k)
-        except TypeError:
-            raise _bad(f"unhashable dict key or set item of type {type(k).__name__}") from None
-        return k
 
     def _dict_target(self, op):
         d = self.top()
@@ -1708,15 +1906,17 @@ class _SafeUnpickler:
     def op_setitem(self):
         v = self.pop()
         k = self.pop()
-        self._dict_target('SETITEM')[self.hashable(k)] = v
+        d = self._dict_target('SETITEM')
+        d[self.key(d, k)] = v
 
     def op_setitems(self):
         items = self.pop_mark()
         d = self._dict_target('SETITEMS')
         if len(items) % 2:
             raise _bad("odd number of items for SETITEMS")
+        key = self.key
         for i in range(0, len(items), 2):
-            d[self.hashable(items[i])] = items[i + 1]
+            d[key(d, items[i])] = items[i + 1]
 
     def op_empty_set(self):
         self.stack.append(set())
@@ -1726,13 +1926,10 @@ class _SafeUnpickler:
         s = self.top()
         if type(s) is not set:
             raise _bad(f"Can only add items to sets, but got {type(s).__name__}")
-        for x in items:
-            s.add(self.hashable(x))
+        self.fill(s, items)
 
     def op_frozenset(self):
-        items = self.pop_mark()
-        fs = frozenset(self.hashable(x) for x in items)
-        self.stack.append(fs)
+        self.stack.append(self.make_frozenset(self.pop_mark()))
 
     # memo
     def _put(self, i):
@@ -1834,7 +2031,8 @@ class _SafeUnpickler:
             self.set_legacy(inst, state)
         elif id(t) in self.user_ids and id(inst) not in self.user_ids:
             setstate = getattr(inst, '__setstate__', None)
-            if setstate is not None and getattr(t, '__setstate__', None) is not object.__setstate__:
+            if setstate is not None and getattr(t, '__setstate__', None) is not \
+                    getattr(object, '__setstate__', None):
                 setstate(state)
             else:
                 slots = None
@@ -1871,6 +2069,7 @@ class _SafeUnpickler:
         if args:
             raise _bad("torch.Tensor can only be called with no arguments in a checkpoint "
                        f"(got {len(args)})")
+        self.charge(_REBUILD_STEPS)
         t = _new_tensor(np.empty(0, np.float32))
         self.shells[id(t)] = t
         return t
@@ -1930,12 +2129,12 @@ def _items_of(u, x, what):
 
 def _h_set(u, *args):
     _need(args, 0, 1, 'set')
-    return set(u.hashable(v) for v in _items_of(u, args[0], 'set')) if args else set()
+    return u.fill(set(), _items_of(u, args[0], 'set')) if args else set()
 
 
 def _h_frozenset(u, *args):
     _need(args, 0, 1, 'frozenset')
-    return frozenset(u.hashable(v) for v in _items_of(u, args[0], 'frozenset')) if args else frozenset()
+    return u.make_frozenset(_items_of(u, args[0], 'frozenset')) if args else frozenset()
 
 
 _TEXT_CODECS = ('latin1', 'latin-1', 'iso-8859-1', 'iso8859-1', 'utf-8', 'utf8', 'ascii')
@@ -2026,12 +2225,13 @@ def _h_counter(u, *args):
 def _fill_dict(u, d, src, what):
     if type(src) in (dict, collections.OrderedDict, collections.Counter):
         u.charge(len(src))
-        dict.update(d, src)
+        for k, v in src.items():
+            d[u.key(d, k)] = v
         return
     for kv in _items_of(u, src, what):
         if type(kv) not in (tuple, list) or len(kv) != 2:
             raise _bad(f"{what} needs (key, value) pairs, but got {_short(kv)}")
-        d[u.hashable(kv[0])] = kv[1]
+        d[u.key(d, kv[0])] = kv[1]
 
 
 def _h_size(u, *args):
@@ -2070,33 +2270,39 @@ def _h_parameter(u, *args):
 
 
 def _h_rebuild_tensor(u, *args):
+    u.charge(_REBUILD_STEPS)
     _need(args, 4, 4, '_rebuild_tensor')
     return _rebuild_tensor(*args)
 
 
 def _h_rebuild_tensor_v2(u, *args):
+    u.charge(_REBUILD_STEPS)
     _need(args, 6, 7, '_rebuild_tensor_v2')
     return _rebuild_tensor_v2(*args)
 
 
 def _h_rebuild_tensor_v3(u, *args):
+    u.charge(_REBUILD_STEPS)
     _need(args, 7, 8, '_rebuild_tensor_v3')
     return _rebuild_tensor_v3(*args)
 
 
 def _h_rebuild_parameter(u, *args):
+    u.charge(_REBUILD_STEPS)
     _need(args, 3, 3, '_rebuild_parameter')
     _check_hooks(args[2])
     return _new_parameter(args[0], args[1])
 
 
 def _h_rebuild_parameter_with_state(u, *args):
+    u.charge(_REBUILD_STEPS)
     _need(args, 4, 4, '_rebuild_parameter_with_state')
     _check_hooks(args[2])
     return _safe_set_state(_new_parameter(args[0], args[1]), args[3])
 
 
 def _h_rebuild_from_type_v2(u, *args):
+    u.charge(_REBUILD_STEPS)
     _need(args, 4, 4, '_rebuild_from_type_v2')
     func, new_type, fargs, state = args
     h = _TENSOR_REBUILDERS.get(id(func))
@@ -2294,13 +2500,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     pickle_load_args.setdefault('encoding', 'utf-8')
     restore = _restore_fn(map_location)
     name = _file_name(f)
-    if _is_path(f):
-        with open(f, 'rb') as fobj:
-            return _load_file(fobj, name, restore, weights_only, pickle_load_args,
-                              os.fspath(f) if mmap else None)
-    if mmap:
-        raise ValueError("f must be a file path in order to use the mmap argument")
-    return _load_file(f, name, restore, weights_only, pickle_load_args, None)
+    try:
+        if _is_path(f):
+            with open(f, 'rb') as fobj:
+                return _load_file(fobj, name, restore, weights_only, pickle_load_args,
+                                  os.fspath(f) if mmap else None)
+        if mmap:
+            raise ValueError("f must be a file path in order to use the mmap argument")
+        return _load_file(f, name, restore, weights_only, pickle_load_args, None)
+    except _UserError as e:
+        user_error = e.exc
+    raise user_error     # what the map_location callable raised, unchanged
 
 
 def _load_file(fobj, name, restore, weights_only, kw, mmap_path):
@@ -2340,7 +2550,10 @@ def _safe_unpickle(src, pool, budget, name):
         return _SafeUnpickler(src, pool, budget).load()
     except _Truncated as e:
         raise _CorruptCheckpoint(f"ember.load: {name} is truncated or corrupt: {e}") from None
-    except (pickle.UnpicklingError, RuntimeError, MemoryError):
+    except RecursionError:
+        raise _bad("the pickle nests objects too deeply (comparing or hashing them exceeds "
+                   "Python's recursion limit)") from None
+    except (pickle.UnpicklingError, RuntimeError, MemoryError, _UserError):
         raise
     except Exception as e:    # a user allow-listed callable, or a bug: never an internal error
         raise _bad(f"{type(e).__name__}: {str(e)[:300]}") from e
@@ -2370,10 +2583,10 @@ def _load_zip(fobj, name, restore, weights_only, kw, mmap_path):
         swap = sys.byteorder != 'little'
     pool = _StoragePool(lambda key, nbytes, dtype: r.read_storage(key, nbytes), restore, swap)
     data = r.read('data.pkl')
-    if weights_only:
-        return _safe_unpickle(_BytesSource(data), pool,
-                              4 * len(data) + (1 << 16), name)
-    return _full_unpickle(io.BytesIO(data), pool, kw, name)
+    with _load_scope():
+        if weights_only:
+            return _safe_unpickle(_BytesSource(data), pool, _step_budget(r.size), name)
+        return _full_unpickle(io.BytesIO(data), pool, kw, name)
 
 
 def _file_end(fobj):
@@ -2388,6 +2601,7 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
     Storages follow the pickles in the file: each one the pickle asks for must fit in the
     bytes left in the file before its buffer is allocated."""
     end = _file_end(fobj)
+    budget = _step_budget(end - fobj.tell())
 
     def source():
         return _Source(fobj, end - fobj.tell())
@@ -2429,11 +2643,12 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
         return st
 
     pool = _StoragePool(fetch, restore_later, False)
-    if weights_only:
-        result = _safe_unpickle(source(), pool, 4 * (end - fobj.tell()) + (1 << 16), name)
-    else:
-        result = _full_unpickle(fobj, pool, kw, name)
-    keys = _safe_unpickle(source(), None, 4 * (end - fobj.tell()) + (1 << 16), name)
+    with _load_scope():
+        if weights_only:
+            result = _safe_unpickle(source(), pool, budget, name)
+        else:
+            result = _full_unpickle(fobj, pool, kw, name)
+    keys = _safe_unpickle(source(), None, budget, name)
     if type(keys) is not list:
         raise _CorruptCheckpoint(f"ember.load: {name}: malformed list of storage keys")
     done = set()

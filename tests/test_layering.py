@@ -42,6 +42,7 @@ LAYERS = {
     'ember._C': 4,
     'ember.functional': 4,
     'ember.version': 4,
+    'ember.torch_version': 4,
     'ember.linalg': 4,
     'ember.fft': 4,
     'ember.special': 4,

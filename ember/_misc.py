@@ -119,8 +119,10 @@ _deterministic_warn_only = False
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    """Ask for deterministic algorithms. Ember's NumPy kernels are always deterministic,
-    so this only records the setting (read by :func:`are_deterministic_algorithms_enabled`).
+    """Ask for deterministic algorithms. Ember's NumPy kernels are always deterministic;
+    as in PyTorch, while the mode is on, ``empty`` & co. and ``resize_`` fill the memory
+    they hand out with NaN (floating, complex) or the integer maximum, unless
+    ``ember.utils.deterministic.fill_uninitialized_memory`` is False.
 
     Args:
         mode (bool): turn deterministic mode on or off.
@@ -131,6 +133,8 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
         raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must "
                         f"be bool, not {type(mode).__name__}")
     _deterministic, _deterministic_warn_only = mode, _b.bool(warn_only)
+    from . import _storage
+    _storage._sync_fill(mode)
 
 
 def are_deterministic_algorithms_enabled():

@@ -10,6 +10,37 @@ _weakref = weakref.ref
 __all__ = ['UntypedStorage', 'TypedStorage']
 
 
+# PyTorch's deterministic mode fills memory that nothing has written yet (``empty``,
+# ``empty_like``, ``empty_strided``, what ``resize_`` adds) with NaN, or the integer maximum,
+# while ``torch.utils.deterministic.fill_uninitialized_memory`` is True (its default).
+# ``ember.use_deterministic_algorithms`` and ``ember.utils.deterministic`` keep these set.
+fill_memory_flag = True      # utils.deterministic.fill_uninitialized_memory
+fill_uninitialized = False   # deterministic mode on and the flag set: the factories read it
+
+
+def _sync_fill(deterministic):
+    global fill_uninitialized
+    fill_uninitialized = bool(deterministic and fill_memory_flag)
+
+
+def uninit_fill(arr):
+    """Fill array ``arr`` (memory nothing has written) as PyTorch's deterministic mode does:
+    NaN for floating types, NaN + 0j for complex, the maximum for integers, True for bool.
+    Returns ``arr``."""
+    if not arr.size:
+        return arr
+    k = arr.dtype.kind
+    if k == 'b':
+        arr[...] = True
+    elif k in 'iu':
+        arr[...] = np.iinfo(arr.dtype).max
+    elif k == 'c':
+        arr[...] = complex(float('nan'), 0.0)
+    else:
+        arr[...] = float('nan')     # float16/32/64 and ml_dtypes' bfloat16 / float8
+    return arr
+
+
 def _ptr(arr):
     return arr.__array_interface__['data'][0] if isinstance(arr, np.ndarray) else arr.data.ptr
 

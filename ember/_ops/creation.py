@@ -6,6 +6,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
+from .. import _storage
 from .._dtype import _NP2DT
 from .._device import device as _device, CPU
 from .._tensor import Tensor, Size, _Mode
@@ -460,6 +461,8 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
         size = _size_kw(size, kw, 'empty')
     t = _fill(lambda xp, s, dt: xp.zeros(s, dt), size, dtype, device, requires_grad, out,
               'empty')
+    if _storage.fill_uninitialized:
+        _storage.uninit_fill(t._data)
     if memory_format is not None:
         t = t.contiguous(memory_format=memory_format)
     return t
@@ -489,6 +492,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     dt = dtype or D._default_dtype
     n = 0 if 0 in size else 1 + builtins.sum((s - 1) * t for s, t in zip(size, stride))
     buf = xp.zeros(n, dt._np)
+    if _storage.fill_uninitialized:
+        _storage.uninit_fill(buf)
     isz = dt.itemsize
     arr = xp.lib.stride_tricks.as_strided(buf, size, tuple(t * isz for t in stride))
     t = wrap(arr)
@@ -796,7 +801,10 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         _args.tensor(input, 'empty_like')
     if dtype is not None or device is not None or requires_grad is not False:
         dtype = _args.factory_args('empty_like', None, dtype, device, requires_grad)
-    return _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
+    t = _like(input, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), memory_format)
+    if _storage.fill_uninitialized:
+        _storage.uninit_fill(t._data)
+    return t
 
 
 @register(method=False)

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .. import _storage
 from .._tensor import Tensor, Size, _Mode
 from ._inplace import check_inplace
 from .._storage import UntypedStorage, TypedStorage
@@ -64,6 +65,12 @@ def _grow(st, need, like):
     grown = array_module(like).zeros((need,), np.uint8)
     old = st._bytes()
     grown[:old.size] = old
+    if _storage.fill_uninitialized:   # deterministic mode: the new elements as torch fills them
+        isz = like.itemsize
+        lo = -(-old.size // isz) * isz
+        n = (need - lo) // isz
+        if n > 0:
+            _storage.uninit_fill(grown[lo:lo + n * isz].view(like.dtype))
     st._src = grown
 
 

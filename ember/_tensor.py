@@ -343,6 +343,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, v):
+        if v is not True and v is not False:
+            raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
             if not v:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables. "
@@ -625,17 +627,32 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with "
+                               f"{'no values' if not self._data.size else 'more than one value'}"
+                               " is ambiguous")
         return bool(self._data.reshape(-1)[0])
 
+    def _py_number(self, ctype):
+        # int() / float() / complex(): PyTorch's errors for several elements and for a
+        # complex value with an imaginary part
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        v = self.item()
+        if ctype and isinstance(v, complex):
+            if v.imag:
+                raise RuntimeError(f"value cannot be converted to type {ctype} without "
+                                   "overflow")
+            v = v.real
+        return v
+
     def __int__(self):
-        return int(self.item()) if not self.is_complex() else int(self.item().real)
+        return int(self._py_number('int64_t'))
 
     def __float__(self):
-        return float(self.item())
+        return float(self._py_number('double'))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._py_number(None))
 
     def __index__(self):
         if self._data.dtype.kind not in 'iub' or self._data.size != 1:

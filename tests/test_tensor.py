@@ -247,3 +247,20 @@ def test_storage_offset_of_empty_views_matches_torch(i):
     assert e.shape == tuple(t.shape) and e.numel() == 0
     assert e.storage_offset() == t.storage_offset()
     assert e.stride() == t.stride()
+
+
+# ------------------------------------------------------------------ Python number conversions
+@pytest.mark.parametrize('conv', [int, float, complex, bool])
+@pytest.mark.parametrize('make', [
+    lambda m: m.ones(2), lambda m: m.ones(0), lambda m: m.ones(2, 2, dtype=m.int64),
+    lambda m: m.ones((), dtype=m.complex64) * (1 + 2j), lambda m: m.ones(1, 1) * 2.5,
+    lambda m: m.ones((), dtype=m.complex64) * (3 - 0j), lambda m: m.ones((), dtype=m.bool),
+])
+def test_python_number_conversions(conv, make):
+    from oracle import errors_both, run_both
+    try:
+        conv(make(torch))
+    except Exception as e:
+        errors_both(lambda m: conv(make(m)), str(e))
+    else:
+        run_both(lambda m: conv(make(m)))

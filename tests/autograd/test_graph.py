@@ -277,3 +277,21 @@ def test_retain_grad_errors_and_warning():
         h = m.ones(2, requires_grad=True) * 2
         with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
             assert h.grad is None
+
+
+@pytest.mark.parametrize('value', [1, 0, 1.0, None, np.bool_(True), 'yes'])
+def test_requires_grad_setter_takes_only_bool(value):
+    from oracle import errors_both
+
+    def f(m):
+        m.ones(2).requires_grad = value
+    errors_both(f, 'requires_grad must be a bool')
+
+
+@pytest.mark.parametrize('value', [True, False])
+def test_requires_grad_setter_bool(value):
+    def f(m):
+        x = m.ones(2)
+        x.requires_grad = value
+        return x.requires_grad
+    run_both(f)

@@ -470,16 +470,29 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     return True, self._data_queue.get(timeout=max(left, 1.0))
             except queue.Empty:
                 pass
-            dead = self._dead_workers()
-            if dead:
-                pids = ', '.join(str(w.pid) for w in dead)
-                self._shutdown_workers()   # the epoch cannot complete: stop the others now
-                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly")
+            except (EOFError, OSError):
+                # a worker killed while it shared the result pipe: say which one died, as
+                # PyTorch does, rather than the pipe's own error. Its files close a moment
+                # before the system reports it dead: give that moment (5 s at most).
+                wait([w.sentinel for w in self._workers], timeout=5.0)
+                for _ in range(500):
+                    self._report_dead_workers()
+                    time.sleep(0.01)
+                raise
+            self._report_dead_workers()
             if left <= 0:
                 return False, None
             sentinels = [w.sentinel for wid, w in enumerate(self._workers)
                          if self._workers_status[wid]]
             wait([reader] + sentinels, timeout=left)
+
+    def _report_dead_workers(self):
+        """Raise PyTorch's RuntimeError naming the workers that have died, if any."""
+        dead = self._dead_workers()
+        if dead:
+            pids = ', '.join(str(w.pid) for w in dead)
+            self._shutdown_workers()   # the epoch cannot complete: stop the others now
+            raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly")
 
     def _get_data(self):
         if self._timeout > 0:

@@ -316,6 +316,26 @@ def test_killed_worker_raises_runtime_error():
     assert no_children()
 
 
+class LateKiller(ED.Dataset):
+    """Kills its worker mid-epoch, after the other worker has used the shared result pipe
+    (the race once surfaced the pipe's EOFError instead of torch's error)."""
+    def __len__(self):
+        return 40
+
+    def __getitem__(self, i):
+        if i == 10:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return i
+
+
+def test_worker_killed_mid_epoch_raises_runtime_error():
+    for _ in range(5):
+        with pytest.raises(RuntimeError,
+                           match=r'DataLoader worker \(pid\(s\) \d+\) exited unexpectedly'):
+            list(ED.DataLoader(LateKiller(), batch_size=2, num_workers=2, timeout=T))
+        assert no_children()
+
+
 class Sleepy(ED.Dataset):
     def __len__(self):
         return 2

@@ -117,6 +117,7 @@ class Node:
 
     _saved_outs = ()   # positions in _saved of this node's own outputs
     _saved_names = ()  # PyTorch's names of the saved tensors, by position ('self', 'other', 'result')
+    _saved_attrs = {}  # PyTorch's names of other saved values -> function(node) giving it
     _packed = False    # _saved holds (packed, unpack) pairs of saved-tensor hooks
 
     def save(self, *tensors):
@@ -186,9 +187,15 @@ class Node:
         # PyTorch's introspection of saved values: grad_fn._saved_self, _raw_saved_self
         if name.startswith('_saved_'):
             key = name[7:]
-            names = type(self)._saved_names
+            cls = type(self)
+            names = cls._saved_names
             if key in names:
                 return self.saved_tensors[names.index(key)]
+            get = cls._saved_attrs.get(key)
+            if get is not None:
+                if self._freed and key in cls._saved_tensor_attrs:
+                    raise RuntimeError(_FREED_MSG)
+                return get(self)
             d = self.__dict__
             if key in d:
                 return d[key]
@@ -198,6 +205,19 @@ class Node:
             if key in names:
                 return SavedTensor(self, names.index(key))
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    _saved_tensor_attrs = frozenset()   # the _saved_attrs that are tensors (freed by backward)
+
+    def __dir__(self):
+        # PyTorch lists what a node saved: _saved_<name> (and _raw_saved_<name> for tensors)
+        cls = type(self)
+        out = [n for n in object.__dir__(self)
+               if n not in ('_saved_names', '_saved_outs', '_saved_ver', '_saved_attrs',
+                            '_saved_tensor_attrs')]
+        out += ['_saved_' + n for n in cls._saved_names]
+        out += ['_raw_saved_' + n for n in cls._saved_names]
+        out += ['_saved_' + n for n in cls._saved_attrs]
+        return sorted(set(out))
 
     def _release(self):
         self._saved = ()

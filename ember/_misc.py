@@ -361,6 +361,9 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """
     import numpy as _np
     from ._ops._util import wrap
+    from ._ops import _args
+    count = _args.overflow(_args.as_int(count, 'frombuffer', 'count'))
+    offset = _args.overflow(_args.as_int(offset, 'frombuffer', 'offset'))
     mv = memoryview(buffer)
     nbytes = mv.nbytes
     isz = dtype.itemsize
@@ -417,25 +420,18 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     """
     import numpy as _np
     from ._ops._util import wrap
+    from ._ops import _args
+    from ._storage import UntypedStorage, view_of
+    size = _args.overflow(_args.as_int(size, 'from_file', 'size', 3))
     dt = dtype if dtype is not None else D.get_default_dtype()
     nbytes = size * dt.itemsize
-    have = _os.path.getsize(filename) if _os.path.exists(filename) else None
-    if shared:
-        if have is None or have < nbytes:
-            with open(filename, 'ab') as f:
-                f.truncate(nbytes)
-        arr = _np.memmap(filename, dtype=dt._np, mode='r+', shape=(size,)) if size else \
-            _np.empty((0,), dt._np)
-        arr = arr.view(_np.ndarray)
-    else:
-        if have is None:
-            raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such "
-                               f"file or directory (2)")
-        if have < nbytes:
-            raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required "
-                               f"mapping size <{nbytes}>")
-        arr = _np.fromfile(filename, dtype=dt._np, count=size)
-    return wrap(arr)
+    if nbytes > (1 << 63) - 1:
+        raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot "
+                           "allocate memory (12)")
+    st = UntypedStorage.from_file(filename, bool(shared), nbytes)
+    t = wrap(view_of(st, _np.dtype(dt._np), 0, (size,), (1,), 'from_file'))
+    t._st = st
+    return t
 
 
 def get_device(input):

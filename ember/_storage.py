@@ -1,4 +1,5 @@
 """Storage: the memory block that tensors view. Several tensors may share one."""
+import operator as _operator
 import weakref
 
 import numpy as np
@@ -45,6 +46,20 @@ def _ptr(arr):
     return arr.__array_interface__['data'][0] if isinstance(arr, np.ndarray) else arr.data.ptr
 
 
+def _extent(a):
+    """``(lo, hi)``: the bytes array ``a`` reaches, from ``lo`` to ``hi`` (exclusive) relative
+    to the address of its first element (``lo`` < 0 only with negative strides)."""
+    if not a.size:
+        return 0, 0
+    lo = hi = 0
+    for n, st in zip(a.shape, a.strides):
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    return lo, hi + a.itemsize
+
+
 class UntypedStorage:
     """A contiguous block of bytes shared by the tensors that view it, plus their
     version counter (bumped by every in-place op).
@@ -88,29 +103,43 @@ class UntypedStorage:
         return mine
 
     def _flat(self):
-        """The storage as a 1-D array of its creating array's dtype, from its first byte."""
+        """The storage as a 1-D array of its creating array's dtype, from its first byte.
+
+        Its length is the span of bytes the creating array reaches (not its element count:
+        an expanded array with zero strides spans less memory than it has elements)."""
         s = self._src
-        n = s.size
         if s.flags.c_contiguous:
             return s.reshape(-1)
-        return array_module(s).lib.stride_tricks.as_strided(s, (n,), (s.itemsize,))
+        lo, hi = _extent(s)
+        isz = s.itemsize
+        if lo:   # negative strides: start at the element with the lowest address
+            s = s[tuple(slice(n - 1, n) if st < 0 else slice(0, 1)
+                        for n, st in zip(s.shape, s.strides))]
+        return array_module(s).lib.stride_tricks.as_strided(s, ((hi - lo) // isz,), (isz,))
 
     def _bytes(self):
         return self._flat().view(np.uint8)
 
     def data_ptr(self):
         """Address of the first byte."""
-        return _ptr(self._src)
+        s = self._src
+        if s.flags.c_contiguous:
+            return _ptr(s)
+        return _ptr(s) + _extent(s)[0]
 
     def nbytes(self):
         """Size in bytes."""
-        return self._src.nbytes
+        s = self._src
+        if s.flags.c_contiguous:
+            return s.nbytes
+        lo, hi = _extent(s)
+        return hi - lo
 
     def size(self):
-        return self._src.nbytes
+        return self.nbytes()
 
     def __len__(self):
-        return self._src.nbytes
+        return self.nbytes()
 
     def element_size(self):
         return 1
@@ -152,6 +181,52 @@ class UntypedStorage:
         return self is other
 
     __hash__ = object.__hash__
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        """A storage of ``nbytes`` bytes read from the file ``filename``. With
+        ``shared=True`` the storage maps the file (created or grown to ``nbytes`` when
+        needed): writes go to the file. Otherwise the file must hold ``nbytes`` bytes, which
+        are copied.
+
+        NOTE: unlike PyTorch, a non-shared storage is a copy of the bytes, not a private
+        mapping of the file.
+
+        Args:
+            filename (str): the file.
+            shared (bool): map the file (share memory with it).
+            nbytes (int): number of bytes.
+
+        Example::
+
+            >>> open('/tmp/s.bin', 'wb').write(bytes([1, 2, 3]))
+            3
+            >>> ember.UntypedStorage.from_file('/tmp/s.bin', False, 2).tolist()
+            [1, 2]
+        """
+        import os
+        nbytes = _operator.index(nbytes)
+        if nbytes > _I64_MAX:
+            raise OverflowError("Python int too large to convert to C ssize_t")
+        if nbytes < 0:
+            raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot "
+                               "allocate memory (12)")
+        have = os.path.getsize(filename) if os.path.exists(filename) else None
+        if shared:
+            if have is None or have < nbytes:
+                with open(filename, 'ab') as f:
+                    f.truncate(nbytes)
+            arr = np.memmap(filename, np.uint8, mode='r+', shape=(nbytes,)).view(np.ndarray) \
+                if nbytes else np.empty((0,), np.uint8)
+        else:
+            if have is None:
+                raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No "
+                                   "such file or directory (2)")
+            if have < nbytes:
+                raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the "
+                                   f"required mapping size <{nbytes}>")
+            arr = np.fromfile(filename, np.uint8, count=nbytes)
+        return cls(arr)
 
 
 class TypedStorage:
@@ -220,6 +295,163 @@ class TypedStorage:
         return isinstance(other, TypedStorage) and self._untyped is other._untyped and self.dtype is other.dtype
 
     __hash__ = object.__hash__
+
+
+# ------------------------------------------------------------ checked views of a storage
+# Every way of making a tensor view memory from geometry that ember did not compute itself
+# (as_strided, set_, resize_, Tensor.__setstate__, shared-memory rebuilds, DLPack imports)
+# goes through check_view and then view_of: the largest byte a view reaches must lie inside
+# its storage. Views ember derives from an array it holds (view, slicing, transpose, expand,
+# unfold...) are inside by construction and skip this.
+_I64_MAX = (1 << 63) - 1
+_U64 = 1 << 64
+
+
+def _lst(v):
+    return '[' + ', '.join(str(x) for x in v) + ']'
+
+
+def numel_overflows(size):
+    """PyTorch's ``numel`` check: the sizes' product, each read as an unsigned 64-bit int,
+    overflows 64 bits or exceeds the int64 range (a negative size does, unless a later
+    size is 0)."""
+    p = 1
+    over = False
+    for n in size:
+        p *= n % _U64
+        if p >= _U64:
+            over = True
+            p %= _U64
+    return over or p > _I64_MAX
+
+
+def needed_bytes(size, stride, offset, itemsize):
+    """Bytes a storage needs for a view (``offset``, ``size`` and ``stride`` in elements) as
+    PyTorch counts them: 0 when a size is 0 (looking at the dims in order), None when the
+    count overflows int64 (each value read as an unsigned 64-bit int, so a negative stride
+    or size overflows unless it is multiplied by 0)."""
+    need = offset % _U64 + 1
+    for n, st in zip(size, stride):
+        if n == 0:
+            return 0
+        need += (st % _U64) * ((n - 1) % _U64)
+    need *= itemsize
+    return None if need > _I64_MAX else need
+
+
+# entry points whose views may have negative strides (memory shared with a process or
+# another library as it was laid out there): their extent is counted with signs
+_SIGNED_STRIDES = frozenset(('rebuild_tensor',))
+
+
+def _signed_needed_bytes(size, stride, offset, itemsize, op):
+    """:func:`needed_bytes` for views that may step backwards: the bytes up to the highest
+    element; an element before the storage's first byte raises."""
+    lo = hi = 0
+    for n, st in zip(size, stride):
+        if n == 0:
+            return 0
+        if n < 0:
+            return None
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    if offset + lo < 0:
+        raise RuntimeError(f"{op}: sizes {_lst(size)}, strides {_lst(stride)} and storage "
+                           f"offset {offset} reach {-(offset + lo) * itemsize} bytes before the "
+                           "start of the storage")
+    need = (offset + hi + 1) * itemsize
+    return None if need > _I64_MAX or (lo * itemsize) < -_I64_MAX else need
+
+
+def check_view(size, stride, offset, itemsize, nbytes=None, op='as_strided'):
+    """Raise PyTorch's error unless a view with ``size``, ``stride`` and storage ``offset``
+    (ints, in elements of ``itemsize`` bytes) fits in a storage of ``nbytes`` bytes; returns
+    the bytes it needs. ``op`` picks the wording and checks of PyTorch's entry point:
+    ``'as_strided'`` (strides must be >= 0), ``'set_'`` (``nbytes=None``: the caller grows the
+    storage; a negative stride only on a dim of size <= 1). Any size must be >= 0.
+
+    NOTE: unlike PyTorch, a negative size is refused even where another size is 0 (PyTorch
+    makes a tensor of shape ``[-2, 0]``), and byte strides must fit in int64 (except on dims
+    that no element steps along).
+
+    Example::
+
+        >>> from ember._storage import check_view
+        >>> check_view((2, 2), (1, 2), 1, 4, nbytes=24)   # elements 1..4: 20 bytes
+        20
+    """
+    if len(size) != len(stride):
+        if op == 'set_':
+            raise RuntimeError(f"unequal size length ({len(size)}) and stride length "
+                               f"({len(stride)})")
+        raise RuntimeError("mismatch in length of strides and shape")
+    if op == 'as_strided':
+        for st in stride:
+            if st < 0:
+                raise RuntimeError("as_strided: Negative strides are not supported at the "
+                                   f"moment, got strides: {_lst(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if op == 'set_' and numel_overflows(size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if op in _SIGNED_STRIDES:
+        need = _signed_needed_bytes(size, stride, offset, itemsize, op)
+    else:
+        need = needed_bytes(size, stride, offset, itemsize)
+    if need is None:
+        if size:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={_lst(size)} "
+                               f"and strides={_lst(stride)}")
+        raise RuntimeError("Storage size calculation overflowed with sizes=[]")
+    if nbytes is not None and need > nbytes:
+        raise RuntimeError(f"setStorage: sizes {_lst(size)}, strides {_lst(stride)}, storage "
+                           f"offset {offset}, and itemsize {itemsize} requiring a storage size "
+                           f"of {need} are out of bounds for storage of size {nbytes}")
+    if op != 'set_' and numel_overflows(size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{_lst(size)}")
+    return need
+
+
+def view_of(storage, npdt, offset, size, stride, op='as_strided'):
+    """An array of dtype ``npdt`` viewing ``storage`` (an :class:`UntypedStorage`) at element
+    ``offset`` with ``size`` and ``stride`` (in elements), after :func:`check_view` has made
+    sure every element lies inside the storage's bytes.
+
+    Example::
+
+        >>> from ember._storage import view_of
+        >>> st = ember.arange(6.).untyped_storage()
+        >>> view_of(st, numpy.dtype('float32'), 1, (2,), (2,)).tolist()
+        [1.0, 3.0]
+    """
+    isz = npdt.itemsize
+    b = storage._bytes()
+    n = b.size // isz
+    check_view(size, stride, offset, isz, n * isz, op)
+    flat = b[:n * isz].view(npdt)
+    numel = 1
+    for d in size:
+        numel *= d
+    bst = []
+    for d, st in zip(size, stride):
+        bs = st * isz
+        if not -_I64_MAX <= bs <= _I64_MAX:
+            if numel and d > 1:
+                raise RuntimeError(f"{op}: stride {st} of {isz}-byte elements does not fit in "
+                                   "a 64-bit byte stride")
+            bs = 0   # no element steps along this dim: the stride is never used
+        bst.append(bs)
+    base = flat[offset:] if offset < n else flat[:0]
+    try:
+        return array_module(flat).lib.stride_tricks.as_strided(base, tuple(size), tuple(bst))
+    except ValueError as e:   # NumPy's own limits (more than 64 dims, > 2**63 bytes in all)
+        raise RuntimeError(f"{op}: {e}") from None
 
 
 # ------------------------------------------------------------ legacy typed storage classes
@@ -387,12 +619,13 @@ def _storage_share_memory_(self):
     src = self._src
     if not isinstance(src, np.ndarray) or _shm_of(src) is not None:
         return self
-    n = src.size * src.itemsize
+    n = self.nbytes()   # the bytes the array spans (an expanded array spans fewer)
     m = _new_shm(n)
     if n:
         np.frombuffer(m, np.uint8, count=n)[...] = self._bytes()
-    m._moved_from = _ptr(src)   # lets tensors still viewing the old memory follow later
-    self._src = _shared_array(m, src.shape, src.dtype, src.strides, 0, type(src))
+    lo = _extent(src)[0]
+    m._moved_from = _ptr(src) + lo   # lets tensors still viewing the old memory follow later
+    self._src = _shared_array(m, src.shape, src.dtype, src.strides, -lo, type(src))
     return self
 
 

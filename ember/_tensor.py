@@ -305,8 +305,8 @@ class Tensor:
     def storage_offset(self):
         """Offset of the first element in the storage, in elements."""
         e = self._eoff
-        if e is not None:   # an empty view: where PyTorch's view starts (see make_view)
-            return e
+        if e is not None and not self._data.size:
+            return e   # an empty view: where PyTorch's view starts (see make_view)
         return (_ptr(self._data) - _ptr(self._storage_obj()._src)) // self._data.itemsize
 
     def data_ptr(self):

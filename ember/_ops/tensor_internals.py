@@ -13,7 +13,8 @@ from .. import _dtype as D
 from .. import _storage
 from .._tensor import Tensor, Size, _Mode
 from ._inplace import check_inplace
-from .._storage import UntypedStorage, TypedStorage
+from .._storage import UntypedStorage, TypedStorage, check_view, needed_bytes, \
+    numel_overflows, view_of
 from .._backend import array_module
 from ._util import wrap, wrap as _wrap, Node, register, record, grad_needed, METHODS, FUNCTIONS
 from . import _layout
@@ -29,31 +30,21 @@ def _sizes(args, fname):
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = tuple(args[0])
     out = []
-    for v in args:
+    for i, v in enumerate(args):
         if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in 'iu':
             v = _int(v.item())
         if not isinstance(v, (_int, np.integer)) or isinstance(v, builtins.bool):
             raise TypeError(f"{fname}(): argument 'size' must be tuple of ints, but found "
                             f"element of type {type(v).__name__}")
-        out.append(_int(v))
+        v = _int(v)
+        if not -_I64 <= v < _I64:
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long\"")
+        out.append(v)
     return tuple(out)
 
 
-def _storage_view(st, npdt, offset, size, stride):
-    """An array of dtype ``npdt`` over the bytes of UntypedStorage ``st``."""
-    b = st._bytes()
-    isz = npdt.itemsize
-    n = b.size // isz
-    flat = b[:n * isz].view(npdt)
-    xp = array_module(flat)
-    base = flat[offset:] if offset < n else flat[:0]
-    return xp.lib.stride_tricks.as_strided(base, size, tuple(s * isz for s in stride))
-
-
-def _need_bytes(offset, size, stride, isz):
-    if not all(size):
-        return 0
-    return (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * isz
+_I64 = 1 << 63
 
 
 def _grow(st, need, like):
@@ -62,7 +53,11 @@ def _grow(st, need, like):
     NOTE: unlike PyTorch, tensors that viewed the old memory keep viewing it."""
     if need <= st.nbytes():
         return
-    grown = array_module(like).zeros((need,), np.uint8)
+    try:
+        grown = array_module(like).zeros((need,), np.uint8)
+    except (MemoryError, ValueError):
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{need} bytes. Error code 12 (Cannot allocate memory)") from None
     old = st._bytes()
     grown[:old.size] = old
     if _storage.fill_uninitialized:   # deterministic mode: the new elements as torch fills them
@@ -85,11 +80,17 @@ def _set_dtype_error(dst, src):
     return RuntimeError(f"Could not set tensor of type {n(src)} to a tensor of type {n(dst)}")
 
 
-def _retarget(self, arr, st):
-    """Point ``self`` at array ``arr`` over storage ``st`` (in place: a new version)."""
+def _retarget(self, arr, st, eoff=None):
+    """Point ``self`` at array ``arr`` over storage ``st`` (in place: a new version);
+    ``eoff`` is the storage offset of an empty ``arr`` (its data pointer does not say it)."""
     self._data = arr
     self._st = st
     self._base = None
+    d = self.__dict__
+    if eoff is not None and not arr.size and arr.ndim:
+        d['_eoff'] = eoff
+    elif '_eoff' in d:
+        del d['_eoff']
     st._version += 1
     return self
 
@@ -132,12 +133,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
             raise _set_dtype_error(self.dtype, source.dtype)
         if source is self:
             return self
-        st = source._storage_obj()
-        self._data = source._data
-        self._st = st
-        self._base = None
-        st._version += 1
-        return self
+        return _retarget(self, source._data, source._storage_obj(), source._eoff)
     if isinstance(source, TypedStorage):
         if source.dtype._np != npdt:
             raise _set_dtype_error(self.dtype, source.dtype)
@@ -146,19 +142,48 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
                         f"{type(source).__name__}")
     isz = npdt.itemsize
-    off = _args.overflow(storage_offset) if not isinstance(storage_offset, _int) \
-        else storage_offset
-    if off < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {off}")
+    off = _args.overflow(_args.as_int(storage_offset, 'set_', 'storage_offset', 2))
     if size is None:
         size = ((source.nbytes() // isz) - off,) if stride is None else ()
         size = (max(size[0], 0),) if size else size
     size = _sizes((size,), 'set_')
     stride = _layout.contiguous_strides(size) if stride is None else _sizes((stride,), 'set_')
-    if len(stride) != len(size):
-        raise RuntimeError("mismatch in length of strides and shape")
-    _grow(source, _need_bytes(off, size, stride, isz), self._data)
-    return _retarget(self, _storage_view(source, npdt, off, size, stride), source)
+    _grow(source, check_view(size, stride, off, isz, None, 'set_'), self._data)
+    return _retarget(self, view_of(source, npdt, off, size, stride, 'set_'), source, off)
+
+
+def __setstate__(self, state):
+    """Restore this leaf tensor from PyTorch's legacy pickled state: a 4-tuple ``(storage,
+    storage_offset, size, stride)`` re-points it with :meth:`set_` (so the view is checked
+    to lie inside the storage), a 3-tuple ``(requires_grad, _, backward_hooks)`` sets the
+    flag (hooks are not restored), a 5-tuple ``(data, _, backward_hooks, requires_grad, _)``
+    sets the data and the flag.
+
+    Args:
+        state (tuple): the state, as above.
+
+    Example::
+
+        >>> t = ember.empty(0)
+        >>> t.__setstate__((ember.arange(4.).untyped_storage(), 1, (2,), (1,)))
+        >>> t
+        tensor([1., 2.])
+    """
+    if not self.is_leaf:
+        raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+    if len(state) == 4:
+        self.set_(*state)
+        return
+    if len(state) == 5:
+        self.data = state[0]
+        state = (state[3], state[4], state[2])
+    requires_grad, _, _hooks = state
+    if type(requires_grad) is not builtins.bool:
+        raise RuntimeError("requires_grad must be a bool")
+    self.requires_grad = requires_grad
+
+
+register('__setstate__', function=False)(__setstate__)
 
 
 # ============================================================================= resize
@@ -187,8 +212,12 @@ def resize_(self, *sizes, memory_format=None):
     if self._rg:
         raise RuntimeError("cannot resize variables that require grad")
     size = _sizes(sizes, 'resize_')
-    if any(n < 0 for n in size):
+    if numel_overflows(size):
         raise RuntimeError("numel: integer multiplication overflow")
+    for n in size:
+        if n < 0:   # NOTE: unlike PyTorch, refused even when another size is 0
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"[{', '.join(map(str, size))}]")
     if memory_format is None or memory_format is mf.contiguous_format or \
             memory_format is mf.preserve_format:
         stride = _layout.contiguous_strides(size)
@@ -197,13 +226,19 @@ def resize_(self, *sizes, memory_format=None):
         stride = _layout._cl_strides(size)
     else:
         raise RuntimeError(f"unsupported memory format {memory_format}")
+    if any(s > _I64 - 1 for s in stride):
+        raise RuntimeError("Stride calculation overflowed")
     a = self._data
     npdt = a.dtype
     isz = npdt.itemsize
     st = self._storage_obj()
     off = self.storage_offset()
-    _grow(st, _need_bytes(off, size, stride, isz), a)
-    return _retarget(self, _storage_view(st, npdt, off, size, tuple(stride)), st)
+    need = needed_bytes(size, stride, off, isz)
+    if need is None:
+        raise RuntimeError("Storage size calculation overflowed with sizes="
+                           f"[{', '.join(map(str, size))}]")
+    _grow(st, need, a)
+    return _retarget(self, view_of(st, npdt, off, size, tuple(stride), 'resize_'), st, off)
 
 
 @register(function=True)

@@ -11,7 +11,7 @@ from ._inplace import (_autograd_check, _internal_overlap, _writeable, _position
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from .._dtype import dtype as _dt, _PY2DT
-from .._storage import _ptr
+from .._storage import _ptr, view_of as _checked_view
 
 
 def make_view(src, arr, node=None, save=None, off=None):
@@ -558,7 +558,15 @@ def expand(self, *sizes):
     xp = array_module(a)
     node = ExpandBackward0() if self._rg and _Mode.grad else None
     shape = tuple(shape)
-    arr = xp.broadcast_to(a, shape)
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel <= 0 or numel >= _I64:
+        _check_numel(shape)
+    try:
+        arr = xp.broadcast_to(a, shape)
+    except ValueError as e:   # NumPy's limits (> 2**63 bytes in all, more than 64 dims)
+        raise RuntimeError(f"expand: {e}") from None
     # PyTorch keeps the stride of a size-1 dim that stays size 1 (NumPy zeroes it)
     strides = tuple(0 if i < lead or a.shape[i - lead] != n else a.strides[i - lead]
                     for i, n in enumerate(shape))
@@ -572,6 +580,17 @@ def expand(self, *sizes):
         # nothing repeated: a writable view (writes to a stride-0 view stay refused)
         arr = xp.lib.stride_tricks.as_strided(a, shape, arr.strides)
     return make_view(self, arr, node)
+
+
+def _check_numel(shape):
+    """PyTorch's errors for a shape with a negative size or more than 2**63 - 1 elements."""
+    from .._storage import numel_overflows
+    if numel_overflows(shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    for s in shape:
+        if s < 0:   # NOTE: unlike PyTorch, refused even when another size is 0
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{_shape_str(shape)}")
 
 
 def _legacy(t):
@@ -689,6 +708,11 @@ def _set_meta_inplace(self, view_fn, *args):
     rec = _autograd_check(self, ())
     new = view_fn(self, *args)
     self._data = new._data
+    e = new._eoff
+    if e is not None:
+        self._eoff = e
+    elif '_eoff' in self.__dict__:
+        del self.__dict__['_eoff']
     st = self._storage_obj()
     st._version += 1
     if rec:
@@ -1102,20 +1126,32 @@ def unfold(self, dimension, size, step):
         tensor([[0., 1., 2.],
                 [2., 3., 4.]])
     """
+    if dimension.__class__ is not int:
+        dimension = _args.as_int(dimension, 'unfold', 'dimension', 1)
+    if size.__class__ is not int:
+        size = _args.as_int(size, 'unfold', 'size', 2)
+    if step.__class__ is not int:
+        step = _args.as_int(step, 'unfold', 'step', 3)
+    _args.overflow(dimension), _args.overflow(size), _args.overflow(step)
     a = self._data
     nd = a.ndim
     d = _wrap_dim(dimension, nd) if nd else 0
     n = a.shape[d] if nd else 1
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     cnt = (n - size) // step + 1
     if nd == 0:
         shape, strides = (size,), (a.itemsize,)
     else:
+        wst = a.strides[d] * step
+        if cnt <= 1 and not -_I64 < wst < _I64:
+            wst = 0   # NOTE: unlike PyTorch, a stride no element steps along may read as 0
         shape = a.shape[:d] + (cnt,) + a.shape[d + 1:] + (size,)
-        strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1:] + (a.strides[d],)
+        strides = a.strides[:d] + (wst,) + a.strides[d + 1:] + (a.strides[d],)
     out = make_view(self, _strided_from(a, 0, shape, strides))
     if self._rg and _Mode.grad:
         node = UnfoldBackward0()
@@ -1123,6 +1159,29 @@ def unfold(self, dimension, size, step):
         node.pos = _positions_of(self, out)
         record(out, node, (self,))
     return out
+
+
+def _int_tuple(v, name, arg, pos):
+    """A ``tuple of ints`` argument (a tuple, list or Size of ints, NumPy integers or
+    integer 0-dim tensors), with PyTorch's TypeErrors."""
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be tuple of ints, "
+                        f"not {_args.type_name(v)}")
+    out = []
+    for i, e in enumerate(v):
+        if e.__class__ is not int:
+            if isinstance(e, Tensor) and e._data.ndim == 0 and e._data.dtype.kind in 'iu':
+                e = int(e)
+            elif isinstance(e, (bool, np.bool_, float, Tensor)) or not hasattr(e, '__index__'):
+                raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be tuple of "
+                                f"ints, but found element of type {_args.type_name(e)} at pos {i}")
+            else:
+                e = e.__index__()
+        if e >= _I64 or e < -_I64:
+            raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long\"")
+        out.append(e)
+    return tuple(out)
 
 
 
@@ -1139,27 +1198,16 @@ def as_strided(input, size, stride, storage_offset=None):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'as_strided')
+    size = _int_tuple(size, 'as_strided', 'size', 1)
+    stride = _int_tuple(stride, 'as_strided', 'stride', 2)
+    if storage_offset is None:
+        off = input.storage_offset()
+    else:
+        off = _args.overflow(_args.as_int(storage_offset, 'as_strided', 'storage_offset', 3))
     a = input._data
-    st = input._storage_obj()
-    flat = st._flat()
+    arr = _checked_view(input._storage_obj(), a.dtype, off, size, stride)
     isz = a.itemsize
-    src_isz = flat.itemsize
-    if src_isz != isz:
-        flat = flat.view(np.uint8).view(a.dtype) if (flat.nbytes % isz == 0) else flat
-    off = input.storage_offset() if storage_offset is None else storage_offset
-    size = tuple(size)
-    stride = tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    need = off + 1 + sum((s - 1) * t for s, t in zip(size, stride)) if all(size) else 0
-    if need > flat.size:
-        raise RuntimeError(f"setStorage: sizes {_shape_str(size)}, strides {_shape_str(stride)}, "
-                           f"storage offset {off}, and itemsize {isz} requiring a storage size of "
-                           f"{need * isz} are out of bounds for storage of size {flat.nbytes}")
-    xp = array_module(a)
-    arr = xp.lib.stride_tricks.as_strided(flat[off:] if off < flat.size else flat[:0],
-                                          size, tuple(s * isz for s in stride))
-    out = make_view(input, arr)
+    out = make_view(input, arr, off=(off - input.storage_offset()) * isz)
     if input._rg and _Mode.grad:
         node = AsStridedBackward0()
         node.shape = a.shape

@@ -67,6 +67,26 @@ def _storage_for(m, key):
     return st
 
 
+def _checked_layout(m, dtype, shape, strides, offset):
+    """Check a received NumPy layout (byte ``strides`` and ``offset``) against the shared
+    block ``m`` (the view layer's bounds check): every element must lie inside it."""
+    dtype = np.dtype(dtype)
+    isz = dtype.itemsize
+    shape, strides = tuple(shape), tuple(strides)
+    for v in (offset,) + shape + strides:
+        if type(v) is not int:
+            raise RuntimeError(f"rebuild_tensor: the layout must be ints, got {type(v).__name__}")
+    if offset % isz or any(s % isz for s in strides):
+        raise RuntimeError(f"rebuild_tensor: byte offset {offset} and strides {list(strides)} "
+                           f"are not multiples of the element size {isz}")
+    _S.check_view(shape, tuple(s // isz for s in strides), offset // isz, isz, m._nbytes,
+                  'rebuild_tensor')
+    if offset > m._nbytes:   # even an empty view starts inside the block (NumPy's rule)
+        raise RuntimeError(f"rebuild_tensor: byte offset {offset} is past the end of the "
+                           f"shared block of {m._nbytes} bytes")
+    return dtype, shape, strides
+
+
 def reduce_tensor(tensor):
     """Reduce a tensor for ``ForkingPickler``: its storage goes to shared memory and only a
     handle to it is pickled. A non-leaf tensor that requires grad raises ``RuntimeError``;
@@ -131,6 +151,7 @@ def rebuild_tensor(is_param, handle, nbytes, dtype, shape, strides, offset, requ
         tensor([2., 2., 2.])
     """
     m, key = _open(handle, nbytes)
+    dtype, shape, strides = _checked_layout(m, dtype, shape, strides, offset)
     t = _new_tensor(_S._shared_array(m, shape, dtype, strides, offset,
                                      array_cls or np.ndarray))
     t._st = _storage_for(m, key)
@@ -186,6 +207,7 @@ def rebuild_storage(handle, nbytes, dtype, shape, strides, offset):
     m, key = _open(handle, nbytes)
     if offset == 0 and tuple(shape) == (m._nbytes,) and dtype == np.uint8:
         return _storage_for(m, key)
+    dtype, shape, strides = _checked_layout(m, dtype, shape, strides, offset)
     return UntypedStorage(_S._shared_array(m, shape, dtype, strides, offset))
 
 

@@ -93,6 +93,44 @@ def _capsule_dtype(addr):
             ctypes.c_uint8.from_address(addr + _OFF_DTYPE_BITS).value)
 
 
+_OFF_NDIM, _OFF_LANES, _OFF_SHAPE, _OFF_STRIDES, _OFF_BYTE_OFFSET = 16, 22, 24, 32, 40
+_MAX_DIMS = 64   # what the array libraries hold
+
+
+def _check_capsule_layout(addr):
+    """Check the shape, strides and byte offset a capsule's DLTensor claims, before an array
+    library reads them (the view layer's bounds check): the producer's buffer size is not in
+    the capsule, so what is refused is a layout PyTorch refuses too (a negative size or
+    stride, a storage size that overflows int64); the tensor's storage then spans exactly
+    the bytes the layout reaches."""
+    from .._storage import check_view
+    ndim = ctypes.c_int32.from_address(addr + _OFF_NDIM).value
+    if not 0 <= ndim <= _MAX_DIMS:
+        raise RuntimeError(f"from_dlpack: a DLTensor of {ndim} dimensions is not supported "
+                           f"(at most {_MAX_DIMS})")
+    code, bits = _capsule_dtype(addr)
+    lanes = ctypes.c_uint16.from_address(addr + _OFF_LANES).value
+    isz = max(bits * lanes // 8, 1)
+    shape_p = ctypes.c_void_p.from_address(addr + _OFF_SHAPE).value
+    strides_p = ctypes.c_void_p.from_address(addr + _OFF_STRIDES).value
+    if ndim and not shape_p:
+        raise RuntimeError("from_dlpack: the DLTensor has no shape")
+    shape = tuple((ctypes.c_int64 * ndim).from_address(shape_p)) if ndim else ()
+    if strides_p and ndim:
+        strides = tuple((ctypes.c_int64 * ndim).from_address(strides_p))
+    else:   # NULL strides: compact row-major
+        strides, acc = [], 1
+        for n in reversed(shape):
+            strides.append(acc)
+            acc *= max(n, 1)
+        strides = tuple(reversed(strides))
+    byte_offset = ctypes.c_uint64.from_address(addr + _OFF_BYTE_OFFSET).value
+    if byte_offset > (1 << 63) - 1:
+        raise RuntimeError(f"from_dlpack: byte_offset {byte_offset} overflows int64")
+    if byte_offset + check_view(shape, strides, 0, isz, None, 'from_dlpack') > (1 << 63) - 1:
+        raise RuntimeError("from_dlpack: byte_offset and layout overflow int64")
+
+
 def _set_dtype_code(addr, code):
     ctypes.c_uint8.from_address(addr + _OFF_DTYPE_CODE).value = code
 
@@ -145,6 +183,7 @@ def _dl_device_of(dev):
 
 def _tensor_from_capsule(capsule):
     addr = _dltensor_address(capsule)
+    _check_capsule_layout(addr)
     dl_device = _capsule_device(addr)
     dev = _ember_device(dl_device)
     code, bits = _capsule_dtype(addr)

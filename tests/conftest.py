@@ -13,6 +13,9 @@ def pytest_addoption(parser):
                           "strict_backend.py): an op body that calls numpy directly on tensor "
                           "data instead of its inputs' array module fails; same as "
                           "EMBER_STRICT_BACKEND=1")
+    parser.addoption('--opdb-full', action='store_true',
+                     help="tests/test_torch_opdb.py walks every op, module and dtype of "
+                          "torch's op_db/module_db, not the CI slice; same as EMBER_OPDB_FULL=1")
 
 
 def pytest_configure(config):

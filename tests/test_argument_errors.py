@@ -421,3 +421,36 @@ if __name__ == '__main__':
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 6000
     s, b = run_fuzz(n)
     print(_report(s, b, limit=100000))
+
+
+# the third hardening pass's examples: once internal errors or calls accepted where torch raises
+@pytest.mark.parametrize('fn', [
+    lambda m: m.block_diag(m.ones(2, 2), {'a': 1}),
+    lambda m: m.linalg.solve(m.eye(3), 3.5),
+    lambda m: m.linalg.solve(3.5, m.eye(3)),
+    lambda m: m.nn.functional.group_norm(m.ones(2, 4, 3), 2, eps=None),
+    lambda m: m.nn.functional.group_norm(m.ones(2, 4, 3), 2.0),
+    lambda m: m.nn.functional.conv_transpose2d(m.ones(1, 2, 4, 4), m.ones(2, 3, 3, 3), padding=-1),
+    lambda m: m.nn.functional.conv_transpose1d(m.ones(1, 2, 4), m.ones(2, 3, 3), output_padding=-1),
+    lambda m: m.nn.functional.conv1d(m.ones(1, 2, 4), m.ones(2, 2, 3), padding=-1),
+    lambda m: m.nn.functional.conv3d(m.ones(1, 2, 4, 4, 4), m.ones(2, 2, 3, 3, 3),
+                                     padding=(0, -1, 0)),
+    lambda m: m.nn.functional.one_hot(m.tensor([1]), 2 ** 63),
+    lambda m: m.nn.functional.avg_pool1d(m.ones(1, 2, 8), 3, stride=2 ** 40),
+    lambda m: m.nn.functional.avg_pool2d(m.ones(1, 2, 8, 8), 2 ** 31),
+    lambda m: m.nn.functional.avg_pool3d(m.ones(1, 2, 8, 8, 8), 3, padding=2 ** 31),
+])
+def test_hardening_examples_raise_as_torch(fn):
+    t, e = _both(fn)
+    assert type(e) is type(t), (repr(t), repr(e))
+    assert str(t).split('\n')[0][-40:] in str(e), (str(t), str(e))
+
+
+def test_tri_indices_follow_the_number_of_indices():
+    # tril_indices(4, 2**40) has 10 indices: it must not build a 4 x 2**40 mask
+    assert ember.tril_indices(4, 2 ** 40).tolist() == torch.tril_indices(4, 2 ** 40).tolist()
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        ember.triu_indices(4, 2 ** 40)
+    for r, c, o in [(0, 3, 0), (3, 0, 1), (5, 4, -2), (4, 6, 3), (6, 2, -7), (3, 3, 9)]:
+        for f in ('tril_indices', 'triu_indices'):
+            assert getattr(ember, f)(r, c, o).tolist() == getattr(torch, f)(r, c, o).tolist()

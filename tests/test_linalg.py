@@ -570,3 +570,13 @@ def test_ormqr_norm_except_dim(left, transpose):
         np.testing.assert_allclose(ember.norm_except_dim(ember.tensor(v), p, d).numpy(),
                                    _torch.norm_except_dim(_torch.tensor(v), p, d).numpy(), rtol=1e-12)
     assert set(ember.linalg.common_notes) == set(_torch.linalg.common_notes)
+
+
+def test_lu_solve_empty_shapes():
+    # n = 0 or an empty batch (issue 21)
+    for lu, piv, b in (((0, 0), (0,), (0, 4)), ((3, 0, 0), (3, 0), (3, 0, 2)),
+                       ((0, 2, 2), (0, 2), (0, 2, 2))):
+        check(lambda m, A, B: m.linalg.lu_solve(A, m.ones(piv, dtype=m.int32), B),
+              [np.zeros(lu), np.zeros(b)])
+    check(lambda m, A, B: m.lu_solve(B, A, m.zeros(0, dtype=m.int32)),
+          [np.zeros((0, 0)), np.zeros((0, 4))])

@@ -434,3 +434,20 @@ def test_low_precision(name, dt):
         run_both(f, rtol=1e-2 if dt == 'bfloat16' else 2e-3, atol=1e-2)
     else:
         errors_both(f)
+
+
+_ORTH = ['chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v',
+         'chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he',
+         'laguerre_polynomial_l', 'legendre_polynomial_p', 'shifted_chebyshev_polynomial_t',
+         'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v',
+         'shifted_chebyshev_polynomial_w']
+
+
+@pytest.mark.parametrize('name', _ORTH)
+def test_orthogonal_polynomials_non_integer_degree(name):
+    # torch truncates n toward zero: n in (-1, 0) is degree 0 (issue 21)
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-2, 2, 200), [1.0, -1.0, 0.0, 0.5]])
+    n = np.concatenate([rng.uniform(-3, 12, 200), [-0.2, -0.7, 2.5, -0.999]])
+    run_both(lambda m: getattr(m.special, name)(m.tensor(x), m.tensor(n)), rtol=1e-7,
+             atol=1e-7)

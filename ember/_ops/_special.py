@@ -816,11 +816,12 @@ def _recurrence(x, n, p0, p1, step):
 
 
 def orth_poly(kind, x, n):
-    """Orthogonal polynomial ``kind`` of degree ``trunc(n)`` (0 for n < 0 or non-finite n),
-    following torch's special cases at x = +-1 and its closed forms for large n."""
+    """Orthogonal polynomial ``kind`` of degree ``trunc(n)`` (0 for trunc(n) < 0 or
+    non-finite n), following torch's special cases at x = +-1 and its closed forms for
+    large n."""
     xp = array_module(x)
     x, n = xp.broadcast_arrays(x, n)
-    ok = xp.isfinite(n) & (n >= 0)
+    ok = xp.isfinite(n) & (n > -1)        # torch truncates n toward zero: -0.5 is degree 0
     ni = xp.where(ok, n, -1.0)
     ni = xp.where(ni > 2.0 ** 62, -1.0, ni).astype(xp.int64)
     shifted = kind.startswith('s')

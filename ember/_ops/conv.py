@@ -523,6 +523,10 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'convolution')
+    if not isinstance(padding, str) and any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if transposed and any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     x, w = input._data, weight._data
     if bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(f"Input type ({_tn(input).lower()}) and bias type "
@@ -609,6 +613,8 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, nd, name):
         else:
             raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
     padding = _tup(padding, nd, 'padding', name)
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
     sp = input.shape[2:]
     k = weight.shape[2:]
     for i in range(nd):

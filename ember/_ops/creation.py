@@ -481,24 +481,23 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     """
     if dtype is not None or device is not None or requires_grad is not False:
         dtype = _args.factory_args('empty_strided', None, dtype, device, requires_grad)
+    from .view import _int_tuple
     size = _shape_args((size,), 'empty_strided')
-    stride = tuple(builtins.int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    if builtins.any(s < 0 for s in stride):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
-                           f"got strides: [{', '.join(map(str, stride))}]")
+    stride = _int_tuple(stride, 'empty_strided', 'stride', 2)
     xp, d = _xp(device)
     dt = dtype or D._default_dtype
-    n = 0 if 0 in size else 1 + builtins.sum((s - 1) * t for s, t in zip(size, stride))
-    buf = xp.zeros(n, dt._np)
+    isz = dt.itemsize
+    need = _storage.check_view(size, stride, 0, isz, None, 'empty_strided')
+    try:
+        buf = xp.zeros(need // isz, dt._np)
+    except (MemoryError, ValueError):
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{need} bytes. Error code 12 (Cannot allocate memory)") from None
     if _storage.fill_uninitialized:
         _storage.uninit_fill(buf)
-    isz = dt.itemsize
-    arr = xp.lib.stride_tricks.as_strided(buf, size, tuple(t * isz for t in stride))
-    t = wrap(arr)
-    from .._storage import UntypedStorage
-    t._st = UntypedStorage(buf)
+    st = _storage.UntypedStorage(buf)
+    t = wrap(_storage.view_of(st, buf.dtype, 0, size, stride, 'empty_strided'))
+    t._st = st
     return _finish(t, requires_grad)
 
 
@@ -615,6 +614,15 @@ def _scalar_arg(v, name):
     return _args.number_overflow(v)
 
 
+def _int_end(v, dt):
+    """An end point of an integer ``linspace``/``logspace`` converted to ``dt`` as torch
+    converts it (truncated toward zero, wrapped into the dtype's range)."""
+    if v != v or v in (float('inf'), float('-inf')):
+        return v
+    with np.errstate(over='ignore'):
+        return builtins.int(np.array(builtins.int(v)).astype(dt._np))
+
+
 def _lin_result(arr, dt, device, out, requires_grad):
     """Finish ``linspace``/``logspace``: values computed in a wide dtype, truncated for
     integer ``dt``, cast, moved to ``device`` and written to ``out`` if given."""
@@ -644,6 +652,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
     work = dt._np if dt._cat >= 2 else np.dtype(np.float64)
+    if dt._cat < 2 and not isinstance(start, complex) and not isinstance(end, complex):
+        start, end = _int_end(start, dt), _int_end(end, dt)  # torch: ends in the dtype first
     arr = _lin_values(start, end, steps, work)
     return _lin_result(arr, dt, device, out, requires_grad)
 
@@ -663,6 +673,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end = _scalar_arg(start, 'logspace'), _scalar_arg(end, 'logspace')
     steps = _steps_arg(steps)
     dt = _lin_dtype(start, end, dtype) if out is None or dtype is not None else out.dtype
+    if dt._cat < 2 and steps > 1 and not isinstance(start, complex) and \
+            not isinstance(end, complex):
+        start, end = _int_end(start, dt), _int_end(end, dt)  # torch: ends in the dtype first
     work = np.dtype(np.float64) if dt._cat < 2 or dt is D.float64 else (
         np.dtype(np.complex128) if dt._cat == 3 else np.dtype(np.float32))
     if dt is D.complex64:
@@ -828,7 +841,6 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 @register(method=False)
-@with_out('arange', cast=True)
 def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all
@@ -850,22 +862,40 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         if type(v) is builtins.int and not -(1 << 63) <= v < (1 << 64):
             raise OverflowError("int too big to convert")
     start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
+    import math
+    for v in (start, end):
+        if isinstance(v, (builtins.float, np.floating)) and not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {_range_str(start)} -> {_range_str(end)}")
     if out is not None or dtype is not None or device is not None or requires_grad is not False:
         dtype = _args.factory_args('arange', out, dtype, device, requires_grad)
+        if dtype is None and out is not None:
+            dtype = out.dtype
     if dtype is None:
         dtype = D.int64 if all(isinstance(v, (builtins.int, np.integer)) for v in vals) \
             else D._default_dtype   # #ARGCHK: bools count as ints, as in PyTorch
     xp, d = _xp(device)
-    import math
-    n = builtins.max(math.ceil((end - start) / step), 0)
-    if dtype.is_floating_point:
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is D.int64:
+        # torch: the ends and the step in int64 first (truncated), the size in int64
+        xs, xe, xst = (builtins.int(v) for v in vals)
+        if xst == 0:
+            raise ValueError("step must be nonzero")
+        _arange_sign(xs, xe, xst)
+        q = xe - xs + xst - (1 if xst > 0 else -1)
+        n = builtins.max(abs(q) // abs(xst) * (1 if (q >= 0) == (xst > 0) else -1), 0)
+    else:
+        _arange_sign(start, end, step)
+        n = builtins.max(math.ceil((end - start) / step), 0)
+        if not dtype.is_floating_point and not dtype.is_complex:
+            # the other integer dtypes: values from the truncated start and step
+            xs, xst = builtins.int(start), builtins.int(step)
+    if dtype.is_floating_point or dtype.is_complex:
         arr = (start + xp.arange(n, dtype=np.float64) * step).astype(dtype._np)
     else:
-        arr = xp.arange(start, start + n * step, step)[:n].astype(dtype._np)
+        arr = (xs + xp.arange(n, dtype=np.int64) * xst).astype(dtype._np)
+    if out is not None:     # (the dtype came from out when none was given)
+        return _write_out(out, _finish(wrap(arr), False), 'arange')
     return _finish(wrap(arr), requires_grad)
 
 

@@ -310,6 +310,9 @@ def solve(A, B, *, left=True, out=None):
         >>> ember.linalg.solve(ember.tensor([[2., 0.], [0., 4.]]), ember.tensor([2., 4.]))
         tensor([1., 1.])
     """
+    for pos, (name, v) in enumerate((('A', A), ('B', B)), 1):
+        if not isinstance(v, Tensor):
+            _args.tensor(v, 'linalg_solve', name, pos)
     if not left:
         return _out(solve(A.mT, B.mT).mT, out)
     a, b = A._data, B._data
@@ -1385,8 +1388,10 @@ def _lu_arrays(a):
 def _perm_from_pivots(piv, m):
     xp = array_module(piv)
     batch = piv.shape[:-1]
-    p2 = piv.reshape((-1, piv.shape[-1])) - 1
-    nb = p2.shape[0]
+    nb = 1
+    for b in batch:
+        nb *= b
+    p2 = piv.reshape((nb, piv.shape[-1])) - 1     # not -1: an empty batch or n = 0
     perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()
     ar = xp.arange(nb)
     for j in range(p2.shape[1]):

@@ -550,6 +550,8 @@ def one_hot(tensor, num_classes=-1):
         _args.tensor(tensor, 'one_hot', 'self', 1)
     num_classes = _args.as_int(num_classes, 'one_hot', 'num_classes', 2) \
         if type(num_classes) is not int else num_classes
+    if not -9223372036854775808 <= num_classes < 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
     a = tensor._data
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

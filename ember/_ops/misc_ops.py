@@ -114,8 +114,7 @@ def _slice_view(input, dim=0, start=None, end=None, step=1):
 
 
 def _alias(input):
-    from .view import make_view
-    return make_view(input, input._data[...])
+    return input[...]       # a view recorded by autograd (alias_copy is differentiable)
 
 
 def _detach_view(input):
@@ -1121,6 +1120,8 @@ def sum_to_size(input, *size):
     """
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
+    if not size:        # as torch: an empty size sums everything (a 0-d input too)
+        return input.sum()
     shape = tuple(input.shape)
     n = len(shape)
     ok = len(size) <= n and all(s == t or s == 1 for s, t in zip(size[::-1], shape[::-1]))

@@ -122,8 +122,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     xp = array_module(a)
     nd = a.ndim
     if nd < 2:
-        raise RuntimeError(f"batch_norm(): expected input to have at least 2 dimensions, but "
-                           f"got {nd}")
+        if a.size == 0 and not training:      # as torch: nothing to normalise
+            e = wrap(xp.zeros(0, _compute_dtype(a)))
+            return input.clone(), e, wrap(xp.zeros(0, _compute_dtype(a)))
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got 1)")
     C = a.shape[1]
     if _Mode.grad:
         for name, t in (('running_mean', running_mean), ('running_var', running_var)):
@@ -210,8 +213,32 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'batch_norm')
+    r = _batch_norm_degenerate(input, weight, bias, running_mean, running_var)
+    if r is not None:
+        return r
     return native_batch_norm(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)[0]
+
+
+def _batch_norm_degenerate(input, weight, bias, running_mean, running_var):
+    """PyTorch's ``batch_norm`` before the kernel: an empty input gives ``input * weight[0] +
+    bias[0]`` (the running statistics are left as they are); a 1-d input has no channel
+    dim. Returns the output, or None for the kernel to compute it."""
+    if input.numel() == 0:
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
+    if input.dim() < 2:
+        for name, t in (('running_mean', running_mean), ('running_var', running_var),
+                        ('weight', weight), ('bias', bias)):
+            if t is not None and t.numel():
+                raise RuntimeError(f"{name} should contain 0 elements not {t.numel()}")
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got 1)")
+    return None
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -724,6 +751,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'group_norm')
+    if type(num_groups) is not int:
+        num_groups = _args.as_int(num_groups, 'group_norm', 'num_groups', 2)
+    if type(eps) is not float and (isinstance(eps, (str, bytes)) or eps is None
+                                   or not _args.is_number(eps) and not isinstance(eps, Tensor)):
+        _args._fail('group_norm', 'eps', 5, 'float', eps)
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")

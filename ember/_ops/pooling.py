@@ -82,6 +82,15 @@ def _tuple(v, n, fname, what, omit=False):
     return (_int(v, fname, what),) * n
 
 
+def _c_int(*tuples):
+    """PyTorch's average pooling reads its geometry as C ``int``s: a value beyond 32 bits
+    raises its RuntimeError (max pooling takes 64-bit values)."""
+    for t in tuples:
+        for v in t:
+            if not -2147483648 <= v < 2147483648:
+                raise RuntimeError("value cannot be converted to type int without overflow")
+
+
 def _check_tensor(input, fname):
     if not isinstance(input, Tensor):
         _args.tensor(input, fname)
@@ -926,8 +935,8 @@ def _avg_pool_arrays(x, geo):
         for v in vals[2:]:
             acc += v
     if x.dtype.kind in 'iu':   # integer division truncating toward zero, as C++ does
-        q = xp.abs(acc) // div
-        return xp.where(acc < 0, -q, q).astype(x.dtype)
+        q = xp.abs(acc) // xp.abs(div)      # (a negative divisor_override too)
+        return xp.where((acc < 0) != (div < 0), -q, q).astype(x.dtype)
     acc /= div
     return acc
 
@@ -1008,6 +1017,7 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
     s_given = _tuple(stride, nd, fname, 'stride', omit=True)
     s = s_given or k
     p = _tuple(padding, nd, fname, 'padding')
+    _c_int(k, s, p)
     x = input._data
     if x.ndim < nd + 1 and nd == 2:
         raise IndexError(f"Dimension out of range (expected to be in range of "

@@ -236,8 +236,11 @@ class _MatmulBackward(Node):
             if (b1 or len(self._in_meta[1][0]) == 2) and G.dim() > 2:
                 # fold the batch into the rows: one matrix product instead of a batch + sum
                 k, m = A.shape[-1], G.shape[-1]
-                gb = _mH(A.expand(G.shape[:-2] + A.shape[-2:]).reshape(-1, k)).matmul(
-                    G.reshape(-1, m))
+                rows = 1
+                for s in G.shape[:-1]:
+                    rows *= s                  # not -1: k or m may be 0
+                gb = _mH(A.expand(G.shape[:-2] + A.shape[-2:]).reshape(rows, k)).matmul(
+                    G.reshape(rows, m))
             else:
                 gb = _mH(A).matmul(G)
             if b1:
@@ -619,7 +622,8 @@ def tensordot(a, b, dims=2, out=None):
 
     Args:
         dims (int or tuple of two lists): contract the last ``dims`` dimensions of ``a`` with
-            the first ``dims`` of ``b``, or the listed dimensions pairwise.
+            the first ``dims`` of ``b``, or the listed dimensions pairwise (a contracted
+            dimension of size 1 broadcasts against its partner, as in PyTorch).
 
     Example::
 
@@ -648,9 +652,15 @@ def tensordot(a, b, dims=2, out=None):
         da = [_wrap_dim(d, na) for d in da]
         db = [_wrap_dim(d, nb) for d in db]
     for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in dim {y}")
+    for x, y in zip(da, db):       # a size-1 dim broadcasts against its partner, as torch
+        if a.shape[x] != b.shape[y]:
+            if a.shape[x] == 1:
+                b = b.sum(y, keepdim=True)
+            else:
+                a = a.sum(x, keepdim=True)
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
     k = _prod(a.shape[d] for d in da)

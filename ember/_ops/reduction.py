@@ -2181,8 +2181,11 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
                                "the first N-1 dimensions of boundaries tensor and input value "
                                "tensor must match")
-        sr = s.reshape(-1, s.shape[-1])
-        vr = v.reshape(-1, v.shape[-1])
+        nb = 1
+        for b in s.shape[:-1]:
+            nb *= b
+        sr = s.reshape(nb, s.shape[-1])       # not -1: empty shapes
+        vr = v.reshape(nb, v.shape[-1])
         r = xp.stack([xp.searchsorted(sr[i], vr[i], side=sd) for i in range(sr.shape[0])]) \
             if sr.shape[0] else xp.zeros(vr.shape, np.int64)
         r = r.reshape(v.shape)
@@ -2225,7 +2228,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         _args.tensor(input, 'diff')
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.dim())
+    if n == 0:      # as torch: a copy of input; prepend/append are not used
+        return input.clone()
     x = input
     if prepend is not None or append is not None:
         from .. import cat

@@ -290,9 +290,9 @@ def flip(input, dims):
     return res
 
 
-def _flip_method(self, *dims):
-    """Reverse the order of elements along the given dims (a tuple or varargs); like
-    :func:`flip`, the result is a copy.
+def _flip_method(self, *dims, **kwargs):
+    """Reverse the order of elements along the given dims (a tuple, varargs, or the
+    ``dims=`` keyword); like :func:`flip`, the result is a copy.
 
     Example::
 
@@ -300,6 +300,14 @@ def _flip_method(self, *dims):
         tensor([[2, 1, 0],
                 [5, 4, 3]])
     """
+    if kwargs:
+        if dims or set(kwargs) != {'dims'}:
+            bad = next(iter(set(kwargs) - {'dims'}), 'dims')
+            raise TypeError(f"flip() got an unexpected keyword argument '{bad}'")
+        dims = kwargs['dims']
+        if isinstance(dims, (int, np.integer)):
+            raise TypeError("flip(): argument 'dims' must be tuple of ints, not int")
+        return flip(self, tuple(dims))
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
@@ -749,6 +757,9 @@ def block_diag(*tensors):
     """
     ts = list(tensors)
     for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{_args.type_name(t)}")
         if t._data.ndim > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t._data.ndim} dimensions")
@@ -937,12 +948,25 @@ def _tri_indices(row, col, offset, dtype, name, lower):
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
+    # per row i, the columns [first_i, first_i + count_i): the work and memory follow the
+    # number of indices, not row * col (tril_indices(4, 2**40) has 10)
+    rows = np.arange(row, dtype=np.int64)
     if lower:
-        r, c = np.tril_indices(row, offset, col)
+        first = np.zeros(row, dtype=np.int64)
+        count = np.clip(rows + (offset + 1), 0, col)
     else:
-        r, c = np.triu_indices(row, offset, col)
+        first = np.clip(rows + offset, 0, col)
+        count = col - first
+    n = int(count.sum())
+    try:
+        out = np.empty((2, n), dtype=dtype._np)
+    except MemoryError:
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{2 * n * dtype._np.itemsize} bytes.") from None
+    out[0] = np.repeat(rows, count)
+    out[1] = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(count) - count - first, count)
     # computed on the host, then placed through the backend (the CPU device's module)
-    return wrap(to_device(np.stack([r, c]).astype(dtype._np).reshape(2, -1), CPU))
+    return wrap(to_device(out, CPU))
 
 
 @register(method=False)

@@ -22,6 +22,7 @@ from .._ops import (activation as _act, loss as _loss, pooling as _pool, vision 
 from .._ops.linear import linear
 from .._ops.padding import pad
 from .._ops.normalization import native_batch_norm as _native_batch_norm
+from .._ops.normalization import _batch_norm_degenerate
 
 __all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
@@ -62,16 +63,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             _args.tensor(v, 'batch_norm', arg, pos)
     if training:
         size = input.shape
-        if input.dim() < 2:
-            input.size(1)   # raises PyTorch's IndexError
-        n = 1
-        for i, s in enumerate(size):
-            if i != 1:
-                n *= s
+        if not size:
+            raise IndexError("tuple index out of range")
+        n = size[0]
+        for s in size[2:]:
+            n *= s
         if n == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {size}")
-    elif running_mean is None or running_var is None:
+    r = _batch_norm_degenerate(input, weight, bias, running_mean, running_var)
+    if r is not None:
+        return r
+    if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
     return _native_batch_norm(input, weight, bias, running_mean, running_var, training,
                               momentum, eps)[0]

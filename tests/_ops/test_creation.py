@@ -280,3 +280,38 @@ def test_complex_errors():
 def test_arange():
     run_both(lambda m: (m.arange(5), m.arange(1, 4), m.arange(0, 1, 0.25), m.arange(1., 4.),
                     m.arange(5, dtype=m.float64), m.arange(10, 0, -3)))
+
+
+# ------------------------------------------------------------------ integer linspace / logspace / arange
+@pytest.mark.parametrize('dtype', ['int64', 'int16', 'int8', 'uint8'])
+@pytest.mark.parametrize('ends', [(4.3, -3), (4.3, 0), (4.3, 50), (-3, 4.3), (-7.9, 1), (0, 10)])
+def test_linspace_integer_ends_truncated_first(ends, dtype):
+    # torch converts the ends to the integer dtype before stepping (issue 21)
+    if dtype == 'uint8' and min(ends) < 0:
+        return
+    run_both(lambda m: [m.linspace(*ends, n, dtype=getattr(m, dtype)) for n in (1, 2, 7, 50)])
+
+
+@pytest.mark.parametrize('ends', [(0.43, -0.3), (-0.79, 0.1), (0.43, 3.0), (2.1, 0.5)])
+def test_logspace_integer_ends_truncated_first(ends):
+    run_both(lambda m: [m.logspace(*ends, n, dtype=m.int64) for n in (1, 2, 7, 30)])
+
+
+@pytest.mark.parametrize('args,dtype', [
+    ((0.0, -8.000001, -4.0), 'int64'), ((1.0, 5.000001, 2.0), 'int64'),
+    ((-0.9, 2.1, 2.0), 'int16'), ((-2.5, 3, 1.5), 'int64'), ((5, 0, -0.5), 'int32'),
+    ((-1.5, 3, 0.7), 'uint8'), ((0.5, 3, 1), 'float16'), ((10, 1, -3), 'int64')])
+def test_arange_integer_rounding(args, dtype):
+    run_both(lambda m: m.arange(*args, dtype=getattr(m, dtype)))
+
+
+def test_arange_errors():
+    check_error(lambda m: m.arange(0, 64, 0.5, out=m.zeros(0, dtype=m.int64)),
+                match='step must be nonzero')
+    check_error(lambda m: m.arange(0.5, 3.7, 0.9, dtype=m.int64), match='step must be nonzero')
+    check_error(lambda m: m.arange(0, 5, 0), match='step must be nonzero')
+    check_error(lambda m: m.arange(0, float('inf'), 2), match='unsupported range: 0 -> inf')
+    check_error(lambda m: m.arange(-float('inf'), 1, 2), match='unsupported range: -inf -> 1')
+    check_error(lambda m: m.arange(0, 5, -1),
+                match='upper bound and lower bound inconsistent with step sign')
+    run_both(lambda m: m.arange(0, 5, 2, out=m.zeros(0, dtype=m.int64)))

@@ -718,3 +718,23 @@ def test_empty_list_index(key):
 
 def test_empty_float_tensor_index_still_errors():
     check_error(lambda m: m.arange(3)[m.tensor([])], match='tensors used as indices must be')
+
+
+def test_gather_int32_and_empty_index_of_any_dtype():
+    # torch: int32 index works; an empty index may have any integer dtype (issue 21)
+    x = rand(5, dtype=np.float64)
+    check(lambda m, a: m.gather(a, 0, m.tensor([1, 4], dtype=m.int32)), [x], grad=True)
+    check(lambda m, a: (m.gather(a, 0, m.zeros(0, dtype=m.uint8)),
+                        m.gather(a, 0, m.zeros(2, 0, dtype=m.uint8).reshape(0))), [x])
+    check_error(lambda m, a: m.gather(a, 0, m.zeros(1, dtype=m.int16)), [x],
+                match='gather(): Expected dtype int32/int64 for index')
+    check_error(lambda m, a: a.scatter_add(0, m.zeros(1, dtype=m.int16), a[:1]), [x],
+                match='scatter(): Expected dtype int32/int64 for index')
+
+
+def test_take_along_dim_negative_indices():
+    # along a dim, negative indices count from the end as in torch (issue 21)
+    x = rand(5, 5, dtype=np.float64)
+    idx = np.array([[-5, -1], [0, 4], [-2, 3], [1, -3], [2, 2]])
+    check(lambda m, a, i: (m.take_along_dim(a, i, 1), m.take_along_dim(a, i[:, :1], 0)),
+          [x, idx], grad=True)

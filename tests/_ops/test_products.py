@@ -319,3 +319,22 @@ def test_out_arg():
         r = m.matmul(x, y, out=o)
         return o, r
     check(f, [a, b])
+
+
+def test_tensordot_size_one_dims_broadcast():
+    # a contracted dim of size 1 broadcasts against its partner, as torch (issue 21)
+    check(lambda m, a, b: m.tensordot(a, b, dims=((0, 1), (2, 0))),
+          [rand(1, 1, 1, dtype=np.float64), rand(2, 1, 2, dtype=np.float64)], grad=True)
+    check(lambda m, a, b: m.tensordot(a, b, dims=([0], [0])),
+          [rand(1, 2, dtype=np.float64), rand(3, 4, dtype=np.float64)], grad=True)
+    check(lambda m, a, b: m.tensordot(a, b, dims=([1], [0])),
+          [rand(2, 3, dtype=np.float64), rand(1, 4, dtype=np.float64)], grad=True)
+    check_error(lambda m, a, b: m.tensordot(a, b, dims=([0], [0])),
+                [rand(3, 2), rand(2, 4)], match='contracted dimensions need to match')
+
+
+def test_matmul_backward_empty_inner_dims():
+    check(lambda m, a, b: m.matmul(a, b), [rand(5, 5, 0, dtype=np.float64),
+                                           rand(0, 5, dtype=np.float64)], grad=True)
+    check(lambda m, a, b: m.matmul(a, b), [rand(0, 5, dtype=np.float64),
+                                           rand(5, 5, 0, dtype=np.float64)], grad=True)

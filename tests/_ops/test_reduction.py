@@ -605,3 +605,18 @@ def test_gradcheck_prod_cumprod_zeros():
     gradcheck_ember(lambda m, t: t.prod(1), [x])
     gradcheck_ember(lambda m, t: t.cumprod(1), [x])
     gradcheck_ember(lambda m, t: t.cumprod(0), [x])
+
+
+def test_diff_order_zero_is_a_copy_and_negative_order_raises():
+    # torch: n=0 gives a copy of input (prepend/append unused); n < 0 raises (issue 21)
+    x = _rand(5, 5, dtype=np.float64)
+    check(lambda m, a, p: m.diff(a, n=0, dim=0, prepend=p), [x, _rand(1, 5, dtype=np.float64)],
+          grad=True)
+    e = ember.from_numpy(x)
+    assert ember.diff(e, n=0).data_ptr() != e.data_ptr()
+    check_error(lambda m, a: m.diff(a, n=-1), [x], match='order must be non-negative but got -1')
+
+
+def test_searchsorted_empty_batches():
+    check(lambda m, s, v: m.searchsorted(s, v), [np.zeros((0, 0)), np.zeros((0, 0))])
+    check(lambda m, s, v: m.searchsorted(s, v, right=True), [np.zeros((2, 0)), _rand(2, 3)])

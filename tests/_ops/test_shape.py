@@ -511,3 +511,10 @@ ERRORS = [
 @pytest.mark.parametrize('name,fn,arrays,match', ERRORS, ids=[e[0] for e in ERRORS])
 def test_errors(name, fn, arrays, match):
     check_error(fn, arrays, match=match)
+
+
+def test_flip_method_dims_keyword():
+    # x.flip(dims=...) as torch's method takes it (issue 21)
+    check(lambda m, x: (x.flip(dims=[1]), x.flip(dims=(0, 2)), x.flip(0, 1)), [rand(2, 3, 4)],
+          grad=True)
+    check_error(lambda m, x: x.flip(dims=1), [rand(2, 3)], match="must be tuple of ints")

@@ -216,3 +216,19 @@ def test_convert_sync_batchnorm():
     assert isinstance(single, nn.SyncBatchNorm) and single.bias is None
     lin = nn.Linear(2, 2)
     assert nn.SyncBatchNorm.convert_sync_batchnorm(lin) is lin
+
+
+@pytest.mark.parametrize('cls,shape', [('BatchNorm1d', (0, 3)), ('BatchNorm2d', (0, 3, 4, 4))])
+def test_batchnorm_training_empty_batch_keeps_running_stats(cls, shape):
+    # an empty batch in training mode leaves running_mean / running_var as they were
+    # (num_batches_tracked still counts), and gives zero parameter gradients (issue 21)
+    def f(m):
+        bn = getattr(m.nn, cls)(3).double()
+        bn.running_mean.fill_(0.5)
+        x = m.zeros(shape, dtype=m.float64, requires_grad=True)
+        y = bn(x)
+        y.sum().backward()
+        return (y, bn.running_mean, bn.running_var, bn.num_batches_tracked, x.grad,
+                bn.weight.grad, bn.bias.grad)
+    from oracle import run_both as rb
+    rb(f)

@@ -1,0 +1,22 @@
+"""ember/_ops/misc_ops.py against torch: what the op database cannot express."""
+import numpy as np
+
+import ember
+from oracle import check, rand
+
+
+def test_sum_to_size_empty_size_sums_everything():
+    # torch: an empty size sums every element, a 0-d input too (bool -> int64) (issue 21)
+    check(lambda m, x: (x.sum_to_size(()), x.sum_to_size([])), [rand(2, 3, dtype=np.float64)],
+          grad=True)
+    check(lambda m, x: x.sum_to_size(()), [np.array(True)])
+    check(lambda m, x: x.sum_to_size(()), [np.array(3, dtype=np.int16)])
+    x = ember.ones(2, 3)
+    assert x.sum_to_size(2, 3) is x       # same size: the tensor itself, as torch
+
+
+def test_alias_copy_is_differentiable():
+    check(lambda m, x: m.alias_copy(x), [rand(5, dtype=np.float64)], grad=True)
+    check(lambda m, x: m.alias_copy(x), [np.array(1.5)], grad=True)
+    x = ember.ones(3)
+    assert ember.alias_copy(x).data_ptr() != x.data_ptr()

@@ -1,0 +1,31 @@
+"""ember/_ops/normalization.py against torch: degenerate inputs of batch_norm."""
+import numpy as np
+import pytest
+
+from oracle import check_error, run_both
+
+
+@pytest.mark.parametrize('shape,c,training', [
+    ((0,), 0, True), ((0,), 2, True), ((0,), 2, False), ((0, 3), 3, True), ((0, 3), 2, True),
+    ((0, 3, 2), 3, False), ((2, 0), 0, True), ((2, 0), 3, True)])
+def test_batch_norm_empty_input_keeps_running_stats(shape, c, training):
+    # torch returns input * weight[0] + bias[0] for an empty input and leaves the running
+    # statistics alone (issue 21)
+    def f(m):
+        rm, rv = m.zeros(c, dtype=m.float64) + 0.5, m.ones(c, dtype=m.float64) * 2
+        r = m.nn.functional.batch_norm(m.zeros(shape, dtype=m.float64), rm, rv,
+                                       training=training)
+        r2 = m.batch_norm(m.zeros(shape, dtype=m.float64), None, None, rm, rv, training,
+                          0.1, 1e-5, False)
+        return r, r2, rm, rv
+    run_both(f)
+
+
+def test_batch_norm_one_dim_input_errors():
+    f = lambda m, c: m.nn.functional.batch_norm(m.zeros(3), m.zeros(c), m.ones(c))  # noqa: E731
+    check_error(lambda m: f(m, 3), match='running_mean should contain 0 elements not 3')
+    check_error(lambda m: f(m, 0), match='Dimension out of range')
+    check_error(lambda m: m.native_batch_norm(m.ones(3), None, None, None, None, True, 0.1,
+                                              1e-5), match='Dimension out of range')
+    check_error(lambda m: m.nn.functional.batch_norm(m.zeros(()), None, None, training=True),
+                match='index out of range')

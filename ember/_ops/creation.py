@@ -899,6 +899,18 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     return _finish(wrap(arr), requires_grad)
 
 
+def _range_str(v):
+    """An ``arange`` end point as torch prints it in its errors (``0``, ``-inf``, ``2.5``)."""
+    if isinstance(v, (builtins.float, np.floating)) and np.isfinite(v) and v == builtins.int(v):
+        return str(builtins.int(v))
+    return str(builtins.float(v)) if isinstance(v, np.floating) else str(v)
+
+
+def _arange_sign(start, end, step):
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
 # ------------------------------------------------------------------ clone / contiguous / to / copy_
 class CloneBackward0(Node):
     def backward(self, g):

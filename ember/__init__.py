@@ -92,8 +92,9 @@ from . import profiler  # noqa: E402,F401
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
 _LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.utils.dlpack'}
 _LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
+                    'masked',
                     'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage',
-                    'torch_version')
+                    'torch_version', '_dynamo')
 
 
 def __getattr__(name):

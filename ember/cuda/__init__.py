@@ -29,7 +29,8 @@ __all__ = ['is_available', 'device_count', 'is_initialized', 'init', 'current_de
            'set_per_process_memory_fraction', 'get_per_process_memory_fraction',
            'can_device_access_peer', 'is_current_stream_capturing', 'get_sync_debug_mode',
            'set_sync_debug_mode', 'has_half', 'has_magma', 'default_generators', 'CudaError',
-           'amp']
+           'amp', 'CUDAGraph', 'graph', 'graph_pool_handle', 'make_graphed_callables',
+           'graphs']
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
 has_half = True
@@ -1194,3 +1195,7 @@ globals().update(_LEGACY)
 __all__ += list(_LEGACY)
 
 from . import amp  # noqa: E402
+
+
+from . import graphs  # noqa: E402
+from .graphs import CUDAGraph, graph, graph_pool_handle, make_graphed_callables  # noqa: E402,F401

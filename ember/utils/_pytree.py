@@ -1647,37 +1647,121 @@ def _defaultdict_deserialize(data):
     return [getattr(mod, data['default_factory_name']), data['dict_context']]
 
 
+def _tuple_flatten_with_keys(t):
+    return _seq_keys(t), None
+
+
+def _tuple_unflatten(values, context):
+    return tuple(values)
+
+
+def _list_flatten_with_keys(t):
+    return _seq_keys(t), None
+
+
+def _list_unflatten(values, context):
+    return list(values)
+
+
+def _dict_flatten_with_keys(d):
+    return [(MappingKey(k), v) for k, v in d.items()], list(d)
+
+
+def _dict_unflatten(values, context):
+    return dict(zip(context, values))
+
+
+def _namedtuple_unflatten(values, context):
+    return context(*values)
+
+
+def _ordereddict_flatten(d):
+    return list(d.values()), list(d)
+
+
+def _ordereddict_flatten_with_keys(d):
+    return [(MappingKey(k), v) for k, v in d.items()], list(d)
+
+
+def _ordereddict_unflatten(values, context):
+    return OrderedDict(zip(context, values))
+
+
+_odict_flatten = _ordereddict_flatten
+_odict_unflatten = _ordereddict_unflatten
+
+
+def _defaultdict_flatten_with_keys(d):
+    return [(MappingKey(k), v) for k, v in d.items()], [d.default_factory, list(d)]
+
+
+def _defaultdict_unflatten(values, context):
+    factory, keys = context
+    return defaultdict(factory, zip(keys, values))
+
+
+def _deque_flatten(d):
+    return list(d), d.maxlen
+
+
+def _deque_flatten_with_keys(d):
+    return _seq_keys(d), d.maxlen
+
+
+def _deque_unflatten(values, context):
+    return deque(values, maxlen=context)
+
+
+def _is_leaf(tree, is_leaf=None):
+    """Deprecated spelling of :func:`tree_is_leaf` (kept, as in PyTorch, with a
+    ``FutureWarning``)."""
+    import warnings
+    warnings.warn("torch.utils._pytree._is_leaf is private and will be removed in a future "
+                  "release. Please use torch.utils._pytree.tree_is_leaf instead.",
+                  FutureWarning, stacklevel=2)
+    return tree_is_leaf(tree, is_leaf=is_leaf)
+
+
+def _is_namedtuple_instance(tree):
+    return is_namedtuple_instance(tree)
+
+
+def _is_pytreespec_instance(obj):
+    return isinstance(obj, TreeSpec)
+
+
+def _generate_key_paths(key_path, tree, is_leaf=None):
+    """Yield ``(key path, leaf)`` for each leaf of ``tree``, each path prefixed by
+    ``key_path``."""
+    return _key_paths(tuple(key_path), tree, is_leaf)
+
+
 _private_register_pytree_node(
-    tuple, _tuple_flatten, lambda values, ctx: tuple(values),
-    serialized_type_name='builtins.tuple',
-    flatten_with_keys_fn=lambda t: (_seq_keys(t), None))
+    tuple, _tuple_flatten, _tuple_unflatten, serialized_type_name='builtins.tuple',
+    flatten_with_keys_fn=_tuple_flatten_with_keys)
 _private_register_pytree_node(
-    list, _list_flatten, lambda values, ctx: list(values), serialized_type_name='builtins.list',
-    flatten_with_keys_fn=lambda t: (_seq_keys(t), None))
+    list, _list_flatten, _list_unflatten, serialized_type_name='builtins.list',
+    flatten_with_keys_fn=_list_flatten_with_keys)
 _private_register_pytree_node(
-    dict, _dict_flatten, lambda values, ctx: dict(zip(ctx, values)),
-    serialized_type_name='builtins.dict',
-    flatten_with_keys_fn=lambda d: ([(MappingKey(k), v) for k, v in d.items()], list(d)))
+    dict, _dict_flatten, _dict_unflatten, serialized_type_name='builtins.dict',
+    flatten_with_keys_fn=_dict_flatten_with_keys)
 _private_register_pytree_node(
-    namedtuple, _namedtuple_flatten, lambda values, ctx: ctx(*values),
+    namedtuple, _namedtuple_flatten, _namedtuple_unflatten,
     serialized_type_name='collections.namedtuple', to_dumpable_context=_namedtuple_serialize,
     from_dumpable_context=_namedtuple_deserialize,
     flatten_with_keys_fn=_namedtuple_flatten_with_keys)
 _private_register_pytree_node(
-    OrderedDict, _dict_flatten, lambda values, ctx: OrderedDict(zip(ctx, values)),
+    OrderedDict, _ordereddict_flatten, _ordereddict_unflatten,
     serialized_type_name='collections.OrderedDict',
-    flatten_with_keys_fn=lambda d: ([(MappingKey(k), v) for k, v in d.items()], list(d)))
+    flatten_with_keys_fn=_ordereddict_flatten_with_keys)
 _private_register_pytree_node(
-    defaultdict, _defaultdict_flatten,
-    lambda values, ctx: defaultdict(ctx[0], zip(ctx[1], values)),
+    defaultdict, _defaultdict_flatten, _defaultdict_unflatten,
     serialized_type_name='collections.defaultdict', to_dumpable_context=_defaultdict_serialize,
     from_dumpable_context=_defaultdict_deserialize,
-    flatten_with_keys_fn=lambda d: ([(MappingKey(k), v) for k, v in d.items()],
-                                    [d.default_factory, list(d)]))
+    flatten_with_keys_fn=_defaultdict_flatten_with_keys)
 _private_register_pytree_node(
-    deque, lambda d: (list(d), d.maxlen), lambda values, ctx: deque(values, maxlen=ctx),
-    serialized_type_name='collections.deque',
-    flatten_with_keys_fn=lambda d: (_seq_keys(d), d.maxlen))
+    deque, _deque_flatten, _deque_unflatten, serialized_type_name='collections.deque',
+    flatten_with_keys_fn=_deque_flatten_with_keys)
 
 _DICT_TYPES = frozenset({dict, OrderedDict, defaultdict})
 _BUILTIN_TYPES = frozenset({tuple, list, dict, namedtuple, OrderedDict, defaultdict, deque})

@@ -476,3 +476,51 @@ def test_enum_contexts_serialize_as_torch():
     assert ep.treespec_dumps(es) == tp.treespec_dumps(ts)
     assert ep.treespec_loads(tp.treespec_dumps(ts)) == es
     assert tp.treespec_loads(ep.treespec_dumps(es)) == ts
+
+
+HELPERS = [('_tuple_flatten_with_keys', (1, 2)), ('_list_flatten_with_keys', [1, 2]),
+           ('_dict_flatten_with_keys', {'b': 1, 'a': 2}), ('_dict_flatten', {'b': 1}),
+           ('_ordereddict_flatten', collections.OrderedDict(x=1, y=2)),
+           ('_ordereddict_flatten_with_keys', collections.OrderedDict(x=1)),
+           ('_odict_flatten', collections.OrderedDict(x=1)),
+           ('_defaultdict_flatten_with_keys', collections.defaultdict(list, {'k': 3})),
+           ('_deque_flatten', collections.deque([1, 2], maxlen=3)),
+           ('_deque_flatten_with_keys', collections.deque([1, 2])),
+           ('_namedtuple_flatten', NT(1, 2))]
+UNFLATTEN = [('_tuple_unflatten', [1, 2], None), ('_list_unflatten', (1, 2), None),
+             ('_dict_unflatten', [1, 2], ['b', 'a']), ('_namedtuple_unflatten', [1, 2], NT),
+             ('_ordereddict_unflatten', [1], ['x']), ('_odict_unflatten', [1], ['x']),
+             ('_defaultdict_unflatten', [5], [list, ['k']]),
+             ('_deque_unflatten', [1, 2], 3)]
+
+
+def _keys_repr(x):
+    return repr(x).replace('ember', 'torch')
+
+
+def test_named_node_helpers_match_torch():
+    """The per-type flatten/unflatten helpers libraries reach for (transformers registers
+    ModelOutput with ``_dict_flatten_with_keys``) give torch's results."""
+    for name, tree in HELPERS:
+        assert _keys_repr(getattr(ep, name)(tree)) == _keys_repr(getattr(tp, name)(tree)), name
+    for name, values, ctx in UNFLATTEN:
+        got, want = getattr(ep, name)(values, ctx), getattr(tp, name)(values, ctx)
+        assert type(got) is type(want) and got == want, name
+        if isinstance(want, collections.deque):
+            assert got.maxlen == want.maxlen
+        if isinstance(want, collections.defaultdict):
+            assert got.default_factory is want.default_factory
+    tree = {'a': [1, (2, NT(3, 4))], 'b': collections.deque([5])}
+    assert (_keys_repr(list(ep._generate_key_paths(('p',), tree)))
+            == _keys_repr(list(tp._generate_key_paths(('p',), tree))))
+    for tree, is_leaf in (([1], None), (1, None), ([1], lambda x: isinstance(x, list))):
+        with pytest.warns(FutureWarning, match='tree_is_leaf'):
+            got = ep._is_leaf(tree, is_leaf=is_leaf)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            assert got == tp._is_leaf(tree, is_leaf=is_leaf)
+    assert ep._is_namedtuple_instance(NT(1, 2)) and not ep._is_namedtuple_instance((1, 2))
+    assert ep._is_pytreespec_instance(ep.tree_structure([1])) and not ep._is_pytreespec_instance(1)
+    # the registered nodes use them, as torch's do
+    assert ep.SUPPORTED_NODES[dict].flatten_with_keys_fn is ep._dict_flatten_with_keys
+    assert ep.SUPPORTED_NODES[dict].unflatten_fn is ep._dict_unflatten

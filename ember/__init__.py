@@ -93,6 +93,7 @@ from . import profiler  # noqa: E402,F401
 _LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.utils.dlpack'}
 _LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
                     'masked',
+                    'masked',
                     'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage',
                     'torch_version', '_dynamo')
 

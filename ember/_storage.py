@@ -386,6 +386,9 @@ def check_view(size, stride, offset, itemsize, nbytes=None, op='as_strided'):
         if op == 'set_':
             raise RuntimeError(f"unequal size length ({len(size)}) and stride length "
                                f"({len(stride)})")
+        if op == 'empty_strided':
+            raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
+                               f"dimensionality of strides ({len(stride)})")
         raise RuntimeError("mismatch in length of strides and shape")
     if op == 'as_strided':
         for st in stride:

@@ -53,6 +53,7 @@ LAYERS = {
     'ember.library': 4,
     'ember.signal': 4,
     'ember.masked': 4,
+    'ember.masked': 4,
     'ember.types': 4,
     'ember.storage': 4,
     'ember.__main__': 4,

@@ -127,6 +127,21 @@ ERRORS = [
     ('resize_2_63', lambda m: m.empty(0).resize_(2**63), 'Overflow when unpacking long long'),
     ('resize_as_cannot_allocate', lambda m: m.empty(0).resize_as_(m.ones(1).expand(2**40)),
      "can't allocate memory"),
+    # empty_strided / new_empty_strided (a fresh storage sized by the same count)
+    ('empty_strided_neg_stride', lambda m: m.empty_strided((2,), (-1,)),
+     'Storage size calculation overflowed with sizes=[2] and strides=[-1]'),
+    ('new_empty_strided_neg_stride', lambda m: m.ones(1).new_empty_strided((2,), (-1,)),
+     'Storage size calculation overflowed with sizes=[2] and strides=[-1]'),
+    ('empty_strided_overflow', lambda m: m.empty_strided((2**62, 2**62), (1, 1)),
+     'Storage size calculation overflowed with sizes=[4611686018427387904, 4611686018427387904]'),
+    ('empty_strided_cannot_allocate', lambda m: m.empty_strided((2**40,), (1,)),
+     "can't allocate memory: you tried to allocate 4398046511104 bytes"),
+    ('empty_strided_mismatch', lambda m: m.empty_strided((2, 3), (1,)),
+     'dimensionality of sizes (2) must match dimensionality of strides (1)'),
+    ('empty_strided_numel_overflow', lambda m: m.empty_strided((2**40, 2**30), (0, 0)),
+     'numel: integer multiplication overflow'),
+    ('empty_strided_stride_float', lambda m: m.empty_strided((2,), (1.5,)),
+     'must be tuple of ints, but found element of type float at pos 0'),
     # unfold
     ('unfold_neg_size', lambda m: _x(m).unfold(0, -1, 1), 'size is -1 but must be >= 0'),
     ('unfold_neg_size_zero_step', lambda m: _x(m).unfold(0, -1, 0),
@@ -552,6 +567,8 @@ VALID = [
     ('expand_zero_stride', lambda m: m.ones(1, 3).expand(4, 3)),
     ('expand_zero', lambda m: m.ones(1).expand(3, 0)),
     ('expand_large_virtual', lambda m: m.ones(1).expand(2**40, 2**20)[-1, -2:]),
+    ('empty_strided_gaps', lambda m: m.empty_strided((2, 3), (1, 2)).fill_(1.)),
+    ('empty_strided_zero_size_huge_stride', lambda m: m.empty_strided((0, 3), (2**40, 1))),
     ('frombuffer_offset', lambda m: m.frombuffer(bytearray(range(12)), dtype=m.int16,
                                                  offset=2, count=3)),
     ('frombuffer_neg_count_is_all', lambda m: m.frombuffer(bytearray(range(8)), dtype=m.int16,
@@ -594,6 +611,13 @@ def test_resize_then_views_of_the_shared_storage():
     e, t = run_both(lambda m: fn(m)[:2])
     b = fn(ember)[2]
     assert b.shape == (3,)   # in bounds of the grown storage
+
+
+def test_empty_strided_storage_is_just_large_enough():
+    for m in (torch, ember):
+        assert m.empty_strided((2, 3), (1, 2)).untyped_storage().nbytes() == 24
+        assert m.empty_strided((3, 2), (0, 1)).untyped_storage().nbytes() == 8
+        assert m.empty_strided((0, 3), (5, 1)).untyped_storage().nbytes() == 0
 
 
 def test_check_view_helper():

@@ -454,3 +454,20 @@ def test_tri_indices_follow_the_number_of_indices():
     for r, c, o in [(0, 3, 0), (3, 0, 1), (5, 4, -2), (4, 6, 3), (6, 2, -7), (3, 3, 9)]:
         for f in ('tril_indices', 'triu_indices'):
             assert getattr(ember, f)(r, c, o).tolist() == getattr(torch, f)(r, c, o).tolist()
+
+
+@pytest.mark.parametrize('fn', [
+    lambda m: m.isclose(m.ones(2), m.ones(2), rtol=-1),
+    lambda m: m.isclose(m.ones(2), m.ones(2), atol=-1e-3),
+    lambda m: m.isclose(m.ones(2), m.ones(2), rtol=float('nan')),
+    lambda m: m.allclose(m.ones(2), m.ones(2), rtol=-1),
+    lambda m: m.nn.functional.conv1d(m.ones(1, 2, 4), m.ones(2, 2, 3), dilation=0),
+    lambda m: m.nn.functional.conv2d(m.ones(1, 2, 4, 4), m.ones(2, 2, 3, 3), dilation=(1, 0)),
+    lambda m: m.nn.functional.conv2d(m.ones(1, 2, 4, 4), m.ones(2, 2, 3, 3), dilation=-1),
+    lambda m: m.nn.functional.conv_transpose2d(m.ones(1, 2, 4, 4), m.ones(2, 2, 3, 3),
+                                               dilation=0),
+    lambda m: m.nn.functional.conv3d(m.ones(1, 2, 4, 4, 4), m.ones(2, 2, 3, 3, 3), dilation=0),
+])
+def test_tolerance_and_dilation_checked_as_torch(fn):
+    t, e = _both(fn)
+    assert type(e) is type(t) and str(e) == str(t), (repr(t), repr(e))

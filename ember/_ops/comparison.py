@@ -126,6 +126,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         tensor([ True, False])
     """
     _req2('isclose', input, other)
+    if not rtol >= 0:       # (a NaN tolerance too)
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if not atol >= 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     x, y = input._data, other._data
     if x.shape != y.shape:
         check_broadcast(x.shape, y.shape)

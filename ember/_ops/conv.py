@@ -527,6 +527,13 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError("negative padding is not supported")
     if transposed and any(p < 0 for p in output_padding):
         raise RuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        msg = "dilation should be greater than zero"
+        if all(d >= 0 for d in dilation):      # torch names the values of a zero dilation
+            msg += (f", but got dilation_height: {dilation[0]}, dilation_width: {dilation[1]}"
+                    if transposed and len(dilation) == 2 else
+                    f", but got {[1] * (len(dilation) == 1) + list(dilation)}")   # 1-d runs as 2-d
+        raise RuntimeError(msg)
     x, w = input._data, weight._data
     if bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(f"Input type ({_tn(input).lower()}) and bias type "

@@ -434,10 +434,16 @@ def view_of(storage, npdt, offset, size, stride, op='as_strided'):
         [1.0, 3.0]
     """
     isz = npdt.itemsize
-    b = storage._bytes()
-    n = b.size // isz
-    check_view(size, stride, offset, isz, n * isz, op)
-    flat = b[:n * isz].view(npdt)
+    src = storage._src
+    if src.dtype == npdt and src.flags.c_contiguous:   # the common case: no reinterpretation
+        flat = src.reshape(-1)
+        n = flat.size
+        check_view(size, stride, offset, isz, n * isz, op)
+    else:
+        b = storage._bytes()
+        n = b.size // isz
+        check_view(size, stride, offset, isz, n * isz, op)
+        flat = b[:n * isz].view(npdt)
     numel = 1
     for d in size:
         numel *= d

@@ -1132,7 +1132,8 @@ def unfold(self, dimension, size, step):
         size = _args.as_int(size, 'unfold', 'size', 2)
     if step.__class__ is not int:
         step = _args.as_int(step, 'unfold', 'step', 3)
-    _args.overflow(dimension), _args.overflow(size), _args.overflow(step)
+    if not (-_I64 <= size < _I64 and -_I64 <= step < _I64 and -_I64 <= dimension < _I64):
+        raise ValueError("Overflow when unpacking long long")
     a = self._data
     nd = a.ndim
     d = _wrap_dim(dimension, nd) if nd else 0
@@ -1207,7 +1208,7 @@ def as_strided(input, size, stride, storage_offset=None):
     a = input._data
     arr = _checked_view(input._storage_obj(), a.dtype, off, size, stride)
     isz = a.itemsize
-    out = make_view(input, arr, off=(off - input.storage_offset()) * isz)
+    out = make_view(input, arr, off=None if arr.size else (off - input.storage_offset()) * isz)
     if input._rg and _Mode.grad:
         node = AsStridedBackward0()
         node.shape = a.shape

@@ -25,15 +25,24 @@ __all__ = ['download_url_to_file', 'get_dir', 'help', 'list', 'load',
            'load_state_dict_from_url', 'set_dir']
 
 _hub_dir = None
-_HUBCONF = 'hubconf.py'
+MODULE_HUBCONF = 'hubconf.py'
 _TRUSTED_OWNERS = ('facebookresearch', 'facebookincubator', 'pytorch', 'fairinternal')
-_HASH_IN_NAME = re.compile(r'-([a-f0-9]*)\.')       # file-<sha256 prefix>.ext
-_CHUNK = 128 * 1024
+HASH_REGEX = re.compile(r'-([a-f0-9]*)\.')       # file-<sha256 prefix>.ext
+READ_DATA_CHUNK = 128 * 1024
 
 
-def _torch_home():
-    default = os.path.join(os.getenv('XDG_CACHE_HOME', '~/.cache'), 'torch')
-    return os.path.expanduser(os.getenv('TORCH_HOME', default))
+ENV_TORCH_HOME = 'TORCH_HOME'
+ENV_XDG_CACHE_HOME = 'XDG_CACHE_HOME'
+ENV_GITHUB_TOKEN = 'GITHUB_TOKEN'
+DEFAULT_CACHE_DIR = '~/.cache'
+VAR_DEPENDENCY = 'dependencies'
+
+
+def _get_torch_home():
+    """``$TORCH_HOME``, else ``$XDG_CACHE_HOME/torch``, else ``~/.cache/torch`` (expanded):
+    the root of PyTorch's caches (torchvision keeps its files there too)."""
+    default = os.path.join(os.getenv(ENV_XDG_CACHE_HOME, DEFAULT_CACHE_DIR), 'torch')
+    return os.path.expanduser(os.getenv(ENV_TORCH_HOME, default))
 
 
 def get_dir():
@@ -51,7 +60,7 @@ def get_dir():
                       stacklevel=2)
     if _hub_dir is not None:
         return _hub_dir
-    return os.path.join(_torch_home(), 'hub')
+    return os.path.join(_get_torch_home(), 'hub')
 
 
 def set_dir(d):
@@ -163,7 +172,7 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
             with tqdm(total=int(size) if size else None, disable=not progress, unit='B',
                       unit_scale=True, unit_divisor=1024) as bar:
                 while True:
-                    buf = u.read(_CHUNK)
+                    buf = u.read(READ_DATA_CHUNK)
                     if not buf:
                         break
                     f.write(buf)
@@ -227,7 +236,7 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
         sys.stdout.write(f'Downloading: "{url}" to {cached}\n')
         prefix = None
         if check_hash:
-            m = _HASH_IN_NAME.search(name)
+            m = HASH_REGEX.search(name)
             prefix = m.group(1) if m else None
         download_url_to_file(url, cached, prefix, progress=progress)
     member = _single_member_zip(cached)
@@ -358,7 +367,7 @@ def _on_sys_path(path):
 
 def _import_hubconf(repo_dir):
     import importlib.util
-    path = os.path.join(repo_dir, _HUBCONF)
+    path = os.path.join(repo_dir, MODULE_HUBCONF)
     spec = importlib.util.spec_from_file_location('hubconf', path)
     if spec is None:
         raise AssertionError(f"failed to load spec from {path}")
@@ -372,7 +381,7 @@ def _entry(module, model):
     import importlib.util
     if not isinstance(model, str):
         raise ValueError("Invalid input: model should be a string of function name")
-    deps = getattr(module, 'dependencies', None)
+    deps = getattr(module, VAR_DEPENDENCY, None)
     if deps is not None:
         missing = [d for d in deps if importlib.util.find_spec(d) is None]
         if missing:

@@ -787,10 +787,49 @@ class _Ops:
         tensor([0., 2.])
     """
 
+    def __init__(self):
+        self.loaded_libraries = set()
+
     def __getattr__(self, ns):
         if ns.startswith('__'):
             raise AttributeError(ns)
         return _OpNamespace(ns)
+
+    def load_library(self, path):
+        """Load the shared library at ``path`` into the process (running its initialization
+        code) and add its real path to ``ember.ops.loaded_libraries``.
+
+        NOTE: unlike PyTorch, a library built against PyTorch's C++ runtime (libtorch/c10:
+        compiled custom operators such as torchvision's) cannot register anything with
+        ember; it is refused with the ``OSError`` PyTorch raises for a library it cannot
+        load, before anything is loaded. Write such operators in Python with
+        :class:`ember.library.Library` instead.
+
+        Args:
+            path (str): the path of the shared library.
+
+        Raises:
+            OSError: if the library cannot be loaded.
+
+        Example::
+
+            >>> ember.ops.load_library("/no/such/lib.so")
+            Traceback (most recent call last):
+            OSError: Could not load this library: /no/such/lib.so
+        """
+        import ctypes
+        import os
+        path = os.path.realpath(path)
+        try:
+            with open(path, 'rb') as f:
+                data = f.read(64 << 20)      # the dynamic section's names come first
+            if b'libc10.so' in data or b'libtorch' in data or b'c10.dll' in data:
+                raise ImportError(f"{path} is built against PyTorch's C++ runtime (libtorch), "
+                                  "which ember does not have")
+            ctypes.CDLL(path)
+        except Exception as e:
+            raise OSError(f"Could not load this library: {path}") from e
+        self.loaded_libraries.add(path)
 
 
 ops = _Ops()

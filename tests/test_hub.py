@@ -245,3 +245,24 @@ def test_tqdm_is_the_package_or_the_stand_in():
             "assert h.tqdm is h._ProgressBar; print('ok')")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == 'ok', r.stderr
+
+
+def test_module_constants_and_torch_home_like_torch(monkeypatch, tmp_path):
+    """The names torchvision and timm import from torch.hub: ``_get_torch_home`` (read from
+    the environment as torch reads it), ``HASH_REGEX``, ``urlparse``, the constants."""
+    import torch.hub as th
+    import ember.hub as eh
+    for n in ('ENV_TORCH_HOME', 'ENV_XDG_CACHE_HOME', 'ENV_GITHUB_TOKEN', 'DEFAULT_CACHE_DIR',
+              'VAR_DEPENDENCY', 'MODULE_HUBCONF', 'READ_DATA_CHUNK'):
+        assert getattr(eh, n) == getattr(th, n), n
+    assert eh.HASH_REGEX.pattern == th.HASH_REGEX.pattern and eh.urlparse is th.urlparse
+    name = 'resnet18-f37072fd.pth'
+    assert eh.HASH_REGEX.search(name).group(1) == th.HASH_REGEX.search(name).group(1)
+    monkeypatch.delenv('TORCH_HOME', raising=False)
+    for env in ({}, {'XDG_CACHE_HOME': str(tmp_path / 'x')}, {'TORCH_HOME': str(tmp_path / 't')},
+                {'TORCH_HOME': '~/th'}):
+        for k in ('TORCH_HOME', 'XDG_CACHE_HOME'):
+            monkeypatch.delenv(k, raising=False)
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        assert eh._get_torch_home() == th._get_torch_home(), env

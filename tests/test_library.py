@@ -258,3 +258,37 @@ def test_schema_defaults_and_missing_arguments_like_torch():
         res.append(r)
         lib._destroy()
     assert res[0] == res[1]
+
+
+def test_ops_load_library_like_torch(tmp_path):
+    """``ops.load_library`` loads a plain shared library (recording its real path), and
+    raises torch's OSError for one it cannot load: a missing file, and (ember) a library
+    built against libtorch, such as torchvision's compiled operators."""
+    import ctypes.util
+    import glob
+    import os
+    missing = str(tmp_path / 'nope.so')
+    for m in (ember, torch):
+        with pytest.raises(OSError, match='Could not load this library: .*nope.so'):
+            m.ops.load_library(missing)
+    assert isinstance(ember.ops.loaded_libraries, set)
+    libm = ctypes.util.find_library('m')
+    cands = [p for d in ('/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib')
+             for p in glob.glob(os.path.join(d, libm or 'libm.so.6'))]
+    assert cands, 'no libm found'
+    link = tmp_path / 'libm_link.so'
+    os.symlink(cands[0], link)
+    before = set(ember.ops.loaded_libraries)
+    try:
+        ember.ops.load_library(str(link))
+        assert ember.ops.loaded_libraries - before == {os.path.realpath(cands[0])}
+    finally:
+        ember.ops.loaded_libraries.clear()
+        ember.ops.loaded_libraries.update(before)
+    torch_lib = os.path.join(os.path.dirname(torch.__file__), 'lib', 'libaoti_custom_ops.so')
+    if not os.path.exists(torch_lib):
+        torch_lib = os.path.join(os.path.dirname(torch.__file__), 'lib', 'libtorch.so')
+    with pytest.raises(OSError, match='Could not load this library') as info:
+        ember.ops.load_library(torch_lib)
+    assert 'libtorch' in str(info.value.__cause__)
+    assert os.path.realpath(torch_lib) not in ember.ops.loaded_libraries

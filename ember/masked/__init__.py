@@ -14,7 +14,9 @@ Example::
 from ._ops import (sum, prod, cumsum, cumprod, amax, amin, argmax, argmin, mean,  # noqa: F401
                    median, norm, var, std, softmax, log_softmax, softmin, normalize, logaddexp,
                    logsumexp)
+from .maskedtensor import MaskedTensor, masked_tensor, as_masked_tensor, is_masked_tensor  # noqa
 
 __all__ = ['sum', 'prod', 'cumsum', 'cumprod', 'amax', 'amin', 'argmax', 'argmin', 'mean',
            'median', 'norm', 'var', 'std', 'softmax', 'log_softmax', 'softmin', 'normalize',
-           'logaddexp', 'logsumexp']
+           'logaddexp', 'logsumexp', 'MaskedTensor', 'masked_tensor', 'as_masked_tensor',
+           'is_masked_tensor']

@@ -307,7 +307,7 @@ class Tensor:
         e = self._eoff
         if e is not None and not self._data.size:
             return e   # an empty view: where PyTorch's view starts (see make_view)
-        return (_ptr(self._data) - _ptr(self._storage_obj()._src)) // self._data.itemsize
+        return (_ptr(self._data) - self._storage_obj().data_ptr()) // self._data.itemsize
 
     def data_ptr(self):
         """Address of the first element."""

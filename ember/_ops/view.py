@@ -28,7 +28,7 @@ def make_view(src, arr, node=None, save=None, off=None):
     if not _writeable(arr) and _writeable(st._src) and arr.dtype == st._src.dtype \
             and not _internal_overlap(arr):
         # a view of an expanded tensor that repeats nothing: writable again
-        arr = _strided_from(st._flat(), _ptr(arr) - _ptr(st._src), arr.shape, arr.strides)
+        arr = _strided_from(st._flat(), _ptr(arr) - st.data_ptr(), arr.shape, arr.strides)
     t = wrap(arr)
     t._st = st
     if not arr.size and arr.ndim:
@@ -1189,7 +1189,24 @@ def _int_tuple(v, name, arg, pos):
 
 def as_strided(input, size, stride, storage_offset=None):
     """A view of ``input``'s storage with the given ``size``, ``stride`` (in elements) and
-    ``storage_offset`` (default: ``input``'s own offset).
+    ``storage_offset`` (default: ``input``'s own offset). Every element of the view must lie
+    inside the storage (``ember._storage.check_view``): strides and the offset must be
+    non-negative, and PyTorch's errors are raised otherwise, before anything changes.
+
+    Args:
+        input (Tensor): the tensor whose storage is viewed.
+        size (tuple of ints): the view's shape.
+        stride (tuple of ints): the view's strides, >= 0.
+        storage_offset (int, optional): the first element's index in the storage, >= 0.
+
+    Raises:
+        RuntimeError: a negative stride or offset, a storage size that overflows int64, or
+            a view reaching past the end of the storage (``setStorage: ... out of bounds``).
+
+    NOTE: unlike PyTorch, a negative size is refused even when another size is 0; a stride
+    whose byte count overflows int64 is reported as 0 on a dim no element steps along (of
+    size 1, or in an empty view); views NumPy cannot address (more than 64 dims, more than
+    2**63 bytes in all even when stride 0 repeats one element) raise RuntimeError.
 
     Example::
 

@@ -180,7 +180,7 @@ def _view_arr(a, shape):
     return xp.lib.stride_tricks.as_strided(a, shape, st)
 
 
-def view(self, *shape):
+def view(self, *shape, **kw):
     """A view of the tensor with another shape (no copy); ``view(dtype)`` reinterprets
     the bytes as another dtype.
 
@@ -192,6 +192,13 @@ def view(self, *shape):
         tensor([[0, 1, 2],
                 [3, 4, 5]])
     """
+    if kw:   # view(size=...) / view(dtype=...), keywords only
+        key = next(iter(kw))
+        v = kw[key]
+        if shape or len(kw) > 1 or key not in ('size', 'dtype') or (key == 'dtype' and not (
+                isinstance(v, _dt) or (v.__class__ is type and v in _PY2DT))):
+            _args.invalid('view', *shape, **kw)
+        shape = (v,)
     if len(shape) == 1 and isinstance(shape[0], _dt):
         return _view_dtype(self, shape[0])
     if len(shape) == 1 and shape[0].__class__ is type and shape[0] in _PY2DT:

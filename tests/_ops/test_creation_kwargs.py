@@ -94,6 +94,10 @@ DT_CALLS = {
     'finfo': lambda m, d: m.finfo(d).eps if d in (float, complex) else 0,
     'iinfo': lambda m, d: m.iinfo(d).max if d is int else 0,
     'linear': lambda m, d: m.nn.Linear(2, 2, dtype=d).weight.dtype if d is float else 0,
+    'module_to': lambda m, d: m.nn.Linear(2, 2).to(d).weight.dtype if d in (float, complex) else 0,
+    'module_to_kw': lambda m, d: (m.nn.Linear(2, 2).to('cpu', dtype=d).weight.dtype
+                                  if d is float else 0),
+    'view_dtype_kw': lambda m, d: m.zeros(2, dtype=m.int64).view(dtype=d),
 }
 
 
@@ -122,3 +126,19 @@ def test_python_type_dtype_errors(call, match):
 @pytest.mark.parametrize('name', ['int8', 'int32', 'int64', 'uint8'])
 def test_iinfo_repr(name):
     run_both(lambda m: repr(m.iinfo(getattr(m, name))))
+
+
+@pytest.mark.parametrize('call', [
+    lambda m: m.zeros(6).view(size=(2, 3)).shape,
+    lambda m: m.zeros(6).view(dtype=m.int32).shape,
+])
+def test_view_keywords(call):
+    run_both(call)
+
+
+@pytest.mark.parametrize('call', [
+    lambda m: m.zeros(6).view(2, size=(3,)), lambda m: m.zeros(6).view(shape=(6,)),
+    lambda m: m.zeros(6).view(dtype=3),
+])
+def test_view_bad_keywords(call):
+    errors_both(call, 'invalid combination of arguments')

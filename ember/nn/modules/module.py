@@ -279,6 +279,10 @@ def _parse_to(args, kwargs):
     non_blocking=False)``, plus keyword ``memory_format``."""
     from ..._dtype import dtype as _dt
     from ..._device import device as _dev
+    from ..._dtype import _PY2DT      # Python's float/int/bool/complex name dtypes too
+    args = tuple(_PY2DT.get(a, a) if a.__class__ is type else a for a in args)
+    if kwargs.get('dtype').__class__ is type:
+        kwargs = dict(kwargs, dtype=_PY2DT.get(kwargs['dtype'], kwargs['dtype']))
     kw = dict(kwargs)
     memory_format = kw.pop('memory_format', None)
     kw.pop('copy', None)

@@ -45,6 +45,14 @@ def _tensor_strides(i):
     return lambda n: n.saved_tensors[i].stride()
 
 
+def _indices(n):
+    """The indices a max/min(dim) node saved, in the shape the op returned them."""
+    idx = n.idx
+    if not n.keepdim and idx.ndim:
+        idx = idx.reshape(tuple(s for i, s in enumerate(idx.shape) if i != n.dim))
+    return _wrap(idx)
+
+
 _dim = lambda n: n.dim            # noqa: E731
 _dims = lambda n: tuple(n.dims)   # noqa: E731
 _keepdim = lambda n: n.keepdim    # noqa: E731
@@ -75,8 +83,10 @@ ATTRS = {
     'MeanBackward0': {'self_sym_numel': _numel, 'self_sym_sizes': _sizes},
     'MeanBackward1': {'dim': _dims, 'keepdim': _keepdim, 'self_sym_numel': _numel,
                       'self_sym_sizes': _sizes},
-    'MaxBackward0': {'dim': _dim, 'keepdim': _keepdim, 'self_sym_sizes': _sizes},
-    'MinBackward0': {'dim': _dim, 'keepdim': _keepdim, 'self_sym_sizes': _sizes},
+    'MaxBackward0': {'dim': _dim, 'keepdim': _keepdim, 'self_sym_sizes': _sizes,
+                     'indices': lambda n: _indices(n)},
+    'MinBackward0': {'dim': _dim, 'keepdim': _keepdim, 'self_sym_sizes': _sizes,
+                     'indices': lambda n: _indices(n)},
     'AmaxBackward0': {'dim': _dims, 'keepdim': _keepdim},
     'AminBackward0': {'dim': _dims, 'keepdim': _keepdim},
     'MmBackward0': {'self_sym_sizes': _tensor_sizes(0), 'self_sym_strides': _tensor_strides(0),
@@ -119,7 +129,8 @@ ATTRS = {
         'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad',
         'divisor_override')},
 }
-_TENSOR_ATTRS = {('MulBackward0', 'other'), ('DivBackward0', 'other'),
+_TENSOR_ATTRS = {('MulBackward0', 'other'), ('DivBackward0', 'other'), ('MaxBackward0', 'indices'),
+                 ('MinBackward0', 'indices'),
                  ('PowBackward2', 'exponent'), ('MaskedFillBackward0', 'mask')}
 
 

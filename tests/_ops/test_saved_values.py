@@ -64,6 +64,8 @@ F_CASES = {
     'masked_fill': lambda m, a, b, s: a.masked_fill(a > 0.5, 0.),
     'avg_pool2d': lambda m, a, b, s: m.nn.functional.avg_pool2d(s[None, None], 2, 1),
     'max_pool2d': lambda m, a, b, s: m.nn.functional.max_pool2d(s[None, None], 2, 1),
+    'max_dim': lambda m, a, b, s: a.max(1)[0],
+    'min_dim_keepdim': lambda m, a, b, s: a.min(0, keepdim=True)[0],
 }
 
 

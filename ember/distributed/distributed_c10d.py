@@ -15,8 +15,10 @@ Failures end in an error, not a hang: a rank that never arrives makes ``init_pro
 raise ``DistStoreError`` within ``timeout`` (the ranks first meet on the rendezvous server);
 collectives are MPI's nonblocking calls waited for by polling, so they raise
 ``DistBackendError`` after the group's timeout, or as soon as the rendezvous server reports
-that a rank's process died (it watches each rank's PMI connection); with
-``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatched collectives raise on every rank.
+that a rank's process died (it watches each rank's PMI connection); ``all_reduce`` checks
+by default that every rank passes the same shape and dtype (all ranks raise, naming each
+rank's, on a mismatch); with ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` every mismatched collective
+raises on every rank.
 
 NOTE: unlike PyTorch, only CPU tensors are supported for now (CUDA tensors will go through
 NCCL via CuPy: a second kind of communicator behind the same ``ProcessGroup``).
@@ -944,6 +946,52 @@ def _check_same_collective(pg, op, tensor=None):
                 f"CollectiveFingerPrint({other}).")
 
 
+# all_reduce first checks that every rank passes the same shape and dtype (one 16-byte
+# all-reduce on the group's control communicator); bench/bench_dtensor.py measures its cost
+_PEER_CHECK = [True]
+_FP_CACHE = {}
+_ABANDONED = []
+
+
+def _check_peers(pg, name, tensor, a, late=None):
+    """Every rank of ``pg`` compares the shape and dtype of ``a`` with the others' (a MAX
+    all-reduce of ``[fp, -fp]`` of a fingerprint ``fp``: equal on all ranks iff max == min);
+    on a mismatch all ranks exchange their shapes and dtypes and raise ``RuntimeError``
+    naming each rank's, instead of reducing garbage."""
+    key = (a.shape, a.dtype.str)
+    fp = _FP_CACHE.get(key)
+    if fp is None:
+        import zlib
+        fp = zlib.crc32(repr(key).encode()) + 1
+        if len(_FP_CACHE) < 4096:
+            _FP_CACHE[key] = fp
+    buf = np.array([fp, -fp], np.int64)
+    try:
+        _wait_all([pg._ctl.Iallreduce(_IN_PLACE(), buf, _mpi_op(ReduceOp.MAX)[ReduceOp.MAX])],
+                  None, pg._timeout_s, name, pg.rank())
+    except DistBackendError:
+        if late is not None:
+            try:
+                _ABANDONED.append(late())
+                del _ABANDONED[:-64]
+            except Exception:
+                pass
+        raise
+    if buf[0] == -buf[1]:
+        return
+    mine = f"shape {list(a.shape)} and dtype {tensor.dtype}"
+    data = np.frombuffer(mine.encode(), np.uint8)
+    c, n = _Polling(pg, name), pg.size()
+    sizes = _allgather_sizes(c, data.size)
+    out = np.empty(sum(sizes), np.uint8)
+    from mpi4py import MPI
+    displ = [sum(sizes[:i]) for i in range(n)]
+    c.Allgatherv(data, [out, (sizes, displ), MPI.BYTE])
+    descs = [out[displ[k]:displ[k] + sizes[k]].tobytes().decode() for k in range(n)]
+    raise RuntimeError(f"{name}: the tensors passed by the ranks of the group do not match: "
+                       + ", ".join(f"rank {k} has {d}" for k, d in enumerate(descs)))
+
+
 _RED_OP_TYPE = ReduceOp.RedOpType
 _IN_PLACE_CACHE = []
 
@@ -970,7 +1018,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         A ``Work`` if ``async_op``, else None.
 
     NOTE: unlike PyTorch's gloo backend, AVG and PREMUL_SUM work (as with NCCL); float16 and
-    bfloat16 are reduced in float32 and rounded once.
+    bfloat16 are reduced in float32 and rounded once; and the ranks first check that they
+    pass the same shape and dtype (a 16-byte all-reduce): on a mismatch every rank raises
+    ``RuntimeError`` naming each rank's shape and dtype (torch only detects it with
+    ``TORCH_DISTRIBUTED_DEBUG=DETAIL``).
 
     Example::
 
@@ -980,13 +1031,22 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _pg(group, 'all_reduce')
     if pg is None:
         return None
-    if _debug['level'] is DebugLevel.DETAIL:
-        _check_same_collective(pg, 'ALLREDUCE', tensor)
     a = tensor._data
     o, factor = _check_op(a, op, 'all_reduce')
     c = pg._comm
     w = _to_work(a, o, factor, True)
     mop = _mpi_red(a.dtype, o)
+    if _debug['level'] is DebugLevel.DETAIL:
+        _check_same_collective(pg, 'ALLREDUCE', tensor)
+    elif _PEER_CHECK[0] and pg.size() > 1:
+        try:
+            _check_peers(pg, 'all_reduce', tensor, a, lambda: c.Iallreduce(_IN_PLACE(), w, mop))
+        except DistBackendError as e:    # a dead peer: an async op's Work holds the error
+            if not async_op:
+                raise
+            wk = Work(None, None, [tensor], 'all_reduce', None, pg._timeout_s, pg.rank())
+            wk._complete(e)
+            return wk
     if not async_op and o is not ReduceOp.AVG and a.flags.c_contiguous and \
             w.base is not None and np.may_share_memory(w, a):   # the fast path: in place
         _wait_all([c.Iallreduce(_IN_PLACE(), w, mop)], None, pg._timeout_s, 'all_reduce',

@@ -34,6 +34,8 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        if cls is Parameter and hasattr(data, '_as_parameter'):   # a DTensor: stays one
+            return data._as_parameter(requires_grad)
         if requires_grad and data._data.dtype.kind not in 'fcV':
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")

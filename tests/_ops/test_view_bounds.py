@@ -326,6 +326,25 @@ def test_spoofed_empty_offset_cannot_move_a_view():
         e.as_strided((2,), (1,))
 
 
+def test_loaded_tensor_with_spoofed_offset_cannot_make_a_huge_view(tmp_path):
+    # the attack: a checkpoint whose tensor carries a spoofed offset, then as_strided
+    # from the tensor's own offset. The load may refuse the attribute; if it loads, the view
+    # is still checked against the 16-byte storage.
+    import pickle
+    for spoof in (10**6 - 4, -(10**6 - 4)):   # the negative one passed the old check
+        for x in (ember.arange(4.), ember.arange(4.)[4:]):
+            x.__dict__['_eoff'] = spoof
+            p = tmp_path / 'spoof.pt'
+            ember.save(x, p)
+            try:
+                y = ember.load(p)
+            except pickle.UnpicklingError:
+                continue
+            with pytest.raises(RuntimeError, match='out of bounds for storage of size 16|'
+                                                   'invalid storage offset'):
+                y.as_strided((10**6,), (1,))
+
+
 def test_expanded_numpy_array_storage_is_its_span():
     # from_numpy of a broadcast array: the storage is the 8 bytes the array reaches, not
     # numel * itemsize (a 1000-element as_strided over it would read 7992 bytes past it)

@@ -803,7 +803,9 @@ class _Ops:
         compiled custom operators such as torchvision's) cannot register anything with
         ember; it is refused with the ``OSError`` PyTorch raises for a library it cannot
         load, before anything is loaded. Write such operators in Python with
-        :class:`ember.library.Library` instead.
+        :class:`ember.library.Library` instead. For torchvision's library, the operators
+        ember writes in Python (``ember._vision_ops``) are registered under
+        ``torchvision::`` first.
 
         Args:
             path (str): the path of the shared library.
@@ -820,6 +822,9 @@ class _Ops:
         import ctypes
         import os
         path = os.path.realpath(path)
+        if os.path.basename(os.path.dirname(path)) == 'torchvision':
+            from . import _vision_ops          # torchvision's operators written for ember
+            _vision_ops.register()
         try:
             with open(path, 'rb') as f:
                 data = f.read(64 << 20)      # the dynamic section's names come first

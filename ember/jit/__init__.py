@@ -276,6 +276,46 @@ def script_if_tracing(fn):
     return fn
 
 
+def _script_if_tracing(fn):
+    """The decorator behind :func:`script_if_tracing` (torchvision uses this spelling).
+    Returns ``fn`` in ember.
+
+    Example::
+
+        >>> f = ember.jit._script_if_tracing(lambda x: x)
+    """
+    return fn
+
+
+_overloads = {}
+
+
+def _overload(func):
+    """Declare an overload signature of a function for TorchScript; returns ``func``
+    (ember records it and never compiles).
+
+    Example::
+
+        >>> @ember.jit._overload
+        ... def f(x: int) -> int: ...
+    """
+    _overloads.setdefault(f"{func.__module__}.{func.__qualname__}", []).append(func)
+    return func
+
+
+def _overload_method(func):
+    """Declare an overload signature of a method for TorchScript; returns ``func``
+    (ember records it and never compiles).
+
+    Example::
+
+        >>> class M(ember.nn.Module):
+        ...     @ember.jit._overload_method
+        ...     def forward(self, x: int) -> int: ...
+    """
+    return _overload(func)
+
+
 def annotate(the_type, the_value):
     """Give ``the_value`` a type for the TorchScript compiler; returns ``the_value``.
 

@@ -178,3 +178,31 @@ def test_no_torchscript_archives(tmp_path):
         ember.jit.CompilationUnit("def f(x):\n    return x\n")
     with pytest.raises(NotImplementedError):
         ember.jit.export_opnames(net)
+
+
+def test_private_decorators_and_annotations_like_torch():
+    """The spellings torchvision uses: ``_script_if_tracing``, ``_overload_method``,
+    ``jit.annotations.BroadcastingList2``."""
+    import torch.jit.annotations as TA
+    import ember.jit.annotations as EA
+
+    def f(x):
+        return x + 1
+
+    for m in (ember, torch):
+        g = m.jit._script_if_tracing(f)
+        assert g(1) == 2
+
+        class M(m.nn.Module):
+            @m.jit._overload_method
+            def forward(self, x: int) -> int:
+                ...
+
+            def forward(self, x):  # noqa: F811
+                return x * 2
+
+        assert M()(3) == 6
+    for n in ('BroadcastingList1', 'BroadcastingList2', 'BroadcastingList3'):
+        assert getattr(EA, n)[int] is None and getattr(TA, n)[int] is None
+    for n in ('List', 'Tuple', 'Optional', 'Dict'):
+        assert getattr(EA, n) is getattr(TA, n)

@@ -857,6 +857,12 @@ def _index_op_checks(input, dim, index, source, name):
                                f"source.size(dim): ({ns}), for dim: {d}")
         raise IndexError(f"{name}(): Number of indices ({idx.size}) should be equal to "
                          f"source.size(dim) ({ns})")
+    if name == 'index_add_' and a.ndim and s.ndim and (
+            s.ndim != a.ndim or any(x != y for i, (x, y) in enumerate(zip(a.shape, s.shape))
+                                    if i != d)):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(a.shape)} "
+                           f"source.shape = {list(s.shape)}")
     if s.dtype != a.dtype:
         if name == 'index_add_':
             raise RuntimeError(f"index_add_(): self ({_legacy_name(input.dtype)}) and source "
@@ -1360,6 +1366,8 @@ class PutBackward0(Node):
             gx = g if self.accumulate else g.put(self.index, g.new_zeros(self.sshape))
         if self.needs[1]:
             gs = g.take(self.index)
+            if tuple(gs.shape) != tuple(self.sshape):   # same count, source's own shape
+                gs = gs.reshape(self.sshape)
         return gx, gs
 
 
@@ -1512,7 +1520,9 @@ def masked_fill(input, mask, value):
         shape = np.broadcast_shapes(a.shape, m.shape)
     except ValueError:
         _raise_bc(m.shape, a.shape)
-    v = _cast_scalar(_scalar_value(value, 'masked_fill_', input, mask, value), a.dtype)
+    v = _scalar_value(value, 'masked_fill_', input, mask, value)
+    _masked_fill_range(v, input.dtype)
+    v = _cast_scalar(v, a.dtype)
     r = xp.where(m, v, a)
     if r.dtype != a.dtype:
         r = r.astype(a.dtype)
@@ -1533,6 +1543,28 @@ def masked_fill(input, mask, value):
     return res
 
 
+_FLOAT_MAX = {'float16': 65504.0, 'bfloat16': 3.3895313892515355e38,
+              'float32': 3.4028234663852886e38}
+
+
+def _masked_fill_range(v, dtype):
+    """torch converts masked_fill's value (a number or a 0-d tensor's) with an overflow
+    check: out of an integer dtype's range, or finite beyond a float dtype's, raises."""
+    if hasattr(v, 'item'):
+        v = v.item()
+    if isinstance(v, bool) or dtype._cat == 0:
+        return
+    if dtype._cat == 1:
+        _args.fill_value(v, dtype)
+        return
+    lim = _FLOAT_MAX.get(dtype._name)
+    if lim is not None and not isinstance(v, complex):
+        f = float(v)
+        if f == f and abs(f) != float('inf') and abs(f) > lim:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_args.C_TYPE_NAMES[dtype._name]} without overflow")
+
+
 @register('masked_fill_', function=False)
 def masked_fill_(self, mask, value):
     """In-place version of :func:`masked_fill` (``mask`` must broadcast to self's shape)."""
@@ -1550,7 +1582,9 @@ def masked_fill_(self, mask, value):
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s).")
-    v = _cast_scalar(_scalar_value(value, 'masked_fill_', self, mask, value), a.dtype)
+    v = _scalar_value(value, 'masked_fill_', self, mask, value)
+    _masked_fill_range(v, self.dtype)
+    v = _cast_scalar(v, a.dtype)
     if m.shape != a.shape:
         m = _xp(m).broadcast_to(m, a.shape)
     a[m] = v

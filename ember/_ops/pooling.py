@@ -1300,6 +1300,14 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return (v, i) if return_indices else v
 
 
+def _list_with_default_check(input, output_size):
+    """torch.nn.functional's adaptive 2-d/3-d pooling read a tuple ``output_size`` against
+    ``input.size()`` first: an input with too few dims raises its ValueError."""
+    if isinstance(output_size, (tuple, list)) and isinstance(input, Tensor) and \
+            input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """2-D adaptive max pooling returning ``(output, indices)``; see
     :func:`adaptive_max_pool2d`.
@@ -1309,6 +1317,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
         >>> F.adaptive_max_pool2d_with_indices(ember.arange(9.).view(1, 3, 3), 1)[1]
         tensor([[[8]]])
     """
+    _list_with_default_check(input, output_size)
     return _adaptive_max_nd(input, output_size, 2, 'adaptive_max_pool2d')
 
 
@@ -1325,6 +1334,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         >>> F.adaptive_max_pool2d(ember.arange(9.).view(1, 3, 3), 1)
         tensor([[[8.]]])
     """
+    _list_with_default_check(input, output_size)
     v, i = _adaptive_max_nd(input, output_size, 2, 'adaptive_max_pool2d')
     return (v, i) if return_indices else v
 
@@ -1338,6 +1348,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
         >>> F.adaptive_max_pool3d_with_indices(ember.arange(8.).view(1, 2, 2, 2), 1)[1]
         tensor([[[[7]]]])
     """
+    _list_with_default_check(input, output_size)
     return _adaptive_max_nd(input, output_size, 3, 'adaptive_max_pool3d')
 
 
@@ -1349,6 +1360,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         >>> F.adaptive_max_pool3d(ember.arange(8.).view(1, 2, 2, 2), 1)
         tensor([[[[7.]]]])
     """
+    _list_with_default_check(input, output_size)
     v, i = _adaptive_max_nd(input, output_size, 3, 'adaptive_max_pool3d')
     return (v, i) if return_indices else v
 
@@ -1525,6 +1537,7 @@ def adaptive_avg_pool2d(input, output_size):
         tensor([[[ 2.5000,  4.5000],
                  [10.5000, 12.5000]]])
     """
+    _list_with_default_check(input, output_size)
     return _adaptive_avg_nd(input, output_size, 2, 'adaptive_avg_pool2d')
 
 
@@ -1536,6 +1549,7 @@ def adaptive_avg_pool3d(input, output_size):
         >>> F.adaptive_avg_pool3d(ember.arange(8.).view(1, 2, 2, 2), 1)
         tensor([[[[3.5000]]]])
     """
+    _list_with_default_check(input, output_size)
     return _adaptive_avg_nd(input, output_size, 3, 'adaptive_avg_pool3d')
 
 

@@ -738,3 +738,34 @@ def test_take_along_dim_negative_indices():
     idx = np.array([[-5, -1], [0, 4], [-2, 3], [1, -3], [2, 2]])
     check(lambda m, a, i: (m.take_along_dim(a, i, 1), m.take_along_dim(a, i[:, :1], 0)),
           [x, idx], grad=True)
+
+
+def test_put_backward_of_a_zero_dim_source():
+    # the source's gradient keeps the source's own shape (issue 21)
+    for acc in (True, False):
+        check(lambda m, x, s: x.put(m.tensor([0]), s, accumulate=acc),
+              [np.array(1.5), np.array(2.5)], grad=True)
+
+
+def test_index_add_source_shape_must_match():
+    check_error(lambda m: m.zeros(3, 2).index_add(0, m.tensor([0, 1]), m.ones(2)),
+                match='source tensor shape must match self tensor shape, excluding the '
+                      'specified dimension. Got self.shape = [3, 2] source.shape = [2]')
+
+
+@pytest.mark.parametrize('dtype,value', [('uint8', 1000), ('int8', 200), ('int8', 2.5e10),
+                                         ('float16', 1e6), ('float32', 1e300)])
+def test_masked_fill_value_overflow(dtype, value):
+    # torch converts the value with an overflow check, a 0-d tensor's value too (issue 21)
+    for v in (value, 'tensor'):
+        def f(m, inplace):
+            x = m.zeros(2, dtype=getattr(m, dtype))
+            val = m.tensor(value) if v == 'tensor' else value
+            mask = m.tensor([True, False])
+            return x.masked_fill_(mask, val) if inplace else x.masked_fill(mask, val)
+        if v == 'tensor' and dtype == 'float32':
+            continue    # a Python float tensor is float32 already (inf)
+        check_error(lambda m: f(m, False), match='without overflow')
+        check_error(lambda m: f(m, True), match='without overflow')
+    check(lambda m, x: x.masked_fill(m.tensor([True, False]), m.tensor(-1)),
+          [np.zeros(2, np.uint8)])

@@ -12,3 +12,12 @@ def test_avg_pool_int64_truncates_toward_zero(divisor):
     check(lambda m, a: (m.nn.functional.avg_pool2d(a[0], 2, divisor_override=divisor),
                         m.nn.functional.avg_pool3d(a, (1, 2, 3), stride=(1, 2, 1),
                                                    divisor_override=divisor)), [x])
+
+
+@pytest.mark.parametrize('name,shape,size', [
+    ('adaptive_avg_pool2d', (2, 2), (2, 2)), ('adaptive_max_pool2d', (2, 2), (2, 2)),
+    ('adaptive_avg_pool3d', (2, 2, 2), (2, 2, 2)), ('adaptive_max_pool3d', (2, 2, 2), (2, 2, 2))])
+def test_adaptive_pool_tuple_size_needs_more_dims(name, shape, size):
+    from oracle import check_error
+    check_error(lambda m: getattr(m.nn.functional, name)(m.zeros(shape), size), match=(
+        f'Input dimension should be at least {len(size) + 1}'))

@@ -38,7 +38,7 @@ from . import _dtype as D
 from . import _backend
 from ._device import device as _device_cls, CPU as _CPU
 from ._storage import UntypedStorage, TypedStorage, _ptr
-from ._tensor import Tensor, Size, _new_tensor
+from ._tensor import Tensor, Size, _new_tensor, _bind
 
 __all__ = ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals',
            'safe_globals', 'get_unsafe_globals_in_checkpoint', 'DEFAULT_PROTOCOL']
@@ -312,18 +312,32 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
 _MISSING = object()
 
 
+def _class_attr(cls, k):
+    """What class ``cls`` (through its MRO) defines under name ``k``, or ``_MISSING``; no
+    descriptor runs (a fast ``inspect.getattr_static`` for instance attribute names)."""
+    for c in cls.__mro__:
+        d = c.__dict__
+        if k in d:
+            return d[k]
+    return _MISSING
+
+
 def _check_attr_name(cls, k):
     """Whether instance attribute ``k`` may be restored on an object of class ``cls``: a plain
     identifier, not a dunder, not internal, and not the name of a method, property or slot
     of the class (which an instance attribute would shadow or reach into)."""
-    import inspect
     if type(k) is not str or not k.isidentifier() or (k.startswith('__') and k.endswith('__')) \
             or k in _INTERNAL_KEYS:
         raise _bad(f"can't restore attribute {_short(k)} on a {cls.__name__}")
-    a = inspect.getattr_static(cls, k, _MISSING)
+    a = _class_attr(cls, k)
     if a is not _MISSING and (callable(a) or hasattr(type(a), '__get__')):
         raise _bad(f"can't restore attribute {k!r} on a {cls.__name__}: the class defines it")
     return k
+
+
+class _NotWritable(AttributeError, pickle.UnpicklingError):
+    """A checkpoint sets a tensor attribute the class defines (``is_sparse``...): an
+    ``AttributeError`` as PyTorch raises it, and an ``UnpicklingError`` as every refusal."""
 
 
 def _tensor_attr(cls, k):
@@ -337,16 +351,24 @@ def _tensor_attr(cls, k):
     as PyTorch refuses to set its read-only tensor attributes. Any other private name
     (``_grad_dtype``...) is ignored: PyTorch keeps such a name as an inert instance
     attribute, while in ember private names are the tensor's own state."""
-    import inspect
     if type(k) is not str or not k.isidentifier() or (k.startswith('__') and k.endswith('__')):
         raise _bad(f"can't restore attribute {_short(k)} on a {cls.__name__}")
-    if inspect.getattr_static(Tensor, k, _MISSING) is not _MISSING:
-        raise _bad(f"can't restore attribute {k!r} on a {cls.__name__}: the class defines it "
-                   "(it is not writable)")
-    a = inspect.getattr_static(cls, k, _MISSING)
+    if _class_attr(Tensor, k) is not _MISSING:
+        raise _NotWritable(f"can't restore attribute {k!r} on a {cls.__name__}: the class "
+                           "defines it (it is not writable)")
+    a = _class_attr(cls, k)
     if a is not _MISSING and (callable(a) or hasattr(type(a), '__get__')):
         raise _bad(f"can't restore attribute {k!r} on a {cls.__name__}: the class defines it")
     return not k.startswith('_')
+
+
+def _state_len(state):
+    """The steps restoring ``state`` (a dict or a pair of dicts) counts for: 2 an attribute."""
+    n = 0
+    for part in (state if type(state) is tuple else (state,)):
+        if type(part) in (dict, collections.OrderedDict):
+            n += 2 * len(part)
+    return n
 
 
 def _safe_set_state(obj, state):
@@ -488,6 +510,16 @@ def _contig_strides(shape):
         out.append(acc)
         acc *= max(n, 1)
     return tuple(reversed(out))
+
+
+class _TensorPickle:
+    """``Tensor.__reduce_ex__`` (pickling, ``copy``), bound onto ``Tensor`` from here."""
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_from_pickle_state, _tensor_pickle_state(self))
+
+
+_bind(_TensorPickle)
 
 
 def _tensor_pickle_state(tensor):
@@ -725,7 +757,8 @@ _WO_HINT = ("Weights only load failed. This file can still be loaded with `weigh
 
 
 def _wo_error(e):
-    return pickle.UnpicklingError(f"{_WO_HINT}\n\nWeightsUnpickler error: {e}")
+    cls = type(e) if type(e) is _NotWritable else pickle.UnpicklingError
+    return cls(f"{_WO_HINT}\n\nWeightsUnpickler error: {e}")
 
 
 # ---------------------------------------------------------------------------- pickler
@@ -1522,8 +1555,9 @@ _DEPTH_LIMIT = 100              # nesting of tuples and frozensets (hashed and c
 _HASH_P = (1 << 61) - 1         # ints in (-P, P) hash to themselves: never crafted to collide
 _REBUILD_STEPS = 32             # steps a tensor rebuild or a storage counts for
 # extra steps an opcode counts for, beyond 1 (about one step per 64 bytes it allocates)
-_OP_STEPS = {pickle.EMPTY_SET[0]: 3, pickle.FROZENSET[0]: 3, pickle.EMPTY_DICT[0]: 1,
-             pickle.DICT[0]: 1, pickle.BINPERSID[0]: _REBUILD_STEPS}
+_OP_STEPS = {pickle.EMPTY_SET[0]: 4, pickle.FROZENSET[0]: 4, pickle.EMPTY_DICT[0]: 2,
+             pickle.DICT[0]: 2, pickle.BINPERSID[0]: _REBUILD_STEPS, pickle.PUT[0]: 2,
+             pickle.BINPUT[0]: 2, pickle.LONG_BINPUT[0]: 2, pickle.MEMOIZE[0]: 2}
 _OPNAMES = {op.code.encode('latin-1')[0]: op.name for op in __import__('pickletools').opcodes}
 
 
@@ -1929,7 +1963,8 @@ class _SafeUnpickler:
         self.fill(s, items)
 
     def op_frozenset(self):
-        self.stack.append(self.make_frozenset(self.pop_mark()))
+        fs = self.make_frozenset(self.pop_mark())     # pop_mark first: it switches the stack
+        self.stack.append(fs)
 
     # memo
     def _put(self, i):
@@ -2025,6 +2060,7 @@ class _SafeUnpickler:
         state = self.pop()
         inst = self.top()
         t = type(inst)
+        self.charge(_state_len(state))
         if t is collections.OrderedDict or t is collections.Counter:
             _safe_set_state(inst, state)
         elif t is Tensor and id(inst) in self.shells:
@@ -2276,13 +2312,13 @@ def _h_rebuild_tensor(u, *args):
 
 
 def _h_rebuild_tensor_v2(u, *args):
-    u.charge(_REBUILD_STEPS)
+    u.charge(_REBUILD_STEPS + (_state_len(args[6]) if len(args) == 7 else 0))
     _need(args, 6, 7, '_rebuild_tensor_v2')
     return _rebuild_tensor_v2(*args)
 
 
 def _h_rebuild_tensor_v3(u, *args):
-    u.charge(_REBUILD_STEPS)
+    u.charge(_REBUILD_STEPS + (_state_len(args[7]) if len(args) == 8 else 0))
     _need(args, 7, 8, '_rebuild_tensor_v3')
     return _rebuild_tensor_v3(*args)
 
@@ -2295,14 +2331,14 @@ def _h_rebuild_parameter(u, *args):
 
 
 def _h_rebuild_parameter_with_state(u, *args):
-    u.charge(_REBUILD_STEPS)
+    u.charge(_REBUILD_STEPS + (_state_len(args[3]) if len(args) == 4 else 0))
     _need(args, 4, 4, '_rebuild_parameter_with_state')
     _check_hooks(args[2])
     return _safe_set_state(_new_parameter(args[0], args[1]), args[3])
 
 
 def _h_rebuild_from_type_v2(u, *args):
-    u.charge(_REBUILD_STEPS)
+    u.charge(_REBUILD_STEPS + (_state_len(args[3]) if len(args) == 4 else 0))
     _need(args, 4, 4, '_rebuild_from_type_v2')
     func, new_type, fargs, state = args
     h = _TENSOR_REBUILDERS.get(id(func))
@@ -2698,15 +2734,20 @@ class _BoundedFile:
         return self.f.readline(left if n < 0 else min(n, left))
 
 
-def _globals_in_pickle(f, out):
+def _globals_in_pickle(f, out, budget):
     """Appends ``(module, name)`` for every global a pickle names (GLOBAL, INST, and
-    STACK_GLOBAL with names from literals or the memo; None where they are computed)."""
+    STACK_GLOBAL with names from literals or the memo; None where they are computed).
+    ``budget`` is a one-item list of the opcodes left to scan (shared by the pickles of
+    one file); a pickle with more is refused, never scanned in part."""
     import pickletools
     stack, memo = [], {}
     mark = pickletools.markobject
     sl = pickletools.stackslice
     try:
         for op, arg, _ in pickletools.genops(f):
+            budget[0] -= 1
+            if budget[0] < 0:
+                break
             n = op.name
             if n in ('GLOBAL', 'INST'):
                 mod, _, nm = arg.partition(' ')
@@ -2741,6 +2782,9 @@ def _globals_in_pickle(f, out):
                 break
     except Exception:     # a malformed pickle: report what was found up to there
         return False
+    if budget[0] < 0:
+        raise _bad("get_unsafe_globals_in_checkpoint: the pickle has more opcodes than its "
+                   "file's size allows (8 a byte): not scanned")
     return True
 
 
@@ -2769,13 +2813,14 @@ def get_unsafe_globals_in_checkpoint(f):
         start = fobj.tell()
         magic = fobj.read(4)
         fobj.seek(start)
+        budget = [_step_budget(_file_end(fobj) - start)]
         if magic == b'PK\x03\x04':
             data = _Reader(fobj, name).read('data.pkl')
-            _globals_in_pickle(io.BytesIO(data), found)
+            _globals_in_pickle(io.BytesIO(data), found, budget)
         else:
             bf = _BoundedFile(fobj, _file_end(fobj))
             for _ in range(4):        # magic, protocol, system info, the object
-                if not _globals_in_pickle(bf, found):
+                if not _globals_in_pickle(bf, found, budget):
                     break
     user = _user_allowed()
     out = []

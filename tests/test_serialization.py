@@ -844,3 +844,132 @@ def test_save_and_load_hold_no_extra_copy(tmp_path):
     assert cur - base >= nbytes                             # the loaded tensors themselves...
     assert peak - base < 1.05 * nbytes, peak - base         # ...and nothing more
     assert out['w7'][::4096].tolist() == [7.0] * 64
+
+
+# ------------------------------------------------------------------ whole models under weights_only
+class TinyNet(ember.nn.Module):
+    """A user model: its class, and the layer classes it holds, are allow-listed to load."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = ember.nn.Linear(3, 2)
+        self.drop = ember.nn.Dropout(0.25)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+
+
+class TorchTinyNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 2)
+        self.drop = torch.nn.Dropout(0.25)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+
+
+def test_whole_model_loads_with_allowlisted_classes(tmp_path):
+    """pytorch/examples' word_language_model: torch.save(model), then torch.load(f,
+    weights_only=True) inside safe_globals([...the model's classes...])."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    # a bare Linear saved by ember and by torch
+    lin = ember.nn.Linear(3, 2)
+    tlin = torch.nn.Linear(3, 2)
+    ember.save(lin, tmp_path / 'e.pt')
+    torch.save(tlin, tmp_path / 't.pt')
+    with pytest.raises(pickle.UnpicklingError, match='add_safe_globals'):
+        ember.load(tmp_path / 't.pt')
+    with torch.serialization.safe_globals([torch.nn.Linear]):
+        t_from_e = torch.load(tmp_path / 'e.pt', weights_only=True)     # torch reads ember's file
+    with S.safe_globals([ember.nn.Linear]):
+        e_from_e = ember.load(tmp_path / 'e.pt', weights_only=True)
+        e_from_t = ember.load(tmp_path / 't.pt', weights_only=True)
+    assert S.get_safe_globals() == []
+    for m, ref in ((e_from_e, lin(ember.tensor(x))), (e_from_t, tlin(torch.tensor(x)))):
+        assert type(m) is ember.nn.Linear and type(m.weight) is EP and m.weight.requires_grad
+        np.testing.assert_allclose(m(ember.tensor(x)).detach().numpy(), np_of(ref), rtol=1e-6)
+    np.testing.assert_allclose(t_from_e(torch.tensor(x)).detach().numpy(),
+                               lin(ember.tensor(x)).detach().numpy(), rtol=1e-6)
+    # a user model: ember's own file, and torch's file of the torch twin (its name mapped)
+    net, tnet = TinyNet().eval(), TorchTinyNet().eval()
+    ember.save(net, tmp_path / 'net.pt')
+    torch.save(tnet, tmp_path / 'tnet.pt')
+    with S.safe_globals([TinyNet, ember.nn.Linear, ember.nn.Dropout,
+                         (TinyNet, f'{TorchTinyNet.__module__}.TorchTinyNet')]):
+        e_net = ember.load(tmp_path / 'net.pt')
+        t_net = ember.load(tmp_path / 'tnet.pt')
+    for m, ref in ((e_net, net(ember.tensor(x))), (t_net, tnet(torch.tensor(x)))):
+        assert type(m) is TinyNet and not m.training and m.drop.p == 0.25
+        assert [n for n, _ in m.named_parameters()] == ['fc.weight', 'fc.bias']
+        np.testing.assert_allclose(m(ember.tensor(x)).detach().numpy(), np_of(ref), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ restored tensor attributes
+def _state_file(tmp_path, state, param=False):
+    t = (torch.nn.Parameter if param else (lambda v: v))(torch.arange(4.))
+    for k, v in state.items():
+        t.__dict__[k] = v           # torch keeps any name in the instance dict
+    p = tmp_path / 'state.pt'
+    torch.save(t, p)
+    return p
+
+
+@pytest.mark.parametrize('param', [False, True])
+def test_tensor_state_goes_through_allow_list(tmp_path, param):
+    # a user attribute is restored, as torch restores it
+    p = _state_file(tmp_path, {'tag': 'x'}, param)
+    assert torch.load(p).tag == 'x' and ember.load(p).tag == 'x'
+    # torch keeps a private name as an inert attribute: ember ignores it (it would be its
+    # own state: _grad_dtype would change every later gradient's dtype)
+    p = _state_file(tmp_path, {'_grad_dtype': torch.float16, '_eoff_': 3}, param)
+    assert torch.load(p)._grad_dtype is torch.float16
+    e = ember.load(p)
+    assert '_grad_dtype' not in e.__dict__ and e.grad_dtype is ember.float32
+    if param:
+        (e * 2).sum().backward()
+        assert e.grad.dtype is ember.float32
+    # read-only attributes: torch refuses them, so does ember
+    for k in ('is_sparse', 'layout', 'is_nested', 'is_quantized'):
+        p = _state_file(tmp_path, {k: True}, param)
+        with pytest.raises(AttributeError, match=f"'{k}'.*not writable"):
+            torch.load(p)
+        with pytest.raises(AttributeError, match=f"'{k}'.*defines it") as ei:
+            ember.load(p)
+        assert isinstance(ei.value, pickle.UnpicklingError)
+
+
+# ------------------------------------------------------------------ mmap, map_location
+def test_mmap_checks_crc(tmp_path):
+    p = tmp_path / 'good.pt'
+    ember.save({'w': ember.arange(100.)}, p)
+    raw = p.read_bytes()
+    info = zipfile.ZipFile(p).getinfo('good/data/0')
+    nl, el = struct.unpack('<HH', raw[info.header_offset + 26:info.header_offset + 30])
+    pos = info.header_offset + 30 + nl + el + 17
+    bad = tmp_path / 'flip.pt'
+    bad.write_bytes(raw[:pos] + bytes([raw[pos] ^ 0xFF]) + raw[pos + 1:])
+    assert ember.load(p, mmap=True)['w'].tolist() == list(range(100))
+    for mm in (False, True):
+        with pytest.raises(RuntimeError, match='flip.pt.*CRC'):
+            ember.load(bad, mmap=mm)
+
+
+class _MapError(Exception):
+    pass
+
+
+@pytest.mark.parametrize('legacy', [False, True])
+@pytest.mark.parametrize('weights_only', [True, False])
+def test_map_location_error_passes_through(tmp_path, legacy, weights_only):
+    p = tmp_path / 'x.pt'
+    ember.save({'w': ember.ones(2)}, p, _use_new_zipfile_serialization=not legacy)
+    for exc in (_MapError('mine'), ValueError('bad location'), RuntimeError('no device')):
+        def fn(storage, loc):
+            raise exc
+        with pytest.raises(type(exc)) as ei:
+            ember.load(p, map_location=fn, weights_only=weights_only)
+        assert ei.value is exc
+        with pytest.raises(type(exc)) as ti:
+            torch.load(p, map_location=fn, weights_only=weights_only)
+        assert ti.value is exc

@@ -25,7 +25,7 @@ class ParallelStyle:
 def _to_dtensor(x, mesh, layout, desired):
     """A forward input laid out as ``desired`` (a plain tensor is this rank's piece of
     ``layout``)."""
-    from ... import _tensor as _T
+    from .... import _tensor as _T
     if layout is None:
         return x
     if not isinstance(x, DTensor):

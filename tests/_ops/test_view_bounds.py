@@ -86,6 +86,12 @@ ERRORS = [
      "argument 'size' (position 1) must be tuple of ints, not int"),
     ('as_strided_offset_float', lambda m: _x(m).as_strided((2,), (1,), 1.0),
      "argument 'storage_offset' (position 3) must be int, not float"),
+    ('as_strided_scatter_neg_stride',
+     lambda m: m.as_strided_scatter(m.zeros(4), m.ones(2), (2,), (-1,)),
+     'Negative strides are not supported'),
+    ('as_strided_scatter_out_of_bounds',
+     lambda m: m.as_strided_scatter(m.zeros(4), m.ones(2), (2,), (1,), 3),
+     'requiring a storage size of 20 are out of bounds for storage of size 16'),
     # set_ (storage, typed storage) and the legacy __setstate__ that calls it
     ('set_neg_offset', lambda m: m.empty(0).set_(_st(m), -2, (3,), (1,)),
      'Tensor: invalid storage offset -2'),

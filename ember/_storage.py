@@ -325,6 +325,17 @@ def numel_overflows(size):
     return over or p > _I64_MAX
 
 
+def check_numel(size):
+    """PyTorch's error for a shape whose element count overflows (:func:`numel_overflows`);
+    then, unlike PyTorch (which makes a tensor of shape ``[-2, 0]``), any negative size."""
+    if numel_overflows(size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{_lst(size)}")
+
+
 def needed_bytes(size, stride, offset, itemsize):
     """Bytes a storage needs for a view (``offset``, ``size`` and ``stride`` in elements) as
     PyTorch counts them: 0 when a size is 0 (looking at the dims in order), None when the
@@ -412,12 +423,7 @@ def check_view(size, stride, offset, itemsize, nbytes=None, op='as_strided'):
         raise RuntimeError(f"setStorage: sizes {_lst(size)}, strides {_lst(stride)}, storage "
                            f"offset {offset}, and itemsize {itemsize} requiring a storage size "
                            f"of {need} are out of bounds for storage of size {nbytes}")
-    if op != 'set_' and numel_overflows(size):
-        raise RuntimeError("numel: integer multiplication overflow")
-    for n in size:
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                               f"{_lst(size)}")
+    check_numel(size)
     return need
 
 

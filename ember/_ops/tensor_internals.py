@@ -13,8 +13,8 @@ from .. import _dtype as D
 from .. import _storage
 from .._tensor import Tensor, Size, _Mode
 from ._inplace import check_inplace
-from .._storage import UntypedStorage, TypedStorage, check_view, needed_bytes, \
-    numel_overflows, view_of
+from .._storage import UntypedStorage, TypedStorage, check_view, check_numel, needed_bytes, \
+    view_of
 from .._backend import array_module
 from ._util import wrap, wrap as _wrap, Node, register, record, grad_needed, METHODS, FUNCTIONS
 from . import _layout
@@ -212,12 +212,7 @@ def resize_(self, *sizes, memory_format=None):
     if self._rg:
         raise RuntimeError("cannot resize variables that require grad")
     size = _sizes(sizes, 'resize_')
-    if numel_overflows(size):
-        raise RuntimeError("numel: integer multiplication overflow")
-    for n in size:
-        if n < 0:   # NOTE: unlike PyTorch, refused even when another size is 0
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                               f"[{', '.join(map(str, size))}]")
+    check_numel(size)   # NOTE: unlike PyTorch, a negative size is refused even next to a 0
     if memory_format is None or memory_format is mf.contiguous_format or \
             memory_format is mf.preserve_format:
         stride = _layout.contiguous_strides(size)

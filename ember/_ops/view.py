@@ -11,7 +11,7 @@ from ._inplace import (_autograd_check, _internal_overlap, _writeable, _position
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from .._dtype import dtype as _dt, _PY2DT
-from .._storage import _ptr, view_of as _checked_view
+from .._storage import _ptr, view_of as _checked_view, check_numel as _check_numel
 
 
 def make_view(src, arr, node=None, save=None, off=None):
@@ -569,7 +569,7 @@ def expand(self, *sizes):
     for s in shape:
         numel *= s
     if numel <= 0 or numel >= _I64:
-        _check_numel(shape)
+        _check_numel(shape)   # a negative size or more than 2**63 - 1 elements
     try:
         arr = xp.broadcast_to(a, shape)
     except ValueError as e:   # NumPy's limits (> 2**63 bytes in all, more than 64 dims)
@@ -587,17 +587,6 @@ def expand(self, *sizes):
         # nothing repeated: a writable view (writes to a stride-0 view stay refused)
         arr = xp.lib.stride_tricks.as_strided(a, shape, arr.strides)
     return make_view(self, arr, node)
-
-
-def _check_numel(shape):
-    """PyTorch's errors for a shape with a negative size or more than 2**63 - 1 elements."""
-    from .._storage import numel_overflows
-    if numel_overflows(shape):
-        raise RuntimeError("numel: integer multiplication overflow")
-    for s in shape:
-        if s < 0:   # NOTE: unlike PyTorch, refused even when another size is 0
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{_shape_str(shape)}")
 
 
 def _legacy(t):

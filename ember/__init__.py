@@ -90,7 +90,8 @@ from . import profiler  # noqa: E402,F401
 
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.
-_LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.utils.dlpack'}
+_LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.utils.dlpack',
+               'PyTorchFileReader': '._file_format', 'ScriptModule': '.jit'}
 _LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
                     'masked',
                     'masked',

@@ -52,6 +52,7 @@ LAYERS = {
     'ember.futures': 4,
     'ember.library': 4,
     'ember._custom_ops': 4,
+    'ember._file_format': 4,
     'ember._vision_ops': 4,
     'ember.signal': 4,
     'ember.masked': 4,

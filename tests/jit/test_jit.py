@@ -206,3 +206,11 @@ def test_private_decorators_and_annotations_like_torch():
         assert getattr(EA, n)[int] is None and getattr(TA, n)[int] is None
     for n in ('List', 'Tuple', 'Optional', 'Dict'):
         assert getattr(EA, n) is getattr(TA, n)
+
+
+def test_top_level_script_module():
+    """``torch.ScriptModule`` (lightning imports it from torch): ember's is the
+    ``jit.ScriptModule`` class."""
+    assert ember.ScriptModule is ember.jit.ScriptModule
+    assert isinstance(torch.ScriptModule, type) and issubclass(ember.ScriptModule,
+                                                               ember.nn.Module)

@@ -1,0 +1,11 @@
+"""``ember.distributed.fsdp``: fully sharded data parallelism, FSDP2's ``fully_shard``
+(parameters as ``Shard(0)`` DTensors over a 1-D mesh, gathered for forward and backward,
+gradients reduce-scattered).
+
+NOTE: unlike PyTorch, the FSDP1 wrapper ``FullyShardedDataParallel`` is not implemented yet.
+"""
+from ._fully_shard import (fully_shard, FSDPModule, MixedPrecisionPolicy, OffloadPolicy,
+                           CPUOffloadPolicy)
+
+__all__ = ['fully_shard', 'FSDPModule', 'MixedPrecisionPolicy', 'OffloadPolicy',
+           'CPUOffloadPolicy']

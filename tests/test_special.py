@@ -451,3 +451,12 @@ def test_orthogonal_polynomials_non_integer_degree(name):
     n = np.concatenate([rng.uniform(-3, 12, 200), [-0.2, -0.7, 2.5, -0.999]])
     run_both(lambda m: getattr(m.special, name)(m.tensor(x), m.tensor(n)), rtol=1e-7,
              atol=1e-7)
+
+
+def test_trigamma_float32_as_torch_computes_it():
+    # torch's single-precision trigamma carries its method's rounding (errors of ~1e-5
+    # relative near the poles); ember reproduces it for float32/float16 (issue 21)
+    x = np.concatenate([np.linspace(-5, 5, 4001), [0.0492, -0.999, 1e-3, 30.5, 1e6]])
+    for dt in ('float32', 'float16'):
+        run_both(lambda m: m.polygamma(1, m.tensor(x, dtype=getattr(m, dt))), rtol=1.3e-6,
+                 atol=1e-5)

@@ -140,6 +140,27 @@ def _hurwitz_zeta(s, x):
     return xp.where(bad, xp.nan, res)
 
 
+def trigamma_single(x):
+    """polygamma(1, x) computed in float32 as torch's CPU kernel does for single precision
+    (reflection below 1/2, six recurrence steps, then the asymptotic series): torch's float32
+    results carry this method's rounding, which a float64 evaluation would not reproduce."""
+    xp = array_module(x)
+    f = xp.float32
+    x = x.astype(f)
+    pi = f(math.pi)
+    refl = x < f(0.5)
+    s = xp.sin(pi * x)
+    res = xp.where(refl, -(pi * pi) / (s * s), f(0)).astype(f)
+    x = xp.where(refl, f(1) - x, x)
+    for _ in range(6):
+        res = res + f(1) / (x * x)
+        x = x + f(1)
+    ixx = f(1) / (x * x)
+    tail = (f(1) + f(1) / (f(2) * x) + ixx * (f(1 / 6) - ixx * (f(1 / 30) - ixx * f(1 / 42)))) / x
+    res = res + tail
+    return xp.where(refl, -res, res)
+
+
 def polygamma(n, x):
     if n == 0:
         return digamma(x)

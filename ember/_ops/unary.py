@@ -555,7 +555,10 @@ def polygamma(n, input, *, out=None):
     if x.dtype.kind == 'c':
         _not_impl('polygamma', x)
     xp = array_module(x)
-    r = _call(_special.polygamma, n, x.astype(np.float64))
+    if n == 1 and x.dtype.itemsize <= 4:    # torch's single-precision kernel, its rounding
+        r = _call(_special.trigamma_single, x)
+    else:
+        r = _call(_special.polygamma, n, x.astype(np.float64))
     res = _w(_call(r.astype, x.dtype), xp, x)
     if _needs(input):
         node = PolygammaBackward0() if n else DigammaBackward0()

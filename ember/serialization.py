@@ -2518,6 +2518,32 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     against that bound. Every refusal is a ``pickle.UnpicklingError`` (a broken file's
     error is also a ``RuntimeError``, as in PyTorch), and a load changes no process state.
 
+    Bounds of a ``weights_only`` load, for a file of ``N`` bytes:
+
+    * time: at most ``8 * N + 2**18`` interpreter steps (a step is one pickle opcode, one
+      element a handler copies, one attribute restored, one hash of a dict key or set item,
+      charged once more for each earlier key of its container with the same hash, so
+      crafted collisions can't make it quadratic; a tensor rebuild or a storage counts 32),
+      each under about a microsecond, plus reading each byte of the file once (records
+      that overlap are refused) and inflating compressed records;
+    * memory: the storages (at most ``N`` bytes, plus one negated / conjugated copy of a
+      storage viewed with a ``neg``/``conj`` bit), what compressed records inflate to (at
+      most ``16 * N + 16 MiB`` in all) and at most about 64 bytes per step, so at most
+      about ``550 * N + 48 MiB`` in the worst case (a pickle of nothing but tiny objects);
+      an ordinary checkpoint needs its storages' bytes plus the objects its pickle lists.
+
+    A file that would exceed them is refused as soon as it does. Tuples and frozensets
+    nest at most 100 deep. NOTE: unlike PyTorch, a ``neg``/``conj`` bit is applied to a
+    copy of the storage (ember has no such lazy views), records compressed with methods
+    other than deflate are refused up front (PyTorch refuses them when read), and a deflated
+    ``data.pkl`` larger than these bounds allow is refused (PyTorch never writes one).
+
+    A tensor's saved attributes go through an allow-list: public names that the tensor
+    classes don't define are restored, names they define (``is_sparse``, ``layout``...) are
+    refused with an ``AttributeError`` (also an ``UnpicklingError``) as PyTorch refuses
+    them, and other private names (``_grad_dtype``...) are ignored. An exception raised by a
+    ``map_location`` callable propagates unchanged.
+
     Example::
 
         >>> ember.load('tensors.pt')

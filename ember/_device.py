@@ -2,7 +2,9 @@
 
 __all__ = ['device']
 
-_TYPES = ('cpu', 'cuda', 'meta', 'mps', 'xpu')
+# the device types torch accepts in a device string, in the order its error message lists them
+_TYPES = ('cpu', 'cuda', 'ipu', 'xpu', 'mkldnn', 'opengl', 'opencl', 'ideep', 'hip', 've', 'fpga',
+          'maia', 'xla', 'lazy', 'vulkan', 'mps', 'meta', 'hpu', 'mtia', 'privateuseone')
 
 
 class device:
@@ -38,7 +40,8 @@ class device:
             if index < 0:
                 raise RuntimeError(f"Device index must not be negative")
         if t not in _TYPES:
-            raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
+            raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of "
+                               f"device string: {t}")
         key = (t, index)
         d = _CACHE.get(key)
         if d is None:

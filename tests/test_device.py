@@ -101,3 +101,23 @@ def test_device_ordering_raises_as_torch():
     for m in (ember, torch):
         with pytest.raises(TypeError, match='comparison not implemented'):
             m.device('cpu') < m.device('cpu')
+
+
+@pytest.mark.parametrize('spec', ['hpu', 'hpu:1', 'xpu', 'mtia', 'privateuseone:0', 'ipu', 'xla',
+                                  'lazy', 'maia', 've', 'fpga', 'mps', 'hip', 'vulkan'])
+def test_every_torch_device_type_is_a_name(spec):
+    """Libraries name devices of every type torch knows (accelerate checks ``hpu``/``npu``);
+    the names parse as torch's, and unknown types raise torch's error."""
+    e, t = ember.device(spec), torch.device(spec)
+    assert (e.type, e.index, repr(e), str(e)) == (t.type, t.index, repr(t), str(t))
+    assert (ember.device('cpu') == spec) is (torch.device('cpu') == spec) is False
+
+
+@pytest.mark.parametrize('bad', ['npu', 'npu:0', 'bogus', 'CPU'])
+def test_unknown_device_types_raise_torch_message(bad):
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            m.device(bad)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

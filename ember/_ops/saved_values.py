@@ -95,6 +95,7 @@ ATTRS = {
                        'mat1_sym_sizes': _tensor_sizes(0), 'mat1_sym_strides': _tensor_strides(0),
                        'mat2_sym_sizes': _tensor_sizes(1), 'mat2_sym_strides': _tensor_strides(1)},
     'ViewBackward0': {'self_sym_sizes': _sizes},
+    'ExpandBackward0': {'self_sym_sizes': lambda n: tuple(n._in_meta[0][0])},
     'TransposeBackward0': {'dim0': _attr('d0'), 'dim1': _attr('d1')},
     'PermuteBackward0': {'dims': lambda n: tuple(int(i) for i in np.argsort(n.inv))},
     'UnsqueezeBackward0': {'dim': _dim},

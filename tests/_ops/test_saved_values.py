@@ -65,6 +65,7 @@ F_CASES = {
     'avg_pool2d': lambda m, a, b, s: m.nn.functional.avg_pool2d(s[None, None], 2, 1),
     'max_pool2d': lambda m, a, b, s: m.nn.functional.max_pool2d(s[None, None], 2, 1),
     'max_dim': lambda m, a, b, s: a.max(1)[0],
+    'expand': lambda m, a, b, s: a[:, None].expand(2, 4, 3),
     'min_dim_keepdim': lambda m, a, b, s: a.min(0, keepdim=True)[0],
 }
 

@@ -1,6 +1,8 @@
-"""One 2-rank DTensor program run under torch (gloo) and under ember (``import ember as
-torch``): ``python _dtensor_prog.py torch|ember``. Prints ``RESULT <json>``: local pieces,
-global values, placements and gradients, compared key by key by test_dtensor.py."""
+"""One 2-rank program run under torch (gloo) and under ember: ``python _dtensor_prog.py
+torch|ember``. Prints ``RESULT <json>``: DTensor local pieces, global values, placements and
+gradients, and the functional collectives' results, compared key by key by test_dtensor.py
+(one torch launch serves both test_dtensor.py and test_functional_collectives.py's
+comparison)."""
 import json
 import sys
 
@@ -150,5 +152,27 @@ case('cross_entropy_r', F.cross_entropy, (logits, REP), (tgt, REP))
 case('cross_entropy_sum_s0', lambda u, v: F.cross_entropy(u, v, reduction='sum'), (logits, S0),
      (tgt, S0))
 case('mse_s0', F.mse_loss, (a, S0), (a * 0.3, S0))
+
+# 5. functional collectives (out of place) and distributed.constants
+funcol = importlib.import_module(M + '.distributed._functional_collectives')
+xf = (torch.arange(12.) + 10 * r).reshape(3, 4)
+g = dist.group.WORLD
+fa = funcol.all_reduce(xf, 'sum', g)
+R['funcol_type'] = type(fa).__name__
+R['funcol_all_reduce'] = funcol.wait_tensor(fa).tolist()
+R['funcol_input_kept'] = xf.tolist()
+R['funcol_max_ranks'] = funcol.all_reduce(xf, 'max', [0, 1]).wait().tolist()
+for k, f in [('gather0', lambda: funcol.all_gather_tensor(xf, 0, g)),
+             ('gather1', lambda: funcol.all_gather_tensor(xf, 1, g)),
+             ('rs0', lambda: funcol.reduce_scatter_tensor(
+                 torch.arange(8.).reshape(4, 2) * (r + 1), 'sum', 0, g)),
+             ('rs1', lambda: funcol.reduce_scatter_tensor(
+                 torch.arange(8.).reshape(2, 4) * (r + 1), 'sum', 1, g))]:
+    v = f()
+    R['funcol_' + k] = [type(v).__name__, funcol.wait_tensor(v).tolist()]
+R['funcol_mesh'] = funcol.all_reduce(xf, 'sum', mesh).wait().tolist()
+R['funcol_mesh_dim'] = funcol.all_reduce(xf, 'avg', (mesh, 0)).wait().tolist()
+consts = importlib.import_module(M + '.distributed.constants')
+R['constants'] = [consts.default_pg_timeout.total_seconds(), consts.default_pg_nccl_timeout]
 print('RESULT ' + json.dumps(R), flush=True)
 dist.destroy_process_group()

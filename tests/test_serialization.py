@@ -973,3 +973,54 @@ def test_map_location_error_passes_through(tmp_path, legacy, weights_only):
         with pytest.raises(type(exc)) as ti:
             torch.load(p, map_location=fn, weights_only=weights_only)
         assert ti.value is exc
+
+
+# ------------------------------------------------------------------ the load's step budget
+def _steps_used(monkeypatch, src):
+    used = []
+    real = S._SafeUnpickler.load
+
+    def load(self):
+        start = self.budget
+        out = real(self)
+        used.append(start - self.budget)
+        return out
+    monkeypatch.setattr(S._SafeUnpickler, 'load', load)
+    out = ember.load(src)
+    monkeypatch.undo()
+    return out, sum(used)
+
+
+def test_ordinary_checkpoints_use_a_fraction_of_the_step_budget(monkeypatch, tmp_path):
+    """The bound (8 steps a byte of the file) leaves room: ordinary checkpoints, even ones
+    made of nothing but small objects, use at most one step a byte."""
+    net = torch.nn.Sequential(*[torch.nn.Linear(4, 4) for _ in range(50)])
+    opt = torch.optim.Adam(net.parameters())
+    net(torch.ones(1, 4)).sum().backward()
+    opt.step()
+    objs = {'state_dict': net.state_dict(), 'optimizer': opt.state_dict(),
+            'python': [{'k': (i, float(i), str(i), None, [True])} for i in range(3000)],
+            'int_keys': {i: frozenset([i, -i]) for i in range(2000)}}
+    for name, obj in objs.items():
+        p = tmp_path / f'{name}.pt'
+        torch.save(obj, p)
+        n = p.stat().st_size
+        out, used = _steps_used(monkeypatch, p)
+        assert 0 < used <= n, (name, used, n)
+        assert used < S._step_budget(n) / 2
+    assert out[5] == frozenset([5, -5])
+
+
+def test_deflated_checkpoint_loads_as_in_torch(tmp_path):
+    """PyTorch reads deflated records (a checkpoint recompressed by a zip tool): so does ember."""
+    sd = {'w': torch.arange(1000.).reshape(10, 100), 'b': torch.zeros(3000), 'n': 7}
+    p, q = tmp_path / 'plain.pt', tmp_path / 'deflated.pt'
+    torch.save(sd, p)
+    with zipfile.ZipFile(p) as zin, zipfile.ZipFile(q, 'w', zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info.filename))
+    assert q.stat().st_size < p.stat().st_size
+    t, e = torch.load(q), ember.load(q)
+    assert e['n'] == t['n'] == 7
+    for k in ('w', 'b'):
+        np.testing.assert_array_equal(e[k].numpy(), t[k].numpy())

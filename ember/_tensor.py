@@ -599,6 +599,28 @@ class Tensor:
             return a.astype(dtype)
         return a
 
+    # NumPy defers its binary operators to a tensor (``np.float64(.5) * t`` is a Tensor with
+    # autograd, as in torch) and wraps ufunc results as tensors
+    __array_priority__ = 1000
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """Wrap the result of a NumPy ufunc applied to this tensor as a tensor (a 0-dim one
+        for a scalar result; bool results as uint8, as in PyTorch)."""
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        from ._ops.creation import from_numpy
+        return from_numpy(np.ascontiguousarray(array) if array.ndim else array.copy())
+
+    def __contains__(self, element):
+        """``element in tensor``: whether any element equals ``element`` (a number or a
+        tensor, broadcast against this one)."""
+        from numbers import Number
+        if not isinstance(element, (Tensor, Number)):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((element == self).any().item())
+
     def item(self):
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:

@@ -264,3 +264,45 @@ def test_python_number_conversions(conv, make):
         errors_both(lambda m: conv(make(m)), str(e))
     else:
         run_both(lambda m: conv(make(m)))
+
+
+def test_numpy_scalars_and_ufuncs_give_tensors_as_torch():
+    """``np.float64(.5) * t`` and ``np.float32(1) + t`` are tensors with autograd (NumPy
+    defers to a tensor), NumPy ufuncs on tensors give tensors (NumPy 2's ``__array_wrap__``
+    signature: no DeprecationWarning), bool results as uint8, as in torch."""
+    import warnings
+    res = {}
+    for m in (ember, torch):
+        t = m.tensor([1., 2.], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', DeprecationWarning)
+            out = [np.float64(0.5) * t, t * np.float64(0.5), np.float32(1) + t, np.int64(2) * t,
+                   np.float64(3) - t, np.exp(t.detach()), np.greater(t.detach(), 1.5),
+                   np.add(t.detach(), 1)]
+        (out[0] + out[2] + out[3] + out[4]).sum().backward()
+        res[m.__name__] = ([type(o).__name__ for o in out], [str(o.dtype) for o in out],
+                           [o.tolist() for o in out], [o.grad_fn is not None for o in out[:5]],
+                           t.grad.tolist())
+    assert res['ember'] == res['torch']
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', DeprecationWarning)
+        np.exp(ember.ones(2))
+
+
+@pytest.mark.parametrize('shape', [(), (3,), (2, 3), (2, 1, 3)])
+def test_contains_any_dims_as_torch(shape):
+    n = int(np.prod(shape)) if shape else 1
+    data = np.arange(n, dtype=np.float32).reshape(shape)
+    for probe in (0, 2, 2.0, 5, -1, True, lambda m: m.tensor(2.), lambda m: m.tensor([0., 9.]),
+                  lambda m: m.tensor([9.])):
+        got = []
+        for m in (ember, torch):
+            x = m.tensor(data)
+            try:
+                got.append(probe(m) in x if callable(probe) else probe in x)
+            except RuntimeError as e:
+                got.append(type(e))
+        assert got[0] == got[1], (shape, probe)
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError, match='only supports Tensor or scalar'):
+            'a' in m.tensor(data)

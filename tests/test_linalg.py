@@ -580,3 +580,33 @@ def test_lu_solve_empty_shapes():
               [np.zeros(lu), np.zeros(b)])
     check(lambda m, A, B: m.lu_solve(B, A, m.zeros(0, dtype=m.int32)),
           [np.zeros((0, 0)), np.zeros((0, 4))])
+
+
+def test_eig_backward_vs_torch_and_gradcheck():
+    # linalg.eig / eigvals are differentiable (issue 21); eigenvectors only through
+    # phase-invariant functions (their phase is LAPACK's choice)
+    A = rand(4, 4, dtype=np.float64, seed=3)
+    Ac = (rand(3, 3, dtype=np.float64, seed=4) + 1j * rand(3, 3, dtype=np.float64, seed=5))
+    for a in (A, Ac):
+        check(lambda m, x: m.linalg.eigvals(x), [a], grad=True)
+        check(lambda m, x: (m.linalg.eig(x)[0], m.linalg.eig(x)[1].abs()), [a], grad=True,
+              rtol=1e-6, atol=1e-8)
+    gradcheck_ember(lambda m, x: m.linalg.eigvals(x), [A])
+    gradcheck_ember(lambda m, x: m.linalg.eig(x)[1].abs(), [A])
+
+
+def test_lstsq_residuals_are_differentiable():
+    # residuals carry gradients as in torch (issue 21); an empty one still requires grad
+    A, B = rand(5, 3, dtype=np.float64, seed=6), rand(5, 2, dtype=np.float64, seed=7)
+    for drv in ('gels', 'gelsd'):
+        check(lambda m, a, b: m.linalg.lstsq(a, b, driver=drv)[:2], [A, B], grad=True,
+              rtol=1e-6, atol=1e-8)
+        check(lambda m, a, b: m.linalg.lstsq(a, b, driver=drv)[:2], [A[:3], B[:3]], grad=True)
+    gradcheck_ember(lambda m, a, b: m.linalg.lstsq(a, b, driver='gelsd').residuals, [A, B])
+
+
+def test_householder_product_without_reflectors_is_differentiable():
+    check(lambda m, a, t: m.linalg.householder_product(a, t),
+          [rand(5, 5, dtype=np.float64), np.zeros(0)], grad=True)
+    check(lambda m, a, t: m.linalg.householder_product(a, t),
+          [rand(2, 4, 3, dtype=np.float64), np.zeros((2, 0))], grad=True)

@@ -58,8 +58,9 @@ KNOWN = {
     'topk': ('int64: out[1]: values differ',
              'indices of tied integer values: torch leaves their order unspecified'),
     # wrong in ember today (issue 21)
-    'linalg.eig': ('', 'eigenvector phase is LAPACK\'s choice (out[1]); the backward of '
-                       'linalg.eig is missing: tracked by issue 21'),
+    'linalg.eig': ('out[1]: values differ',
+                   'eigenvectors are unique only up to phase; the LAPACK build picks it '
+                   '(the gradients, through phase-invariant functions, agree)'),
     'linalg.lu_factor': ('square matrices only',
                          'lu_factor backward of non-square matrices: tracked by issue 21'),
 }

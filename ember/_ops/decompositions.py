@@ -820,11 +820,36 @@ def eigvalsh(A, UPLO='L', *, out=None):
     return _out(L, out)
 
 
+class LinalgEigBackward0(Node):
+    """``A = V diag(L) V^-1``: ``gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV)))
+    / E*) V^H`` with ``E_ij = L_j - L_i`` off the diagonal (the eigenvectors are normalised
+    to unit norm, which the ``Re(diag)`` term accounts for); the real part for a real A."""
+
+    def backward(self, gL, gV):
+        L, V = self.saved_tensors
+        Vh = _mH(V)
+        n = L.shape[-1]
+        I = _eye_like(V, n)
+        if gV is None:
+            inner = gL.unsqueeze(-1) * I
+        else:
+            VhgV = Vh.matmul(gV)
+            d = VhgV.diagonal(0, -2, -1).real
+            inner = VhgV - Vh.matmul(V * d.unsqueeze(-2))
+            Lc = L.conj()
+            E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + I
+            inner = inner / E * (1 - I)
+            if gL is not None:
+                inner = inner + gL.unsqueeze(-1) * I
+        gA = solve(Vh, inner.matmul(Vh))
+        return gA if self.complex_input else gA.real
+
+
 @with_out('linalg_eig')
 def eig(A, *, out=None):
-    """Eigenvalues and eigenvectors of a general square matrix (complex results).
-
-    NOTE: unlike PyTorch, no gradient is implemented.
+    """Eigenvalues and eigenvectors of a general square matrix (complex results); the
+    eigenvectors have unit norm, so gradients through them are defined up to their phase
+    (as in PyTorch).
 
     Example::
 
@@ -838,7 +863,12 @@ def eig(A, *, out=None):
     ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
     with _la('linalg.eig'):
         w, v = xp.linalg.eig(a)
-    return linalg_eig((wrap(w.astype(ct)), wrap(v.astype(ct))))
+    L, V = wrap(w.astype(ct)), wrap(v.astype(ct))
+    if _Mode.grad and A._rg:
+        node = LinalgEigBackward0()
+        node.complex_input = a.dtype.kind == 'c'
+        record((L, V), node, (A,), save=(L, V))
+    return linalg_eig((L, V))
 
 
 @with_out('linalg_eigvals')
@@ -964,8 +994,6 @@ class LinalgLstsqBackward0(Node):
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B``.
 
-    NOTE: unlike PyTorch, no gradient flows from ``residuals``.
-
     Returns a named tuple ``(solution, residuals, rank, singular_values)``. As in PyTorch,
     with the default driver ``'gelsy'`` only ``solution`` and ``rank`` are filled;
     ``'gelsd'``/``'gelss'`` also give singular values, and ``residuals`` (squared residual
@@ -1023,14 +1051,21 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver == 'gels':
         rank = xp.empty((0,), np.int64)
     X = wrap(sol.astype(a.dtype, copy=True))
-    out = (X, wrap(resid), wrap(rank), wrap(sv))
+    R = wrap(resid)
     if _Mode.grad and (A._rg or B._rg):
         node = LinalgLstsqBackward0()
         node.vec = vec
-        record(out, node, (A, B), save=(A, B))
-        for t in out[1:]:
-            t._rg, t._grad_fn = False, None
-    return linalg_lstsq(out)
+        record(X, node, (A, B), save=(A, B))
+        # residuals are differentiable too, as in torch: recomputed from the recorded
+        # solution (the same values up to rounding); an empty one is an empty view of it
+        if resid.size:
+            Xm, Bm = (X.unsqueeze(-1), B.unsqueeze(-1)) if vec else (X, B)
+            d = matmul(A, Xm) - Bm
+            R = (d.abs() ** 2 if d.is_complex() else d * d).sum(-2)
+        else:
+            R = X.reshape(-1)[:0]
+            R = R.abs() if R.is_complex() else R
+    return linalg_lstsq((X, R, wrap(rank), wrap(sv)))
 
 
 # ------------------------------------------------------------------ matrix_power / rank
@@ -1704,6 +1739,9 @@ def householder_product(A, tau, *, out=None):
     E = eye(m, n, dtype=A.dtype)
     V = A.tril(-1) + E
     Q = E.expand(*A.shape[:-2], m, n)
+    if k == 0 and (A.requires_grad or tau.requires_grad):
+        # no reflector: still a result of A and tau for autograd (zero gradients), as torch
+        Q = Q + A[..., :0, :].sum(-2, keepdim=True) + tau[..., :0].sum(-1, keepdim=True)[..., None]
     for i in range(k - 1, -1, -1):
         v = V[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)

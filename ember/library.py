@@ -376,6 +376,14 @@ class _Op:
         return self._function
 
 
+def _provided_namespace(ns):
+    """Register the operators ember writes in Python for a library whose compiled
+    operators cannot load under ember (``torchvision``), on first use of its namespace."""
+    if ns == 'torchvision':
+        from . import _vision_ops
+        _vision_ops.register()
+
+
 def _lookup(op):
     """The ``_Op`` of a qualified name, a :class:`CustomOpDef` or an ``ember.ops`` entry."""
     if isinstance(op, CustomOpDef):
@@ -383,6 +391,8 @@ def _lookup(op):
     if isinstance(op, (OpOverload, OpOverloadPacket)) and op._op is not None:
         return op._op
     if isinstance(op, str):
+        if op not in _OPS:
+            _provided_namespace(op.partition('::')[0])
         if op not in _OPS:
             raise ValueError(f"operator {op} does not exist; define it first (custom_op or "
                              "Library.define)")
@@ -759,6 +769,11 @@ class _OpNamespace:
             fn = _aten_function(name)
             if fn is not None:
                 return OpOverloadPacket(qual, fn)
+        if self._ns == 'torchaudio':
+            raise AttributeError(
+                f"torchaudio::{name} is not available on ember: torchaudio's operators live in "
+                "its compiled library, which is built against PyTorch's C++ runtime (libtorch) "
+                "and cannot be loaded by ember; torchaudio is not supported")
         raise AttributeError(f"'_OpNamespace' '{self._ns}' object has no attribute '{name}'")
 
     def __repr__(self):
@@ -793,6 +808,7 @@ class _Ops:
     def __getattr__(self, ns):
         if ns.startswith('__'):
             raise AttributeError(ns)
+        _provided_namespace(ns)
         return _OpNamespace(ns)
 
     def load_library(self, path):

@@ -127,13 +127,18 @@ class Optimizer:
         >>> opt.zero_grad(); loss.backward(); opt.step()
     """
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        step = cls.__dict__.get('step')
-        if step is not None and not getattr(step, '_hooked', False):
+    def _patch_step_function(self):
+        # As torch: the step hooks (and ember's no-grad step) wrap the class's ``step`` when
+        # an instance is initialised, not when the class is created, so a subclass that
+        # wraps another optimizer without calling ``Optimizer.__init__`` (accelerate's
+        # AcceleratedOptimizer) keeps its own plain ``step``.
+        cls = type(self)
+        step = cls.step
+        if not getattr(step, '_hooked', False):
             cls.step = _with_step_hooks(step)
 
     def __init__(self, params, defaults):
+        self._patch_step_function()
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
         self._optimizer_step_post_hooks = OrderedDict()
@@ -161,6 +166,7 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._patch_step_function()
         for k in ('_optimizer_step_pre_hooks', '_optimizer_step_post_hooks',
                   '_optimizer_state_dict_pre_hooks', '_optimizer_state_dict_post_hooks',
                   '_optimizer_load_state_dict_pre_hooks', '_optimizer_load_state_dict_post_hooks'):

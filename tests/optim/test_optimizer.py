@@ -421,3 +421,67 @@ def test_steps_stay_on_the_strict_backend(name):
     finally:
         if not was:
             sb.disable()
+
+
+def test_wrapper_optimizer_without_init_steps_as_torch():
+    """A subclass that wraps another optimizer and never calls ``Optimizer.__init__``
+    (accelerate's AcceleratedOptimizer) steps as in torch: its own ``step`` is not wrapped
+    by the hook machinery (hooks patch a class's step when an instance is initialised), the
+    inner optimizer's hooks run once per step."""
+    def run(m):
+        class Wrapped(m.optim.Optimizer):
+            def __init__(self, inner):
+                self.optimizer = inner
+
+            @property
+            def param_groups(self):
+                return self.optimizer.param_groups
+
+            @property
+            def defaults(self):
+                return self.optimizer.defaults
+
+            def step(self, closure=None):
+                return self.optimizer.step(closure)
+
+            def zero_grad(self, set_to_none=True):
+                self.optimizer.zero_grad(set_to_none)
+
+        w = m.nn.Parameter(m.tensor([1.0, -2.0]))
+        inner = m.optim.SGD([w], lr=0.1, momentum=0.9)
+        calls = []
+        inner.register_step_pre_hook(lambda o, a, k: calls.append('pre'))
+        inner.register_step_post_hook(lambda o, a, k: calls.append('post'))
+        opt = Wrapped(inner)
+        for _ in range(3):
+            opt.zero_grad()
+            (w ** 2).sum().backward()
+            opt.step()
+        return w.tolist(), calls, getattr(Wrapped.step, '_hooked', False) or getattr(
+            Wrapped.step, 'hooked', False)
+    (we, ce, he), (wt, ct, ht) = run(ember), run(torch)
+    assert ce == ct == ['pre', 'post'] * 3 and he is ht is False
+    assert np.allclose(we, wt, rtol=1e-6, atol=0)
+
+
+def test_step_is_hooked_at_first_instance_as_torch():
+    def run(m):
+        class Mine(m.optim.Optimizer):
+            def __init__(self, params):
+                super().__init__(params, {'lr': 0.1})
+
+            def step(self, closure=None):
+                for p in self.param_groups[0]['params']:
+                    p.add_(p.grad, alpha=-0.1)
+
+        before = getattr(Mine.step, '_hooked', False) or getattr(Mine.step, 'hooked', False)
+        w = m.nn.Parameter(m.ones(2))
+        opt = Mine([w])
+        after = getattr(Mine.step, '_hooked', False) or getattr(Mine.step, 'hooked', False)
+        seen = []
+        opt.register_step_post_hook(lambda o, a, k: seen.append(1))
+        (w * 3).sum().backward()
+        with m.no_grad():
+            opt.step()
+        return before, after, seen, w.tolist()
+    assert run(ember) == run(torch)

@@ -28,9 +28,13 @@ def uninit_fill(arr):
     """Fill array ``arr`` (memory nothing has written) as PyTorch's deterministic mode does:
     NaN for floating types, NaN + 0j for complex, the maximum for integers, True for bool.
     Returns ``arr``."""
+    k = arr.dtype.kind
+    if k == 'V' and arr.dtype.names:   # the raw-byte dtypes (bits8, float4_e2m1fn_x2...)
+        from . import _dtype
+        raise NotImplementedError('"fill_empty_deterministic_" not implemented for '
+                                  f"'{_dtype._scalar_name(_dtype._NP2DT[arr.dtype])}'")
     if not arr.size:
         return arr
-    k = arr.dtype.kind
     if k == 'b':
         arr[...] = True
     elif k in 'iu':

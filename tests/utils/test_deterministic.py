@@ -87,3 +87,14 @@ def test_fill_flag_type_error(deterministic):
     def f(m):
         m.utils.deterministic.fill_uninitialized_memory = 1
     errors_both(f, 'expected a bool, but got int')
+
+
+@pytest.mark.parametrize('dtype', ['bits8', 'bits16', 'float4_e2m1fn_x2', 'float8_e8m0fnu'])
+def test_other_dtypes(deterministic, dtype):
+    d = getattr(torch, dtype)
+    try:
+        torch.empty(2, dtype=d)
+    except NotImplementedError as e:
+        errors_both(lambda m: m.empty(2, dtype=getattr(m, dtype)), str(e))
+    else:
+        run_both(lambda m: m.empty(2, dtype=getattr(m, dtype)).float())

@@ -7,6 +7,12 @@ _TYPES = ('cpu', 'cuda', 'ipu', 'xpu', 'mkldnn', 'opengl', 'opencl', 'ideep', 'h
           'maia', 'xla', 'lazy', 'vulkan', 'mps', 'meta', 'hpu', 'mtia', 'privateuseone')
 
 
+def _has_accelerator():
+    """Whether an accelerator is present; ``ember._backend`` installs the real answer (this
+    layer cannot import the backends, which import it)."""
+    return False
+
+
 class device:
     """A device a tensor lives on, like ``torch.device``.
 
@@ -24,7 +30,13 @@ class device:
     def __new__(cls, type, index=None):
         if isinstance(type, device):
             return type
-        if isinstance(type, int) and index is None:
+        if isinstance(type, int) and index is None:     # an index on the current accelerator
+            if not -(1 << 63) <= type < 1 << 63:
+                raise ValueError("Overflow when unpacking long long")
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            if not _has_accelerator():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = 'cuda', type
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")

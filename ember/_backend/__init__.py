@@ -6,6 +6,7 @@ The strict check backend (``strict_backend``: NumPy arrays that refuse NumPy's m
 functions) stands in for a device backend in tests without a GPU.
 """
 import numpy as np
+from .. import _device as _device_module
 from .._device import device, CPU
 from .meta_backend import MetaArray, META_MODULE, to_meta, no_data
 from . import strict_backend as _strict_backend
@@ -32,6 +33,16 @@ def _get_cupy():
         from . import cupy_backend
         _cupy = cupy_backend.cupy_module()
     return _cupy
+
+
+def _has_accelerator():
+    try:
+        return _get_cupy() is not None
+    except AssertionError:      # no CuPy, or no GPU it can see
+        return False
+
+
+_device_module._has_accelerator = _has_accelerator    # device(0) asks whether one is present
 
 
 def array_module(arr):

@@ -222,6 +222,7 @@ def as_device(v, fname, arg='device', pos=None):
     if v is None or isinstance(v, (str, _device)):
         return v
     if isinstance(v, (_int, np.integer)) and not isinstance(v, _bool):
+        _device(_int(v))        # an index on the current accelerator: checked as torch does
         return v
     _fail(fname, arg, pos, 'torch.device', v)
 

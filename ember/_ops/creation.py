@@ -357,7 +357,10 @@ def _shape_args(size, name=None):
         raise TypeError(f'{name or "empty"}() missing 1 required positional arguments: "size"')
     out = []
     for i, s in enumerate(size):
-        if isinstance(s, Tensor):
+        if isinstance(s, Tensor):       # one integer element stands for an int (any shape)
+            if s.numel() != 1 or s.dtype._cat == 2 or s.dtype._cat == 3:
+                raise TypeError(f"{name or 'empty'}(): argument 'size' (position 1) must be "
+                                "tuple of ints, not Tensor")
             s = s.item()
         if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
             raise TypeError(f"{name or 'empty'}(): argument 'size' (position 1) must be tuple "

@@ -353,12 +353,14 @@ class RollBackward0(Node):
         return roll(g, tuple(-s for s in self.shifts), self.dims)
 
 
-def _int_tuple(x):
-    if isinstance(x, (int, np.integer)):
-        return (int(x),)
+def _int_tuple(x, fname='roll', arg='shifts', pos=2):
+    """A ``tuple of ints`` argument: an int, a one-element integer tensor, or a sequence of
+    them; anything else raises PyTorch's TypeError."""
     if isinstance(x, Tensor):
-        return tuple(int(v) for v in x.reshape(-1).tolist())
-    return tuple(int(v) for v in x)
+        if x.numel() != 1 or x.dtype._cat > 1:
+            _args._fail(fname, arg, pos, 'tuple of ints', x)
+        return (int(x.item()),)
+    return _args.as_int_list(x, fname, arg, pos)
 
 
 @register()
@@ -375,7 +377,7 @@ def roll(input, shifts, dims=None):
         _args.tensor(input, 'roll')
     a = input._data
     sh = _int_tuple(shifts)
-    ds = () if dims is None else _int_tuple(dims)
+    ds = () if dims is None else _int_tuple(dims, arg='dims', pos=3)
     if not sh:
         raise RuntimeError("`shifts` required")
     if dims is None and len(sh) == 1:

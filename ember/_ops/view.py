@@ -450,8 +450,12 @@ def movedim(input, source, destination):
     if not isinstance(input, Tensor):
         _args.tensor(input, 'movedim')
     nd = input._data.ndim
-    src = (source,) if isinstance(source, int) else tuple(source)
-    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    src, dst = _movedim_dims(source), _movedim_dims(destination)
+    if src is None or dst is None:
+        got = ', '.join(['Tensor'] + [_args.type_name(v) for v in (source, destination)])
+        raise TypeError(f"movedim() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (Tensor input, tuple of ints source, tuple of "
+                        "ints destination)\n * (Tensor input, int source, int destination)")
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) "
                            f"should contain the same number of dims as destination ({list(dst)} dims)")
@@ -464,6 +468,18 @@ def movedim(input, source, destination):
     it = iter(order)
     perm = [p if p is not None else next(it) for p in perm]
     return permute(input, perm)
+
+
+def _movedim_dims(v):
+    """``movedim``'s source/destination as a tuple of ints (an int, an integer 0-dim tensor
+    or a sequence of ints), or None when PyTorch's parser would refuse it."""
+    r = _args._int_or_none(v)
+    if r is not None:
+        return (r,)
+    if isinstance(v, (tuple, list)):
+        out = tuple(_args._int_or_none(x) for x in v)
+        return None if None in out else out
+    return None
 
 
 def swapaxes(input, axis0, axis1):

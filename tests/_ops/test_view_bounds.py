@@ -564,6 +564,67 @@ def test_fuzz_hostile_views_in_a_child_process(tmp_path):
     assert stats['ok'] > 1000 and stats['raised'] > 500, stats
 
 
+def test_random_geometry_matches_torch():
+    """Seeded random (size, stride, offset) for as_strided and set_ over small storages:
+    the same exception class as torch, or the same view. Allowed differences (the NOTEs of
+    as_strided): a negative size next to a 0 is refused, as are views NumPy cannot address;
+    a stride no element steps along (a dim of size <= 1, or any dim of an empty view) may
+    read differently."""
+    import random
+    rng = random.Random(5)
+    # (no value below -2**62: torch reads those as symbolic ints and fails in its own way)
+    pool = [0, 1, 2, 3, 4, 5, 7, 8, 16, 17, -1, -2, -16, 2**40, 2**61, 2**62, 2**63 - 1,
+            -2**62, 10**6]
+
+    def val():
+        return rng.randint(-2, 8) if rng.random() < 0.6 else rng.choice(pool)
+
+    def run(m, kind, n, size, stride, off):
+        x = m.arange(n, dtype=m.float32)
+        try:
+            if kind == 'as_strided':
+                r = x.as_strided(size, stride, off)
+            else:
+                r = m.empty(0).set_(x.untyped_storage(), off, size, stride)
+        except Exception as e:
+            return e
+        return r
+
+    compared = 0
+    for _ in range(1500):
+        kind = rng.choice(['as_strided', 'set_'])
+        n, nd = rng.choice([0, 1, 4, 8]), rng.randint(0, 3)
+        size = tuple(val() for _ in range(nd))
+        stride = tuple(val() for _ in range(nd))
+        off = val()
+        if kind == 'set_' and 2**24 < max([abs(v) for v in size + stride + (off,)] + [0]) < 2**45:
+            continue   # a legitimate allocation of gigabytes
+        t = run(torch, kind, n, size, stride, off)
+        e = run(ember, kind, n, size, stride, off)
+        case = (kind, n, size, stride, off, t, e)
+        if isinstance(t, Exception):
+            if isinstance(t, SystemError):   # torch's parser on some negative sizes
+                assert isinstance(e, RuntimeError), case
+                continue
+            if 'Stride calculation overflowed' in str(t) and not isinstance(e, Exception):
+                assert not e.numel(), case   # torch's set_ also refuses some empty views
+                continue                     # with strides near int64's limit
+            assert isinstance(e, Exception) and type(e).__name__ == type(t).__name__, case
+            continue
+        if isinstance(e, Exception):
+            # the documented refusals: a negative size next to a 0; NumPy's 2**63-byte limit
+            assert isinstance(e, RuntimeError) and (
+                'negative dimension' in str(e) and 0 in size or 'array is too big' in str(e)), case
+            continue
+        assert e.shape == t.shape and e.storage_offset() == t.storage_offset(), case
+        for d, (a, b) in enumerate(zip(e.stride(), t.stride())):
+            assert a == b or t.shape[d] <= 1 or not t.numel(), case
+        if max(t.shape, default=0) <= 64 and kind == 'as_strided':   # set_ may grow: torch's
+            assert e.tolist() == t.tolist(), case   # new bytes are uninitialized
+        compared += 1
+    assert compared > 300
+
+
 # --------------------------------------------------------------------------- (c) valid views
 VALID = [
     ('zero_stride', lambda m: _x(m).as_strided((3, 2), (0, 1), 1)),

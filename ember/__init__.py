@@ -9,7 +9,8 @@ __version__ = '0.1.0'
 from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,
                      float64, complex64, complex128, uint16, uint32, uint64, half, float, double,
                      short, int, long, cfloat, cdouble, finfo, iinfo, get_default_dtype,
-                     set_default_dtype, promote_types, result_type, can_cast)
+                     set_default_dtype, promote_types, can_cast)
+from ._ops._util import result_type  # noqa: E402
 from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,  # noqa: E402
                      float8_e8m0fnu, float4_e2m1fn_x2, complex32, chalf, bits1x8, bits2x4,
                      bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6, int7,

@@ -4,7 +4,7 @@ import sys
 import numpy as np
 
 __all__ = ['dtype', 'finfo', 'iinfo', 'get_default_dtype', 'set_default_dtype',
-           'promote_types', 'result_type', 'can_cast']
+           'promote_types', 'can_cast']
 
 # categories: 0 bool, 1 integer, 2 floating, 3 complex
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
@@ -509,45 +509,6 @@ def _scalar_dtype(x):
     if c == _FLOAT:
         return _default_dtype
     return _default_complex()
-
-
-def result_type(*operands):
-    """The dtype an arithmetic op over ``operands`` gives, by PyTorch's rules:
-    tensors with dimensions outrank zero-dim tensors, which outrank Python scalars,
-    within one category (bool < integer < floating < complex).
-
-    Example::
-
-        >>> ember.result_type(ember.tensor([1, 2]), 1.0)
-        torch.float32
-    """
-    from ._tensor import Tensor
-    dim_t = None   # promoted dtype of dimensioned tensors
-    zero_t = None
-    scal_cat = -1
-    for o in operands:
-        if isinstance(o, Tensor):
-            d = o.dtype
-            if o._data.ndim:
-                dim_t = d if dim_t is None else promote_types(dim_t, d)
-            else:
-                zero_t = d if zero_t is None else promote_types(zero_t, d)
-        else:
-            c = _scalar_category(o)
-            if c > scal_cat:
-                scal_cat = c
-    res = dim_t
-    if zero_t is not None:
-        if res is None:
-            res = zero_t
-        elif zero_t._cat > res._cat:
-            res = _promote_up(res, zero_t)
-    if scal_cat >= 0:
-        if res is None:
-            return _cat_default(scal_cat)
-        if scal_cat > res._cat:
-            res = _promote_up(res, _cat_default(scal_cat))
-    return res
 
 
 def _cat_default(c):

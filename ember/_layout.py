@@ -19,8 +19,11 @@ Two rules, both computed here from shapes and strides (in elements) only:
 The callers keep NumPy's result when every operand is C-contiguous (the hot path: one
 flag read per operand) and call :func:`elementwise` otherwise, which re-strides or
 copies NumPy's result only when its layout is not PyTorch's.
+
+Layer 0 (arrays and strides only): the ops and autograd's gradient-layout contract
+(``AccumulateGrad``) both use it.
 """
-from .._backend import array_module
+from ._backend import array_module
 
 __all__ = ['elementwise', 'elementwise_strides', 'preserve_strides', 'empty_strided_arr',
            'relayout', 'preserve']

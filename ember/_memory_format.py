@@ -61,28 +61,6 @@ def _is_contiguous_as(t, fmt):
     return all(w == h for w, h, s in zip(want, have, t.shape) if s != 1)
 
 
-def _to_format(t, fmt):
-    if fmt is preserve_format:
-        return t
-    p = _perm_for(t, fmt)
-    if _is_contiguous_as(t, fmt):
-        return t
-    from ._ops._util import record, grad_needed, wrap
-    from ._ops.creation import CloneBackward0
-    from ._backend import array_module
-    xp = array_module(t._data)
-    arr = xp.ascontiguousarray(t._data.transpose(p))
-    inv = [p.index(i) for i in range(len(p))]
-    arr = arr.transpose(inv)
-    if not arr.size:   # NumPy gives empties zero strides
-        from ._ops._layout import with_strides
-        arr = with_strides(arr, _strides_for(t.shape, p))
-    out = wrap(arr)
-    if grad_needed(t):
-        record(out, CloneBackward0(), (t,))
-    return out
-
-
 class layout:
     """The memory layout of a tensor's elements (``ember.strided``: dense, with strides).
 

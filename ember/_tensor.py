@@ -110,23 +110,6 @@ class Tensor:
     _legacy_dtype = None
     _eoff = None   # storage offset of an empty view (its data pointer does not say it)
 
-    def __new__(cls, *args, device=None, **kwargs):
-        from ._ops import creation
-        dt = cls._legacy_dtype or D.get_default_dtype()
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            src = args[0]
-            return src if cls is Tensor else creation.tensor(src, dtype=dt)
-        if args and all(isinstance(a, int) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
-            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
-            t = creation.empty(*shape, dtype=dt, device=device)
-        elif not args:
-            t = creation.empty(0, dtype=dt, device=device)
-        else:
-            t = creation.tensor(args[0], dtype=dt, device=device)
-        if cls is not Tensor and not issubclass(cls, _LegacyTensor):
-            t = t.as_subclass(cls)
-        return t
-
     def __init__(self, *args, **kwargs):
         pass
 
@@ -336,11 +319,6 @@ class Tensor:
         return self._base is not None
 
     # ------------------------------------------------------------ autograd state
-    @property
-    def requires_grad(self):
-        """Whether gradients are recorded for this tensor (settable on leaves)."""
-        return self._rg
-
     @requires_grad.setter
     def requires_grad(self, v):
         if v is not True and v is not False:
@@ -509,46 +487,6 @@ class Tensor:
         fn._retain_hooks[self._out_nr] = weakref.ref(self)
         self.__dict__['_retains_grad'] = True
 
-    def register_hook(self, hook):
-        """Register ``hook(grad)`` run when this tensor's gradient is computed; it may return
-        a replacement gradient. Returns a handle with ``remove()``.
-
-        Example::
-
-            >>> x = ember.ones(2, requires_grad=True)
-            >>> h = x.register_hook(lambda g: g * 2)
-            >>> (x * 3).sum().backward()
-            >>> x.grad
-            tensor([6., 6.])
-            >>> h.remove()
-        """
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn._register_tensor_prehook(self._out_nr, hook)
-        from .autograd.graph import edge_of
-        acc = edge_of(self)[0]
-        return acc._register_tensor_prehook(0, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """Register ``hook(tensor)`` run after a leaf's ``.grad`` has been accumulated."""
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.graph import RemovableHandle
-        if self._post_acc_hooks is None:
-            self._post_acc_hooks = {}
-        h = RemovableHandle(self._post_acc_hooks)
-        self._post_acc_hooks[h.id] = hook
-        return h
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor w.r.t. graph leaves (see
-        :func:`ember.autograd.backward`)."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def detach(self):
         """A new tensor sharing data with this one, detached from the graph."""
         t = _new_tensor(self._data)
@@ -689,16 +627,8 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
-    def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import _str
-        return _str(self, tensor_contents=tensor_contents)
-
     def __str__(self):
         return self.__repr__()
-
-    def __reduce_ex__(self, proto):
-        from .serialization import _rebuild_from_pickle_state, _tensor_pickle_state
-        return (_rebuild_from_pickle_state, _tensor_pickle_state(self))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -722,24 +652,6 @@ class Tensor:
         memo[id(self)] = new
         return new
 
-    def as_subclass(self, cls):
-        """This tensor's data as an instance of ``cls`` (a Tensor subclass), sharing memory
-        and staying attached to the autograd graph.
-
-        Example::
-
-            >>> class MyTensor(ember.Tensor): pass
-            >>> type(ember.ones(2).as_subclass(MyTensor)).__name__
-            'MyTensor'
-        """
-        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
-            raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of Tensor, not "
-                            f"{cls!r}")
-        from ._ops.indexing import _alias
-        t = _alias(self)          # a view of self (AliasBackward0 when grad is recorded)
-        t.__class__ = cls
-        return t
-
     @staticmethod
     def _make_subclass(cls, data, require_grad=False, dispatch_sizes_strides_policy=None,
                        dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None):
@@ -750,43 +662,6 @@ class Tensor:
         if require_grad:
             t.requires_grad_(True)
         return t
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        """PyTorch's extension point: called (for every op taking an instance of a
-        subclass) as ``__torch_function__(func, types, args, kwargs)``. The default runs
-        ``func`` with subclass handling disabled and converts Tensor results to ``cls``.
-        Override it in a subclass to intercept ops; see :mod:`ember.overrides`.
-
-        Example::
-
-            >>> class Logged(ember.Tensor):
-            ...     @classmethod
-            ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
-            ...         print(func.__name__)
-            ...         return super().__torch_function__(func, types, args, kwargs)
-        """
-        if kwargs is None:
-            kwargs = {}
-        for t in types:
-            if not issubclass(cls, t):
-                return NotImplemented
-        from ._ops._dispatch import _tls
-        _tls.no_subclass += 1
-        try:
-            ret = func(*args, **kwargs)
-        finally:
-            _tls.no_subclass -= 1
-        return _convert(ret, cls)
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        tf = getattr(cls.__torch_function__, '__func__', cls.__torch_function__)
-        if tf is not _disabled_torch_function_impl:
-            # ops must now see __torch_function__: install the observing bindings
-            from ._ops import _dispatch
-            _dispatch._activate('subclass')
-            _dispatch._release_when_collected(cls, 'subclass')
 
     def _shallow_alias(self):
         """A new Tensor object for the same data and graph position (used by in-place ops
@@ -800,9 +675,23 @@ class Tensor:
                                            and self._base is None) else None
         return t
 
-    def _leaf_acc(self):
-        from .autograd.graph import edge_of
-        return edge_of(self)[0]
+
+def _bind(members):
+    """Attach the members of class ``members`` to ``Tensor``.
+
+    ``Tensor`` holds its data, metadata and views here (layer 1); the members that belong
+    to an upper layer are written there, in a class of their own, and bound with this
+    (as the op methods are bound by ``ember/_ops/__init__.bind``): autograd's
+    (``backward``, ``requires_grad``, hooks) in ``autograd``, construction and
+    ``as_subclass`` in the ops, ``__torch_function__`` in ``_ops/_dispatch``, printing in
+    ``_tensor_str``, pickling in ``serialization``."""
+    for name, v in vars(members).items():
+        if name in ('__module__', '__qualname__', '__doc__', '__dict__', '__weakref__'):
+            continue
+        for f in ((v.fget, v.fset) if isinstance(v, property) else (getattr(v, '__func__', v),)):
+            if f is not None and hasattr(f, '__qualname__'):
+                f.__qualname__ = 'Tensor.' + f.__name__
+        setattr(Tensor, name, v)
 
 
 def _convert(ret, cls):

@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 from . import _dtype as D
+from ._tensor import Tensor, _bind
 
 __all__ = ['set_printoptions', 'get_printoptions', 'printoptions']
 
@@ -298,6 +299,16 @@ def _is_parameter_cls(cls):
     m = sys.modules.get('ember.nn.parameter')
     P = getattr(m, 'Parameter', None) if m is not None else None
     return P is not None and cls is P
+
+
+class _TensorRepr:
+    """``Tensor.__repr__``, bound onto ``Tensor`` from here."""
+
+    def __repr__(self, *, tensor_contents=None):
+        return _str(self, tensor_contents=tensor_contents)
+
+
+_bind(_TensorRepr)
 
 
 def _str(t, tensor_contents=None):

@@ -522,6 +522,16 @@ class _TensorPickle:
 _bind(_TensorPickle)
 
 
+class _TensorPickle:
+    """``Tensor.__reduce_ex__`` (pickling, ``copy``), bound onto ``Tensor`` from here."""
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_from_pickle_state, _tensor_pickle_state(self))
+
+
+_bind(_TensorPickle)
+
+
 def _tensor_pickle_state(tensor):
     """The arguments of :func:`_rebuild_from_pickle_state` for ``tensor`` (used by
     ``Tensor.__reduce_ex__``: plain ``pickle`` and ``copy.copy``). The storage object itself

@@ -10,7 +10,7 @@ import torch
 import ember
 import ember.nn.functional as EF
 import torch.nn.functional as TF
-from ember._ops._layout import elementwise_strides, preserve_strides
+from ember._layout import elementwise_strides, preserve_strides
 
 
 def _pair(shape, perm=None, fmt=None, sl=None, expand=None, dtype=torch.float32):

@@ -31,6 +31,8 @@ import sys
 import threading
 import weakref
 
+from .._tensor import Tensor, _bind, _convert, _disabled_torch_function_impl
+
 __all__ = ['push_interceptor', 'push_arg_transform', 'observing', 'public_functions']
 
 
@@ -362,6 +364,50 @@ def _wrapper_for(raw, attr, module, qualname):
 
 
 _released = []   # reasons given back by collected Tensor subclasses / tensor-likes
+
+
+class _TensorTorchFunction:
+    """``Tensor.__torch_function__`` (the default handler) and ``Tensor.__init_subclass__``
+    (a subclass that overrides ``__torch_function__`` turns the observing bindings on),
+    bound onto ``Tensor`` from here."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """PyTorch's extension point: called (for every op taking an instance of a
+        subclass) as ``__torch_function__(func, types, args, kwargs)``. The default runs
+        ``func`` with subclass handling disabled and converts Tensor results to ``cls``.
+        Override it in a subclass to intercept ops; see :mod:`ember.overrides`.
+
+        Example::
+
+            >>> class Logged(ember.Tensor):
+            ...     @classmethod
+            ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+            ...         print(func.__name__)
+            ...         return super().__torch_function__(func, types, args, kwargs)
+        """
+        if kwargs is None:
+            kwargs = {}
+        for t in types:
+            if not issubclass(cls, t):
+                return NotImplemented
+        _tls.no_subclass += 1
+        try:
+            ret = func(*args, **kwargs)
+        finally:
+            _tls.no_subclass -= 1
+        return _convert(ret, cls)
+
+    def __init_subclass__(cls, **kwargs):
+        super(Tensor, cls).__init_subclass__(**kwargs)
+        tf = getattr(cls.__torch_function__, '__func__', cls.__torch_function__)
+        if tf is not _disabled_torch_function_impl:
+            # ops must now see __torch_function__: install the observing bindings
+            _activate('subclass')
+            _release_when_collected(cls, 'subclass')
+
+
+_bind(_TensorTorchFunction)
 
 
 def _release_when_collected(obj, reason):

@@ -14,7 +14,7 @@ from ._inplace import inplace
 from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module
-from ._layout import elementwise as _elementwise, c_exact as _c_exact
+from .._layout import elementwise as _elementwise, c_exact as _c_exact
 from ._args import type_name, invalid as _args_invalid
 
 _nd = np.ndarray   # the host array type: `r.__class__ is _nd` is the cheap "already an array" test

@@ -26,7 +26,7 @@ from .._tensor import Tensor, _new_tensor as wrap, _Mode
 from ..autograd.graph import Node, record, edge_of, zeros_meta  # noqa: F401
 from .._backend import array_module
 
-__all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record',
+__all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record', 'result_type',
            'unwrap', 'edge_of', 'write_out', 'METHODS', 'FUNCTIONS']
 
 METHODS = {}     # Tensor method name -> function
@@ -89,6 +89,45 @@ def binary_arrays(a, b):
         y = b._data
         return _scalar_for(y, a), y, array_module(y)
     raise TypeError("expected at least one Tensor operand")
+
+
+def result_type(*operands):
+    """The dtype an arithmetic op over ``operands`` gives, by PyTorch's rules:
+    tensors with dimensions outrank zero-dim tensors, which outrank Python scalars,
+    within one category (bool < integer < floating < complex). (It takes tensors, so it
+    lives with the ops; ``_dtype`` holds the tables it reads.)
+
+    Example::
+
+        >>> ember.result_type(ember.tensor([1, 2]), 1.0)
+        torch.float32
+    """
+    dim_t = None   # promoted dtype of dimensioned tensors
+    zero_t = None
+    scal_cat = -1
+    for o in operands:
+        if isinstance(o, Tensor):
+            d = o.dtype
+            if o._data.ndim:
+                dim_t = d if dim_t is None else promote_types(dim_t, d)
+            else:
+                zero_t = d if zero_t is None else promote_types(zero_t, d)
+        else:
+            c = _scalar_category(o)
+            if c > scal_cat:
+                scal_cat = c
+    res = dim_t
+    if zero_t is not None:
+        if res is None:
+            res = zero_t
+        elif zero_t._cat > res._cat:
+            res = D._promote_up(res, zero_t)
+    if scal_cat >= 0:
+        if res is None:
+            return D._cat_default(scal_cat)
+        if scal_cat > res._cat:
+            res = D._promote_up(res, D._cat_default(scal_cat))
+    return res
 
 
 def check_broadcast(a, b):

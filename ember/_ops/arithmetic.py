@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _Mode
 from ..autograd.graph import _named
-from ._util import wrap, Node, register, record, check_broadcast
+from ._util import wrap, Node, register, record, check_broadcast, result_type
 from .._backend import array_module
 from ._pointwise_common import (_nd, _ign, _bin, _bin_n, _w, _wn, _call, _needs, _req, _req2,
     _not_impl, _float_arr, _rg_complex, _cj, _zeros, _const, _mask_zero, _record_not_impl,
@@ -1049,7 +1049,7 @@ def _clamp_arrays(input, min, max):
     if x.dtype.kind == 'c':
         raise NotImplementedError("clamp is not supported for complex types")
     ops = [input] + [v for v in (min, max) if v is not None]
-    dt = D.result_type(*ops)._np
+    dt = result_type(*ops)._np
     xp = array_module(x)
     r = x.astype(dt) if x.dtype != dt else x
 
@@ -1238,7 +1238,7 @@ class AddcdivBackward0(Node):
 
 
 def _three(name, input, t1, t2, value, f):
-    dt = D.result_type(input, t1, t2)._np
+    dt = result_type(input, t1, t2)._np
     if dt == np.bool_ and name == 'addcmul':
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
     xp = array_module(input._data)

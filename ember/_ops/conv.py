@@ -21,7 +21,7 @@ import numpy as np
 from .._tensor import Tensor, _Mode
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
-from . import _layout
+from .. import _layout
 from .padding import pad
 
 

@@ -9,11 +9,11 @@ from .. import _dtype as D
 from .. import _storage
 from .._dtype import _NP2DT
 from .._device import device as _device, CPU
-from .._tensor import Tensor, Size, _Mode
+from .._tensor import Tensor, Size, _Mode, _LegacyTensor, _bind
 from ._inplace import inplace_apply, check_inplace
 from .._backend import module_for_device, to_device, device_of, array_module
 from ._util import wrap, Node, register, grad_needed, record, write_out, with_out
-from . import _layout
+from .. import _layout
 
 __all__ = ['tensor', 'as_tensor', 'asarray', 'from_numpy', 'zeros', 'ones', 'full', 'empty',
            'empty_strided', 'scalar_tensor', 'linspace', 'logspace', 'eye', 'complex', 'polar',
@@ -252,6 +252,29 @@ def _write_out(out, res, name='empty'):
 
 
 @register(method=False)
+class _TensorNew:
+    """``Tensor(...)``, the legacy constructor, bound onto ``Tensor`` from here."""
+
+    def __new__(cls, *args, device=None, **kwargs):
+        dt = cls._legacy_dtype or D.get_default_dtype()
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            src = args[0]
+            return src if cls is Tensor else tensor(src, dtype=dt)
+        if args and all(isinstance(a, int) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+            t = empty(*shape, dtype=dt, device=device)
+        elif not args:
+            t = empty(0, dtype=dt, device=device)
+        else:
+            t = tensor(args[0], dtype=dt, device=device)
+        if cls is not Tensor and not issubclass(cls, _LegacyTensor):
+            t = t.as_subclass(cls)
+        return t
+
+
+_bind(_TensorNew)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor by copying ``data`` (nested lists, numbers, arrays, tensors).
 
@@ -946,6 +969,27 @@ def clone(input, *, memory_format=None):
     return out
 
 
+def _to_format(t, fmt):
+    """``t`` laid out in memory format ``fmt`` (channels_last(_3d)): ``t`` itself when it
+    already is, else a copy recorded as ``CloneBackward0``."""
+    from .. import _memory_format as mf
+    if fmt is mf.preserve_format:
+        return t
+    p = mf._perm_for(t, fmt)
+    if mf._is_contiguous_as(t, fmt):
+        return t
+    xp = array_module(t._data)
+    arr = xp.ascontiguousarray(t._data.transpose(p))
+    inv = [p.index(i) for i in range(len(p))]
+    arr = arr.transpose(inv)
+    if not arr.size:   # NumPy gives empties zero strides
+        arr = _layout.with_strides(arr, mf._strides_for(t.shape, p))
+    out = wrap(arr)
+    if grad_needed(t):
+        record(out, CloneBackward0(), (t,))
+    return out
+
+
 @register(function=False)
 def contiguous(self, *, memory_format=None):
     """This tensor if it is already contiguous (in ``memory_format``), else a contiguous
@@ -966,7 +1010,7 @@ def contiguous(self, *, memory_format=None):
         if grad_needed(self):
             record(out, CloneBackward0(), (self,))
         return out
-    return mf._to_format(self, memory_format)
+    return _to_format(self, memory_format)
 
 
 class ToCopyBackward0(Node):

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dtype import _NP2DT
 
-from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name
+from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name, _bind
 from ._inplace import (inplace, check_inplace, _autograd_check, _check_partial_overlap,
                        _internal_overlap, _writable, _writeable)
 from ._util import wrap, Node, register, grad_needed, record
@@ -223,6 +223,30 @@ def index_put_(self, indices, values, accumulate=False):
 class AliasBackward0(Node):
     def backward(self, g):
         return g
+
+
+class _TensorAsSubclass:
+    """``Tensor.as_subclass``, bound onto ``Tensor`` from here (it makes an alias view)."""
+
+    def as_subclass(self, cls):
+        """This tensor's data as an instance of ``cls`` (a Tensor subclass), sharing memory
+        and staying attached to the autograd graph.
+
+        Example::
+
+            >>> class MyTensor(ember.Tensor): pass
+            >>> type(ember.ones(2).as_subclass(MyTensor)).__name__
+            'MyTensor'
+        """
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of Tensor, not "
+                            f"{cls!r}")
+        t = _alias(self)          # a view of self (AliasBackward0 when grad is recorded)
+        t.__class__ = cls
+        return t
+
+
+_bind(_TensorAsSubclass)
 
 
 def _alias(x):

@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor, _Mode
 from ._util import wrap, Node, register, record
 from .._backend import array_module
-from . import _layout
+from .. import _layout
 from ._pointwise_common import _not_impl
 
 # names given to ember.nn.functional (torch.batch_norm / native_batch_norm are ember.* ops;

@@ -37,7 +37,7 @@ from .._tensor import Tensor
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from . import _args
-from . import _layout
+from .. import _layout
 
 __all__ = ['max_pool1d', 'max_pool2d', 'max_pool3d', 'max_pool1d_with_indices',
            'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool1d',

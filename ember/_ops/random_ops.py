@@ -992,7 +992,7 @@ def poisson(input, generator=None):
 
 
 # ------------------------------------------------------------------------- _like forms
-from ._layout import fill_like as _fill_like   # noqa: E402
+from .._layout import fill_like as _fill_like   # noqa: E402
 
 
 def _like_args(input, dtype, device, fname):

@@ -17,7 +17,7 @@ from .._storage import UntypedStorage, TypedStorage, check_view, check_numel, ne
     view_of
 from .._backend import array_module
 from ._util import wrap, wrap as _wrap, Node, register, record, grad_needed, METHODS, FUNCTIONS
-from . import _layout
+from .. import _layout
 from . import _args
 
 __all__ = []

@@ -701,7 +701,7 @@ def unsqueeze(input, dim):
     if not a.size and r.__class__ is np.ndarray:   # PyTorch: size * stride of the next dim
         st = list(input.stride())
         st.insert(d, a.shape[d] * st[d] if d < a.ndim else 1)
-        from ._layout import with_strides
+        from .._layout import with_strides
         r = with_strides(r, st)
     elif (d == a.ndim or 1 in a.shape) and isinstance(r, np.ndarray):
         # NumPy's reshape may re-stride the size-1 dims; PyTorch keeps every input stride

@@ -26,7 +26,7 @@ from .._dtype import _NP2DT
 from .._tensor import Tensor, _Mode, _legacy_name
 from .._backend import array_module
 from ._util import wrap, Node, register, grad_needed, record
-from . import _layout
+from .. import _layout
 from .conv import _windows
 
 __all__ = ['interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'pixel_shuffle',

@@ -1,4 +1,5 @@
 """``ember.autograd``: reverse-mode automatic differentiation."""
+from .._tensor import _bind
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
                         enforce_grad_layout_policy)
@@ -169,3 +170,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = zeros_like(t)
         res.append(g)
     return tuple(res)
+
+
+class _TensorBackward:
+    """``Tensor.backward``, bound onto ``Tensor`` from here."""
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. graph leaves (see
+        :func:`ember.autograd.backward`)."""
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_bind(_TensorBackward)

@@ -19,55 +19,16 @@ from . import anomaly_mode
 from .grad_mode import _Mode
 from .._tensor import Tensor as _Tensor, _new_tensor as _wrap
 from .graph import AccumulateGrad, Node, zeros_meta
+# the running passes' state is the graph's (its multi-grad hooks read it); the engine runs them
+from .graph import _pass_ids, _passes, queue_callback, _current_pass_id  # noqa: F401
 
 __all__ = ['run_backward', 'queue_callback']
 
 _tie = itertools.count()   # FIFO among nodes of equal priority (leaves), as torch
-_pass_ids = itertools.count(1)
-
-
-class _Passes(threading.local):
-    stack = ()     # (pass id, callbacks list) of this thread's running backward passes
-
-
-_passes = _Passes()
 
 # the recording profiler (ember.autograd.profiler sets it while it records, else None):
 # checked once per node, so backward pays nothing while no profiler records
 _profile_hook = None
-
-
-def queue_callback(callback):
-    """Run ``callback()`` when the backward pass running in this thread finishes
-    (PyTorch's ``Variable._execution_engine.queue_callback``).
-
-    Args:
-        callback (callable): called with no arguments, after the last node has run.
-
-    Raises:
-        RuntimeError: outside a backward pass.
-
-    Example::
-
-        >>> from ember.autograd.engine import queue_callback
-        >>> done = []
-        >>> x = ember.ones(2, requires_grad=True)
-        >>> y = x * 2
-        >>> h = y.register_hook(lambda g: queue_callback(lambda: done.append(True)))
-        >>> y.sum().backward()
-        >>> done
-        [True]
-    """
-    st = _passes.stack
-    if not st:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    st[-1][1].append(callback)
-
-
-def _current_pass_id():
-    """An id of the backward pass running in this thread (None outside one)."""
-    st = _passes.stack
-    return st[-1][0] if st else None
 
 
 def _node_lock(node):

@@ -8,8 +8,9 @@ import itertools
 import threading
 import weakref
 
-from .._tensor import Tensor, _new_tensor
+from .._tensor import Tensor, _new_tensor, _views_need_grad, _bind
 from .._backend import array_module
+from .. import _layout
 from . import anomaly_mode as _anomaly
 
 __all__ = ['Node', 'AccumulateGrad', 'RemovableHandle', 'saved_tensors_hooks', 'save_on_cpu',
@@ -364,16 +365,13 @@ def _obey_layout(grad, va):
     strides of the leaf's array ``va`` when that is non-overlapping and dense (a
     channels_last or permuted parameter gets a gradient of the same layout), else
     contiguous."""
-    from .._ops import _layout
-    from .._ops._util import wrap
     st = _layout._estrides(va)
     if not _layout.is_dense(va.shape, st):
         st = _layout.contiguous_strides(va.shape)
     ga = grad._data
-    from .._backend import array_module
     out = _layout.empty_strided_arr(array_module(ga), va.shape, st, ga.dtype)
     out[...] = ga
-    return wrap(out)
+    return _new_tensor(out)
 
 
 def _named(cls, name):
@@ -720,6 +718,51 @@ def increment_version(tensor):
         t._storage_obj()._version += 1
 
 
+# ------------------------------------------------------------ the running backward passes
+# (run by ``engine.run_backward``; read here by the multi-grad hooks)
+_pass_ids = itertools.count(1)
+
+
+class _Passes(threading.local):
+    stack = ()     # (pass id, callbacks list) of this thread's running backward passes
+
+
+_passes = _Passes()
+
+
+def queue_callback(callback):
+    """Run ``callback()`` when the backward pass running in this thread finishes
+    (PyTorch's ``Variable._execution_engine.queue_callback``).
+
+    Args:
+        callback (callable): called with no arguments, after the last node has run.
+
+    Raises:
+        RuntimeError: outside a backward pass.
+
+    Example::
+
+        >>> from ember.autograd.engine import queue_callback
+        >>> done = []
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> h = y.register_hook(lambda g: queue_callback(lambda: done.append(True)))
+        >>> y.sum().backward()
+        >>> done
+        [True]
+    """
+    st = _passes.stack
+    if not st:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    st[-1][1].append(callback)
+
+
+def _current_pass_id():
+    """An id of the backward pass running in this thread (None outside one)."""
+    st = _passes.stack
+    return st[-1][0] if st else None
+
+
 class _MultiHandle:
     def __init__(self, handles):
         self.handles = handles
@@ -753,7 +796,6 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         >>> h = ember.autograd.graph.register_multi_grad_hook((a, b), print)
     """
-    from . import engine
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)
@@ -763,7 +805,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         def make_any(i):
             def hook(g):
-                key = engine._current_pass_id()
+                key = _current_pass_id()
                 with lock:
                     if fired.get(key):
                         return None
@@ -777,14 +819,14 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     def make_all(i):
         def hook(g):
-            key = engine._current_pass_id()
+            key = _current_pass_id()
             grads = pending.get(key)
             if grads is None:
                 grads = pending[key] = [None] * len(tensors)
 
                 def done():
                     fn(pending.pop(key))
-                engine.queue_callback(done)
+                queue_callback(done)
             grads[i] = g
         return hook
     return _MultiHandle([t.register_hook(make_all(i)) for i, t in enumerate(tensors)
@@ -859,3 +901,74 @@ def region_activation_memory_budget(budget):
 
 __all__ += ['set_override_stale_capture_stream', 'set_warn_on_accumulate_grad_stream_mismatch',
             'region_activation_memory_budget']
+
+
+# ------------------------------------------------------------ Tensor's autograd members
+class _TensorAutograd:
+    """The members of ``Tensor`` that are autograd's, bound onto it from here."""
+
+    @property
+    def requires_grad(self):
+        """Whether gradients are recorded for this tensor (settable on leaves)."""
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, v):
+        if self._grad_fn is not None:
+            if not v:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. "
+                                   "If you want to use a computed variable in a subgraph that "
+                                   "doesn't require differentiation use var_no_grad = var.detach().")
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if v and self._data.dtype.kind not in 'fcV':
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if v and self._data.dtype.names is not None and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if v and not self._rg and self._base is None:
+            _views_need_grad(self)
+        self._rg = bool(v)
+        if self._base is not None:
+            # a view made a leaf of its own: it accumulates its own gradient (a view that
+            # merely requires grad through its base has no accumulator)
+            if v and self._grad_acc is None:
+                self._grad_acc = AccumulateGrad(self)
+            elif not v:
+                self._grad_acc = None
+
+    def register_hook(self, hook):
+        """Register ``hook(grad)`` run when this tensor's gradient is computed; it may return
+        a replacement gradient. Returns a handle with ``remove()``.
+
+        Example::
+
+            >>> x = ember.ones(2, requires_grad=True)
+            >>> h = x.register_hook(lambda g: g * 2)
+            >>> (x * 3).sum().backward()
+            >>> x.grad
+            tensor([6., 6.])
+            >>> h.remove()
+        """
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_prehook(self._out_nr, hook)
+        acc = edge_of(self)[0]
+        return acc._register_tensor_prehook(0, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(tensor)`` run after a leaf's ``.grad`` has been accumulated."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        h = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[h.id] = hook
+        return h
+
+    def _leaf_acc(self):
+        return edge_of(self)[0]
+
+
+_bind(_TensorAutograd)

@@ -994,13 +994,13 @@ def _steps_used(monkeypatch, src):
 def test_ordinary_checkpoints_use_a_fraction_of_the_step_budget(monkeypatch, tmp_path):
     """The bound (8 steps a byte of the file) leaves room: ordinary checkpoints, even ones
     made of nothing but small objects, use at most one step a byte."""
-    net = torch.nn.Sequential(*[torch.nn.Linear(4, 4) for _ in range(50)])
+    net = torch.nn.Sequential(*[torch.nn.Linear(4, 4) for _ in range(30)])
     opt = torch.optim.Adam(net.parameters())
     net(torch.ones(1, 4)).sum().backward()
     opt.step()
     objs = {'state_dict': net.state_dict(), 'optimizer': opt.state_dict(),
-            'python': [{'k': (i, float(i), str(i), None, [True])} for i in range(3000)],
-            'int_keys': {i: frozenset([i, -i]) for i in range(2000)}}
+            'python': [{'k': (i, float(i), str(i), None, [True])} for i in range(1000)],
+            'int_keys': {i: frozenset([i, -i]) for i in range(1000)}}
     for name, obj in objs.items():
         p = tmp_path / f'{name}.pt'
         torch.save(obj, p)

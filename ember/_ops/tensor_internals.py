@@ -102,7 +102,13 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     (the storage, offset, size and strides of tensor ``t``), ``set_(storage, offset=0,
     size=None, stride=None)`` (an :class:`UntypedStorage` or :class:`TypedStorage`, the
     whole storage as 1-D when ``size`` is omitted, contiguous strides when ``stride`` is).
-    The tensor then shares memory with the source; returns self.
+    The tensor then shares memory with the source; returns self. A storage too small for
+    the view grows (new bytes zero); the geometry is checked first by the view layer
+    (``ember._storage.check_view``), with PyTorch's errors for a negative offset, a size or
+    stride whose storage size overflows int64, or mismatched lengths.
+
+    NOTE: unlike PyTorch, a negative size is refused even next to a 0, and the strides of
+    an empty result are kept as given (PyTorch may re-derive or refuse some of them).
 
     Args:
         source (Tensor or Storage, optional): what to view.
@@ -194,7 +200,8 @@ def resize_(self, *sizes, memory_format=None):
     are uninitialized. Returns self.
 
     NOTE: unlike PyTorch, when the storage must grow, other tensors that shared the old
-    storage keep viewing the old memory (NumPy cannot grow a buffer in place).
+    storage keep viewing the old memory (NumPy cannot grow a buffer in place); a negative
+    size is refused even next to a 0 (PyTorch makes a tensor of shape ``[-2, 0]``).
 
     Args:
         sizes (ints or tuple of ints): the new shape.

@@ -849,7 +849,11 @@ class _Ops:
                                   "which ember does not have")
             ctypes.CDLL(path)
         except Exception as e:
-            raise OSError(f"Could not load this library: {path}") from e
+            why = ''
+            if 'torchaudio' in path.split(os.sep):
+                why = (" (torchaudio's compiled library is built against PyTorch's C++ runtime, "
+                       "which ember does not have: torchaudio is not supported on ember)")
+            raise OSError(f"Could not load this library: {path}{why}") from e
         self.loaded_libraries.add(path)
 
 

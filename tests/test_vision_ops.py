@@ -723,3 +723,49 @@ def test_registered_when_torchvision_loads_its_library(tmp_path, fresh_registry)
     assert keep.tolist() == [0, 2]
     with pytest.raises(NotImplementedError, match='quantized'):
         ember.ops.torchvision.qnms(boxes, ember.tensor([.9, .8, .7]), 0.5)
+
+
+def test_ops_stay_on_the_inputs_array_module():
+    """On the strict check backend (a stand-in for a device's array module) every op and
+    its gradient computes with the inputs' module: results and gradients stay strict."""
+    code = '''
+import numpy as np, ember
+from ember._backend import strict_backend as sb
+TV = ember.ops.torchvision
+rng = np.random.default_rng(0)
+x = rng.standard_normal((2, 4, 6, 6))
+rois = np.array([[0, 0.3, 0.6, 3.1, 4.2], [1, 1, 1, 4, 3]])
+T = lambda a: ember.tensor(np.asarray(a))
+keep = TV.nms(T([[0, 0, 2, 2], [0, 0, 2, 1.9], [3, 3, 4, 4.]]), T([.9, .8, .7]), 0.5)
+assert type(keep._data) is sb.StrictArray and keep.tolist() == [0, 2]
+calls = [lambda t: TV.roi_align(t, T(rois), 1.0, 2, 2, -1, False),
+         lambda t: TV.roi_pool(t, T(rois), 1.0, 2, 2)[0],
+         lambda t: TV.ps_roi_align(t, T(rois), 1.0, 2, 2, 2)[0],
+         lambda t: TV.ps_roi_pool(t, T(rois), 1.0, 2, 2)[0],
+         lambda t: TV.deform_conv2d(t[:, :2], T(np.ones((2, 2, 2, 2))),
+                                    T(rng.uniform(-1, 1, (2, 8, 5, 5))),
+                                    T(np.ones((2, 4, 5, 5))), T(np.zeros(2)),
+                                    1, 1, 0, 0, 1, 1, 1, 1, True)]
+for f in calls:
+    t = T(x).requires_grad_()
+    out = f(t)
+    out.sum().backward()
+    assert type(out._data) is sb.StrictArray and type(t.grad._data) is sb.StrictArray
+print('ok')
+'''
+    env = dict(os.environ, EMBER_STRICT_BACKEND='1')
+    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert res.returncode == 0 and res.stdout.strip() == 'ok', res.stderr[-2000:]
+
+
+def test_torchaudio_library_is_refused_with_the_reason(tmp_path):
+    lib = tmp_path / 'torchaudio' / 'lib'
+    lib.mkdir(parents=True)
+    so = lib / 'libtorchaudio.so'
+    so.write_bytes(b'\x7fELF ... NEEDED libtorch.so libc10.so')
+    with pytest.raises(OSError, match="Could not load this library: .*libtorchaudio.so "
+                                      r"\(torchaudio's compiled library is built against "
+                                      "PyTorch's C\\+\\+ runtime.*torchaudio is not supported"):
+        ember.ops.load_library(str(so))
+    assert str(os.path.realpath(so)) not in ember.ops.loaded_libraries

@@ -319,32 +319,6 @@ class Tensor:
         return self._base is not None
 
     # ------------------------------------------------------------ autograd state
-    @requires_grad.setter
-    def requires_grad(self, v):
-        if v is not True and v is not False:
-            raise RuntimeError("requires_grad must be a bool")
-        if self._grad_fn is not None:
-            if not v:
-                raise RuntimeError("you can only change requires_grad flags of leaf variables. "
-                                   "If you want to use a computed variable in a subgraph that "
-                                   "doesn't require differentiation use var_no_grad = var.detach().")
-            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        if v and self._data.dtype.kind not in 'fcV':
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        if v and self._data.dtype.names is not None and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if v and not self._rg and self._base is None:
-            _views_need_grad(self)
-        self._rg = bool(v)
-        if self._base is not None:
-            # a view made a leaf of its own: it accumulates its own gradient (a view that
-            # merely requires grad through its base has no accumulator)
-            if v and self._grad_acc is None:
-                from .autograd.graph import AccumulateGrad
-                self._grad_acc = AccumulateGrad(self)
-            elif not v:
-                self._grad_acc = None
-
     def requires_grad_(self, requires_grad=True):
         """Sets ``requires_grad`` in place and returns self."""
         if requires_grad is not True and requires_grad is not False:

@@ -914,6 +914,8 @@ class _TensorAutograd:
 
     @requires_grad.setter
     def requires_grad(self, v):
+        if v is not True and v is not False:
+            raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
             if not v:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables. "

@@ -610,3 +610,25 @@ def test_householder_product_without_reflectors_is_differentiable():
           [rand(5, 5, dtype=np.float64), np.zeros(0)], grad=True)
     check(lambda m, a, t: m.linalg.householder_product(a, t),
           [rand(2, 4, 3, dtype=np.float64), np.zeros((2, 0))], grad=True)
+
+
+@pytest.mark.parametrize('shape', [(3, 5), (6, 5), (2, 4, 3), (2, 3, 4)])
+def test_lu_factor_backward_non_square(shape):
+    # wide and tall matrices (issue 21)
+    A = rand(*shape, dtype=np.float64, seed=8)
+    check(lambda m, a: m.linalg.lu_factor(a)[0], [A], grad=True)
+    check(lambda m, a: m.linalg.lu(a)[1:], [A], grad=True)
+    gradcheck_ember(lambda m, a: m.linalg.lu_factor(a)[0], [A])
+
+
+def test_lu_factor_complex_pivots_as_lapack():
+    # LAPACK picks a complex pivot by |re| + |im|, not the modulus (issue 21)
+    A = rand(6, 5, dtype=np.float64, seed=9) + 1j * rand(6, 5, dtype=np.float64, seed=10)
+    for dt in (np.complex128, np.complex64):
+        check(lambda m, a: m.linalg.lu_factor(a), [A.astype(dt)], rtol=1e-5, atol=1e-6)
+
+
+def test_det_complex_gradient():
+    A = rand(4, 4, dtype=np.float64, seed=11) + 1j * rand(4, 4, dtype=np.float64, seed=12)
+    check(lambda m, a: m.linalg.det(a), [A], grad=True)
+    gradcheck_ember(lambda m, a: m.linalg.det(a), [A])

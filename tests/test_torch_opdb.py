@@ -57,12 +57,9 @@ KNOWN = {
                     'OpenBLAS vs torch\'s MKL) picks the sign'),
     'topk': ('int64: out[1]: values differ',
              'indices of tied integer values: torch leaves their order unspecified'),
-    # wrong in ember today (issue 21)
     'linalg.eig': ('out[1]: values differ',
                    'eigenvectors are unique only up to phase; the LAPACK build picks it '
                    '(the gradients, through phase-invariant functions, agree)'),
-    'linalg.lu_factor': ('square matrices only',
-                         'lu_factor backward of non-square matrices: tracked by issue 21'),
 }
 
 

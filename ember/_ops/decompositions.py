@@ -171,7 +171,7 @@ def inverse(input, *, out=None):
 class LinalgDetBackward0(Node):
     def backward(self, g):
         A, d = self.saved_tensors
-        s = _c(g * d).unsqueeze(-1).unsqueeze(-1)
+        s = (g * _c(d)).unsqueeze(-1).unsqueeze(-1)     # det is holomorphic: g conj(det')
         return s * _mH(inv(A))
 
 
@@ -1404,7 +1404,10 @@ def _lu_arrays(a):
     info = xp.zeros((nb,), dtype=np.int32)
     ar = xp.arange(nb)
     for j in range(k):
-        p = xp.abs(a2[:, j:, j]).argmax(1) + j
+        col = a2[:, j:, j]
+        # LAPACK's getrf picks the pivot by |re| + |im| for complex matrices (i?amax)
+        p = (xp.abs(col.real) + xp.abs(col.imag) if col.dtype.kind == 'c' else
+             xp.abs(col)).argmax(1) + j
         piv[:, j] = p + 1
         rj = a2[ar, j].copy()
         a2[ar, j] = a2[ar, p]
@@ -1458,16 +1461,32 @@ class LinalgLuFactorExBackward0(Node):
     def backward(self, gLU, gpiv=None, ginfo=None):
         LU, P = self.saved_tensors
         m, n = LU.shape[-2:]
-        if m != n:
-            raise NotImplementedError('ember: lu_factor backward is implemented for square '
-                                      'matrices only')
         from .shape import tril, triu
+        from .. import cat
         L, U = _split_lu(LU)
-        gL, gU = tril(gLU, -1), triu(gLU)
-        phi = tril(_mH(L) @ gL, -1) + triu(gU @ _mH(U))
-        y = solve_triangular(_mH(L), phi, upper=True, unitriangular=True)
-        x = solve_triangular(_mH(U), y, upper=False, left=False)
-        return (P @ x,)
+        if m == n:
+            gL, gU = tril(gLU, -1), triu(gLU)
+            phi = tril(_mH(L) @ gL, -1) + triu(gU @ _mH(U))
+            y = solve_triangular(_mH(L), phi, upper=True, unitriangular=True)
+            x = solve_triangular(_mH(U), y, upper=False, left=False)
+            return (P @ x,)
+        if m < n:
+            # wide, U = [U1 U2]: with X = L^-1 P^T dA, gX1 = gU1 + tril(L^H gL - gU U^H, -1)
+            # U1^-H, gX2 = gU2, and gA = P L^-H gX
+            gL, gU = tril(gLU[..., :, :m], -1), triu(gLU)
+            G = tril(_mH(L) @ gL - gU @ _mH(U), -1)
+            gX1 = gU[..., :, :m] + solve_triangular(_mH(U[..., :, :m]), G, upper=False,
+                                                   left=False)
+            gX = cat([gX1, gU[..., :, m:]], -1)
+            return (P @ solve_triangular(_mH(L), gX, upper=True, unitriangular=True),)
+        # tall, L = [L1; L2]: with X = P^T dA U^-1, gX1 = gL1 + L1^-H triu(gU U^H - L^H gL),
+        # gX2 = gL2, and gA = P gX U^-H
+        gL, gU = tril(gLU, -1), triu(gLU[..., :n, :])
+        H = triu(gU @ _mH(U) - _mH(L) @ gL)
+        gX1 = gL[..., :n, :] + solve_triangular(_mH(L[..., :n, :]), H, upper=True,
+                                                unitriangular=True)
+        gX = cat([gX1, gL[..., n:, :]], -2)
+        return (P @ solve_triangular(_mH(U), gX, upper=False, left=False),)
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):

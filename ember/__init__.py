@@ -97,7 +97,7 @@ _LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'di
                     'masked',
                     'masked',
                     'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage',
-                    'torch_version', '_dynamo')
+                    'torch_version', '_dynamo', 'xpu', 'mtia')
 
 
 def __getattr__(name):

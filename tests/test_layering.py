@@ -78,6 +78,8 @@ LAYERS = {
     'ember.jit': 5,
     'ember.compiler': 5,
     'ember._dynamo': 5,
+    'ember.xpu': 5,
+    'ember.mtia': 5,
     'ember.hub': 5,
     'ember.func': 5,
     'ember.export': 5,

@@ -509,3 +509,29 @@ def test_load_post_hooks_see_loaded_values():
     lin.register_load_state_dict_post_hook(lambda mod, keys: seen.append(mod.weight.item()))
     lin.load_state_dict({'weight': ember.full((1, 1), 3.0), 'bias': ember.zeros(1)})
     assert seen == [3.0]
+
+
+def test_extra_state_key_suffix_as_torch():
+    """``nn.modules.module._EXTRA_STATE_KEY_SUFFIX`` names the extra-state key, as torch's
+    (transformers and accelerate build keys from it)."""
+    import torch.nn.modules.module as tm
+    import ember.nn.modules.module as em
+    assert em._EXTRA_STATE_KEY_SUFFIX == tm._EXTRA_STATE_KEY_SUFFIX
+
+    def keys(m):
+        class M(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = m.nn.Linear(1, 1)
+
+            def get_extra_state(self):
+                return {'step': 3}
+
+            def set_extra_state(self, state):
+                self.step = state['step']
+        net = m.nn.Sequential(M())
+        sd = net.state_dict()
+        net.load_state_dict(sd)
+        return [k for k in sd if k.endswith(m.nn.modules.module._EXTRA_STATE_KEY_SUFFIX)], \
+            net[0].step
+    assert keys(ember) == keys(torch)

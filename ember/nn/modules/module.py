@@ -14,6 +14,7 @@ __all__ = ['Module', 'register_module_forward_pre_hook', 'register_module_forwar
            'register_module_module_registration_hook',
            'register_module_parameter_registration_hook']
 
+_EXTRA_STATE_KEY_SUFFIX = '_extra_state'   # state_dict key of get_extra_state()'s value
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_forward_hooks_always_called = OrderedDict()
@@ -1574,7 +1575,7 @@ class Module:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars or isinstance(b, _Uninit) else b.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
-            destination[prefix + '_extra_state'] = self.get_extra_state()
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix='', keep_vars=False):
         """Return a dictionary with the whole state of the module: its parameters and
@@ -1662,7 +1663,7 @@ class Module:
                 self.__dict__.setdefault('_pending_loads', []).append((name, param, input_param, assign))
             elif strict:
                 missing_keys.append(key)
-        extra_key = prefix + '_extra_state'
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if type(self).set_extra_state is not Module.set_extra_state:
             if extra_key in state_dict:
                 self.__dict__.setdefault('_pending_extra', []).append(state_dict[extra_key])

@@ -279,7 +279,11 @@ def _slice_dim(x, d, s, skip_trivial):
         return x
     start, stop, step = slice(s.start, s.stop, step).indices(n)
     stop = max(start, stop)
-    return V._slice(x, d, start, stop, step)
+    r = V._slice(x, d, start, stop, step)
+    node = r._grad_fn
+    if node is not None and node.__class__ is V.SliceBackward0:
+        node.given = (s.start, s.stop)     # grad_fn._saved_start/_end show them as torch
+    return r
 
 
 def _normalize(item):

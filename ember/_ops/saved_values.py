@@ -53,6 +53,19 @@ def _indices(n):
     return _wrap(idx)
 
 
+def _slice_end(n, i):
+    """A slice node's start (i=0) or end (i=1) as torch saves it: as written in ``x[a:b]``
+    (an omitted start is 0, an omitted end INT64_MAX, a negative one wraps to uint64)."""
+    given = n.__dict__.get('given')
+    if given is None:
+        return n.start if i == 0 else n.end
+    v = given[i]
+    if v is None:
+        return 0 if i == 0 else (1 << 63) - 1
+    v = int(v)
+    return v + (1 << 64) if v < 0 else v
+
+
 _dim = lambda n: n.dim            # noqa: E731
 _dims = lambda n: tuple(n.dims)   # noqa: E731
 _keepdim = lambda n: n.keepdim    # noqa: E731
@@ -96,6 +109,9 @@ ATTRS = {
                        'mat2_sym_sizes': _tensor_sizes(1), 'mat2_sym_strides': _tensor_strides(1)},
     'ViewBackward0': {'self_sym_sizes': _sizes},
     'ExpandBackward0': {'self_sym_sizes': lambda n: tuple(n._in_meta[0][0])},
+    'SliceBackward0': {'dim': _dim, 'start': lambda n: _slice_end(n, 0),
+                       'end': lambda n: _slice_end(n, 1), 'step': _attr('step'),
+                       'self_sym_sizes': _sizes},
     'TransposeBackward0': {'dim0': _attr('d0'), 'dim1': _attr('d1')},
     'PermuteBackward0': {'dims': lambda n: tuple(int(i) for i in np.argsort(n.inv))},
     'UnsqueezeBackward0': {'dim': _dim},

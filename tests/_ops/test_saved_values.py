@@ -66,6 +66,11 @@ F_CASES = {
     'max_pool2d': lambda m, a, b, s: m.nn.functional.max_pool2d(s[None, None], 2, 1),
     'max_dim': lambda m, a, b, s: a.max(1)[0],
     'expand': lambda m, a, b, s: a[:, None].expand(2, 4, 3),
+    'slice_open': lambda m, a, b, s: a[:, 1:],
+    'slice_negative': lambda m, a, b, s: a[:, -3:-1],
+    'slice_step': lambda m, a, b, s: s[::2],
+    'slice_past_end': lambda m, a, b, s: s[1:100],
+    'narrow': lambda m, a, b, s: a.narrow(1, 1, 2),
     'min_dim_keepdim': lambda m, a, b, s: a.min(0, keepdim=True)[0],
 }
 

@@ -49,6 +49,7 @@ torch.set_num_threads(1)
 
 SLICE_MOD = 4          # the CI slice: ops whose crc32(key) % SLICE_MOD == 0
 SLICE_INT = (torch.int64, torch.bool)
+ALL_OPS = False        # --all-ops: every op, with the slice's dtypes
 TOL = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5),
        torch.float32: (1.3e-6, 1e-5), torch.complex64: (1.3e-6, 1e-5),
        torch.float64: (1e-7, 1e-7), torch.complex128: (1e-7, 1e-7)}
@@ -687,7 +688,7 @@ def walk_ops(full, only=None, time_budget=None):
         if only is not None:
             if key not in only and op.name not in only:
                 continue
-        elif not full and not in_slice(key):
+        elif not full and not ALL_OPS and not in_slice(key):
             continue
         t0 = time.perf_counter()
         try:
@@ -762,7 +763,7 @@ def walk_modules(full, only=None):
         if only is not None:
             if key not in only:
                 continue
-        elif not full and not in_slice(key):
+        elif not full and not ALL_OPS and not in_slice(key):
             continue
         t0 = time.perf_counter()
         report[key] = walk_module(mi, full)
@@ -917,8 +918,11 @@ def main(argv=None):
     p.add_argument('--modules', action='store_true')
     p.add_argument('--no-ops', action='store_true')
     p.add_argument('--json', default=None)
-    p.add_argument('--timing', action='store_true')
+    p.add_argument('--all-ops', action='store_true',
+                   help="every op and module, with the CI slice's dtypes")
     a = p.parse_args(argv)
+    global ALL_OPS
+    ALL_OPS = a.all_ops
     _build_map()
     only = set(a.ops.split(',')) if a.ops else None
     out = {'ops': {}, 'modules': {}, 'timing': {}}

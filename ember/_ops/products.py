@@ -451,6 +451,8 @@ def _addlike(product, node_cls, input, x, y, beta, alpha, out):
                 raise RuntimeError(f"For integral input tensors, argument {nm} must not be a "
                                    "floating point number.")
         beta, alpha = int(beta), int(alpha)
+        if x._data.dtype.kind == 'b':     # bool: torch reads alpha/beta as bools (and / or)
+            beta, alpha = bool(beta), bool(alpha)
     with _NoGrad():
         p = product(x, y)
     r = p._data
@@ -521,7 +523,7 @@ def _bmm_sum(b1, b2):
 
 def _sum0(t):
     a = t._data
-    return wrap(array_module(a).sum(a, axis=0))
+    return wrap(array_module(a).sum(a, axis=0, dtype=a.dtype))   # int32 stays int32
 
 
 @register()
@@ -658,9 +660,9 @@ def tensordot(a, b, dims=2, out=None):
     for x, y in zip(da, db):       # a size-1 dim broadcasts against its partner, as torch
         if a.shape[x] != b.shape[y]:
             if a.shape[x] == 1:
-                b = b.sum(y, keepdim=True)
+                b = b.sum(y, keepdim=True, dtype=b.dtype)
             else:
-                a = a.sum(x, keepdim=True)
+                a = a.sum(x, keepdim=True, dtype=a.dtype)
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
     k = _prod(a.shape[d] for d in da)

@@ -263,7 +263,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = _dims(None if _all_dims(dim) else dim, nd)
     xp = array_module(a)
     acc = _acc(a)
-    r = xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim, dtype=acc)
+    # (an explicit integer dtype= such as int32 stays that dtype: NumPy would widen it)
+    r = xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim,
+               dtype=acc if acc is not None else a.dtype)
     if acc is not None:
         r = r.astype(a.dtype)
     res = wrap(_arr(r, xp))

@@ -338,3 +338,15 @@ def test_matmul_backward_empty_inner_dims():
                                            rand(0, 5, dtype=np.float64)], grad=True)
     check(lambda m, a, b: m.matmul(a, b), [rand(0, 5, dtype=np.float64),
                                            rand(5, 5, 0, dtype=np.float64)], grad=True)
+
+
+def test_addbmm_int32_and_addr_bool():
+    # int32 stays int32; bool addr reads beta/alpha as bools (issue 21)
+    check(lambda m, x, a, b: (m.addbmm(x, a, b), m.baddbmm(a @ b, a, b), x.clone().addbmm_(a, b)),
+          [rand(5, 10, dtype=np.int32), rand(5, 5, 5, dtype=np.int32),
+           rand(5, 5, 10, dtype=np.int32)])
+    for beta, alpha in ((3, 2), (0, 1), (False, True), (1, 0)):
+        check(lambda m, x, u, v: m.addr(x, u, v, beta=beta, alpha=alpha),
+              [rand(4, 3, dtype=bool), rand(4, dtype=bool, seed=1), rand(3, dtype=bool, seed=2)])
+    check(lambda m, a, b: m.tensordot(a, b, dims=((0, 1), (2, 0))),
+          [rand(1, 1, 1, dtype=np.int32), rand(2, 1, 2, dtype=np.int32)])

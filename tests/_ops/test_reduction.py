@@ -620,3 +620,10 @@ def test_diff_order_zero_is_a_copy_and_negative_order_raises():
 def test_searchsorted_empty_batches():
     check(lambda m, s, v: m.searchsorted(s, v), [np.zeros((0, 0)), np.zeros((0, 0))])
     check(lambda m, s, v: m.searchsorted(s, v, right=True), [np.zeros((2, 0)), _rand(2, 3)])
+
+
+def test_sum_keeps_an_explicit_integer_dtype():
+    x = _rand(2, 3, dtype=np.int32)
+    check(lambda m, a: (a.sum(1, dtype=m.int32), a.sum(dtype=m.int16), a.sum(0, keepdim=True,
+                                                                              dtype=m.uint8),
+                        a.sum()), [x])

@@ -246,21 +246,31 @@ def _check_metadata(metadata):
 class _LoadScope(__import__('threading').local):
     """State of the load running in this thread: the negated / conjugated copies of storages
     made so far (so that many tensors with a ``neg``/``conj`` bit over one storage share one
-    copy of it, made once)."""
+    copy of it, made once); in the legacy format, whose storage bytes follow the pickle,
+    the copies still to be filled once they are read."""
     flagged = None
+    deferred = None
 
 
 _LOAD_SCOPE = _LoadScope()
 
 
 @contextlib.contextmanager
-def _load_scope():
-    old = _LOAD_SCOPE.flagged
-    _LOAD_SCOPE.flagged = {}
+def _load_scope(deferred=None):
+    """The scope of one load; ``deferred`` (a list) collects ``(values, copy, conj, neg)``
+    for copies to fill after the storages are read (legacy format)."""
+    old = _LOAD_SCOPE.flagged, _LOAD_SCOPE.deferred
+    _LOAD_SCOPE.flagged, _LOAD_SCOPE.deferred = {}, deferred
     try:
         yield
     finally:
-        _LOAD_SCOPE.flagged = old
+        _LOAD_SCOPE.flagged, _LOAD_SCOPE.deferred = old
+
+
+def _flag_values(xp, vals, conj, neg):
+    """``vals`` conjugated and/or negated (a new array)."""
+    r = xp.conj(vals) if conj else vals
+    return xp.negative(r) if neg else r
 
 
 def _make_flagged(untyped, dtype, offset, size, stride, requires_grad, metadata):
@@ -287,13 +297,16 @@ def _make_flagged(untyped, dtype, offset, size, stride, requires_grad, metadata)
         n = flat.nbytes // isz
         try:
             vals = flat[:n * isz].view(dtype._np)
-            if conj:
-                vals = xp.conj(vals)
-            if neg:
-                vals = xp.negative(vals)
+            _flag_values(xp, vals[:0], conj, neg)
         except (TypeError, ValueError, AttributeError):
             raise _bad(f"a neg/conj bit on a tensor of {dtype} can't be applied") from None
-        hit = (untyped, UntypedStorage(xp.ascontiguousarray(vals)))
+        deferred = _LOAD_SCOPE.deferred
+        if deferred is not None:      # the storage's bytes are not read yet
+            out = xp.empty_like(vals)
+            deferred.append((vals, out, conj, neg))
+        else:
+            out = xp.ascontiguousarray(_flag_values(xp, vals, conj, neg))
+        hit = (untyped, UntypedStorage(out))
         if cache is not None:
             cache[key] = hit
     return _make_tensor(hit[1], dtype, offset, size, stride, t._rg)
@@ -510,16 +523,6 @@ def _contig_strides(shape):
         out.append(acc)
         acc *= max(n, 1)
     return tuple(reversed(out))
-
-
-class _TensorPickle:
-    """``Tensor.__reduce_ex__`` (pickling, ``copy``), bound onto ``Tensor`` from here."""
-
-    def __reduce_ex__(self, proto):
-        return (_rebuild_from_pickle_state, _tensor_pickle_state(self))
-
-
-_bind(_TensorPickle)
 
 
 class _TensorPickle:
@@ -2715,7 +2718,8 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
         return st
 
     pool = _StoragePool(fetch, restore_later, False)
-    with _load_scope():
+    deferred = []
+    with _load_scope(deferred):
         if weights_only:
             result = _safe_unpickle(source(), pool, budget, name)
         else:
@@ -2746,6 +2750,8 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
     if missing:
         raise _CorruptCheckpoint(f"ember.load: {name}: storage {sorted(missing)[0]!r} has no data "
                                  "in the file")
+    for vals, out, conj, neg in deferred:      # neg/conj copies of storages read just now
+        out[...] = _flag_values(np, vals, conj, neg)
     for st, loc in cpu:
         moved = restore(st, loc)
         if moved is not st:

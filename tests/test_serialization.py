@@ -625,6 +625,22 @@ def test_torch_conj_and_neg_bits_are_materialised():
     assert torch_to_ember(z.conj().imag).tolist() == [-2.0, 1.0]
 
 
+@pytest.mark.parametrize('legacy', [False, True])
+@pytest.mark.parametrize('weights_only', [True, False])
+def test_neg_and_conj_bits_in_both_formats(legacy, weights_only):
+    """In the legacy format the storage bytes follow the pickle: the negated copy is made
+    from them once they are read."""
+    z = torch.tensor([1 + 2j, 3 - 1j, -2 + 0.5j])
+    w = torch.tensor([1., 2., 5.])._neg_view()
+    obj = {'c': z.conj(), 'c1': z.conj()[1:], 'n': w, 'n2': w[::2], 'plain': torch.tensor([7.])}
+    buf = io.BytesIO()
+    torch.save(obj, buf, _use_new_zipfile_serialization=not legacy)
+    out = ember.load(io.BytesIO(buf.getvalue()), weights_only=weights_only)
+    ref = torch.load(io.BytesIO(buf.getvalue()), weights_only=weights_only)
+    for k in obj:
+        assert out[k].tolist() == ref[k].resolve_conj().resolve_neg().tolist(), k
+
+
 def test_modules_and_state_dicts():
     m = ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.ReLU())
     x = ember.arange(6.).reshape(2, 3)

@@ -324,7 +324,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if not all(_math.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     n = _b.int(_math.floor((end - start) / step)) + 1
-    dt = dtype if dtype is not None else D.get_default_dtype()
+    dt = D._PY2DT.get(dtype, dtype) if dtype.__class__ is type else (
+        dtype if dtype is not None else D.get_default_dtype())
     import numpy as _np
     idx = _np.arange(n, dtype=_np.float64)
     arr = start + idx * step if dt._cat >= 2 else \
@@ -364,6 +365,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     from ._ops import _args
     count = _args.overflow(_args.as_int(count, 'frombuffer', 'count'))
     offset = _args.overflow(_args.as_int(offset, 'frombuffer', 'offset'))
+    dtype = _args.as_dtype(dtype, 'frombuffer')
     mv = memoryview(buffer)
     nbytes = mv.nbytes
     isz = dtype.itemsize
@@ -423,7 +425,8 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     from ._ops import _args
     from ._storage import UntypedStorage, view_of
     size = _args.overflow(_args.as_int(size, 'from_file', 'size', 3))
-    dt = dtype if dtype is not None else D.get_default_dtype()
+    dt = D._PY2DT.get(dtype, dtype) if dtype.__class__ is type else (
+        dtype if dtype is not None else D.get_default_dtype())
     nbytes = size * dt.itemsize
     if nbytes > (1 << 63) - 1:
         raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot "

@@ -1,11 +1,14 @@
 """Factory arguments as real programs pass them, vs torch: the ``size=`` keyword, and
 Python's number types (``float``, ``int``, ``bool``, ``complex``) wherever a dtype is
 taken (factories, ``to``, ``view``, reductions, ``can_cast``/``promote_types``/``finfo``)."""
+import warnings
+
 import pytest
 
 from oracle import run_both, errors_both
 
 PY_TYPES = [float, int, bool, complex]
+warnings.filterwarnings('ignore', message='.*range.*deprecated.*')
 
 
 @pytest.mark.parametrize('call', [
@@ -98,6 +101,10 @@ DT_CALLS = {
     'module_to_kw': lambda m, d: (m.nn.Linear(2, 2).to('cpu', dtype=d).weight.dtype
                                   if d is float else 0),
     'view_dtype_kw': lambda m, d: m.zeros(2, dtype=m.int64).view(dtype=d),
+    'frombuffer': lambda m, d: m.frombuffer(bytearray(16), dtype=d),
+    'range': lambda m, d: m.range(0, 2, dtype=d) if d in (int, float) else 0,
+    'special_softmax': lambda m, d: m.special.softmax(m.ones(3), 0, dtype=d) if d is float else 0,
+    'matrix_norm': lambda m, d: m.linalg.matrix_norm(m.ones(2, 2), dtype=d) if d is float else 0,
 }
 
 
@@ -118,6 +125,7 @@ def test_python_type_as_dtype(name, pytype):
     (lambda m: m.finfo(object), "argument 'type' (position 1) must be torch.dtype, not type"),
     (lambda m: m.iinfo(bool), "torch.bool is not supported by torch.iinfo"),
     (lambda m: m.set_default_dtype(float), "invalid dtype object"),
+    (lambda m: m.frombuffer(bytearray(8), dtype=object), "must be torch.dtype, not type"),
 ])
 def test_python_type_dtype_errors(call, match):
     errors_both(call, match)

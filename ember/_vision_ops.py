@@ -334,23 +334,45 @@ def _align_cost(rois, ph, pw, sampling_ratio, aligned, clamp, per_bin):
 
 
 def _gather_sum(src, rows, w):
-    """``sum_s src[rows[..., s]] * w[..., s]`` in ember ops: ``src`` is ``(N, C)`` (result
-    ``(..., C)``) or ``(N,)`` (result ``(...)``)."""
-    g = src[rows]
-    if src.dim() == 2:
-        return (g * w.unsqueeze(-1)).sum(-2)
-    return (g * w).sum(-1)
-
-
-def _scatter_sum(n, g, rows, w, like):
-    """The adjoint of :func:`_gather_sum`: ``g`` spread over ``n`` rows of ``src``."""
-    if like.dim() == 2:
-        contrib = (g.unsqueeze(-2) * w.unsqueeze(-1)).reshape(-1, g.shape[-1])
-        zero = like.new_zeros((n, g.shape[-1]))
+    """``sum_s src[rows[..., s]] * w[..., s]``: ``src`` a Tensor ``(N, C)`` (result ``(...,
+    C)``) or ``(N,)`` (result ``(...)``); ``rows``/``w`` arrays ``(..., S)``. Differentiable in
+    ``src``: its gradient is :func:`_scatter_sum`, and that one's is this."""
+    a = _arr(src)
+    xp = _xp(a)
+    if a.ndim == 2:
+        out = xp.matmul(w[..., None, :], a[rows])[..., 0, :]
     else:
-        contrib = (g.unsqueeze(-1) * w).reshape(-1)
-        zero = like.new_zeros((n,))
-    return zero.index_add(0, rows.reshape(-1), contrib)
+        out = (a[rows] * w).sum(-1)
+    res = _wrap(out)
+    if _grad_needed(src):
+        _record('gather_sum', res, src, rows=rows, w=w, n=a.shape[0])
+    return res
+
+
+def _scatter_sum(n, g, rows, w):
+    """The adjoint of :func:`_gather_sum`: ``g`` (``(..., C)`` or ``(...)``) spread with the
+    weights ``w`` over ``n`` rows (a weighted bincount of the rows, channel by channel)."""
+    a = _arr(g)
+    xp = _xp(a)
+    two = a.ndim == rows.ndim
+    S = rows.shape[-1]
+    flat = rows.reshape(-1)
+    ws = xp.broadcast_to(w, rows.shape).reshape(-1, S)
+    if not two:
+        out = xp.bincount(flat, weights=(a.reshape(-1, 1) * ws).reshape(-1),
+                          minlength=n).astype(a.dtype)
+    else:
+        C = a.shape[-1]
+        gt = xp.ascontiguousarray(a.reshape(-1, C).T)               # (C, bins)
+        out = xp.empty((C, n), dtype=a.dtype)
+        for c in range(C):
+            out[c] = xp.bincount(flat, weights=(gt[c][:, None] * ws).reshape(-1),
+                                 minlength=n)
+        out = xp.ascontiguousarray(out.T)
+    res = _wrap(out)
+    if _grad_needed(g):
+        _record('scatter_sum', res, g, rows=rows, w=w, n=n)
+    return res
 
 
 # ------------------------------------------------------------------ roi_align
@@ -363,8 +385,8 @@ def _roi_align_fwd(input, rois, scale, ph, pw, sr, aligned):
     def run(sel):
         rr = r if sel is None else r[sel]
         b, idx, w, count = _align_plan(rr, scale, ph, pw, sr, H, W, aligned, not aligned, True)
-        rows = _wrap(b[:, None, None, None] * (H * W) + idx)
-        out = _gather_sum(xt, rows, _wrap(w))
+        rows = b[:, None, None, None] * (H * W) + idx
+        out = _gather_sum(xt, rows, w)
         return (out / _wrap(count)[:, None, None, None]).permute(0, 3, 1, 2)
     cost = _align_cost(r, ph, pw, sr, aligned, not aligned, C)
     return _by_chunks(xp, cost, run).contiguous()
@@ -379,9 +401,9 @@ def _roi_align_bwd(grad, rois, scale, ph, pw, B, C, H, W, sr, aligned):
         rr = r if sel is None else r[sel]
         g = gt if sel is None else gt[_wrap(sel)]
         b, idx, w, count = _align_plan(rr, scale, ph, pw, sr, H, W, aligned, not aligned, True)
-        rows = _wrap(b[:, None, None, None] * (H * W) + idx)
+        rows = b[:, None, None, None] * (H * W) + idx
         g = g / _wrap(count)[:, None, None, None]
-        total = total + _scatter_sum(B * H * W, g, rows, _wrap(w), total)
+        total = total + _scatter_sum(B * H * W, g, rows, w)
     return total.reshape(B, H, W, C).permute(0, 3, 1, 2).contiguous()
 
 
@@ -409,7 +431,15 @@ def _node_classes():
             def backward(self, g, *_):
                 return _ps_roi_pool_backward(g, self.rois, self.mapping, self.scale, self.ph,
                                              self.pw, *self.in_shape)
-        _NODES = {'roi_align': ROIAlignBackward, 'roi_pool': ROIPoolBackward,
+        class GatherSumBackward(Node):
+            def backward(self, g):
+                return _scatter_sum(self.n, g, self.rows, self.w)
+
+        class ScatterSumBackward(Node):
+            def backward(self, g):
+                return _gather_sum(g, self.rows, self.w)
+        _NODES = {'gather_sum': GatherSumBackward, 'scatter_sum': ScatterSumBackward,
+                  'roi_align': ROIAlignBackward, 'roi_pool': ROIPoolBackward,
                   'ps_roi_align': PSROIAlignBackward, 'ps_roi_pool': PSROIPoolBackward}
     return _NODES
 
@@ -699,7 +729,7 @@ def ps_roi_align(input, rois, spatial_scale, pooled_height, pooled_width, sampli
         b, idx, w, count = _align_plan(rr, spatial_scale, ph, pw, sampling_ratio, H, W,
                                        True, False, False)
         rows = _ps_rows(xp, b, mapping[:rr.shape[0]], C, H * W, idx)
-        s = _gather_sum(flat, _wrap(rows), _wrap(w[:, None]))
+        s = _gather_sum(flat, rows, w[:, None])
         with np.errstate(invalid='ignore', divide='ignore'):
             return s / _wrap(count)[:, None, None, None]
     with _no_grad(), np.errstate(invalid='ignore', divide='ignore'):
@@ -733,7 +763,7 @@ def _ps_roi_align_backward(grad, rois, channel_mapping, spatial_scale, pooled_he
         count = xp.where(count == 0, 1, count)     # no sample: nothing to spread
         rows = _ps_rows(xp, b, mm, channels, hw, idx)
         g = g / _wrap(count)[:, None, None, None]
-        total = total + _scatter_sum(total.shape[0], g, _wrap(rows), _wrap(w[:, None]), total)
+        total = total + _scatter_sum(total.shape[0], g, rows, w[:, None])
     return total.reshape(batch_size, channels, height, width)
 
 
@@ -795,7 +825,7 @@ def ps_roi_pool(input, rois, spatial_scale, pooled_height, pooled_width):
         rr = r if sel is None else r[sel]
         b, idx, w, area, _ = _ps_pool_plan(rr, spatial_scale, ph, pw, H, W, H - 1, W - 1)
         rows = _ps_rows(xp, b, mapping[:rr.shape[0]], C, H * W, idx)
-        s = _gather_sum(flat, _wrap(rows), _wrap(w[:, None]))
+        s = _gather_sum(flat, rows, w[:, None])
         return s / _wrap(area)[:, None]
     with _no_grad():
         out = _by_chunks(xp, _window_cost(r, spatial_scale, ph, pw, cout), run).contiguous()
@@ -827,7 +857,7 @@ def _ps_roi_pool_backward(grad, rois, channel_mapping, spatial_scale, pooled_hei
                                            height, width)
         rows = _ps_rows(xp, b, mm, channels, hw, idx)
         g = g / _wrap(area)[:, None]
-        total = total + _scatter_sum(total.shape[0], g, _wrap(rows), _wrap(w[:, None]), total)
+        total = total + _scatter_sum(total.shape[0], g, rows, w[:, None])
     return total.reshape(batch_size, channels, height, width)
 
 

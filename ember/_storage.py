@@ -186,6 +186,10 @@ class UntypedStorage:
 
     __hash__ = object.__hash__
 
+    def untyped(self):
+        """This storage itself (it is already untyped), as ``torch.UntypedStorage.untyped``."""
+        return self
+
     @classmethod
     def from_file(cls, filename, shared=False, nbytes=0):
         """A storage of ``nbytes`` bytes read from the file ``filename``. With

@@ -56,3 +56,13 @@ def test_storage_module_like_torch():
     assert ember.storage.UntypedStorage is ember.UntypedStorage
     assert ember.storage.TypedStorage is ember.TypedStorage
     assert isinstance(ember.ones(2).untyped_storage(), ember.storage.UntypedStorage)
+
+
+def test_untyped_storage_untyped_is_itself_as_torch(tmp_path):
+    """safetensors' torch path: ``UntypedStorage.from_file(...).untyped()`` is the storage."""
+    path = tmp_path / 'b.bin'
+    path.write_bytes(bytes(range(16)))
+    for m in (ember, torch):
+        s = m.UntypedStorage.from_file(str(path), shared=False, nbytes=16)
+        assert s.untyped() is s
+        assert m.ones(2).untyped_storage().untyped().nbytes() == 8

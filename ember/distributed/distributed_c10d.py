@@ -929,21 +929,25 @@ def _check_same_collective(pg, op, tensor=None):
     fp = f"SequenceNumber={pg._seq}, OpType={op}"
     if tensor is not None:
         fp += f", TensorShape={list(tensor.shape)}, TensorDtypes={tensor.dtype}"
-    data = np.frombuffer(fp.encode(), np.uint8)
-    c, n = _Polling(pg, op), pg.size()
-    sizes = _allgather_sizes(c, data.size)
-    buf = np.empty(sum(sizes), np.uint8)
-    from mpi4py import MPI
-    displ = [sum(sizes[:i]) for i in range(n)]
-    c.Allgatherv(data, [buf, (sizes, displ), MPI.BYTE])
     me = pg.rank()
-    for k in range(n):
-        other = buf[displ[k]:displ[k] + sizes[k]].tobytes().decode()
+    for k, other in enumerate(_allgather_strings(pg, op, fp)):
         if other != fp:
             raise RuntimeError(
                 f"Detected mismatch between collectives on ranks. Rank {me} is running "
                 f"collective: CollectiveFingerPrint({fp}), but Rank {k} is running collective: "
                 f"CollectiveFingerPrint({other}).")
+
+
+def _allgather_strings(pg, name, text):
+    """Every rank's ``text``, in group-rank order (on the control communicator)."""
+    data = np.frombuffer(text.encode(), np.uint8)
+    c, n = _Polling(pg, name), pg.size()
+    sizes = _allgather_sizes(c, data.size)
+    buf = np.empty(sum(sizes), np.uint8)
+    from mpi4py import MPI
+    displ = [sum(sizes[:i]) for i in range(n)]
+    c.Allgatherv(data, [buf, (sizes, displ), MPI.BYTE])
+    return [buf[displ[k]:displ[k] + sizes[k]].tobytes().decode() for k in range(n)]
 
 
 # all_reduce first checks that every rank passes the same shape and dtype (one 16-byte
@@ -979,15 +983,7 @@ def _check_peers(pg, name, tensor, a, late=None):
         raise
     if buf[0] == -buf[1]:
         return
-    mine = f"shape {list(a.shape)} and dtype {tensor.dtype}"
-    data = np.frombuffer(mine.encode(), np.uint8)
-    c, n = _Polling(pg, name), pg.size()
-    sizes = _allgather_sizes(c, data.size)
-    out = np.empty(sum(sizes), np.uint8)
-    from mpi4py import MPI
-    displ = [sum(sizes[:i]) for i in range(n)]
-    c.Allgatherv(data, [out, (sizes, displ), MPI.BYTE])
-    descs = [out[displ[k]:displ[k] + sizes[k]].tobytes().decode() for k in range(n)]
+    descs = _allgather_strings(pg, name, f"shape {list(a.shape)} and dtype {tensor.dtype}")
     raise RuntimeError(f"{name}: the tensors passed by the ranks of the group do not match: "
                        + ", ".join(f"rank {k} has {d}" for k, d in enumerate(descs)))
 

@@ -1,8 +1,8 @@
 """One 2-rank program run under torch (gloo) and under ember: ``python _dtensor_prog.py
-torch|ember OUTDIR``. Writes ``OUTDIR/<torch|ember>_<rank>.json``: DTensor local pieces, global values, placements and
-gradients, and the functional collectives' results, compared key by key by test_dtensor.py
-(one torch launch serves both test_dtensor.py and test_functional_collectives.py's
-comparison)."""
+torch|ember OUTDIR``. Writes ``OUTDIR/<torch|ember>_<rank>.json``: DTensor local pieces,
+global values, placements and gradients, and the functional collectives' results, compared
+key by key by test_dtensor.py (one torch launch serves both test_dtensor.py and
+test_functional_collectives.py's comparison)."""
 import json
 import sys
 

@@ -151,7 +151,8 @@ d = distribute_tensor(x, mesh, [S0])
 with warnings.catch_warnings(record=True) as ws:
     warnings.simplefilter('always')
     c = ember.cumsum(d, 1)
-assert any("no sharding rule for 'cumsum'" in str(w.message) for w in ws), [str(w.message) for w in ws]
+msgs = [str(w.message) for w in ws]
+assert any("no sharding rule for 'cumsum'" in m for m in msgs), msgs
 assert c.placements == (R,) and np.allclose(c.to_local().numpy(), np.cumsum(x.numpy(), 1))
 # mixing a DTensor with a plain (non-scalar) tensor is an error, as in torch
 try:
@@ -183,7 +184,8 @@ for step in range(3):
     ref(x).pow(2).mean().backward()
     assert lin.weight.grad.placements == (S0,)
     opt.step(); opt_ref.step()
-assert np.allclose(lin.weight.full_tensor().detach().numpy(), ref.weight.detach().numpy(), atol=1e-12)
+assert np.allclose(lin.weight.full_tensor().detach().numpy(), ref.weight.detach().numpy(),
+                   atol=1e-12)
 assert np.allclose(lin.bias.full_tensor().detach().numpy(), ref.bias.detach().numpy(), atol=1e-12)
 # distribute_module replicates what partition_fn leaves
 m = distribute_module(nn.Linear(3, 2), mesh)

@@ -37,6 +37,22 @@ def _to_dtensor(x, mesh, layout, desired):
     return x
 
 
+def _layout_io(module, mesh, inl, want, outl, local):
+    """Forward hooks: the first input laid out ``want`` (a plain tensor is this rank's
+    piece of ``inl``), the output redistributed to ``outl`` (its local tensor if
+    ``local``)."""
+    def pre(m, args):
+        return (_to_dtensor(args[0], mesh, inl, want),) + tuple(args[1:])
+
+    def post(m, args, out):
+        if out.placements != (outl,):
+            out = out.redistribute(mesh, (outl,))
+        return out.to_local() if local else out
+    module.register_forward_pre_hook(pre)
+    module.register_forward_hook(post)
+    return module
+
+
 def _param(module, name, mesh, placements, src_data_rank):
     from ....nn.parameter import Parameter
     p = getattr(module, name, None)
@@ -86,19 +102,9 @@ class ColwiseParallel(ParallelStyle):
             _param(module, 'bias', device_mesh, [Shard(0)], self.src_data_rank)
         else:
             _param(module, 'weight', device_mesh, [Shard(1)], self.src_data_rank)
-        inl, want = self.input_layouts[0], self.desired_input_layouts[0]
-        outl, local = self.output_layouts[0], self.use_local_output
-
-        def pre(m, args):
-            return (_to_dtensor(args[0], device_mesh, inl, want),) + tuple(args[1:])
-
-        def post(m, args, out):
-            if out.placements != (outl,):
-                out = out.redistribute(device_mesh, (outl,))
-            return out.to_local() if local else out
-        module.register_forward_pre_hook(pre)
-        module.register_forward_hook(post)
-        return module
+        return _layout_io(module, device_mesh, self.input_layouts[0],
+                          self.desired_input_layouts[0], self.output_layouts[0],
+                          self.use_local_output)
 
     def __repr__(self):
         return (f"ColwiseParallel(input_layouts={self.input_layouts[0]}, "
@@ -136,19 +142,8 @@ class RowwiseParallel(ParallelStyle):
         else:
             _param(module, 'weight', device_mesh, [Shard(0)], self.src_data_rank)
             want = Replicate()
-        inl = self.input_layouts[0]
-        outl, local = self.output_layouts[0], self.use_local_output
-
-        def pre(m, args):
-            return (_to_dtensor(args[0], device_mesh, inl, want),) + tuple(args[1:])
-
-        def post(m, args, out):
-            if out.placements != (outl,):
-                out = out.redistribute(device_mesh, (outl,))
-            return out.to_local() if local else out
-        module.register_forward_pre_hook(pre)
-        module.register_forward_hook(post)
-        return module
+        return _layout_io(module, device_mesh, self.input_layouts[0], want,
+                          self.output_layouts[0], self.use_local_output)
 
     def __repr__(self):
         return (f"RowwiseParallel(input_layouts={self.input_layouts[0]}, "

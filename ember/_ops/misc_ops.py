@@ -1110,7 +1110,7 @@ def is_distributed(input):
 
 
 @register(function=False)
-def sum_to_size(input, *size):
+def sum_to_size(input, *size, **kw):
     """Sum ``input`` down to ``size`` (which must broadcast to ``input``'s shape).
 
     Example::
@@ -1118,6 +1118,9 @@ def sum_to_size(input, *size):
         >>> ember.arange(6.).view(2, 3).sum_to_size(1, 3)
         tensor([[3., 5., 7.]])
     """
+    if kw:
+        from .view import _kw_form
+        size = _kw_form('sum_to_size', 'size', size, kw)
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     if not size:        # as torch: an empty size sums everything (a 0-d input too)

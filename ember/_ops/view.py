@@ -227,7 +227,24 @@ def _view_dtype(self, dt):
     return make_view(self, a.view(dt._np))   # like PyTorch: not differentiable
 
 
-def reshape(input, *shape):
+def _kw_form(fname, key, args, kw):
+    """The varargs of a method called in its keyword form (``x.reshape(shape=(2, 3))``,
+    ``x.expand(size=...)``, ``x.permute(dims=...)``), with PyTorch's TypeErrors."""
+    if key not in kw:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "{key}"')
+    if args:
+        raise TypeError(f"{fname}() got multiple values for argument '{key}'")
+    if len(kw) > 1:
+        bad = next(k for k in kw if k != key)
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{bad}'")
+    v = kw[key]
+    if not isinstance(v, (tuple, list, Size)):
+        raise TypeError(f"{fname}(): argument '{key}' must be tuple of ints, not "
+                        f"{_args.type_name(v)}")
+    return (v,)
+
+
+def reshape(input, *shape, **kw):
     """Same data in another shape: a view when strides allow, else a copy.
 
     Example::
@@ -237,6 +254,8 @@ def reshape(input, *shape):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'reshape')
+    if kw:
+        shape = _kw_form('reshape', 'shape', shape, kw)
     shape = _infer_shape(_size_args(shape, 'reshape', 'shape'), input._data.size)
     a = _view_arr(input._data, shape)
     if a is not None:
@@ -361,7 +380,7 @@ class TBackward0(Node):
         return t(g)
 
 
-def permute(input, *dims):
+def permute(input, *dims, **kw):
     """Dimensions reordered (a view).
 
     Example::
@@ -371,6 +390,8 @@ def permute(input, *dims):
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'permute')
+    if kw:
+        dims = _kw_form('permute', 'dims', dims, kw)
     dims = _size_args(dims, 'permute', 'dims')
     nd = input._data.ndim
     if len(dims) != nd:
@@ -545,7 +566,7 @@ class ExpandBackward0(Node):
         return g   # the engine sums it back to the input shape
 
 
-def expand(self, *sizes):
+def expand(self, *sizes, **kw):
     """A view with singleton dims repeated to ``sizes`` (stride 0); -1 keeps a size.
 
     Example::
@@ -554,6 +575,8 @@ def expand(self, *sizes):
         tensor([[1, 1, 1],
                 [2, 2, 2]])
     """
+    if kw:
+        sizes = _kw_form('expand', 'size', sizes, kw)
     sizes = _size_args(sizes, 'expand')
     a = self._data
     nd = a.ndim

@@ -150,3 +150,27 @@ def test_view_keywords(call):
 ])
 def test_view_bad_keywords(call):
     errors_both(call, 'invalid combination of arguments')
+
+
+@pytest.mark.parametrize('call', [
+    lambda m: m.ones(3).expand(size=(2, 3)).shape,
+    lambda m: m.ones(2, 3).reshape(shape=(3, 2)).shape,
+    lambda m: m.reshape(m.ones(2, 3), shape=(6,)).shape,
+    lambda m: m.ones(2, 3).permute(dims=(1, 0)).shape,
+    lambda m: m.permute(m.ones(2, 3), dims=[1, 0]).shape,
+    lambda m: m.ones(2, 3).sum_to_size(size=(1, 3)),
+    lambda m: m.normal(2., 3., size=(1, 2)).shape,
+])
+def test_varargs_methods_keyword_form(call):
+    run_both(call)
+
+
+@pytest.mark.parametrize('call, match', [
+    (lambda m: m.ones(2, 3).reshape(2, shape=(3,)), "got multiple values for argument 'shape'"),
+    (lambda m: m.ones(2, 3).reshape(shap=(6,)), 'missing 1 required positional arguments'),
+    (lambda m: m.ones(2, 3).permute(dims=3), "argument 'dims' must be tuple of ints, not int"),
+    (lambda m: m.ones(2, 3).expand(sizes=(2, 3)), 'missing 1 required positional arguments'),
+    (lambda m: m.ones(2, 3).sum_to_size(size=3), "argument 'size' must be tuple of ints"),
+])
+def test_varargs_methods_keyword_errors(call, match):
+    errors_both(call, match)

@@ -12,7 +12,7 @@ Along a mesh dimension where every input and output is replicated, gradients sta
 (no communication).
 
 Rules: pointwise ops (with broadcasting; sums of partials stay partial, as do products of a
-partial with replicated factors), ``*_like`` factories, ``sum``/``mean``/``amax``/``amin``,
+partial with replicated factors), ``*_like`` factories, ``sum``/``mean``/``amax``/``amin``/``vector_norm``,
 ``mm``/``matmul``/``bmm``/``linear``/``addmm``, views (``view``/``reshape``/``flatten``/
 ``unflatten``/``transpose``/``permute``/``unsqueeze``/``squeeze``/``expand``/indexing by
 slices and ints/``split``/``chunk``/``narrow``/``select``/``unbind``), ``cat``/``stack``,
@@ -424,6 +424,43 @@ def _reduction(func, name, args, kwargs):
     shape = tuple(1 if d in dims else s for d, s in enumerate(x._spec.shape)) if keep else \
         tuple(s for d, s in enumerate(x._spec.shape) if d not in dims)
     return _run(_local_fn(func, rebuild), mesh, dts, [tgt], [(tuple(out), shape)])
+
+
+def _vector_norm(func, name, args, kwargs):
+    """vector_norm: local when no sharded or partial dimension is reduced; otherwise composed
+    of DTensor ops (sum of ``|x|^p`` over the shards, then the root)."""
+    b = _bind(func, args, kwargs)
+    x = b['x'] if 'x' in b else b['input']
+    if not isinstance(x, DTensor):
+        raise _mixed(name)
+    ordv = float(b.get('ord', 2))
+    nd = x.dim()
+    dims = _dims_of(b.get('dim'), nd)
+    keep = b.get('keepdim', False)
+    if b.get('dtype') is not None:
+        x = x.to(b['dtype'])
+    spread = any((isinstance(p, Shard) and p.dim in dims) or isinstance(p, Partial)
+                 for p in x._spec.placements)
+    if not spread:
+        dts, rebuild, mesh = _collect(name, args, kwargs)
+        out = tuple(Shard(p.dim if keep else p.dim - sum(1 for d in dims if d < p.dim))
+                    if isinstance(p, Shard) else p for p in x._spec.placements)
+        shape = tuple(1 if d in dims else s for d, s in enumerate(x._spec.shape)) if keep \
+            else tuple(s for d, s in enumerate(x._spec.shape) if d not in dims)
+        return _run(_local_fn(func, rebuild), mesh, dts, [x._spec.placements],
+                    [(out, shape)])
+    if any(isinstance(p, Partial) for p in x._spec.placements):
+        x = x.redistribute(x._spec.mesh, _relaxed(x._spec.placements))
+    a = x.abs()
+    if ordv == math.inf:
+        return a.amax(dims, keepdim=keep)
+    if ordv == -math.inf:
+        return a.amin(dims, keepdim=keep)
+    if ordv == 0:
+        return (a != 0).to(x.dtype).sum(dims, keepdim=keep)
+    if ordv == 2:
+        return (x * x).sum(dims, keepdim=keep).sqrt()
+    return a.pow(ordv).sum(dims, keepdim=keep).pow(1.0 / ordv)
 
 
 # ----------------------------------------------------------------------------- matmul
@@ -1108,7 +1145,7 @@ _RAW = frozenset('requires_grad_ retain_grad detach_ register_hook is_floating_p
 _RULES = {'detach': _detach, 'alias': _detach,
           'sum': _reduction, 'nansum': _reduction, 'mean': _reduction, 'amax': _reduction,
           'amin': _reduction, 'max': _reduction, 'min': _reduction,
-          'mm': _matmul, 'matmul': _matmul, 'bmm': _matmul, 'linear': _linear,
+          'vector_norm': _vector_norm, 'mm': _matmul, 'matmul': _matmul, 'bmm': _matmul, 'linear': _linear,
           'addmm': _addmm, 'baddbmm': _addmm,
           't': _perm_rule, 'transpose': _perm_rule, 'swapaxes': _perm_rule,
           'swapdims': _perm_rule, 'permute': _perm_rule, 'movedim': _perm_rule,

@@ -1322,6 +1322,10 @@ class _Reader:
         deflated records), if its bytes were already read for another record (overlapping
         records), or if inflating it would pass the load's bound on inflated bytes."""
         m = info.compress_type
+        if info.flag_bits & 0x1:
+            raise _CorruptCheckpoint(
+                f"ember.load: failed retrieving record {rec} of {self.name}: unsupported "
+                "encryption (the file is corrupt or was not written by torch.save)")
         if m not in _METHODS:
             raise _CorruptCheckpoint(
                 f"ember.load: failed retrieving record {rec} of {self.name}: unsupported method "

@@ -580,6 +580,23 @@ for method, tag in ((zipfile.ZIP_BZIP2, 'bzip2'), (zipfile.ZIP_LZMA, 'lzma')):
 bomb('bzip2-bomb', zip_ckpt(pkl(tensor(st=storage(numel=2 ** 22), size=tup(i(2 ** 22)))),
                             {'data/0': b'\0' * (2 ** 24)}, compress={'data/0': zipfile.ZIP_BZIP2}),
      r'unsupported method', wrap=None)
+
+
+def _encrypted_flag(raw, name):
+    """Sets the 'encrypted' flag bit of record ``name`` (local header and central directory)."""
+    raw = bytearray(raw)
+    for sig, flag_at, name_at in ((b'PK\x03\x04', 6, 30), (b'PK\x01\x02', 8, 46)):
+        pos = raw.index(sig + b'', 0)
+        while True:
+            if raw[pos + name_at:pos + name_at + len(name)] == name.encode():
+                raw[pos + flag_at] |= 1
+                break
+            pos = raw.index(sig, pos + 4)
+    return bytes(raw)
+
+
+bomb('zip-encrypted-record', _encrypted_flag(zip_ckpt(pkl(tensor())), 'archive/data/0'), r'unsupported encryption',
+     wrap=None)
 # floods of cheap opcodes from a small deflated pickle
 _memo_rebuild = (g('torch._utils', '_rebuild_tensor_v2') + put(1) + b'0' + storage() + put(2) + b'0' +
                  tup(i(4)) + put(3) + b'0' + tup(i(1)) + put(4) + b'0' + hooks() + put(5) + b'0')

@@ -357,8 +357,10 @@ def _scatter_sum(n, g, rows, w):
     two = a.ndim == rows.ndim
     S = rows.shape[-1]
     flat = rows.reshape(-1)
-    ws = xp.broadcast_to(w, rows.shape).reshape(-1, S)
-    if not two:
+    ws = xp.broadcast_to(w, rows.shape).reshape(-1, S) if S else None
+    if not flat.shape[0]:                            # no box, or no sample
+        out = xp.zeros((n, a.shape[-1]) if two else (n,), dtype=a.dtype)
+    elif not two:
         out = xp.bincount(flat, weights=(a.reshape(-1, 1) * ws).reshape(-1),
                           minlength=n).astype(a.dtype)
     else:
@@ -1017,6 +1019,47 @@ def _cuda_version():
     return -1
 
 
+# ------------------------------------------------------------------ fake kernels (meta)
+def _fake_pooled(input, rois, ph, pw, cout, shape_msg, dtype_msg, pair):
+    import ember
+    _check_rois(input, rois, shape_msg, dtype_msg)
+    out = input.new_empty((rois.shape[0], cout, ph, pw))
+    return (out, input.new_empty(out.shape, dtype=ember.int32)) if pair else out
+
+
+def _fake_grad(grad, rois, *dims):
+    if grad.dtype != rois.dtype:
+        raise RuntimeError("grad should have the same type as rois")
+    return grad.new_empty(tuple(dims))
+
+
+_FAKES = {
+    'roi_align': lambda i, r, s, ph, pw, sr, al: _fake_pooled(
+        i, r, ph, pw, i.shape[1], "rois must have shape as Tensor[K, 5]",
+        "input should have the same type as rois", False),
+    '_roi_align_backward': lambda g, r, s, ph, pw, b, c, h, w, sr, al: _fake_grad(
+        g, r, b, c, h, w),
+    'roi_pool': lambda i, r, s, ph, pw: _fake_pooled(
+        i, r, ph, pw, i.shape[1], "Tensor rois should have shape as Tensor[K, 5]",
+        "input and rois must have the same dtype", True),
+    '_roi_pool_backward': lambda g, r, a, s, ph, pw, b, c, h, w: _fake_grad(g, r, b, c, h, w),
+    'ps_roi_align': lambda i, r, s, ph, pw, sr: _fake_pooled(
+        i, r, ph, pw, _ps_check(i, r, ph, pw), "Tensor rois should have shape as Tensor[K, 5]",
+        "input should have the same type as rois", True),
+    '_ps_roi_align_backward': lambda g, r, m, s, ph, pw, sr, b, c, h, w: _fake_grad(
+        g, r, b, c, h, w),
+    'ps_roi_pool': lambda i, r, s, ph, pw: _fake_pooled(
+        i, r, ph, pw, _ps_check(i, r, ph, pw), "Tensor rois should have shape as Tensor[K, 5]",
+        "input and rois must have the same dtype", True),
+    '_ps_roi_pool_backward': lambda g, r, m, s, ph, pw, b, c, h, w: _fake_grad(
+        g, r, b, c, h, w),
+    'deform_conv2d': lambda i, w, o, m, b, *a: i.new_empty(
+        (i.shape[0], w.shape[0]) + _deform_checks(i, w, o, m, b, *a)),
+    '_deform_conv2d_backward': lambda g, i, w, o, m, b, *a: tuple(
+        t.new_empty(t.shape) for t in (i, w, o, m, b)),
+}
+
+
 # ------------------------------------------------------------------ registration
 _KERNELS = {
     'nms': nms, 'qnms': _qnms, 'roi_align': roi_align,
@@ -1052,4 +1095,6 @@ def register():
         lib.define(schema)
         lib.impl(name, _KERNELS[name], 'CPU')
         lib.impl(name, _KERNELS[name], 'CUDA')
+        if name in _FAKES:
+            lib.impl(name, _FAKES[name], 'Meta')
     _LIB = lib

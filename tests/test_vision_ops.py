@@ -770,3 +770,24 @@ def test_torchaudio_library_is_refused_with_the_reason(tmp_path):
                                       "PyTorch's C\\+\\+ runtime.*torchaudio is not supported"):
         ember.ops.load_library(str(so))
     assert str(os.path.realpath(so)) not in ember.ops.loaded_libraries
+
+
+def test_no_boxes_and_meta_shapes():
+    x = ember.randn(2, 8, 5, 5, requires_grad=True)
+    none = ember.zeros(0, 5)
+    for f, shape in [(lambda t, r: TV.roi_align(t, r, 1.0, 3, 2, -1, False), (8, 3, 2)),
+                     (lambda t, r: TV.roi_pool(t, r, 1.0, 3, 2)[0], (8, 3, 2)),
+                     (lambda t, r: TV.ps_roi_align(t, r, 1.0, 2, 2, -1)[0], (2, 2, 2)),
+                     (lambda t, r: TV.ps_roi_pool(t, r, 1.0, 2, 2)[0], (2, 2, 2))]:
+        out = f(x, none)
+        assert out.shape == (0,) + shape
+        x.grad = None
+        out.sum().backward()
+        assert x.grad.abs().sum().item() == 0
+        meta = f(ember.empty(2, 8, 5, 5, device='meta'), ember.empty(4, 5, device='meta'))
+        assert meta.device.type == 'meta' and meta.shape == (4,) + shape
+    m = dict(device='meta')
+    out = TV.deform_conv2d(ember.empty(2, 8, 10, 10, **m), ember.empty(4, 8, 3, 3, **m),
+                           ember.empty(2, 18, 8, 8, **m), ember.empty(2, 1, **m),
+                           ember.empty(4, **m), 1, 1, 0, 0, 1, 1, 1, 1, False)
+    assert out.shape == (2, 4, 8, 8) and out.device.type == 'meta'

@@ -632,3 +632,10 @@ def test_det_complex_gradient():
     A = rand(4, 4, dtype=np.float64, seed=11) + 1j * rand(4, 4, dtype=np.float64, seed=12)
     check(lambda m, a: m.linalg.det(a), [A], grad=True)
     gradcheck_ember(lambda m, a: m.linalg.det(a), [A])
+
+
+def test_ormqr_needs_matrices():
+    check_error(lambda m: m.ormqr(m.tensor(1.), m.tensor(1.), m.tensor(1.)),
+                match='torch.ormqr: input must have at least 2 dimensions.')
+    check_error(lambda m: m.ormqr(m.ones(2, 2), m.ones(2), m.tensor(1.)),
+                match='torch.ormqr: other must have at least 2 dimensions.')

@@ -523,6 +523,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     """
     if not isinstance(input, Tensor):
         _args.tensor(input, 'convolution')
+    if any(st <= 0 for st in stride):
+        raise RuntimeError("non-positive stride is not supported")
     if not isinstance(padding, str) and any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
     if transposed and any(p < 0 for p in output_padding):

@@ -1800,6 +1800,9 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
         torch.Size([2, 2])
     """
     from .shape import cat
+    for t, what in ((input, 'input'), (input3, 'other')):
+        if isinstance(t, Tensor) and t.dim() < 2:
+            raise RuntimeError(f"torch.ormqr: {what} must have at least 2 dimensions.")
     mn, k = input.shape[-2], input.shape[-1]
     A = input
     if k < mn:

@@ -433,6 +433,9 @@ def _int_binary(name, fn_name):
     def op(input, other, *, out=None):
         from ._util import binary
         _check_tensor(input, name)
+        if not isinstance(other, Tensor):   # torch: no Python number here
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{_args.type_name(other)}")
         a, b, xp = binary(input, other)
         if a.dtype.kind not in 'iu':
             dt = _NP2DT[a.dtype]
@@ -981,6 +984,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         dims = [dim] if isinstance(dim, _int) else list(dim)
         given = True
     dims = [_wrap_dim(d, nd) for d in dims]
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if isinstance(spacing, (list, tuple)):
         if not given and len(spacing) != nd:
             raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, "

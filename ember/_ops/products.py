@@ -719,6 +719,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         tensor([0., 0., 1.])
     """
     x, y, xp = binary_arrays(input, other)
+    if x.ndim != y.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     n = max(x.ndim, y.ndim)
     d = _wrap_dim(dim, n)
     dx, dy = d - (n - x.ndim), d - (n - y.ndim)

@@ -480,8 +480,12 @@ def movedim(input, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) "
                            f"should contain the same number of dims as destination ({list(dst)} dims)")
-    src = [_wrap_dim(s, nd) for s in src]
-    dst = [_wrap_dim(d, nd) for d in dst]
+    src_w = [_wrap_dim(s, nd) for s in src]
+    dst_w = [_wrap_dim(d, nd) for d in dst]
+    for name, given, w in (('source', src, src_w), ('destination', dst, dst_w)):
+        if len(set(w)) != len(w):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    src, dst = src_w, dst_w
     order = [i for i in range(nd) if i not in src]
     perm = [None] * nd
     for s, d in zip(src, dst):
@@ -839,6 +843,8 @@ def narrow(input, dim, start, length):
     if dim.__class__ is not int:
         dim = _args.as_int(dim, 'narrow', 'dim', 1)
     a = input._data
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, a.ndim)
     if start.__class__ is not int or length.__class__ is not int:
         if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in 'iu'):

@@ -20,3 +20,13 @@ def test_alias_copy_is_differentiable():
     check(lambda m, x: m.alias_copy(x), [np.array(1.5)], grad=True)
     x = ember.ones(3)
     assert ember.alias_copy(x).data_ptr() != x.data_ptr()
+
+
+def test_gcd_lcm_need_tensors_and_gradient_repeated_dims():
+    from oracle import check_error
+    check_error(lambda m: m.gcd(m.ones(3, dtype=m.int64), 2),
+                match="gcd(): argument 'other' (position 2) must be Tensor, not int")
+    check_error(lambda m: m.lcm(m.ones(3, dtype=m.int64), 2),
+                match="lcm(): argument 'other' (position 2) must be Tensor, not int")
+    check_error(lambda m: m.gradient(m.ones(3, 3), spacing=0.1, dim=(1, 1)),
+                match='dim 1 appears multiple times in the list of dims')

@@ -350,3 +350,8 @@ def test_addbmm_int32_and_addr_bool():
               [rand(4, 3, dtype=bool), rand(4, dtype=bool, seed=1), rand(3, dtype=bool, seed=2)])
     check(lambda m, a, b: m.tensordot(a, b, dims=((0, 1), (2, 0))),
           [rand(1, 1, 1, dtype=np.int32), rand(2, 1, 2, dtype=np.int32)])
+
+
+def test_linalg_cross_needs_equal_ndim():
+    check_error(lambda m, a, b: m.linalg.cross(a, b), [rand(5, 5, 3), rand(5, 3)],
+                match='linalg.cross: inputs must have the same number of dimensions.')

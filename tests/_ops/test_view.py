@@ -475,3 +475,15 @@ def test_view_dtype():
         assert b.data_ptr() == a.data_ptr()
         b2 = a.requires_grad_().view(m.int32)   # allowed; the result needs no grad
         assert not b2.requires_grad and b2.grad_fn is None
+
+
+def test_movedim_repeated_and_narrow_zero_dim_errors():
+    # torch's errors (issue 21)
+    check_error(lambda m: m.movedim(m.ones(2, 3, 4, 5, 6), (1, 0, 2), (0, 4, -5)),
+                match='movedim: repeated dim in `destination` ([0, 4, -5])')
+    check_error(lambda m: m.movedim(m.ones(2, 3, 4), (0, 0), (1, 2)),
+                match='movedim: repeated dim in `source` ([0, 0])')
+    check_error(lambda m: m.narrow(m.tensor(1.), 0, 0, 1),
+                match='narrow() cannot be applied to a 0-dim tensor.')
+    check_error(lambda m: m.narrow_copy(m.tensor(1.), 0, 0, 1),
+                match='narrow() cannot be applied to a 0-dim tensor.')

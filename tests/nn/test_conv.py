@@ -179,3 +179,14 @@ def test_errors():
     check_error(lambda m: m.nn.Conv2d(4, 4, 3, groups=0), match='groups must be a positive integer')
     check_error(lambda m, x, w: m.nn.functional.conv2d(x, w), [rand(1, 2, 4, 4),
                                                              rand(3, 2, 3, 3, dtype=np.float64)])
+
+
+@pytest.mark.parametrize('stride', [(0,), (-1,)])
+def test_conv_non_positive_stride(stride):
+    # torch's error for every convolution (issue 21)
+    from oracle import check_error
+    for f, x, w in (('conv1d', (1, 1, 4), (1, 1, 2)), ('conv2d', (1, 1, 4, 4), (1, 1, 2, 2)),
+                    ('conv3d', (1, 1, 4, 4, 4), (1, 1, 2, 2, 2)),
+                    ('conv_transpose2d', (1, 1, 4, 4), (1, 1, 2, 2))):
+        check_error(lambda m: getattr(m.nn.functional, f)(m.ones(x), m.ones(w), stride=stride),
+                    match='non-positive stride is not supported')

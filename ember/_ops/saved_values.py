@@ -53,6 +53,12 @@ def _indices(n):
     return _wrap(idx)
 
 
+def _as_written(d):
+    """A dim argument as torch saves it: as given, a negative one wrapped to uint64."""
+    d = int(d)
+    return d + (1 << 64) if d < 0 else d
+
+
 def _slice_end(n, i):
     """A slice node's start (i=0) or end (i=1) as torch saves it: as written in ``x[a:b]``
     (an omitted start is 0, an omitted end INT64_MAX, a negative one wraps to uint64)."""
@@ -109,6 +115,16 @@ ATTRS = {
                        'mat2_sym_sizes': _tensor_sizes(1), 'mat2_sym_strides': _tensor_strides(1)},
     'ViewBackward0': {'self_sym_sizes': _sizes},
     'ExpandBackward0': {'self_sym_sizes': lambda n: tuple(n._in_meta[0][0])},
+    'SqueezeBackward0': {'self_sym_sizes': _sizes},
+    'SqueezeBackward1': {'dim': lambda n: _as_written(n.given), 'self_sym_sizes': _sizes},
+    'SqueezeBackward2': {'dim': lambda n: tuple(_as_written(d) for d in n.given),
+                         'self_sym_sizes': _sizes},
+    'SplitBackward0': {'dim': lambda n: _as_written(n.given_dim), 'split_size': _attr('split_size'),
+                       'self_sym_sizes': lambda n: tuple(n._in_meta[0][0])},
+    'SplitWithSizesBackward0': {'dim': lambda n: _as_written(n.given_dim),
+                                'split_sizes': _attr('split_sizes'),
+                                'self_sym_sizes': lambda n: tuple(n._in_meta[0][0])},
+    'UnbindBackward0': {'dim': _dim},
     'SliceBackward0': {'dim': _dim, 'start': lambda n: _slice_end(n, 0),
                        'end': lambda n: _slice_end(n, 1), 'step': _attr('step'),
                        'self_sym_sizes': _sizes},

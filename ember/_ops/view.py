@@ -699,6 +699,7 @@ def squeeze(input, dim=None):
     if input._rg and _Mode.grad:
         node = cls()
         node.shape = a.shape
+        node.given = dim        # grad_fn._saved_dim, as written
     return make_view(input, a.squeeze(dims) if dims else a[...], node)
 
 
@@ -926,15 +927,18 @@ class SplitBackward0(Node):
 SplitWithSizesBackward0 = type('SplitWithSizesBackward0', (SplitBackward0,), {})
 
 
-def _multi_view(input, pieces, cls, d):
+def _multi_view(input, pieces, cls, d, **saved):
     """Record one multi-output node (PyTorch's SplitBackward0 / UnbindBackward0) for the
-    views ``pieces`` of ``input``."""
+    views ``pieces`` of ``input``; ``saved``: more attributes of the node (what
+    ``grad_fn._saved_*`` shows)."""
     if _Mode.grad:
         for p in pieces:
             p._vmeta = 1
         if input._rg:
             node = cls()
             node.dim = d
+            if saved:
+                node.__dict__.update(saved)
             record(pieces, node, (input,))
     return pieces
 
@@ -995,9 +999,10 @@ def split(tensor, split_size_or_sections, dim=0):
         if s <= 0 and not (s == 0 and n == 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         if n == 0:
-            return _multi_view(tensor, _split_views(tensor, d, [(0, 0)]), SplitBackward0, d)
+            return _multi_view(tensor, _split_views(tensor, d, [(0, 0)]), SplitBackward0, d,
+                               split_size=s, given_dim=dim)
         return _multi_view(tensor, _split_views(tensor, d, [(i, min(i + s, n)) for i in range(0, n, s)]),
-                           SplitBackward0, d)
+                           SplitBackward0, d, split_size=s, given_dim=dim)
     sizes = [int(x) for x in split_size_or_sections]
     if sum(sizes) != n or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
@@ -1007,7 +1012,8 @@ def split(tensor, split_size_or_sections, dim=0):
     for s in sizes:
         bounds.append((i, i + s))
         i += s
-    return _multi_view(tensor, _split_views(tensor, d, bounds), SplitWithSizesBackward0, d)
+    return _multi_view(tensor, _split_views(tensor, d, bounds), SplitWithSizesBackward0, d,
+                       split_sizes=tuple(sizes), given_dim=dim)
 
 
 def split_with_sizes(self, split_sizes, dim=0):

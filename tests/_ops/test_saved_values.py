@@ -71,6 +71,14 @@ F_CASES = {
     'slice_step': lambda m, a, b, s: s[::2],
     'slice_past_end': lambda m, a, b, s: s[1:100],
     'narrow': lambda m, a, b, s: a.narrow(1, 1, 2),
+    'squeeze_all': lambda m, a, b, s: a[None].squeeze(),
+    'squeeze_dim': lambda m, a, b, s: a[:, None].squeeze(1),
+    'squeeze_negative': lambda m, a, b, s: a[:, :, None].squeeze(-1),
+    'squeeze_dims': lambda m, a, b, s: a[None, :, None].squeeze((0, -2)),
+    'split': lambda m, a, b, s: s.split(2)[1],
+    'split_sizes': lambda m, a, b, s: s.split([1, 2], -1)[0],
+    'chunk': lambda m, a, b, s: a.chunk(2, 1)[0],
+    'unbind': lambda m, a, b, s: s.unbind(1)[2],
     'min_dim_keepdim': lambda m, a, b, s: a.min(0, keepdim=True)[0],
 }
 

@@ -167,6 +167,32 @@ def _check_partial_overlap(self, o):
     if pa < eb and pb < ea:
         raise RuntimeError(_PARTIAL_OVERLAP)
 
+def check_out_overlap(out, inputs, full=False):
+    """PyTorch's error when ``out=`` tensor ``out`` and an input tensor share memory: a
+    partial overlap of two dense tensors always raises; with ``full`` (``cat``, ``stack``,
+    ``index_select``, ``gather``, which read inputs while writing) so does any overlap of
+    their memory ranges, the very same tensor included. Where the layouts make the
+    question hard (a non-dense tensor), PyTorch does not check, nor does this."""
+    if not isinstance(out, Tensor):
+        return
+    for t in inputs:
+        if not isinstance(t, Tensor) or t is None:
+            continue
+        if not full:
+            _check_partial_overlap(out, t)
+            continue
+        so, st = out._st, t._st
+        if t is not out and (so is None or st is None or (so is not st and
+                                                          so._src is not st._src)):
+            continue
+        a, b = out._data, t._data
+        if not a.size or not b.size or not (_dense(a) and _dense(b)):
+            continue
+        pa, pb = _ptr(a), _ptr(b)
+        if pa < pb + b.size * b.itemsize and pb < pa + a.size * a.itemsize:
+            raise RuntimeError(_PARTIAL_OVERLAP)
+
+
 def _raise_view_rebase(v, indirect):
     """PyTorch's error for an in-place change of (or through) a view that autograd cannot
     rebase: an output of a multi-view op (``unbind``, ``split``...) or a view made in

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _Mode, _legacy_name
-from ._inplace import inplace
+from ._inplace import inplace, check_out_overlap
 from ..autograd.graph import _named
 from ._util import wrap, Node, binary_arrays, binary, record, _Upcast, write_out, grad_needed
 from .._backend import array_module
@@ -231,8 +231,20 @@ def _record_not_impl(res, name, *ins):
 
 
 def _out(res, out, name='add'):
-    """``out=`` of the pointwise ops (see ``_util.write_out``)."""
-    return res if out is None else write_out(res, out, name)
+    """``out=`` of the pointwise ops (see ``_util.write_out``). An ``out`` that partly
+    overlaps one of the op's tensor arguments raises PyTorch's error (the very same tensor
+    is allowed): the arguments are read from the calling op's frame, the one place that
+    knows them all (this runs only when ``out`` is given)."""
+    if out is None:
+        return res
+    if isinstance(out, Tensor):
+        f = sys._getframe(1)
+        code = f.f_code
+        loc = f.f_locals
+        check_out_overlap(out, [loc.get(n) for n in
+                                code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+                                if n != 'out'])
+    return write_out(res, out, name)
 
 
 def _make_inplace(fn, name):

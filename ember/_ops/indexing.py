@@ -12,8 +12,8 @@ from .. import _dtype as D
 from .._dtype import _NP2DT
 
 from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name, _bind
-from ._inplace import (inplace, check_inplace, _autograd_check, _check_partial_overlap,
-                       _internal_overlap, _writable, _writeable)
+from ._inplace import (inplace, check_inplace, check_out_overlap, _autograd_check,
+                       _check_partial_overlap, _internal_overlap, _writable, _writeable)
 from ._util import wrap, Node, register, grad_needed, record
 from .._backend import array_module
 from ..autograd.graph import _named
@@ -869,6 +869,7 @@ def index_select(input, dim, index, *, out=None):
         record(res, node, (input,))
     if out is not None:
         from ._pointwise_common import _out
+        check_out_overlap(out, (input,), full=True)
         return _out(res, out)
     return res
 
@@ -1121,6 +1122,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         record(res, node, (input,))
     if out is not None:
         from ._pointwise_common import _out
+        check_out_overlap(out, (input,), full=True)
         return _out(res, out)
     return res
 

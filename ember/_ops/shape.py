@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dtype import _NP2DT
 from .._tensor import Tensor, Size, _Mode, _wrap_dim
-from ._inplace import inplace
+from ._inplace import inplace, check_out_overlap
 from ..autograd.graph import _named
 from .._backend import array_module, to_device
 from .._device import CPU
@@ -141,6 +141,8 @@ def cat(tensors, dim=0, *, out=None):
         node = CatBackward0()
         node.dim, node.parts = d, parts
         record(res, node, tensors)
+    if out is not None:
+        check_out_overlap(out, tensors, full=True)
     return _out(res, out, 'cat')
 
 
@@ -179,6 +181,8 @@ def stack(tensors, dim=0, *, out=None):
         node = StackBackward0()
         node.dim = d
         record(res, node, tensors)
+    if out is not None:
+        check_out_overlap(out, tensors, full=True)
     return _out(res, out, 'stack')
 
 

@@ -215,3 +215,45 @@ def test_named_out_wrong_dtype(name, dts):
 ])
 def test_max_out_wrong_kind(call):
     errors_both(lambda m: call(m, m.tensor(_X3)), 'invalid combination of arguments')
+
+
+# ------------------------------------------------------------------ out= sharing memory with inputs
+
+def _overlap_cases(m):
+    def t():
+        return m.arange(6.)
+    return {
+        'add, out is an input': lambda: (lambda x: m.add(x, x, out=x))(t()),
+        'add, partial': lambda: (lambda x: m.add(x[:3], 1, out=x[1:4]))(t()),
+        'add, disjoint views': lambda: (lambda x: m.add(x[:3], x[3:], out=x[:3]))(t()),
+        'exp, partial': lambda: (lambda x: m.exp(x[1:], out=x[:5]))(t()),
+        'exp, out is the base': lambda: (lambda x: m.exp(x[1:], out=x))(t()),
+        'atan2, partial': lambda: (lambda x: m.atan2(x[1:], x[:5], out=x[:5]))(t()),
+        'clamp, partial': lambda: (lambda x: m.clamp(x[1:], 0, 1, out=x[:5]))(t()),
+        'where, partial': lambda: (lambda x: m.where(x[1:] > 1, x[1:], x[:5], out=x[:5]))(t()),
+        'lerp, partial': lambda: (lambda x: m.lerp(x[1:], x[:5], 0.5, out=x[:5]))(t()),
+        'strided input (not checked)': lambda: (lambda x: m.add(x[::2], 1, out=x[:3]))(t()),
+        'mm, out is an input (not checked)': lambda: (lambda x: m.mm(x, x, out=x))(m.ones(2, 2)),
+        'sum into an element (not checked)': lambda: (lambda x: m.sum(x, 0, out=x[0]))(t()),
+        'cat, any overlap': lambda: (lambda x: m.cat([x[:2], x[:2]], out=x[:4]))(t()),
+        'cat, disjoint': lambda: (lambda x: m.cat([x[:2], x[:2]], out=x[2:6]))(t()),
+        'cat, out is the input': lambda: (lambda x: m.cat([x], out=x))(t()),
+        'stack, overlap': lambda: (lambda x: m.stack([x[:1], x[1:2]], out=x[:2].view(2, 1)))(t()),
+        'index_select, out is the input': lambda: (lambda x: m.index_select(
+            x, 0, m.tensor([0, 1, 2, 3, 4, 5]), out=x))(t()),
+        'gather, overlap': lambda: (lambda x: m.gather(x, 0, m.tensor([1, 0]), out=x[:2]))(t()),
+    }
+
+
+def test_out_overlapping_inputs_as_torch():
+    tc, ec = _overlap_cases(torch), _overlap_cases(ember)
+    for name in tc:
+        got = []
+        for f in (tc[name], ec[name]):
+            try:
+                f()
+                got.append('ok')
+            except RuntimeError as e:
+                assert 'refer to a single memory location' in str(e), (name, str(e))
+                got.append('RuntimeError')
+        assert got[0] == got[1], (name, got)

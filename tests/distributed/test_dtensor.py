@@ -207,3 +207,16 @@ def test_dtensor_ember_only_2_ranks():
 def test_dtensor_2d_mesh_4_ranks():
     outs = run_ranks(EMBER_ONLY, n=4, timeout=90)
     assert [o.strip().splitlines()[-1] for o in outs] == [f'ok4 {r}' for r in range(4)]
+
+
+def test_import_leaves_op_bindings_plain():
+    """Importing the package defines DTensor but must not switch every op of the process to
+    the observing bindings: that happens when a DTensor is first made."""
+    import subprocess
+    code = ("import ember\nfrom ember._ops import _dispatch\n"
+            "import ember.distributed.tensor, ember.distributed.tensor.parallel, "
+            "ember.distributed.fsdp\n"
+            "assert not _dispatch._observing\nprint('ok')")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == 'ok', out.stderr

@@ -94,6 +94,8 @@ def _plain(dt):
 
 def _make(local, mesh, placements, shape):
     """A DTensor around the plain tensor ``local`` (sharing its memory; no autograd)."""
+    if not _OBSERVING:
+        _observe()
     t = _T._new_tensor(local._data, DTensor)
     t._st = local._storage_obj()
     t.__dict__['_spec'] = _Spec(mesh, placements, shape)
@@ -538,10 +540,26 @@ class DTensor(_T.Tensor):
             p._rg = True
         return p
 
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        from . import _sharding
-        return _sharding.dispatch(func, args, kwargs or {})
+    # the real handler is installed below, after the class exists: creating a Tensor
+    # subclass with a handler would switch every op to the observing bindings at import
+    __torch_function__ = _T._disabled_torch_function_impl
+
+
+def _torch_function(cls, func, types, args=(), kwargs=None):
+    """``DTensor.__torch_function__``: every op on a DTensor goes to the sharding rules."""
+    from . import _sharding
+    return _sharding.dispatch(func, args, kwargs or {})
+
+
+_OBSERVING = []
+
+
+def _observe():
+    """Ops must reach ``DTensor.__torch_function__`` once a DTensor exists: install the
+    observing bindings (once; ``import ember.distributed.tensor`` alone changes nothing)."""
+    from ..._ops import _dispatch
+    _dispatch._activate('subclass')
+    _OBSERVING.append(True)
 
 
 def _make_param_class():
@@ -549,7 +567,7 @@ def _make_param_class():
 
     class _DTensorParameter(DTensor, Parameter):
         __slots__ = ()
-        __torch_function__ = DTensor.__torch_function__
+        __torch_function__ = _T._disabled_torch_function_impl    # replaced below
 
         def __repr__(self):
             return 'Parameter containing:\n' + DTensor.__repr__(self)
@@ -563,6 +581,8 @@ def _make_param_class():
 
 
 _DTensorParameter = _make_param_class()
+DTensor.__torch_function__ = classmethod(_torch_function)
+del _DTensorParameter.__torch_function__
 
 
 def _default_mesh():

@@ -1041,3 +1041,20 @@ def test_save_to_hard_link_and_device(tmp_path):
     assert ember.load(tmp_path / 'b.pt').tolist() == [0.0, 0.0]    # the link sees the new data
     ember.save(ember.ones(2), os.devnull)
     assert not os.path.isfile(os.devnull)
+
+
+def test_recursion_error_becomes_unpickling_error():
+    """Two equal frozensets nested 90 deep (under the nesting bound): adding the second to a
+    set compares them level by level. Where that passes Python's recursion limit, load
+    raises an UnpicklingError, never a RecursionError."""
+    import inspect
+    deep = b'(' * 90 + b'\x91' * 90
+    data = zip_ckpt(pkl(EMPTY_SET + MARK + deep + deep + b'\x90', PROTO4))
+    assert len(ember.load(io.BytesIO(data))) == 1
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 60)
+    try:
+        with pytest.raises(pickle.UnpicklingError, match='nests objects too deeply'):
+            ember.load(io.BytesIO(data))
+    finally:
+        sys.setrecursionlimit(old)

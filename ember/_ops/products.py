@@ -569,8 +569,33 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 for _fn, _nm in ((addmm, 'addmm_'), (addmv, 'addmv_'), (baddbmm, 'baddbmm_'),
-                 (addbmm, 'addbmm_'), (addr, 'addr_')):
+                 (addr, 'addr_')):
     register(_nm, function=_nm == 'addmv_')(_make_inplace(_fn, _nm))    # torch.addmv_ too
+
+_addbmm_inplace = _make_inplace(addbmm, 'addbmm_')
+
+
+@register(function=False)
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place version of :func:`addbmm`. As in PyTorch, a ``self`` that only broadcasts to
+    the result's shape is resized to it (the other ``add*_`` ops raise instead).
+
+    NOTE: unlike PyTorch, the resized ``self`` contributes its broadcast values; PyTorch
+    reads a ``(n, 1)`` self from memory the result has partly overwritten.
+
+    Example::
+
+        >>> ember.ones(1, 2).addbmm_(ember.ones(3, 2, 4), ember.ones(3, 4, 2)).shape
+        torch.Size([2, 2])
+    """
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor) and batch1.dim() == 3 and \
+            batch2.dim() == 3 and isinstance(self, Tensor) and not self.requires_grad:
+        shape = (batch1.shape[1], batch2.shape[2])
+        if tuple(self.shape) != shape:
+            r = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)   # raises if no broadcast
+            self.resize_(shape)
+            return self.copy_(r)
+    return _addbmm_inplace(self, batch1, batch2, beta=beta, alpha=alpha)
 
 
 # ------------------------------------------------------------------ outer / inner / tensordot / kron

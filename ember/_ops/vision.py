@@ -758,7 +758,7 @@ def pixel_shuffle(input, upscale_factor):
     nb = len(b)
     v = a.reshape(b + (C // (r * r), r, r, H, W))
     perm = tuple(range(nb)) + tuple(nb + i for i in (0, 3, 1, 4, 2))
-    res = xp.ascontiguousarray(v.transpose(perm)).reshape(b + (C // (r * r), H * r, W * r))
+    res = v.transpose(perm).copy().reshape(b + (C // (r * r), H * r, W * r))   # a copy even when r == 1
     out = wrap(_layout.channels_last_like(res, a))
     if _Mode.grad and input._rg:
         node = PixelShuffleBackward0()
@@ -803,7 +803,7 @@ def pixel_unshuffle(input, downscale_factor):
     nb = len(b)
     v = a.reshape(b + (C, H // r, r, W // r, r))
     perm = tuple(range(nb)) + tuple(nb + i for i in (0, 2, 4, 1, 3))
-    res = xp.ascontiguousarray(v.transpose(perm)).reshape(b + (C * r * r, H // r, W // r))
+    res = v.transpose(perm).copy().reshape(b + (C * r * r, H // r, W // r))   # a copy even when r == 1
     out = wrap(_layout.channels_last_like(res, a))
     if _Mode.grad and input._rg:
         node = PixelUnshuffleBackward0()

@@ -355,3 +355,19 @@ def test_addbmm_int32_and_addr_bool():
 def test_linalg_cross_needs_equal_ndim():
     check_error(lambda m, a, b: m.linalg.cross(a, b), [rand(5, 5, 3), rand(5, 3)],
                 match='linalg.cross: inputs must have the same number of dimensions.')
+
+
+@pytest.mark.parametrize('shape', [(1, 10), (10,), (5, 10)])
+def test_addbmm_inplace_resizes_a_broadcast_self(shape):
+    # torch's addbmm_ resizes a self that only broadcasts to the result (issue 21); (a
+    # (5, 1) self reads torch's partly overwritten memory: not compared)
+    from tests.oracle import run_both
+    x, a, b = rand(*shape), rand(5, 5, 5), rand(5, 5, 10)
+
+    def f(m):    # m.tensor: resizable storage (from_numpy's is not, in torch either)
+        t = m.tensor(x)
+        r = t.addbmm_(m.tensor(a), m.tensor(b), beta=0.5)
+        return r, t, r is t
+    run_both(f, rtol=1e-5, atol=1e-5)
+    check_error(lambda m: m.ones(3, 10).addbmm_(m.ones(5, 5, 5), m.ones(5, 5, 10)),
+                match='must match the existing size')

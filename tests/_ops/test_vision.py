@@ -101,3 +101,15 @@ def test_align_corners_warning():
         ember.nn.functional.affine_grid(ember.eye(2, 3)[None], (1, 1, 2, 2))
     assert len(w) == 2 and all('align_corners=False since 1.3.0' in str(r.message) for r in w)
     assert all(r.filename == __file__ for r in w)
+
+
+def test_pixel_shuffle_factor_one_is_a_copy():
+    # torch returns new memory even when nothing moves (issue 21)
+    import ember
+    p = ember.randn(1, 4, 2, 2)
+    for f in (ember.nn.functional.pixel_shuffle, ember.nn.functional.pixel_unshuffle):
+        q = f(p, 1)
+        assert q.data_ptr() != p.data_ptr() and ember.equal(q, p)
+    x = ember.randn(4, 6)
+    assert x.ravel().data_ptr() == x.data_ptr()          # contiguous: a view
+    assert x.t().ravel().data_ptr() != x.data_ptr()      # non-contiguous: a copy

@@ -215,6 +215,21 @@ def _log_api_usage_once(event):
     """
 
 
+def _get_tracing_state():
+    """The TorchScript tracer's state while ``torch.jit.trace`` records, else ``None``
+    (torchvision's ``_is_tracing`` asks it).
+
+    NOTE: unlike PyTorch, ember has no tracer (``ember.jit.trace`` runs eagerly): always
+    ``None``.
+
+    Example::
+
+        >>> ember._C._get_tracing_state() is None
+        True
+    """
+    return None
+
+
 _TensorMeta = type(Tensor)
 
 

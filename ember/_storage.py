@@ -492,8 +492,8 @@ class _LegacyStorageMeta(type):
 
     def __call__(cls, *args, **kwargs):
         if cls._device == 'cuda':
-            from . import cuda
-            if not cuda.is_available():
+            from ._backend import cuda_module
+            if cuda_module() is None:
                 raise AssertionError("Torch not compiled with CUDA enabled")
         dt = cls.dtype
         if kwargs or len(args) > 1:
@@ -521,8 +521,19 @@ class _LegacyStorageMeta(type):
         return type.__subclasscheck__(cls, sub)
 
 
+_LEGACY_CLASSES = {}
+
+
 def _legacy_storage_classes(device_type='cpu'):
-    """The legacy storage classes (``FloatStorage``...) for ``'cpu'`` or ``'cuda'``."""
+    """The legacy storage classes (``FloatStorage``...) for ``'cpu'`` or ``'cuda'`` (made
+    once: ``ember.FloatStorage`` and ``Tensor.storage_type()`` are the same class)."""
+    got = _LEGACY_CLASSES.get(device_type)
+    if got is None:
+        got = _LEGACY_CLASSES[device_type] = _make_legacy_storage_classes(device_type)
+    return dict(got)
+
+
+def _make_legacy_storage_classes(device_type):
     from . import _dtype as D
     mod = 'ember' if device_type == 'cpu' else 'ember.cuda'
 

@@ -515,15 +515,6 @@ class Tensor:
     # autograd, as in torch) and wraps ufunc results as tensors
     __array_priority__ = 1000
 
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        """Wrap the result of a NumPy ufunc applied to this tensor as a tensor (a 0-dim one
-        for a scalar result; bool results as uint8, as in PyTorch)."""
-        array = np.asarray(array)
-        if array.dtype == np.bool_:
-            array = array.astype(np.uint8)
-        from ._ops.creation import from_numpy
-        return from_numpy(np.ascontiguousarray(array) if array.ndim else array.copy())
-
     def __contains__(self, element):
         """``element in tensor``: whether any element equals ``element`` (a number or a
         tensor, broadcast against this one)."""

@@ -21,8 +21,9 @@ and double backward work; ``deform_conv2d`` is differentiable through its ember 
 (input, weight, offset, mask and bias). The boxes get no gradient, as in torchvision.
 
 NOTE: unlike torchvision, double backward of ``roi_align``, ``roi_pool``, ``ps_roi_*`` and
-``deform_conv2d`` works instead of raising; ``qnms`` exists (torchvision registers a fake
-kernel for it) and raises, since ember has no quantized tensors.
+``deform_conv2d`` works instead of raising; ``qnms`` and ``qroi_align`` exist (torchvision
+registers fake kernels for them) and raise, since ember has no quantized tensors;
+``box_iou_rotated`` (torchvision 0.29) is not provided yet.
 """
 import numpy as np
 
@@ -34,6 +35,9 @@ __all__ = ['nms', 'roi_align', 'roi_pool', 'ps_roi_align', 'ps_roi_pool', 'defor
 _SCHEMAS = {
     'nms': "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
     'qnms': "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
+    'qroi_align': "qroi_align(Tensor input, Tensor rois, float spatial_scale, SymInt "
+                  "pooled_height, SymInt pooled_width, int sampling_ratio, bool aligned) -> "
+                  "Tensor",
     'roi_align': "roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt "
                  "pooled_height, SymInt pooled_width, int sampling_ratio, bool aligned) -> "
                  "Tensor",
@@ -245,6 +249,10 @@ def nms(dets, scores, iou_threshold):
 
 def _qnms(dets, scores, iou_threshold):
     raise NotImplementedError("torchvision::qnms: ember has no quantized tensors")
+
+
+def _qroi_align(*args):
+    raise NotImplementedError("torchvision::qroi_align: ember has no quantized tensors")
 
 
 # ------------------------------------------------------------------ bilinear sampling plans
@@ -1062,7 +1070,7 @@ _FAKES = {
 
 # ------------------------------------------------------------------ registration
 _KERNELS = {
-    'nms': nms, 'qnms': _qnms, 'roi_align': roi_align,
+    'nms': nms, 'qnms': _qnms, 'qroi_align': _qroi_align, 'roi_align': roi_align,
     '_roi_align_backward': _roi_align_backward, 'roi_pool': roi_pool,
     '_roi_pool_backward': _roi_pool_backward, 'ps_roi_align': ps_roi_align,
     '_ps_roi_align_backward': _ps_roi_align_backward, 'ps_roi_pool': ps_roi_pool,

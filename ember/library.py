@@ -819,9 +819,10 @@ class _Ops:
         compiled custom operators such as torchvision's) cannot register anything with
         ember; it is refused with the ``OSError`` PyTorch raises for a library it cannot
         load, before anything is loaded. Write such operators in Python with
-        :class:`ember.library.Library` instead. For torchvision's library, the operators
-        ember writes in Python (``ember._vision_ops``) are registered under
-        ``torchvision::`` first.
+        :class:`ember.library.Library` instead. torchvision's operator library
+        (``torchvision/_C``) is the exception: ember provides its operators in Python
+        (``ember._vision_ops``), so asking for it registers them under ``torchvision::``
+        and succeeds (the binary itself is not loaded), and ``torchvision.ops`` runs on them.
 
         Args:
             path (str): the path of the shared library.
@@ -841,6 +842,10 @@ class _Ops:
         if os.path.basename(os.path.dirname(path)) == 'torchvision':
             from . import _vision_ops          # torchvision's operators written for ember
             _vision_ops.register()
+            name = os.path.basename(path).split('.')[0]
+            if name in ('_C', '_C_stable') and os.path.isfile(path):
+                self.loaded_libraries.add(path)
+                return
         try:
             with open(path, 'rb') as f:
                 data = f.read(64 << 20)      # the dynamic section's names come first

@@ -12,6 +12,7 @@ draws the same numbers as PyTorch on the CPU, and states move between the two:
 import contextlib
 import secrets
 import struct
+import sys
 
 import numpy as np
 
@@ -125,7 +126,7 @@ class Generator:
     def get_state(self):
         """Returns the generator state as a ``torch.ByteTensor`` in PyTorch's CPU layout
         (5056 bytes), which ``torch.Generator.set_state`` accepts too."""
-        from ._ops._util import wrap
+        from ._tensor import _new_tensor as wrap
         st = self._mt.state['state']
         pos = int(st['pos'])
         left = _MT_N + 1 - pos
@@ -303,8 +304,10 @@ def thread_safe_generator():
     NOTE: ember's DataLoader runs its workers as processes, so inside ember's own loaders
     this returns ``None``, as PyTorch's does in process workers.
     """
-    from .utils.data import get_worker_info
-    info = get_worker_info()
+    # the DataLoader's worker module is an upper layer: when nothing has loaded it, this
+    # is no worker (its state is read, not imported)
+    worker = sys.modules.get('ember.utils.data._utils.worker')
+    info = worker.get_worker_info() if worker is not None else None
     if info is not None and getattr(info, 'worker_method', None) == 'thread':
         rng = getattr(info, 'rng', None)
         if rng is not None:

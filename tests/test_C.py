@@ -87,3 +87,10 @@ def test_nn_parse_to_like_torch():
 def test_tensor_meta_and_usage_log():
     assert isinstance(ember.Tensor, ember._C._TensorMeta)
     assert ember._C._log_api_usage_once('python.test') is None
+
+
+def test_get_tracing_state_outside_tracing_is_none():
+    """torchvision's ``_is_tracing`` (MultiScaleRoIAlign) asks it; None as torch's when
+    nothing is being traced."""
+    assert ember._C._get_tracing_state() is None
+    assert torch._C._get_tracing_state() is None

@@ -1,13 +1,17 @@
 """The package's layering, enforced by parsing every module's imports.
 
 Ember is built in layers (see docs/architecture.md); a module may import, at module level,
-only modules of its own layer or below. Imports inside functions are lazy and allowed: they
-run after the whole package is loaded, which is how a lower layer reaches an upper one
-(``Tensor.backward`` calling the engine, ``Tensor.__repr__`` calling the printer).
+only modules of its own layer or below. Importing ``ember.a.b`` also runs the package
+``ember.a``'s ``__init__``, so the parent packages of an imported module are checked too
+(except ``ember`` itself, which every submodule import runs first anyway).
 
-Importing ``ember.a.b`` also runs the package ``ember.a``'s ``__init__``, so the parent
-packages of an imported module are checked too (except ``ember`` itself, which every
-submodule import runs first anyway).
+The core (layers 0-3: dtypes, backends, storage, ``Tensor``, autograd, the ops) is held to
+more: every import counts, the ones inside function bodies too (``import ember`` as the top
+layer), so the core reads bottom-up. No core module imports a higher layer, even lazily
+(except the few named, with their reasons, in ``UPWARD``), and the core's import graph has
+no cycle. A member of ``Tensor`` that needs an upper layer (``backward``, ``__repr__``...) is
+written in that layer and bound onto ``Tensor`` from there (``_tensor._bind``), as the op
+methods are.
 """
 import ast
 import os
@@ -24,19 +28,29 @@ LAYERS = {
     'ember._backend': 0,
     'ember._storage': 0,
     'ember._grad_state': 0,
-    # the generators (PyTorch's mt19937 streams) stand on the backend alone, below the ops
-    # that draw from them; ember.random is also the public torch.random namespace
-    'ember.random': 0,
+    # the generators (PyTorch's mt19937 streams), below the ops that draw from them; their
+    # states are Tensors (get_state/set_state), so they stand on the Tensor type;
+    # ember.random is also the public torch.random namespace
+    'ember.random': 1,
     'ember._memory_format': 0,
+    # PyTorch's stride rules for results (arrays and strides only; the ops and the
+    # gradient-layout contract of AccumulateGrad use them)
+    'ember._layout': 0,
     # 1: the Tensor type (metadata, views, version counter) and its printing
     'ember._tensor': 1,
     'ember._tensor_str': 1,
     'ember.return_types': 1,
-    # 2: the autograd graph and its modes and engine (written against Tensor only; ops are
-    #    reached lazily)
-    'ember.autograd': 2,
-    # 3: the op library
+    # 2: the autograd graph, its modes and its engine (written against Tensor only)
+    'ember.autograd.graph': 2,
+    'ember.autograd.engine': 2,
+    'ember.autograd.grad_mode': 2,
+    'ember.autograd.anomaly_mode': 2,
+    # 3: the op library, and the parts of ``ember.autograd`` written with it: ``backward``/
+    #    ``grad`` (default gradients are ``ones_like``), ``Function`` (views, aliases),
+    #    ``gradcheck``, ``functional``, ``forward_ad``, the profiler (an interceptor of the
+    #    ops' seam), the package ``__init__`` that assembles them
     'ember._ops': 3,
+    'ember.autograd': 3,
     # 4: the public namespaces that are thin over the ops (what ``ember/__init__`` exports)
     'ember._misc': 4,
     'ember._C': 4,
@@ -221,6 +235,175 @@ def test_no_module_imports_a_higher_layer():
 def test_known_violations_are_current():
     stale = KNOWN - set(violations())
     assert not stale, f"fixed: remove these from KNOWN: {sorted(stale)}"
+
+
+# ------------------------------------------------------------ the core: every import counts
+CORE_TOP = 3
+
+# Upward imports in the core that stay, each with its reason (keep this short: prefer
+# moving the code to its layer, or binding a member from the upper layer). A stale entry
+# fails ``test_core_exceptions_are_current``.
+UPWARD = {
+    ('ember._ops.loss', 'ember'):
+        "losses call their inner ops through the public namespace (ember.where, "
+        "ember.log_softmax...), so modes, the profiler and FlopCounterMode see them as they "
+        "see torch.nn.functional's Python code",
+    ('ember._ops.distance', 'ember'): "as loss: the distance functions' inner ops are public calls",
+    ('ember._ops.tensor_internals', 'ember.utils.dlpack'):
+        "Tensor.__dlpack__/__dlpack_device__ are implemented by ember.utils.dlpack, which "
+        "loads on first use (import ember stays light)",
+    ('ember._ops.tensor_internals', 'ember._misc'):
+        "Tensor.record_stream checks its argument against ember.Stream",
+    ('ember._ops.tensor_internals', 'ember.cuda'):
+        "Tensor.record_stream checks its argument against ember.cuda.Stream",
+    ('ember._ops.control_flow', 'ember.utils._pytree'):
+        "cond/while_loop/map flatten their operands with torch's pytree rules "
+        "(ember.utils._pytree, pure Python, importing nothing of ember)",
+}
+
+
+def _type_checking_nodes(tree):
+    """ids of the import statements under ``if TYPE_CHECKING:`` (never run)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for stmt in node.body:
+                out.update(id(n) for n in ast.walk(stmt))
+    return out
+
+
+def every_import(name, tree=None):
+    """``(module, line)`` for every ember module that module ``name`` imports: at module
+    level and inside function bodies (``import ember`` gives ``'ember'``, the top layer),
+    not under ``if TYPE_CHECKING:``."""
+    tree = _parse(name) if tree is None else tree
+    skip = _type_checking_nodes(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skip:
+            for target in resolve(name, node):
+                if target == 'ember' or target.startswith('ember.'):
+                    yield target, node.lineno
+    for mod, line in _dynamic_imports(tree):
+        if mod == 'ember' or mod.startswith('ember.'):
+            yield mod, line
+
+
+def _is_core(name):
+    lv = layer_of(name)
+    return name != 'ember' and lv is not None and lv <= CORE_TOP
+
+
+CORE = sorted(n for n in MODULES if _is_core(n))
+
+
+def _core_graph():
+    """``{importer: {imported: [line, ...]}}`` over the core modules, every import counted."""
+    graph = {}
+    for name in CORE:
+        edges = graph.setdefault(name, {})
+        for target, line in every_import(name):
+            if target != name and _is_core(target) and target in MODULES:
+                edges.setdefault(target, []).append(line)
+    return graph
+
+
+def upward_imports():
+    """``{(importer, imported): [line, ...]}`` for every import (lazy ones too) of a core
+    module that names a higher layer."""
+    found = {}
+    for name in CORE:
+        own = layer_of(name)
+        for target, line in every_import(name):
+            lv = layer_of(target)
+            if lv is not None and lv > own:
+                found.setdefault((name, target), []).append(line)
+    return found
+
+
+def cycles(graph):
+    """The strongly connected components of more than one module of ``graph`` (``{node:
+    iterable of nodes}``), each sorted: the import cycles (Tarjan's algorithm, iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_core_imports_only_down():
+    bad = {k: v for k, v in upward_imports().items() if k not in UPWARD}
+    msg = '\n'.join(
+        f"  {MODULES[a]}:{','.join(map(str, lines))}: {a} (layer {layer_of(a)}) imports "
+        f"{b} (layer {layer_of(b)}), inside a function or not; move the code to its layer, "
+        "or bind the member from the upper layer (``_tensor._bind``)"
+        for (a, b), lines in sorted(bad.items()))
+    assert not bad, "upward imports in the core:\n" + msg
+
+
+def test_core_exceptions_are_current():
+    stale = set(UPWARD) - set(upward_imports())
+    assert not stale, f"fixed: remove these from UPWARD: {sorted(stale)}"
+
+
+def test_core_has_no_import_cycle():
+    graph = _core_graph()
+    found = cycles(graph)
+    msg = '\n'.join(
+        '  cycle: ' + ', '.join(comp) + '\n' + '\n'.join(
+            f"    {MODULES[a]}:{','.join(map(str, graph[a][b]))}: {a} imports {b}"
+            for a in comp for b in sorted(graph[a]) if b in comp)
+        for comp in found)
+    assert not found, "import cycles among the core modules:\n" + msg
+
+
+def test_checker_sees_lazy_imports_and_cycles(tmp_path):
+    """The core checks themselves: imports in function bodies count, ``import ember`` is the
+    top layer, ``TYPE_CHECKING`` imports do not count; a planted cycle is found, a chain is
+    not."""
+    src = ("import os\nif TYPE_CHECKING:\n    from ..optim import sgd\n"
+           "def f():\n    from ..nn import functional\n    import ember\n"
+           "class A:\n    def g(self):\n        from .._tensor import Tensor\n")
+    MODULES.setdefault('ember._ops._fake', str(tmp_path / 'fake.py'))
+    try:
+        got = sorted(t for t, _ in every_import('ember._ops._fake', ast.parse(src)))
+    finally:
+        del MODULES['ember._ops._fake']
+    assert got == ['ember', 'ember._tensor', 'ember.nn.functional']
+    assert layer_of('ember') > CORE_TOP
+    assert cycles({'a': ['b'], 'b': ['c'], 'c': ['a'], 'd': ['a']}) == [['a', 'b', 'c']]
+    assert cycles({'a': ['b'], 'b': ['c'], 'c': []}) == []
 
 
 def _dynamic_imports(tree):

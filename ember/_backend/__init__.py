@@ -24,7 +24,29 @@ def _set_cpu_module(xp):
     global _cpu_module
     _cpu_module = xp
 
+
+_strict_backend._on_switch.append(_set_cpu_module)
+
 _cupy = None
+
+
+_cuda = None
+_cuda_checked = False
+
+
+def cuda_module():
+    """CuPy when it is installed and sees a CUDA GPU, else None (checked once): the one
+    answer to "is CUDA available" (``ember.cuda.is_available()`` and the layers below the
+    ``cuda`` namespace ask it)."""
+    global _cuda, _cuda_checked
+    if not _cuda_checked:
+        _cuda_checked = True
+        import importlib.util
+        if importlib.util.find_spec('cupy') is not None:   # cheap: nothing is imported
+            from . import cupy_backend
+            if cupy_backend.is_available():
+                _cuda = cupy_backend.cupy_module()
+    return _cuda
 
 
 def _get_cupy():

@@ -298,6 +298,9 @@ def to_numpy(a):
 
 
 _enabled = False
+# called with the new CPU array module on enable()/disable(): ``_backend/__init__`` registers
+# its setter here when it is imported (this module does not import its package)
+_on_switch = []
 
 
 def enabled():
@@ -310,16 +313,16 @@ def enable():
     the CPU (``ember.zeros``, ``ember.tensor``, ...) hold StrictArrays from now on."""
     global _enabled
     _enabled = True
-    from . import _set_cpu_module
-    _set_cpu_module(STRICT)
+    for f in _on_switch:
+        f(STRICT)
 
 
 def disable():
     """Undo :func:`enable`."""
     global _enabled
     _enabled = False
-    from . import _set_cpu_module
-    _set_cpu_module(np)
+    for f in _on_switch:
+        f(np)
 
 
 if os.environ.get('EMBER_STRICT_BACKEND', '') not in ('', '0'):

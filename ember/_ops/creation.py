@@ -253,7 +253,8 @@ def _write_out(out, res, name='empty'):
 
 @register(method=False)
 class _TensorNew:
-    """``Tensor(...)``, the legacy constructor, bound onto ``Tensor`` from here."""
+    """``Tensor(...)``, the legacy constructor, and ``Tensor.__array_wrap__`` (NumPy ufunc
+    results as tensors), bound onto ``Tensor`` from here."""
 
     def __new__(cls, *args, device=None, **kwargs):
         dt = cls._legacy_dtype or D.get_default_dtype()
@@ -270,6 +271,14 @@ class _TensorNew:
         if cls is not Tensor and not issubclass(cls, _LegacyTensor):
             t = t.as_subclass(cls)
         return t
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """Wrap the result of a NumPy ufunc applied to this tensor as a tensor (a 0-dim one
+        for a scalar result; bool results as uint8, as in PyTorch)."""
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return from_numpy(np.ascontiguousarray(array) if array.ndim else array.copy())
 
 
 _bind(_TensorNew)
@@ -1086,8 +1095,8 @@ def _to_args(args, kwargs):
             _args.overflow(device)
             if device < 0:
                 raise RuntimeError("Device index must not be negative")
-            from .. import cuda
-            if not cuda.is_available():
+            from .._backend import cuda_module
+            if cuda_module() is None:
                 raise RuntimeError("Cannot access accelerator device when none is available.")
             device = _device('cuda', device)
         else:

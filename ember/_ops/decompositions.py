@@ -1213,10 +1213,9 @@ def vander(x, *, N=None):
         if n < 1:
             raise RuntimeError('N must be greater than 1.')
         return x.unsqueeze(-1).pow(0)
-    from .reduction import cumprod
     from .shape import cat
     xs = x.unsqueeze(-1).expand(*x.shape, n - 1)
-    return cat([x.unsqueeze(-1).pow(0), cumprod(xs, -1)], -1)
+    return cat([x.unsqueeze(-1).pow(0), xs.cumprod(-1)], -1)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -1228,30 +1227,6 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
         tensor([1., 1.])
     """
     return A.diagonal(offset, dim1, dim2)
-
-
-def cond(A, p=None, *, out=None):
-    """Computes the condition number of a matrix with respect to a matrix norm.
-
-    Args:
-        A (Tensor): tensor of shape `(*, m, n)`.
-        p (int, inf, -inf, 'fro', 'nuc', optional): the norm. Default: `None` (2-norm).
-
-    Example::
-
-        >>> ember.linalg.cond(ember.eye(2))
-        tensor(1.)
-    """
-    from .norms import matrix_norm
-    if p in (None, 2, -2):
-        s = svdvals(A)
-        r = s[..., 0] / s[..., -1] if p in (None, 2) else s[..., -1] / s[..., 0]
-    else:
-        _check_square(A, 'linalg.cond')
-        r = matrix_norm(A, p) * matrix_norm(inv(A), p)
-    if out is not None:
-        return _out(r, out)
-    return r
 
 
 def tensorinv(A, ind=2, *, out=None):
@@ -1461,8 +1436,7 @@ class LinalgLuFactorExBackward0(Node):
     def backward(self, gLU, gpiv=None, ginfo=None):
         LU, P = self.saved_tensors
         m, n = LU.shape[-2:]
-        from .shape import tril, triu
-        from .. import cat
+        from .shape import tril, triu, cat
         L, U = _split_lu(LU)
         if m == n:
             gL, gU = tril(gLU, -1), triu(gLU)
@@ -1814,25 +1788,6 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
         Q = _mH(Q)
     r = Q @ input3 if left else input3 @ Q
     return _out(r, out) if out is not None else r
-
-
-@register(method=False)
-def norm_except_dim(v, pow=2, dim=0):
-    """The `pow`-norm of `v` over every dimension but `dim`, keeping the dimensions
-    (``dim=-1``: the norm of the whole tensor, a scalar).
-
-    Example::
-
-        >>> ember.norm_except_dim(ember.ones(2, 3), 2, 0)
-        tensor([[1.7321],
-                [1.7321]])
-    """
-    from .norms import vector_norm
-    if dim == -1:
-        return vector_norm(v, pow)
-    dim = dim % v.dim()
-    other = tuple(d for d in range(v.dim()) if d != dim)
-    return vector_norm(v, pow, other, keepdim=True)
 
 
 # ------------------------------------------------------------------ LDL (Bunch-Kaufman)

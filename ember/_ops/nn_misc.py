@@ -23,19 +23,8 @@ __all__ = ['bilinear', 'conv_tbc', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm
            'BroadcastingList3', 'Callable', 'DType', 'Optional', 'TYPE_CHECKING',
            'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES',
            'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'ScalingType',
-           'SwizzleType', 'has_torch_function', 'has_torch_function_unary',
-           'has_torch_function_variadic', 'handle_torch_function']
-
-_OVERRIDES = ('has_torch_function', 'has_torch_function_unary',
-              'has_torch_function_variadic', 'handle_torch_function')
-
-
-def __getattr__(name):
-    # the __torch_function__ helpers are ember.overrides' functions (one definition)
-    if name in _OVERRIDES:
-        from .. import overrides
-        return getattr(overrides, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+           'SwizzleType']
+# (F.has_torch_function & co are ember.overrides' functions: nn/functional.py re-exports them)
 
 
 # ------------------------------------------------------------------ typing names, tables

@@ -9,7 +9,7 @@ from .._tensor import _Mode, _wrap_dim
 from ._util import wrap, Node, record
 from .._backend import array_module
 from ._linalg_common import (_st, _fresh, _out)
-from .decompositions import (_real_dtype, svdvals)
+from .decompositions import (_real_dtype, svdvals, inv, _check_square)
 
 
 # ------------------------------------------------------------------ norms
@@ -216,3 +216,45 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
         dim, keepdim = None, dim
     r = matrix_norm(input, 'nuc', (-2, -1) if dim is None else dim, keepdim)
     return _out(r, out) if out is not None else r
+
+
+# norms of matrices built from the decompositions (cond) and of slices (norm_except_dim)
+def cond(A, p=None, *, out=None):
+    """Computes the condition number of a matrix with respect to a matrix norm.
+
+    Args:
+        A (Tensor): tensor of shape `(*, m, n)`.
+        p (int, inf, -inf, 'fro', 'nuc', optional): the norm. Default: `None` (2-norm).
+
+    Example::
+
+        >>> ember.linalg.cond(ember.eye(2))
+        tensor(1.)
+    """
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        r = s[..., 0] / s[..., -1] if p in (None, 2) else s[..., -1] / s[..., 0]
+    else:
+        _check_square(A, 'linalg.cond')
+        r = matrix_norm(A, p) * matrix_norm(inv(A), p)
+    if out is not None:
+        return _out(r, out)
+    return r
+
+
+@_register(method=False)
+def norm_except_dim(v, pow=2, dim=0):
+    """The `pow`-norm of `v` over every dimension but `dim`, keeping the dimensions
+    (``dim=-1``: the norm of the whole tensor, a scalar).
+
+    Example::
+
+        >>> ember.norm_except_dim(ember.ones(2, 3), 2, 0)
+        tensor([[1.7321],
+                [1.7321]])
+    """
+    if dim == -1:
+        return vector_norm(v, pow)
+    dim = dim % v.dim()
+    other = tuple(d for d in range(v.dim()) if d != dim)
+    return vector_norm(v, pow, other, keepdim=True)

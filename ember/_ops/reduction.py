@@ -2237,7 +2237,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         return input.clone()
     x = input
     if prepend is not None or append is not None:
-        from .. import cat
+        from .shape import cat
         for t in (prepend, append):
             if t is not None and t.dim() != x.dim():
                 raise RuntimeError("diff expects prepend or append to be the same dimension as "

@@ -578,8 +578,8 @@ def pin_memory(self, device=None):
         >>> ember.ones(2).pin_memory()  # doctest: +SKIP
         RuntimeError: Cannot access accelerator device when none is available.
     """
-    from .. import cuda
-    if not cuda.is_available():
+    from .._backend import cuda_module
+    if cuda_module() is None:
         raise RuntimeError("Cannot access accelerator device when none is available.")
     return self
 
@@ -707,13 +707,11 @@ def storage_type(self):
         >>> ember.ones(1).storage_type()
         <class 'ember.FloatStorage'>
     """
-    import ember
-    from .._storage import _LEGACY_STORAGE_DTYPES
+    from .._storage import _LEGACY_STORAGE_DTYPES, _legacy_storage_classes
     name = {d: n for n, d in _LEGACY_STORAGE_DTYPES.items()}.get(self.dtype._name)
     if name is None:
         raise RuntimeError(f"no legacy storage type for {self.dtype}")
-    ns = ember if self.device.type == 'cpu' else ember.cuda
-    return getattr(ns, name)
+    return _legacy_storage_classes('cpu' if self.device.type == 'cpu' else 'cuda')[name]
 
 
 @register(function=False)

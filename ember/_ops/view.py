@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor, Size, _wrap_dim, _Mode
 from ._inplace import (_autograd_check, _internal_overlap, _writeable, _positions_of,
                        _flat_scatter_add, AsStridedBackward0)
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, FUNCTIONS
 from .._backend import array_module
 from .._dtype import dtype as _dt, _PY2DT
 from .._storage import _ptr, view_of as _checked_view, check_numel as _check_numel
@@ -914,14 +914,12 @@ def select(input, dim, index):
 
 class UnbindBackward0(Node):
     def backward(self, *grads):
-        from .shape import stack
-        return stack(grads, self.dim)
+        return FUNCTIONS['stack'](grads, self.dim)   # shape's op (shape imports view)
 
 
 class SplitBackward0(Node):
     def backward(self, *grads):
-        from .shape import cat
-        return cat(grads, self.dim)
+        return FUNCTIONS['cat'](grads, self.dim)   # shape's op (shape imports view)
 
 
 SplitWithSizesBackward0 = type('SplitWithSizesBackward0', (SplitBackward0,), {})

@@ -164,13 +164,13 @@ def unpack_dual(tensor, *, level=None):
 
 
 def _tangent_of(y, duals, create_graph):
-    from .. import autograd
+    from ._backward import grad
     from .._ops.creation import zeros_like
     from .grad_mode import enable_grad
     with enable_grad():
         u = zeros_like(y).requires_grad_()
         ins = [d for d, _, _ in duals]
-        g = autograd.grad([y], ins, [u], create_graph=True, retain_graph=True,
+        g = grad([y], ins, [u], create_graph=True, retain_graph=True,
                           allow_unused=True)
         pairs = [(gi, t) for gi, (_, t, _) in zip(g, duals) if gi is not None]
         if not pairs:
@@ -178,7 +178,7 @@ def _tangent_of(y, duals, create_graph):
         live = [(gi, t) for gi, t in pairs if gi.requires_grad]
         if not live:
             return zeros_like(y)
-        (jv,) = autograd.grad([p[0] for p in live], [u], [p[1] for p in live],
+        (jv,) = grad([p[0] for p in live], [u], [p[1] for p in live],
                               create_graph=create_graph, retain_graph=True, allow_unused=True)
     return zeros_like(y) if jv is None else jv
 

@@ -104,7 +104,7 @@ def _check_requires_grad(inputs, input_type, strict):
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """``autograd.grad`` that skips outputs not requiring grad and gives None for unused
     inputs."""
-    from . import grad
+    from ._backward import grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     new_outs, new_gos = [], []
@@ -321,20 +321,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 def _stack(ts):
-    """Stack along a new leading dim (differentiable: unsqueeze + add of zero-padding free
-    concatenation via ember.stack when available)."""
-    import ember
-    if hasattr(ember, 'stack'):
-        return ember.stack(ts)
-    # fallback: build from scatter-free ops (each row placed by multiplication with a unit)
-    n = len(ts)
-    out = None
-    for k, t in enumerate(ts):
-        unit = ember.zeros(n, dtype=t.dtype)
-        unit._data[k] = 1
-        term = unit.view((n,) + (1,) * t.dim()) * t.unsqueeze(0)
-        out = term if out is None else out + term
-    return out
+    """Stack along a new leading dim (differentiable)."""
+    from .._ops.shape import stack
+    return stack(ts)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,

@@ -69,7 +69,7 @@ def _analytical(outputs, k, diff_idx, inputs, nondet_tol, check_grad_dtypes):
     """Rows of the analytical vector-Jacobian products of output ``k``: for every output
     element and every unit upstream gradient (1, and 1j for complex outputs), the gradients
     of all differentiable inputs (flattened). Returns ({part: [array per input]}, error)."""
-    from . import grad as _grad
+    from ._backward import grad as _grad
     from .._tensor import _new_tensor
     from .._backend import array_module
     o = outputs[k]
@@ -224,7 +224,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         >>> ember.autograd.gradgradcheck(lambda t: t * t * t, (x,))
         True
     """
-    from . import grad as _grad
+    from ._backward import grad as _grad
     from .._tensor import _new_tensor
     from .._backend import array_module
     tupled = _as_tuple(inputs)

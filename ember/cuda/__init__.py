@@ -14,6 +14,7 @@ import importlib.util
 import warnings
 
 from .._device import device as _device
+from .._backend import cuda_module as _backend_cuda_module
 
 __all__ = ['is_available', 'device_count', 'is_initialized', 'init', 'current_device',
            'set_device', 'get_device_name', 'get_device_capability', 'get_device_properties',
@@ -37,8 +38,6 @@ has_half = True
 has_magma = False
 default_generators = ()
 
-_cupy = None          # the module, once known to be usable
-_checked = False
 _initialized = False
 _peak = {}            # device index -> [peak allocated, peak reserved]
 
@@ -51,15 +50,9 @@ class CudaError(RuntimeError):
 
 
 def _get_cupy():
-    """CuPy, when it is installed and sees a GPU; None otherwise (checked once)."""
-    global _cupy, _checked
-    if not _checked:
-        _checked = True
-        if importlib.util.find_spec('cupy') is not None:   # cheap: nothing is imported
-            from .._backend import cupy_backend
-            if cupy_backend.is_available():
-                _cupy = cupy_backend.cupy_module()
-    return _cupy
+    """CuPy, when it is installed and sees a GPU; None otherwise (checked once, by the
+    backend: ``ember._backend.cuda_module``)."""
+    return _backend_cuda_module()
 
 
 def _need():
@@ -347,7 +340,7 @@ def _mem(device):
     if pool is None:
         return 0, 0
     idx = _index(device)
-    with _cupy.cuda.Device(idx):
+    with _get_cupy().cuda.Device(idx):
         used, total = int(pool.used_bytes()), int(pool.total_bytes())
     pk = _peak.setdefault(idx, [0, 0])
     pk[0], pk[1] = max(pk[0], used), max(pk[1], total)

@@ -23,6 +23,9 @@ from .._ops.linear import linear
 from .._ops.padding import pad
 from .._ops.normalization import native_batch_norm as _native_batch_norm
 from .._ops.normalization import _batch_norm_degenerate
+# the __torch_function__ helpers torch.nn.functional also exposes: ember.overrides' (one definition)
+from ..overrides import (has_torch_function, has_torch_function_unary,  # noqa: F401
+                         has_torch_function_variadic, handle_torch_function)
 
 __all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
@@ -30,6 +33,8 @@ __all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
 for _m in (_act, _loss, _pool, _vision, _dist, _drop, _emb, _rnn, _attn, _norm, _misc):
     __all__ += [_n for _n in _m.__all__ if _n not in __all__]
 del _m
+__all__ += ['has_torch_function', 'has_torch_function_unary', 'has_torch_function_variadic',
+            'handle_torch_function']
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

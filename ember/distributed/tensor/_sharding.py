@@ -261,7 +261,7 @@ def _broadcast(shapes):
     return tuple(out)
 
 
-def _pointwise_plan(name, dts, first_partial_ok=True):
+def _pointwise_plan(name, dts):
     """Targets and output placements of a pointwise op over ``dts``."""
     mesh = dts[0]._spec.mesh
     out_shape = _broadcast([d._spec.shape for d in dts])
@@ -330,6 +330,9 @@ def _like(func, name, args, kwargs):
     return t
 
 
+_LINEAR_INPLACE = frozenset('add sub mul div copy zero neg'.split())
+
+
 def _inplace(func, name, args, kwargs):
     """In-place ops (optimizers, initialisation, grad accumulation): ``self`` keeps its
     placements, the other DTensors are laid out like it."""
@@ -344,6 +347,9 @@ def _inplace(func, name, args, kwargs):
                            "the out-of-place op")
     base = name[:-1]
     sp = self._spec.placements
+    if any(isinstance(p, Partial) for p in sp) and base not in _LINEAR_INPLACE:
+        raise RuntimeError(f"DTensor: in-place '{name}' on a Partial DTensor would change its "
+                           "value; redistribute it to Replicate() first")
     locs = [_plain(self)]
     for d in dts[1:]:
         tgt = []
@@ -356,8 +362,6 @@ def _inplace(func, name, args, kwargs):
                 tgt.append(p)
             else:
                 tgt.append(_R)
-        if isinstance(p, Partial) and base in ('mul', 'div') and d is not self:
-            pass
         with no_grad():
             locs.append(_plain(_redistribute_nograd(d, tuple(tgt))
                                if d._spec.placements != tuple(tgt) else d))
@@ -988,11 +992,10 @@ def _sdpa(func, name, args, kwargs):
             tq.append(p)
         else:
             tq.append(_R)
-    tmask = [p if mask is not None and isinstance(mask, DTensor) and
-             mask._spec.shape[p.dim] != 1 else _R if not isinstance(p, Shard) else _R
-             for p in tq] if isinstance(mask, DTensor) else None
-    if tmask is not None:
-        tmask = [p if isinstance(p, Shard) and mask._spec.shape[p.dim] != 1 else _R for p in tq]
+    tmask = None
+    if isinstance(mask, DTensor):     # a broadcast (size-1) mask dim stays replicated
+        tmask = [p if isinstance(p, Shard) and mask._spec.shape[p.dim] != 1 else _R
+                 for p in tq]
     rest = {key: val for key, val in b.items() if key not in ('query', 'key', 'value') and
             not (key == 'attn_mask' and isinstance(val, DTensor))}
 
@@ -1005,15 +1008,12 @@ def _sdpa(func, name, args, kwargs):
     return _run(fn, mesh, ts, targets, [(tuple(tq), oshape)])
 
 
-def _reduce_loss(per, reduction, denom=None):
+def _reduce_loss(per, reduction):
     if reduction == 'none':
         return per
     if reduction == 'sum':
         return per.sum()
-    s = per.sum()
-    if denom is None:
-        return s / max(per.numel(), 0) if per.numel() else s / 0.0
-    return s / denom
+    return per.sum() / per.numel()      # 'mean' (an empty input gives nan, as torch)
 
 
 def _nll_like(func, name, args, kwargs):

@@ -42,8 +42,9 @@ def cuda_module():
     if not _cuda_checked:
         _cuda_checked = True
         import importlib.util
-        if importlib.util.find_spec('cupy') is not None:   # cheap: nothing is imported
-            from . import cupy_backend
+        from . import cupy_backend
+        # cheap: nothing is imported (EMBER_FAKE_CUDA=1: the fake CUDA backend stands in)
+        if cupy_backend.fake_enabled() or importlib.util.find_spec('cupy') is not None:
             if cupy_backend.is_available():
                 _cuda = cupy_backend.cupy_module()
     return _cuda

@@ -357,7 +357,7 @@ def _stealable(grad, ga, va):
     return (grad.__class__ is Tensor and grad._base is None and grad._st is None
             and grad._grad_fn is None and not grad._rg and ga.dtype == va.dtype
             and ga.shape == va.shape and getattr(ga, 'base', 0) is None
-            and ga.flags.writeable and not grad.__dict__)
+            and getattr(ga.flags, 'writeable', True) and not grad.__dict__)   # CuPy: no flag
 
 
 def _obey_layout(grad, va):

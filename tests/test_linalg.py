@@ -639,3 +639,9 @@ def test_ormqr_needs_matrices():
                 match='torch.ormqr: input must have at least 2 dimensions.')
     check_error(lambda m: m.ormqr(m.ones(2, 2), m.ones(2), m.tensor(1.)),
                 match='torch.ormqr: other must have at least 2 dimensions.')
+
+
+def test_vander_zero_dim_and_small_n():
+    check(lambda m, x: m.linalg.vander(x, N=3), [np.array(2.0)])
+    check_error(lambda m: m.linalg.vander(m.tensor([2.0]), N=1), match='N must be greater than 1.')
+    check_error(lambda m: m.linalg.vander(m.tensor(2.0)), match='N must be greater than 1.')

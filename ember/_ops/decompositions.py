@@ -1206,13 +1206,11 @@ def vander(x, *, N=None):
         tensor([[1., 1.],
                 [1., 2.]])
     """
-    if x.dim() == 0:
-        raise RuntimeError('x must have at least one dimension.')
+    if x.dim() == 0:            # as torch: a 0-d x is one sample
+        x = x.reshape(1)
     n = x.shape[-1] if N is None else N
     if n <= 1:
-        if n < 1:
-            raise RuntimeError('N must be greater than 1.')
-        return x.unsqueeze(-1).pow(0)
+        raise RuntimeError('N must be greater than 1.')
     from .shape import cat
     xs = x.unsqueeze(-1).expand(*x.shape, n - 1)
     return cat([x.unsqueeze(-1).pow(0), xs.cumprod(-1)], -1)

@@ -1057,7 +1057,7 @@ def _gs_prepare(input, dim, index, name, src=None):
     if ia.dtype != np.int64 and ia.dtype != np.int32 and ia.size:   # torch: any dtype if empty
         raise RuntimeError(f"{'gather' if name == 'gather' else 'scatter'}(): Expected dtype "
                            "int32/int64 for index")
-    if max(ia.ndim, 1) != max(a.ndim, 1):
+    if max(ia.ndim, 1) != max(a.ndim, 1) and ia.size:   # torch: an empty index may differ
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if name == 'gather' else 'self'} tensor")
     a1 = a.reshape(1) if a.ndim == 0 else a
@@ -1090,6 +1090,8 @@ def _gs_prepare(input, dim, index, name, src=None):
 
 class GatherBackward0(Node):
     def backward(self, g):
+        if self.index._data.size == 0:          # nothing was gathered
+            return g.new_zeros(self.shape)
         return g.new_zeros(self.shape).scatter_add(self.dim, self.index, g)
 
 
@@ -1112,7 +1114,10 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'gather', 'out', None)
     a1, d, idx, key, _ = _gs_prepare(input, dim, index, 'gather')
-    r = a1[key]
+    if index._data.size == 0 and index._data.ndim != a1.ndim:   # empty index, other ndim
+        r = _xp(a1).zeros(index._data.shape, a1.dtype)
+    else:
+        r = a1[key]
     if index._data.ndim == 0:
         r = r.reshape(())
     res = wrap(r)

@@ -1000,7 +1000,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                f"argument of length {len(dims)}.")
         sp = list(spacing)
     else:
-        sp = [spacing] * len(dims)
+        sp = [1 if spacing is None else spacing] * len(dims)    # torch: None is unit spacing
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     for d in dims:

@@ -415,7 +415,9 @@ class ProdBackward1(Node):
 
 def _prod_grad(x, g, out, dim):
     """d prod / dx with correct values where x has zeros (one zero: the product of the
-    others; two or more: 0)."""
+    others; two or more: 0). Complex: ``g * conj(d prod / dx)`` (prod is holomorphic)."""
+    if x.is_complex():
+        x, out = x.conj(), out.conj()
     a = x._data
     xp = array_module(a)
     zero = a == 0
@@ -1523,7 +1525,10 @@ class CumprodBackward0(Node):
 def _cumprod_grad(x, g, out, dim):
     """d cumprod / dx, exact where x has zeros. Along each slice with first zero at ``z``:
     positions before ``z`` use ``revcumsum(g * out) / x`` over the zero-free prefix, position
-    ``z`` gets ``prod(x[:z]) * sum_{j >= z} g_j prod(x[z+1..j])``, later positions get 0."""
+    ``z`` gets ``prod(x[:z]) * sum_{j >= z} g_j prod(x[z+1..j])``, later positions get 0.
+    Complex: the same with conj(x), conj(out) (cumprod is holomorphic)."""
+    if x.is_complex():
+        x, out = x.conj(), out.conj()
     a = x._data
     xp = array_module(a)
     zero = a == 0

@@ -769,3 +769,8 @@ def test_masked_fill_value_overflow(dtype, value):
         check_error(lambda m: f(m, True), match='without overflow')
     check(lambda m, x: x.masked_fill(m.tensor([True, False]), m.tensor(-1)),
           [np.zeros(2, np.uint8)])
+
+
+def test_gather_empty_index_of_another_ndim():
+    check(lambda m, x: m.gather(x, 0, m.zeros(2, 0, dtype=m.int64)), [rand(5, dtype=np.float64)],
+          grad=True)

@@ -30,3 +30,7 @@ def test_gcd_lcm_need_tensors_and_gradient_repeated_dims():
                 match="lcm(): argument 'other' (position 2) must be Tensor, not int")
     check_error(lambda m: m.gradient(m.ones(3, 3), spacing=0.1, dim=(1, 1)),
                 match='dim 1 appears multiple times in the list of dims')
+
+
+def test_gradient_spacing_none_is_unit():
+    check(lambda m, x: m.gradient(x, spacing=None), [rand(5, 4, dtype=np.float64)])

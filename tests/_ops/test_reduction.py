@@ -627,3 +627,14 @@ def test_sum_keeps_an_explicit_integer_dtype():
     check(lambda m, a: (a.sum(1, dtype=m.int32), a.sum(dtype=m.int16), a.sum(0, keepdim=True,
                                                                               dtype=m.uint8),
                         a.sum()), [x])
+
+
+def test_prod_cumprod_complex_gradients():
+    # holomorphic: g * conj(derivative), as torch (issue 21)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    xz = x.copy()
+    xz[1, 2] = 0
+    for a in (x, xz):
+        check(lambda m, t: (m.prod(t, 1), m.cumprod(t, 1), t.prod()), [a], grad=True)
+    gradcheck_ember(lambda m, t: (m.prod(t, 0), m.cumprod(t, 1)), [x])

@@ -20,8 +20,9 @@ fill"; there is no ``__index__``.
 :data:`cupy` is the module: it has exactly the public names of CuPy 14's namespace (the
 list checked in as ``_cupy_names.txt``), each computing by unwrapping its arguments,
 calling NumPy and wrapping the result. Where CuPy differs from NumPy in a way an op body
-can trip on, it differs here too: no ``errstate`` (CuPy has only ``cupyx.errstate``), no
-ml_dtypes dtypes (bfloat16 / float8 arrays raise "Unsupported dtype"), ``asnumpy``,
+can trip on, it differs here too: no ``errstate`` (CuPy has only ``cupyx.errstate``), of
+ml_dtypes' dtypes only ``bfloat16`` (CuPy 14 has bfloat16 loops; float8 and the other
+ml_dtypes arrays raise "Unsupported dtype"), ``asnumpy``,
 ``get_array_module``, ``cuda`` (``Device``, ``Stream``, ``Event``, ``runtime``, memory
 pools, as far as ``ember.cuda`` uses them) and ``random`` (CuPy's API, drawn with NumPy's
 ``RandomState``). Names CuPy has and NumPy lacks (``ElementwiseKernel``, ``fuse``, ...)
@@ -74,8 +75,18 @@ def names():
 _SUPPORTED_KINDS = frozenset('biufc')
 
 
+def _bfloat16():
+    try:
+        import ml_dtypes
+    except ImportError:   # pragma: no cover - ml_dtypes is a dependency of ember
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 def _check_dtype(dt):
     dt = np.dtype(dt)
+    if dt.kind == 'V' and dt == _bfloat16():   # CuPy 14 has bfloat16 loops (via ml_dtypes)
+        return dt
     if dt.kind not in _SUPPORTED_KINDS or dt.itemsize > 16 or (dt.kind == 'f' and dt.itemsize > 8):
         raise ValueError(f"Unsupported dtype {dt}")
     return dt
@@ -228,6 +239,8 @@ class ndarray:
         if method == '__call__' and len(inputs) == 2 and not kwargs \
                 and isinstance(inputs[0], _generic) and type(inputs[1]) is ndarray:
             return _wrap(ufunc(inputs[0], inputs[1]._a))
+        if method == '__call__' and any(type(x) is _np_ndarray for x in inputs):
+            _unsupported(next(x for x in inputs if type(x) is _np_ndarray))   # host + device
         raise FakeCudaError(
             f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} called on "
             "a (fake) CUDA array; an op body must use xp = array_module(a), not numpy")
@@ -441,7 +454,7 @@ def _method(name):
     meth = getattr(_np_ndarray, name)
 
     def m(self, *args, **kwargs):
-        return _call(meth, (self._a,) + args, kwargs)
+        return _call(meth, (self,) + args, kwargs)
     m.__name__ = name
     m.__qualname__ = f'ndarray.{name}'
     m.__doc__ = f"``cupy.ndarray.{name}`` (NumPy's, on device arrays)."
@@ -470,7 +483,7 @@ for _name in ('all', 'any', 'argmax', 'argmin', 'argpartition', 'argsort', 'choo
                                   'matmul', 'and', 'or', 'xor', 'lshift', 'rshift')
         for p in ('', 'r')):
     if _name == 'ptp':
-        setattr(ndarray, _name, lambda self, *a, **k: _call(np.ptp, (self._a,) + a, k))
+        setattr(ndarray, _name, lambda self, *a, **k: _call(np.ptp, (self,) + a, k))
     else:
         setattr(ndarray, _name, _method(_name))
 for _name in ('add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'matmul', 'and',
@@ -828,6 +841,9 @@ def _random_module():
     return m
 
 
+_MISSING = object()
+
+
 def _build():
     mod = types.ModuleType('cupy', __doc__)
     special = {
@@ -838,6 +854,8 @@ def _build():
         'show_config': lambda *a, **k: print('ember fake CUDA backend (CuPy 14 names)'),
         'disable_experimental_feature_warning': False, 'fromDlpack': None, 'from_dlpack': None,
         'astype': lambda x, dtype, copy=True: x.astype(dtype, copy=copy),
+        'NINF': -np.inf, 'PZERO': 0.0, 'NZERO': -0.0, 'DataSource': np.lib.npyio.DataSource,
+        'format_parser': np.rec.format_parser,
     }
     pool, pinned = MemoryPool(), PinnedMemoryPool()
     special['get_default_memory_pool'] = lambda: pool
@@ -852,13 +870,12 @@ def _build():
         if name in special:
             attr = special[name]
         else:
-            base = getattr(np, _ALIASES.get(name, name), None)
-            if base is None:
-                import numpy.exceptions as npx
-                base = getattr(npx, name, None)
+            base = getattr(np, _ALIASES.get(name, name), _MISSING)
+            if base is _MISSING:
+                base = getattr(np.exceptions, name, _MISSING)
             if name == 'exceptions':
                 attr = np.exceptions
-            elif base is None:
+            elif base is _MISSING:
                 attr = _not_emulated(name)
             elif isinstance(base, np.ufunc):
                 attr = ufunc(base)

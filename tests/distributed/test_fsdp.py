@@ -2,7 +2,8 @@
 Adam steps with gradient-norm clipping (norms of sharded gradients) the gathered parameters
 equal single-process training (ember's, checked in each
 rank, and torch's, checked here), with and without ``reshard_after_forward``; each rank holds
-about half of the parameters and of the optimizer state."""
+about half of the parameters and of the optimizer state; gradient accumulation with
+``set_requires_gradient_sync(False)`` gives the single-process accumulated gradients."""
 import json
 import os
 import sys
@@ -71,6 +72,24 @@ for reshard in (True, False):
                        'grad_is_dtensor': isinstance(model[0].weight.grad, DTensor)}
 print(f'rank {r}: holds {mine} of {total} parameter elements, {state} of {2 * total} Adam '
       'state elements', flush=True)
+
+# gradient accumulation: micro-batch 1 without gradient sync, micro-batch 2 with it
+model, x, y = build()
+ref = copy.deepcopy(model)
+for layer in (model[0], model[2], model[4]):
+    fully_shard(layer)
+fully_shard(model)
+h = x.shape[0] // 2           # micro-batch k is rows [k*h, (k+1)*h); rank r takes its half
+b = h // n
+for k, sync in ((0, False), (1, True)):
+    model.set_requires_gradient_sync(sync)
+    rows = slice(k * h + r * b, k * h + (r + 1) * b)
+    nn.functional.mse_loss(model(x[rows]), y[rows]).backward()
+    if not sync:
+        assert all(p.grad is None for p in model.parameters())
+    nn.functional.mse_loss(ref(x[k * h:(k + 1) * h]), y[k * h:(k + 1) * h]).backward()
+for (k_, p), q in zip(model.named_parameters(), ref.parameters()):
+    assert np.allclose(p.grad.full_tensor().numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7), k_
 print('RESULT ' + json.dumps(R), flush=True)
 '''
 

@@ -71,20 +71,26 @@ class _Unshard(Function):
     def forward(ctx, p, state):
         ctx.spec = p._spec
         ctx.state = state
+        ctx.key = id(p)
         return _gather(p)
 
     @staticmethod
     def backward(ctx, g):
         spec, st = ctx.spec, ctx.state
+        key = ctx.key
         g = g.contiguous()
+        if not st.sync:     # set_requires_gradient_sync(False): accumulate, unreduced
+            old = st.pending.get(key)
+            st.pending[key] = g if old is None else old + g
+            return None, None
+        old = st.pending.pop(key, None)
+        if old is not None:
+            g = g + old
+        dt = g.dtype
         if st.mp.reduce_dtype is not None and g.dtype != st.mp.reduce_dtype:
             g = g.to(st.mp.reduce_dtype)
-        if st.sync:
-            loc = _reduce_scatter(g, spec.mesh, 0, 0, 'avg')
-        else:       # set_requires_gradient_sync(False): keep this rank's own share
-            from ..tensor._api import _shard_local
-            loc = _shard_local(g, spec.mesh, 0, 0) / spec.mesh.size(0)
-        return _make(loc.to(g.dtype), spec.mesh, spec.placements, spec.shape), None
+        loc = _reduce_scatter(g, spec.mesh, 0, 0, 'avg')
+        return _make(loc.to(dt), spec.mesh, spec.placements, spec.shape), None
 
 
 class _State:
@@ -97,6 +103,7 @@ class _State:
         self.regathered = None
         self.hooks = None
         self.sync = True
+        self.pending = {}         # id(param) -> unreduced gradient (no gradient sync)
 
 
 class FSDPModule:
@@ -133,12 +140,12 @@ class FSDPModule:
                 m._fsdp_state.reshard = bool(reshard_after_forward)
 
     def set_requires_gradient_sync(self, requires_gradient_sync, *, recurse=True):
-        """Whether the backward reduces gradients across ranks (False for gradient
-        accumulation steps: each rank keeps its own share, averaged later by a synced
-        backward's reduction... see the NOTE).
+        """Whether the backward reduces gradients across ranks. With False (gradient
+        accumulation steps) each rank accumulates its unsharded gradients, unreduced; the
+        next backward with sync reduces them together with its own, into ``.grad``.
 
-        NOTE: unlike PyTorch, unsynced gradients are this rank's slice of its own
-        gradient (divided by the world size), not the unsharded gradient.
+        NOTE: unlike PyTorch, ``.grad`` is not touched by unsynced backward passes (the
+        accumulated gradient is held by the module until the synced one).
         """
         mods = self.modules() if recurse else [self]
         for m in mods:

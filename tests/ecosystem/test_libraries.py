@@ -1,6 +1,8 @@
 """The PyTorch ecosystem on ember: each program of ``programs/`` runs on real torch and
 under ``python -m ember run`` and prints the same numbers. A library that is not installed
 skips its program (these libraries are an optional extra)."""
+import importlib.util
+
 import pytest
 
 from ._compare import compare
@@ -30,3 +32,11 @@ def test_accelerate_accumulation():
 def test_safetensors_roundtrip():
     pytest.importorskip('safetensors')
     compare('safetensors_roundtrip.py')
+
+
+def test_timm_models():
+    # not imported here: on torch's CPU wheel, torchvision (which timm imports) fails at
+    # import (see the program's head), so only its presence is checked
+    if importlib.util.find_spec('timm') is None:
+        pytest.skip('timm is not installed')
+    compare('timm_models.py', rtol=1e-3, atol=1e-4)

@@ -323,21 +323,20 @@ def _align_plan(rois, scale, ph, pw, sampling_ratio, height, width, aligned, cla
     return b, idx.reshape(K, ph, pw, S), w.reshape(K, ph, pw, S), count.astype(T)
 
 
-def _align_cost(rois, ph, pw, sampling_ratio, aligned, clamp, per_bin):
+def _align_cost(rois, scale, ph, pw, sampling_ratio, clamp, per_bin):
     """Elements one box gathers in roi_align / ps_roi_align (for chunking)."""
     xp = _xp(rois)
     if sampling_ratio > 0:
         return xp.full(rois.shape[0], sampling_ratio * sampling_ratio * 4 * ph * pw * per_bin,
                        dtype=np.int64)
     T = rois.dtype.type
-    off = T(0.5) if aligned else T(0)
-    rw, rh = (rois[:, 3] - rois[:, 1]), (rois[:, 4] - rois[:, 2])
+    sc = T(abs(scale))
+    rw, rh = (rois[:, 3] - rois[:, 1]) * sc, (rois[:, 4] - rois[:, 2]) * sc
     if clamp:
         rw, rh = xp.maximum(rw, T(1)), xp.maximum(rh, T(1))
     with np.errstate(invalid='ignore', over='ignore'):
         g = (xp.ceil(xp.abs(rh) / T(ph)) + 1) * (xp.ceil(xp.abs(rw) / T(pw)) + 1)
         g = xp.where(xp.isfinite(g), g, 1)
-    del off
     return (g * (4 * ph * pw * per_bin)).astype(np.int64)
 
 
@@ -398,7 +397,7 @@ def _roi_align_fwd(input, rois, scale, ph, pw, sr, aligned):
         rows = b[:, None, None, None] * (H * W) + idx
         out = _gather_sum(xt, rows, w)
         return (out / _wrap(count)[:, None, None, None]).permute(0, 3, 1, 2)
-    cost = _align_cost(r, ph, pw, sr, aligned, not aligned, C)
+    cost = _align_cost(r, scale, ph, pw, sr, not aligned, C)
     return _by_chunks(xp, cost, run).contiguous()
 
 
@@ -407,7 +406,7 @@ def _roi_align_bwd(grad, rois, scale, ph, pw, B, C, H, W, sr, aligned):
     xp = _xp(r)
     total = grad.new_zeros((B * H * W, C))
     gt = grad.permute(0, 2, 3, 1)
-    for sel in _chunks(xp, _align_cost(r, ph, pw, sr, aligned, not aligned, C)):
+    for sel in _chunks(xp, _align_cost(r, scale, ph, pw, sr, not aligned, C)):
         rr = r if sel is None else r[sel]
         g = gt if sel is None else gt[_wrap(sel)]
         b, idx, w, count = _align_plan(rr, scale, ph, pw, sr, H, W, aligned, not aligned, True)
@@ -743,7 +742,7 @@ def ps_roi_align(input, rois, spatial_scale, pooled_height, pooled_width, sampli
         with np.errstate(invalid='ignore', divide='ignore'):
             return s / _wrap(count)[:, None, None, None]
     with _no_grad(), np.errstate(invalid='ignore', divide='ignore'):
-        out = _by_chunks(xp, _align_cost(r, ph, pw, sampling_ratio, True, False, cout),
+        out = _by_chunks(xp, _align_cost(r, spatial_scale, ph, pw, sampling_ratio, False, cout),
                          run).contiguous()
     cm = _wrap(xp.ascontiguousarray(mapping).astype(np.int32))
     if _grad_needed(input):
@@ -764,7 +763,7 @@ def _ps_roi_align_backward(grad, rois, channel_mapping, spatial_scale, pooled_he
     hw = height * width
     total = grad.new_zeros((batch_size * channels * hw,))
     cout = grad.shape[1]
-    for sel in _chunks(xp, _align_cost(r, ph, pw, sampling_ratio, True, False, cout)):
+    for sel in _chunks(xp, _align_cost(r, spatial_scale, ph, pw, sampling_ratio, False, cout)):
         rr = r if sel is None else r[sel]
         mm = mapping if sel is None else mapping[sel]
         g = grad if sel is None else grad[_wrap(sel)]

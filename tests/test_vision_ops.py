@@ -372,7 +372,7 @@ def test_roi_align_chunked_matches_whole(monkeypatch):
     x.grad = None
     monkeypatch.setattr(_vision_ops, '_BUDGET', 2000)
     assert len(_vision_ops._chunks(np, _vision_ops._align_cost(
-        rois.numpy(), 3, 3, -1, False, True, 4))) > 3
+        rois.numpy(), 1.0, 3, 3, -1, True, 4))) > 3
     part = TV.roi_align(x, rois, 1.0, 3, 3, -1, False)
     part.sum().backward()
     np.testing.assert_allclose(part.detach().numpy(), whole.detach().numpy(), rtol=1e-5,

@@ -751,6 +751,13 @@ def _safe_lookup(module, name, user=None):
         obj = user.get(full)
         if obj is None and module.split('.')[0] == 'torch':
             obj = user.get('ember' + full[5:])
+            if obj is None:
+                # ember's counterpart, defined elsewhere (torch.nn.functional.relu is
+                # ember._ops.activation.relu): allowed if it is what the user allowed
+                m = sys.modules.get(__package__ + module[5:])
+                cand = vars(m).get(name) if m is not None else None
+                if cand is not None and any(cand is v for v in user.values()):
+                    obj = cand
         return obj
     return None
 
@@ -848,6 +855,10 @@ class _Pickler(pickle._Pickler):
             return 'global'   # written by save_global under torch's name
         if t is _device_cls:
             return (_device_cls, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if t is _FunctionType or t is _BuiltinType:
+            mod = getattr(obj, '__module__', None)
+            if isinstance(mod, str) and mod.startswith('ember.'):
+                return 'global'     # (the dispatch table would bypass our save_global)
         return NotImplemented
 
     def _reduce_tensor(self, obj):
@@ -882,6 +893,8 @@ class _Pickler(pickle._Pickler):
         if mn is None and self._param_cls is not None and obj is self._param_cls:
             mn = ('torch.nn.parameter', 'Parameter')
         if mn is None:
+            mn = _public_name(obj)
+        if mn is None:
             mod = getattr(obj, '__module__', None)
             if isinstance(mod, str) and (mod == 'ember' or mod.startswith('ember.')):
                 # ember's classes and functions are written under torch's names (ember's
@@ -898,6 +911,29 @@ class _Pickler(pickle._Pickler):
         else:
             self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode('utf-8'))
         self.memoize(obj)
+
+
+_FunctionType = type(_contig_strides)
+_BuiltinType = type(len)
+# where PyTorch's public functions live: an ember function defined in a private module
+# (ember._ops.activation.relu) is written under the first of these that holds it
+_PUBLIC_MODULES = ('nn.functional', '', 'special', 'linalg', 'fft', 'nn.init')
+
+
+def _public_name(obj):
+    """('torch.<namespace>', name) for an ember function defined in a private module and
+    exported by one of PyTorch's public namespaces (``F.relu`` -> torch.nn.functional.relu),
+    else None."""
+    mod = getattr(obj, '__module__', None)
+    name = getattr(obj, '__name__', None)
+    if type(obj) not in (_FunctionType, _BuiltinType) or not isinstance(mod, str) or \
+            not isinstance(name, str) or not mod.startswith('ember._'):
+        return None
+    for ns in _PUBLIC_MODULES:
+        m = sys.modules.get(f"{__package__}.{ns}" if ns else __package__)
+        if m is not None and vars(m).get(name) is obj:
+            return (f"torch.{ns}" if ns else 'torch', name)
+    return None
 
 
 def _location(st):

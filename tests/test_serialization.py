@@ -1040,3 +1040,38 @@ def test_deflated_checkpoint_loads_as_in_torch(tmp_path):
     assert e['n'] == t['n'] == 7
     for k in ('w', 'b'):
         np.testing.assert_array_equal(e[k].numpy(), t[k].numpy())
+
+
+def test_whole_model_with_functions_both_ways(tmp_path):
+    """A model holding a function (TransformerEncoderLayer's activation F.relu): ember writes
+    it under torch's public name (torch.nn.functional.relu), and a torch file's name finds
+    ember's function where the user allowed it."""
+    torch.manual_seed(0)
+    tm = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0).eval()
+    em = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0).eval()
+    torch.save(tm, tmp_path / 't.pt')
+    ember.save(em, tmp_path / 'e.pt')
+    names = ['torch.nn.modules.transformer.TransformerEncoderLayer',
+             'torch.nn.modules.activation.MultiheadAttention',
+             'torch.nn.modules.linear.NonDynamicallyQuantizableLinear', 'torch.nn.modules.linear.Linear',
+             'torch.nn.modules.dropout.Dropout', 'torch.nn.modules.normalization.LayerNorm',
+             'torch.nn.functional.relu']
+    assert S.get_unsafe_globals_in_checkpoint(tmp_path / 'e.pt') == names
+    assert sorted(torch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / 'e.pt')) == sorted(names)
+    nn_, F = ember.nn, ember.nn.functional
+    allow = [nn_.TransformerEncoderLayer, nn_.MultiheadAttention, nn_.modules.linear.NonDynamicallyQuantizableLinear,
+             nn_.Linear, nn_.Dropout, nn_.LayerNorm, F.relu]
+    with S.safe_globals(allow):
+        assert S.get_unsafe_globals_in_checkpoint(tmp_path / 't.pt') == []
+        e_from_t = ember.load(tmp_path / 't.pt').eval()
+    tallow = [torch.nn.TransformerEncoderLayer, torch.nn.MultiheadAttention,
+              torch.nn.modules.linear.NonDynamicallyQuantizableLinear, torch.nn.Linear, torch.nn.Dropout,
+              torch.nn.LayerNorm, torch.nn.functional.relu]
+    with torch.serialization.safe_globals(tallow):
+        t_from_e = torch.load(tmp_path / 'e.pt').eval()
+    x = np.random.default_rng(0).random((2, 5, 8), dtype=np.float32)
+    np.testing.assert_allclose(e_from_t(ember.tensor(x)).detach().numpy(),
+                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(t_from_e(torch.tensor(x)).detach().numpy(),
+                               em(ember.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    assert e_from_t.activation is F.relu

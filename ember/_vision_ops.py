@@ -987,6 +987,9 @@ def deform_conv2d(input, weight, offset, mask, bias, stride_h, stride_w, pad_h, 
     Shape:
         - Output: :math:`(N, C_{out}, H_{out}, W_{out})`, sized as conv2d's.
 
+    NOTE: unlike torchvision, without ``use_mask`` a ``mask`` that requires grad gets no
+    gradient (``None``) rather than zeros; the boxes of the roi ops likewise get none.
+
     Example::
 
         >>> x, w = ember.ones(1, 1, 3, 3), ember.ones(1, 1, 2, 2)

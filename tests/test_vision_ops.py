@@ -802,3 +802,26 @@ def test_no_boxes_and_meta_shapes():
                            ember.empty(2, 18, 8, 8, **m), ember.empty(2, 1, **m),
                            ember.empty(4, **m), 1, 1, 0, 0, 1, 1, 1, 1, False)
     assert out.shape == (2, 4, 8, 8) and out.device.type == 'meta'
+
+
+def test_ps_ops_hand_checked():
+    # ps_roi_pool, box (0, 0)-(4, 4) on a 4x4 map, 2x2 bins: the box rounds to 4 pixels a
+    # side, bins 2 wide; bin (1, 1) reads input channel (0*2 + 1)*2 + 1 = 3 over rows and
+    # columns [2, 4), which torchvision's forward clips to [2, 3): the single value
+    # x[3, 2, 2] = 10.  Its gradient operator clips to [2, 4): a unit gradient spreads 1/4
+    # over rows/cols 2..3 of channel 3, although the forward never read row or column 3.
+    x = ember.arange(64.).reshape(1, 4, 4, 4) % 16
+    x.requires_grad_()
+    out, cm = TV.ps_roi_pool(x, ember.tensor([[0., 0., 0., 4., 4.]]), 1.0, 2, 2)
+    assert out[0, 0, 1, 1].item() == 10.0 and cm.flatten().tolist() == [0, 1, 2, 3]
+    g = ember.zeros(1, 1, 2, 2)
+    g[0, 0, 1, 1] = 1.0
+    out.backward(g)
+    want = np.zeros((4, 4, 4))
+    want[3, 2:, 2:] = 0.25
+    np.testing.assert_array_equal(x.grad[0].numpy(), want)
+    # ps_roi_align, box (0, 0)-(2, 2) shifted by -0.5 -> (-0.5, -0.5)-(1.5, 1.5), 1x1 bin,
+    # 1 sample at its centre (0.5, 0.5) of channel 0: bilinear mean of x[0, :2, :2]
+    x = ember.arange(16.).reshape(1, 1, 4, 4)
+    out, _ = TV.ps_roi_align(x, ember.tensor([[0., 0., 0., 2., 2.]]), 1.0, 1, 1, 1)
+    assert out.item() == (0 + 1 + 4 + 5) / 4

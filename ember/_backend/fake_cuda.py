@@ -172,12 +172,35 @@ class _Flags:
 
 
 class _MemoryPointer:
-    """``ndarray.data``: the address of the first element (``ptr``)."""
-    __slots__ = ('ptr', 'device')
+    """``ndarray.data``: the address of the first element (``ptr``); ``+ n`` moves it by
+    ``n`` bytes, and ``ndarray(shape, dtype, memptr=p, strides=...)`` views the memory."""
+    __slots__ = ('ptr', 'device', '_owner')
 
-    def __init__(self, ptr):
+    def __init__(self, ptr, owner=None):
         self.ptr = ptr
         self.device = _DEVICE0
+        self._owner = owner
+
+    def __add__(self, n):
+        return _MemoryPointer(self.ptr + int(n), self._owner)
+
+    __radd__ = __add__
+
+    def __sub__(self, n):
+        return _MemoryPointer(self.ptr - int(n), self._owner)
+
+
+def _view_memory(shape, dtype, memptr, strides):
+    """A host view of the memory ``memptr`` points into (the buffer its array views)."""
+    root = memptr._owner
+    while isinstance(root, _np_ndarray) and root.base is not None:
+        root = root.base
+    if isinstance(root, _np_ndarray):
+        flat = root.reshape(-1, order='A').view(np.uint8)
+    else:
+        flat = np.frombuffer(root, np.uint8)
+    off = memptr.ptr - flat.__array_interface__['data'][0]
+    return np.ndarray(shape, dtype, buffer=flat, offset=off, strides=strides)
 
 
 _IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
@@ -205,8 +228,9 @@ class ndarray:
     Args:
         shape (tuple of ints): the array's shape.
         dtype: its data type (float64 by default).
-        memptr: must be None (fake device memory cannot be addressed).
-        strides: must be None.
+        memptr: a pointer (``a.data + nbytes``) into another array's memory: the new
+            array views it.
+        strides: strides in bytes (with ``memptr``).
         order (str): ``'C'`` or ``'F'``.
 
     Example::
@@ -220,9 +244,12 @@ class ndarray:
     __hash__ = None
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order='C'):
-        if memptr is not None or strides is not None:
-            raise NotImplementedError("fake CUDA: ndarray(memptr=, strides=) is not emulated")
-        self._a = np.empty(shape, _check_dtype(dtype), order=order)
+        if memptr is not None:
+            self._a = _view_memory(shape, _check_dtype(dtype), memptr, strides)
+        elif strides is not None:
+            raise ValueError("strides without memptr")
+        else:
+            self._a = np.empty(shape, _check_dtype(dtype), order=order)
 
     # --- refusals of implicit host conversion
     def __array__(self, dtype=None, copy=None):
@@ -305,7 +332,7 @@ class ndarray:
 
     @property
     def data(self):
-        return _MemoryPointer(self._a.__array_interface__['data'][0])
+        return _MemoryPointer(self._a.__array_interface__['data'][0], self._a)
 
     @property
     def device(self):

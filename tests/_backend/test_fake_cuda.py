@@ -125,6 +125,11 @@ def test_cupy_semantics_and_round_trips():
     assert z.get().tolist() == [2., 0., 1.] and z.dtype == np.float32
     out = cp.empty(3)
     assert cp.multiply(cp.ones(3), 2, out=out) is out and out.get().tolist() == [2.] * 3
+    m = cp.ndarray((2,), np.float64, memptr=a.data + 8, strides=(24,))   # a view by pointer
+    assert m.get().tolist() == [7., 9.]
+    m[0] = 8.
+    assert a.get()[0, 1] == 8.
+    a[0, 1] = 7.
     import pickle
     assert pickle.loads(pickle.dumps(a)).get().tolist() == a.get().tolist()
     assert '9.' in repr(a) and len(a) == 2 and [r.get().tolist() for r in a][1][1] == 9.
@@ -166,6 +171,28 @@ def test_ember_cuda_on_the_fake_device():
     ember.cuda.synchronize()
     with pytest.raises(TypeError, match='Implicit conversion'):
         np.asarray(x.cuda()._data)
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        x.cuda().numpy()
+    assert ember.cuda.memory_allocated() == 0 and ember.cuda.get_device_capability() == (9, 0)
+    e1, e2 = ember.cuda.Event(enable_timing=True), ember.cuda.Event(enable_timing=True)
+    e1.record()
+    with ember.cuda.stream(ember.cuda.Stream()):
+        ember.ones(2, device='cuda')
+    e2.record()
+    e2.synchronize()
+    assert e1.elapsed_time(e2) >= 0
+    # checkpoints of cuda tensors load back onto the device, views sharing one storage
+    import io
+    v = ember.arange(6., device='cuda').view(2, 3)[:, 1:]
+    buf = io.BytesIO()
+    ember.save({'v': v, 't': v.t()}, buf)
+    buf.seek(0)
+    d = ember.load(buf)
+    assert d['v'].device.type == 'cuda' and type(d['v']._data) is fc.ndarray
+    d['v'][0, 0] = 100.
+    assert d['t'].cpu().tolist() == [[100., 4.], [2., 5.]]
+    buf.seek(0)
+    assert ember.load(buf, map_location='cpu')['v'].tolist() == [[1., 2.], [4., 5.]]
 
 
 def _sample_params():

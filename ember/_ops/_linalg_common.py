@@ -2,7 +2,7 @@
 ``norms``): result types, error class, dtype names, array helpers and checks.
 """
 from ..return_types import _structseq
-from ._util import wrap, write_out
+from ._util import wrap, write_out, check_exact_out
 from .._backend import array_module
 
 
@@ -85,9 +85,14 @@ def _fresh(r, xp, dt=None):
     return r
 
 
-def _out(res, out, name='linalg'):
-    """``out=`` of the linalg ops (see ``_util.write_out``)."""
-    return res if out is None else write_out(res, out, name)
+def _out(res, out, name='linalg', exact=True):
+    """``out=`` of the linalg ops (see ``_util.write_out``). Most of them, as in PyTorch,
+    take only an ``out`` of the result's very dtype (``exact``); the others cast."""
+    if out is None:
+        return res
+    if exact:
+        check_exact_out(res, out)
+    return write_out(res, out, name)
 
 
 def _check_same_dtype(a, b):

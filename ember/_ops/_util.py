@@ -330,15 +330,35 @@ def write_out(res, out, name, cast=False):
     return out
 
 
-def with_out(name, cast=False):
+def with_out(name, cast=False, exact=False, dtype_from_out=False):
     """Decorator for ops whose body computes a fresh result: adds PyTorch's ``out=``
-    through :func:`write_out` (the body is called without ``out``)."""
+    through :func:`write_out` (the body is called without ``out``). With ``exact`` (the
+    linear-algebra decompositions) ``out`` must have the result's very dtype; with
+    ``dtype_from_out`` (``cumsum``, ``cumprod``: ops with a ``dtype`` argument) the op
+    computes in ``out``'s dtype when no ``dtype`` is given, as PyTorch's do."""
     import functools
 
     def deco(fn):
         @functools.wraps(fn)
         def op(*args, out=None, **kwargs):
+            if dtype_from_out and isinstance(out, Tensor) and kwargs.get('dtype') is None:
+                kwargs['dtype'] = out.dtype
             res = fn(*args, **kwargs)
-            return res if out is None else write_out(res, out, name, cast)
+            if out is None:
+                return res
+            if exact:
+                check_exact_out(res, out)
+            return write_out(res, out, name, cast)
         return op
     return deco
+
+
+def check_exact_out(res, out):
+    """PyTorch's error when an ``out`` tensor (or tuple of them) has another dtype than the
+    result it receives, for the ops that take no casting ``out``."""
+    pairs = (zip(res, out) if isinstance(res, tuple) and isinstance(out, (tuple, list))
+             else ((res, out),))
+    for r, o in pairs:
+        if isinstance(o, Tensor) and isinstance(r, Tensor) and o.dtype is not r.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_c_name(r.dtype)}, "
+                               f"but got {_c_name(o.dtype)} instead")

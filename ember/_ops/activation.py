@@ -9,7 +9,7 @@ import numpy as np
 from .. import random as _random
 from .._tensor import Tensor, _Mode, _wrap_dim
 from ._inplace import inplace
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, write_out, check_exact_out
 from ..autograd.graph import _named
 from ._pointwise_common import _not_impl, _call, _w, _tname
 from .indexing import where as _where
@@ -275,7 +275,7 @@ def _softmax_op(input, dim, dtype=None, log=False):
 
 
 @register('softmax')
-def _softmax(input, dim, dtype=None):
+def _softmax(input, dim, dtype=None, *, out=None):
     """Softmax over dimension ``dim``: ``exp(x_i) / sum_j exp(x_j)``, computed stably.
 
     Args:
@@ -288,11 +288,15 @@ def _softmax(input, dim, dtype=None):
         >>> ember.softmax(ember.tensor([0., 0.]), 0)
         tensor([0.5000, 0.5000])
     """
-    return _softmax_op(input, dim, dtype, False)
+    res = _softmax_op(input, dim, dtype, False)
+    if out is None:
+        return res
+    check_exact_out(res, out)
+    return write_out(res, out, 'softmax')
 
 
 @register('log_softmax')
-def _log_softmax(input, dim, dtype=None):
+def _log_softmax(input, dim, dtype=None, *, out=None):
     """Logarithm of the softmax over ``dim``: ``x_i - log(sum_j exp(x_j))``, computed
     stably (no overflow for large logits).
 
@@ -306,7 +310,11 @@ def _log_softmax(input, dim, dtype=None):
         >>> ember.log_softmax(ember.tensor([0., 0.]), 0)
         tensor([-0.6931, -0.6931])
     """
-    return _softmax_op(input, dim, dtype, True)
+    res = _softmax_op(input, dim, dtype, True)
+    if out is None:
+        return res
+    check_exact_out(res, out)
+    return write_out(res, out, 'log_softmax')
 
 
 _softmax.__name__ = _softmax.__qualname__ = 'softmax'

@@ -85,7 +85,7 @@ class LinalgInvExBackward0(Node):
         return -(h.matmul(g).matmul(h))
 
 
-@with_out('linalg_inv_ex')
+@with_out('linalg_inv_ex', exact=True)
 def inv_ex(A, *, check_errors=False, out=None):
     """Inverse of square matrices and an ``info`` tensor (0 where the inversion succeeded).
 
@@ -203,7 +203,7 @@ class LinalgSlogdetBackward0(Node):
         return glog.unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
 
 
-@with_out('linalg_slogdet')
+@with_out('linalg_slogdet', exact=True)
 def slogdet(A, *, out=None):
     """Sign and natural log of the absolute value of the determinant.
 
@@ -235,7 +235,7 @@ def _slogdet(A, name):
 
 
 @register('slogdet')
-@with_out('slogdet')
+@with_out('slogdet', exact=True)
 def _slogdet_top(input):
     """Sign and log absolute determinant (see :func:`ember.linalg.slogdet`).
 
@@ -345,7 +345,7 @@ def solve(A, B, *, left=True, out=None):
     return _out(res, out)
 
 
-@with_out('linalg_solve_ex')
+@with_out('linalg_solve_ex', exact=True)
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """:func:`solve` returning ``(result, info)``.
 
@@ -471,7 +471,7 @@ def cholesky(A, *, upper=False, out=None):
     return _out(_cholesky(A, upper, 'linalg.cholesky', LinalgCholeskyExBackward0), out)
 
 
-@with_out('linalg_cholesky_ex')
+@with_out('linalg_cholesky_ex', exact=True)
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """:func:`cholesky` returning ``(L, info)``; ``info`` is 0 on success.
 
@@ -575,7 +575,7 @@ def _qr(A, mode, tp):
     return tp((Q, R))
 
 
-@with_out('linalg_qr')
+@with_out('linalg_qr', exact=True)
 def qr(A, mode='reduced', *, out=None):
     """QR decomposition ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``).
 
@@ -593,7 +593,7 @@ def qr(A, mode='reduced', *, out=None):
 
 
 @register('qr')
-@with_out('qr')
+@with_out('qr', exact=True)
 def _qr_top(input, some=True, *, out=None):
     """QR decomposition (deprecated in PyTorch: use :func:`ember.linalg.qr`).
 
@@ -676,7 +676,7 @@ def _svd_arrays(A, full_matrices, name):
             _fresh(vh, xp, a.dtype))
 
 
-@with_out('linalg_svd')
+@with_out('linalg_svd', exact=True)
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """Singular value decomposition ``A = U diag(S) Vh``.
 
@@ -723,7 +723,7 @@ def svdvals(A, *, driver=None, out=None):
 
 
 @register('svd')
-@with_out('svd')
+@with_out('svd', exact=True)
 def _svd_top(input, some=True, compute_uv=True, *, out=None):
     """SVD returning ``(U, S, V)`` (note ``V``, not ``Vh``); ``some=False`` gives full
     matrices. Prefer :func:`ember.linalg.svd`.
@@ -785,7 +785,7 @@ def _eigh_arrays(A, UPLO, name):
     return _fresh(w, xp, _real_dtype(a.dtype)), _fresh(v, xp, a.dtype)
 
 
-@with_out('linalg_eigh')
+@with_out('linalg_eigh', exact=True)
 def eigh(A, UPLO='L', *, out=None):
     """Eigenvalues (ascending) and eigenvectors of a Hermitian/symmetric matrix; only the
     triangle named by ``UPLO`` is read.
@@ -845,7 +845,7 @@ class LinalgEigBackward0(Node):
         return gA if self.complex_input else gA.real
 
 
-@with_out('linalg_eig')
+@with_out('linalg_eig', exact=True)
 def eig(A, *, out=None):
     """Eigenvalues and eigenvectors of a general square matrix (complex results); the
     eigenvectors have unit norm, so gradients through them are defined up to their phase
@@ -871,7 +871,7 @@ def eig(A, *, out=None):
     return linalg_eig((L, V))
 
 
-@with_out('linalg_eigvals')
+@with_out('linalg_eigvals', exact=True)
 def eigvals(A, *, out=None):
     """Eigenvalues of a general square matrix (complex).
 
@@ -955,7 +955,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     res = wrap(_fresh(r, xp, a.dtype))
     if _Mode.grad and A._rg:
         record(res, LinalgPinvBackward0(), (A,), save=(A, res))
-    return _out(res, out)
+    return _out(res, out, exact=False)
 
 
 @register()
@@ -1137,7 +1137,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     thr = rtol * smax
     if atol is not None:
         thr = xp.maximum(thr, atol)
-    return _out(wrap(xp.asarray((s > thr).sum(-1), dtype=np.int64)), out)
+    return _out(wrap(xp.asarray((s > thr).sum(-1), dtype=np.int64)), out, exact=False)
 
 
 # ------------------------------------------------------------------ matrix_exp, composites
@@ -1249,7 +1249,7 @@ def tensorinv(A, ind=2, *, out=None):
         raise RuntimeError('Expected self to satisfy the requirement prod(self.shape[ind:]) == '
                            'prod(self.shape[:ind]), but got %d != %d' % (k, m))
     r = inv(A.reshape(m, k)).reshape(*rest, *lead)
-    return _out(r, out) if out is not None else r
+    return _out(r, out, exact=False) if out is not None else r
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -1278,7 +1278,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
         raise RuntimeError('Expected self to satisfy the requirement prod(self.shape[other.ndim:]) '
                            '== prod(self.shape[:other.ndim]), but got %d != %d' % (k, m))
     r = solve(A.reshape(m, k), B.reshape(m)).reshape(rest)
-    return _out(r, out) if out is not None else r
+    return _out(r, out, exact=False) if out is not None else r
 
 
 @register()
@@ -1311,7 +1311,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     else:
         y = solve_triangular(input2, input, upper=False)
         r = solve_triangular(_mH(input2), y, upper=True)
-    return _out(r, out) if out is not None else r
+    return _out(r, out, exact=False) if out is not None else r
 
 
 @register()
@@ -1695,7 +1695,7 @@ def geqrf(input, *, out=None):
         h, tau = xp.linalg.qr(arr, mode='raw')
         h = xp.ascontiguousarray(xp.swapaxes(h, -1, -2))
     r = geqrf_t((wrap(h), wrap(tau)))
-    return _out(r, out) if out is not None else r
+    return _out(r, out, exact=False) if out is not None else r
 
 
 def householder_product(A, tau, *, out=None):
@@ -1737,7 +1737,7 @@ def householder_product(A, tau, *, out=None):
         v = V[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)
         Q = Q - (t * v) @ (_mH(v) @ Q)
-    return _out(Q, out) if out is not None else Q
+    return _out(Q, out, exact=False) if out is not None else Q
 
 
 @register()

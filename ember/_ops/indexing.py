@@ -14,7 +14,7 @@ from .._dtype import _NP2DT
 from .._tensor import Tensor, _Mode, _wrap_dim, _legacy_name, _bind
 from ._inplace import (inplace, check_inplace, check_out_overlap, _autograd_check,
                        _check_partial_overlap, _internal_overlap, _writable, _writeable)
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, check_exact_out
 from .._backend import array_module
 from ..autograd.graph import _named
 from ._pointwise_common import _make_inplace
@@ -773,6 +773,9 @@ def where(condition, input=None, other=None, *, out=None):
         record(res, node, (input if ti else None, other if to else None), save=(condition,))
     if out is not None:
         from ._pointwise_common import _out
+        if isinstance(out, Tensor) and out.dtype is not res.dtype:
+            raise RuntimeError(f"Expected out type to be {_legacy_name(res.dtype)} but got "
+                               f"{_legacy_name(out.dtype)}")
         return _out(res, out)
     return res
 
@@ -870,6 +873,8 @@ def index_select(input, dim, index, *, out=None):
     if out is not None:
         from ._pointwise_common import _out
         check_out_overlap(out, (input,), full=True)
+        if isinstance(out, Tensor) and out.dtype is not res.dtype:
+            raise RuntimeError("index_select(): self and result must have the same scalar type")
         return _out(res, out)
     return res
 
@@ -1128,6 +1133,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if out is not None:
         from ._pointwise_common import _out
         check_out_overlap(out, (input,), full=True)
+        check_exact_out(res, out)
         return _out(res, out)
     return res
 

@@ -238,7 +238,7 @@ def cond(A, p=None, *, out=None):
         _check_square(A, 'linalg.cond')
         r = matrix_norm(A, p) * matrix_norm(inv(A), p)
     if out is not None:
-        return _out(r, out)
+        return _out(r, out, exact=False)
     return r
 
 

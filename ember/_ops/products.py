@@ -465,7 +465,7 @@ def _addlike(product, node_cls, input, x, y, beta, alpha, out):
     res = wrap(r)
     if _Mode.grad and (input._rg or x._rg or y._rg):
         _record_add_product(res, node_cls(), input, x, y, beta, alpha)
-    return _out(res, out)
+    return _out(res, out, exact=product is not _outer_arrays)     # addr casts
 
 
 @register()
@@ -618,7 +618,7 @@ def outer(input, vec2, *, out=None):
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
     if vec2.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    return _out(input.unsqueeze(-1) * vec2, out)
+    return _out(input.unsqueeze(-1) * vec2, out, exact=False)
 
 
 @register()
@@ -722,7 +722,7 @@ def kron(input, other, *, out=None):
     sb = (1,) * (n - other.dim()) + tuple(other.shape)
     A = input.reshape([v for s in sa for v in (s, 1)])
     B = other.reshape([v for s in sb for v in (1, s)])
-    return _out((A * B).reshape([x * y for x, y in zip(sa, sb)]), out)
+    return _out((A * B).reshape([x * y for x, y in zip(sa, sb)]), out, exact=False)
 
 
 # ------------------------------------------------------------------ cross

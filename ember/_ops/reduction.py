@@ -258,6 +258,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         _args.as_bool(keepdim, 'sum', 'keepdim', 2)
     if dtype is not None:
         dtype = _args.as_dtype(dtype, 'sum')
+    elif isinstance(out, Tensor):       # as torch: the sum is computed in out's dtype
+        dtype = out.dtype
     a = _sum_input(input, dtype)
     nd = a.ndim
     dims = _dims(None if _all_dims(dim) else dim, nd)
@@ -439,6 +441,7 @@ def _prod_grad(x, g, out, dim):
 
 
 @register()
+@with_out('prod', dtype_from_out=True)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or over the single dimension ``dim``.
 
@@ -1480,7 +1483,7 @@ class CumsumBackward0(Node):
 
 
 @register()
-@with_out('cumsum')
+@with_out('cumsum', dtype_from_out=True)
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along ``dim``. Integer and bool inputs give int64.
 
@@ -1550,7 +1553,7 @@ def _cumprod_grad(x, g, out, dim):
 
 
 @register()
-@with_out('cumprod')
+@with_out('cumprod', dtype_from_out=True)
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along ``dim``. Integer and bool inputs give int64.
 

@@ -51,6 +51,14 @@ def _common_np_dtype(tensors):
     return r._np
 
 
+def _cat_out_dtype(res, out):
+    """``cat``/``stack``'s own refusal of an ``out`` of a lower dtype category."""
+    if isinstance(out, Tensor) and out.dtype._cat < res.dtype._cat:
+        from .._tensor import _legacy_name
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                        f"{_legacy_name(out.dtype)}")
+
+
 def _out(res, out, name):
     """``out=`` of the shape ops (see ``_util.write_out``)."""
     return res if out is None else write_out(res, out, name)
@@ -143,6 +151,7 @@ def cat(tensors, dim=0, *, out=None):
         record(res, node, tensors)
     if out is not None:
         check_out_overlap(out, tensors, full=True)
+        _cat_out_dtype(res, out)
     return _out(res, out, 'cat')
 
 
@@ -183,6 +192,7 @@ def stack(tensors, dim=0, *, out=None):
         record(res, node, tensors)
     if out is not None:
         check_out_overlap(out, tensors, full=True)
+        _cat_out_dtype(res, out)
     return _out(res, out, 'stack')
 
 

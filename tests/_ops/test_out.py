@@ -257,3 +257,88 @@ def test_out_overlapping_inputs_as_torch():
                 assert 'refer to a single memory location' in str(e), (name, str(e))
                 got.append('RuntimeError')
         assert got[0] == got[1], (name, got)
+
+
+# ------------------------------------------------------------------ out= dtype rules per op family
+
+def _dtype_cases(m):
+    x = m.eye(3) + 0.1
+    spd = x @ x.T
+    v = m.ones(3)
+
+    def o(*s, dtype=None):
+        return m.zeros(*s, dtype=dtype or m.float64)
+    LU, piv = m.linalg.lu_factor(x)
+    return {
+        # the very dtype, or torch's error
+        'mm': lambda: m.mm(x, x, out=o(3, 3)),
+        'bmm': lambda: m.bmm(x[None], x[None], out=o(1, 3, 3)),
+        'matmul': lambda: m.matmul(x, x, out=o(3, 3)),
+        'addmm': lambda: m.addmm(x, x, x, out=o(3, 3)),
+        'baddbmm': lambda: m.baddbmm(x[None], x[None], x[None], out=o(1, 3, 3)),
+        'mv': lambda: m.mv(x, v, out=o(3)),
+        'dot': lambda: m.dot(v, v, out=o(())),
+        'inv': lambda: m.linalg.inv(x, out=o(3, 3)),
+        'det': lambda: m.linalg.det(x, out=o(())),
+        'solve': lambda: m.linalg.solve(x, v, out=o(3)),
+        'cholesky': lambda: m.linalg.cholesky(spd, out=o(3, 3)),
+        'qr': lambda: m.linalg.qr(x, out=(o(3, 3), o(3, 3))),
+        'slogdet': lambda: m.linalg.slogdet(x, out=(o(()), o(()))),
+        'svdvals': lambda: m.linalg.svdvals(x, out=o(3)),
+        'eigvalsh': lambda: m.linalg.eigvalsh(spd, out=o(3)),
+        'vector_norm': lambda: m.linalg.vector_norm(v, out=o(())),
+        'matrix_power': lambda: m.linalg.matrix_power(x, 2, out=o(3, 3)),
+        'lu_solve': lambda: m.linalg.lu_solve(LU, piv, x, out=o(3, 3)),
+        'solve_triangular': lambda: m.linalg.solve_triangular(x.triu(), x, upper=True,
+                                                              out=o(3, 3)),
+        'cross': lambda: m.linalg.cross(v, v, out=o(3)),
+        'gather': lambda: m.gather(v, 0, m.tensor([0]), out=o(1)),
+        'index_select': lambda: m.index_select(v, 0, m.tensor([0]), out=o(1)),
+        'where': lambda: m.where(m.tensor([True]), v[:1], v[:1], out=o(1)),
+        'softmax': lambda: m.softmax(v, 0, out=o(3)),
+        'log_softmax': lambda: m.log_softmax(v, 0, out=o(3)),
+        # these cast
+        'pinv': lambda: m.linalg.pinv(x, out=o(3, 3)),
+        'outer': lambda: m.outer(v, v, out=o(3, 3)),
+        'kron': lambda: m.kron(x, x, out=o(9, 9)),
+        'addr': lambda: m.addr(x, v, v, out=o(3, 3)),
+        'cond': lambda: m.linalg.cond(x, out=o(())),
+        'tensorinv': lambda: m.linalg.tensorinv(x, 1, out=o(3, 3)),
+        'cholesky_inverse': lambda: m.cholesky_inverse(x, out=o(3, 3)),
+        'matrix_rank into int32': lambda: m.linalg.matrix_rank(x, out=o((), dtype=m.int32)),
+        'cat into float64': lambda: m.cat([v], out=o(3)),
+        # compute in out's dtype
+        'sum into int64': lambda: m.sum(v * 0.6, 0, out=o((), dtype=m.int64)),
+        'cumsum into int64': lambda: m.cumsum(v * 0.6, 0, out=o(3, dtype=m.int64)),
+        'prod into int64': lambda: m.prod(v * 1.5, 0, out=o((), dtype=m.int64)),
+        'cumsum into float64': lambda: m.cumsum(v * 0.1, 0, out=o(3)),
+        # refused
+        'cat into int64': lambda: m.cat([v], out=o(3, dtype=m.int64)),
+        'stack into int64': lambda: m.stack([v], out=o(1, 3, dtype=m.int64)),
+        'exp into int64': lambda: m.exp(v, out=o(3, dtype=m.int64)),
+    }
+
+
+# same class, other words: torch's mv and dot check their out dtype inside the kernel
+# (addmv's operand check, dot's result-dtype check, the triangular solve's scalar-type
+# check); ember says the generic out= message
+OTHER_WORDING = {'mv', 'dot', 'solve_triangular'}
+
+
+def test_out_dtype_rules_as_torch():
+    tc, ec = _dtype_cases(torch), _dtype_cases(ember)
+    for name in tc:
+        got = []
+        for f in (tc[name], ec[name]):
+            try:
+                r = f()
+                got.append(('ok', [t.tolist() for t in (r if isinstance(r, tuple) else (r,))]))
+            except (RuntimeError, TypeError) as e:
+                got.append((type(e).__name__, str(e).split('\n')[0]))
+        assert got[0][0] == got[1][0], (name, got)
+        if got[0][0] != 'ok':
+            assert name in OTHER_WORDING or got[0][1] == got[1][1], (name, got)
+        else:
+            np.testing.assert_allclose(np.array(got[1][1][0], dtype=float),
+                                       np.array(got[0][1][0], dtype=float), rtol=1e-5,
+                                       err_msg=name)

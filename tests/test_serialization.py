@@ -1075,3 +1075,48 @@ def test_whole_model_with_functions_both_ways(tmp_path):
     np.testing.assert_allclose(t_from_e(torch.tensor(x)).detach().numpy(),
                                em(ember.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
     assert e_from_t.activation is F.relu
+
+
+class TorchRNNModel(torch.nn.Module):
+    """pytorch/examples' word_language_model, in small: encoder, LSTM, decoder."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = torch.nn.Dropout(0.2)
+        self.encoder = torch.nn.Embedding(20, 6)
+        self.rnn = torch.nn.LSTM(6, 5, 2, dropout=0.2)
+        self.decoder = torch.nn.Linear(5, 20)
+
+    def forward(self, x, hidden):
+        out, hidden = self.rnn(self.drop(self.encoder(x)), hidden)
+        return self.decoder(self.drop(out)), hidden
+
+
+class RNNModel(ember.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = ember.nn.Dropout(0.2)
+        self.encoder = ember.nn.Embedding(20, 6)
+        self.rnn = ember.nn.LSTM(6, 5, 2, dropout=0.2)
+        self.decoder = ember.nn.Linear(5, 20)
+
+    def forward(self, x, hidden):
+        out, hidden = self.rnn(self.drop(self.encoder(x)), hidden)
+        return self.decoder(self.drop(out)), hidden
+
+
+def test_word_language_model_checkpoint(tmp_path):
+    torch.manual_seed(0)
+    tm = TorchRNNModel().eval()
+    torch.save(tm, tmp_path / 'model.pt')
+    nn_ = ember.nn
+    with S.safe_globals([(RNNModel, f'{TorchRNNModel.__module__}.TorchRNNModel'), nn_.Dropout, nn_.Embedding,
+                         nn_.LSTM, nn_.Linear]):
+        m = ember.load(tmp_path / 'model.pt').eval()
+    assert type(m) is RNNModel and type(m.rnn) is nn_.LSTM
+    idx = np.array([[1, 4], [7, 19], [3, 0]])
+    h = np.zeros((2, 2, 5), np.float32)
+    out_t, (ht, ct) = tm(torch.tensor(idx), (torch.tensor(h), torch.tensor(h)))
+    out_e, (he, ce) = m(ember.tensor(idx), (ember.tensor(h), ember.tensor(h)))
+    for a, b in ((out_e, out_t), (he, ht), (ce, ct)):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)

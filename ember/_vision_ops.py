@@ -17,7 +17,8 @@ bin, with which bilinear weights) depends only on the boxes and is computed on t
 vectorised over boxes, bins and samples; the values are then gathered and summed with ember
 ops. The gradient of each op with respect to its input is the registered ``_*_backward``
 operator (as in torchvision), itself written in ember ops, so that ``create_graph=True``
-and double backward work; ``deform_conv2d`` is differentiable through its ember ops
+and double backward work; under autocast the forward operators compute in float32 and
+cast back, as torchvision's autocast kernels do; ``deform_conv2d`` is differentiable through its ember ops
 (input, weight, offset, mask and bias). The boxes get no gradient, as in torchvision.
 
 NOTE: unlike torchvision, double backward of ``roi_align``, ``roi_pool``, ``ps_roi_*`` and
@@ -1070,6 +1071,33 @@ _FAKES = {
 }
 
 
+# ------------------------------------------------------------------ autocast
+def _autocast(fn):
+    """torchvision's autocast kernels: under autocast, the floating inputs (but float64) are
+    cast to float32, the op runs with autocast off, and floating results are cast back to
+    the first input's dtype."""
+    def run(*args):
+        import ember
+        T = ember.Tensor
+        first = next(a for a in args if isinstance(a, T))
+        dev = first.device.type
+        if dev == 'meta' or not ember.is_autocast_enabled(dev):
+            return fn(*args)
+        with ember.autocast(dev, enabled=False):
+            out = fn(*[a.float() if isinstance(a, T) and a.is_floating_point()
+                       and a.dtype != ember.float64 else a for a in args])
+
+        def back(t):
+            return t.to(first.dtype) if t.is_floating_point() else t
+        return tuple(back(t) for t in out) if isinstance(out, tuple) else back(out)
+    run.__name__ = run.__qualname__ = fn.__name__
+    run.__doc__ = fn.__doc__
+    return run
+
+
+_AUTOCAST = ('nms', 'roi_align', 'roi_pool', 'ps_roi_align', 'ps_roi_pool', 'deform_conv2d')
+
+
 # ------------------------------------------------------------------ registration
 _KERNELS = {
     'nms': nms, 'qnms': _qnms, 'qroi_align': _qroi_align, 'roi_align': roi_align,
@@ -1103,8 +1131,9 @@ def register():
         if 'torchvision::' + name in _library._OPS:     # defined already (by the user)
             continue
         lib.define(schema)
-        lib.impl(name, _KERNELS[name], 'CPU')
-        lib.impl(name, _KERNELS[name], 'CUDA')
+        kernel = _autocast(_KERNELS[name]) if name in _AUTOCAST else _KERNELS[name]
+        lib.impl(name, kernel, 'CPU')
+        lib.impl(name, kernel, 'CUDA')
         if name in _FAKES:
             lib.impl(name, _FAKES[name], 'Meta')
     _LIB = lib

@@ -825,3 +825,21 @@ def test_ps_ops_hand_checked():
     x = ember.arange(16.).reshape(1, 1, 4, 4)
     out, _ = TV.ps_roi_align(x, ember.tensor([[0., 0., 0., 2., 2.]]), 1.0, 1, 1, 1)
     assert out.item() == (0 + 1 + 4 + 5) / 4
+
+
+def test_autocast_computes_in_float32():
+    """As torchvision's autocast kernels: under autocast, low-precision inputs are cast to
+    float32, and floating results back to the input's dtype; outside it bfloat16 is refused."""
+    rng = np.random.default_rng(12)
+    x = E(rng.standard_normal((1, 4, 6, 6)).astype(np.float32)).bfloat16()
+    rois = E(np.array([[0, 0.5, 0.5, 4.2, 3.9]], np.float32)).bfloat16()
+    with pytest.raises(NotImplementedError, match="not implemented for 'BFloat16'"):
+        TV.roi_align(x, rois, 1.0, 2, 2, 2, False)
+    with ember.autocast('cpu', dtype=ember.bfloat16):
+        out = TV.roi_align(x, rois, 1.0, 2, 2, 2, False)
+        pooled, arg = TV.roi_pool(x, rois, 1.0, 2, 2)
+        keep = TV.nms(rois[:, 1:], ember.ones(1).bfloat16(), 0.5)
+    assert out.dtype == ember.bfloat16 and pooled.dtype == ember.bfloat16
+    assert arg.dtype == ember.int32 and keep.tolist() == [0]
+    want = TV.roi_align(x.float(), rois.float(), 1.0, 2, 2, 2, False).bfloat16()
+    assert ember.equal(out, want)

@@ -251,7 +251,6 @@ def _write_out(out, res, name='empty'):
     return write_out(res, out, name, cast=True)
 
 
-@register(method=False)
 class _TensorNew:
     """``Tensor(...)``, the legacy constructor, and ``Tensor.__array_wrap__`` (NumPy ufunc
     results as tensors), bound onto ``Tensor`` from here."""
@@ -284,6 +283,7 @@ class _TensorNew:
 _bind(_TensorNew)
 
 
+@register(method=False)
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor by copying ``data`` (nested lists, numbers, arrays, tensors).
 

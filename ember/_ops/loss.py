@@ -1682,7 +1682,7 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction, ze
     if zero_infinity:
         res = ember.where(res == math.inf, ember.zeros((), dtype=res.dtype), res)
     if reduction == 'mean':
-        tlt = ember.tensor(tl, dtype=res.dtype).clamp_min(1)
+        tlt = ember.tensor(tl, dtype=res.dtype, device=res.device).clamp_min(1)
         return (res / tlt).mean()
     if reduction == 'sum':
         return res.sum()

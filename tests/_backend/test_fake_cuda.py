@@ -320,6 +320,95 @@ def test_nn_training_step_on_cuda_matches_cpu():
                                        err_msg=n)
 
 
+def _nn_cases():
+    nn = ember.nn
+    rng = np.random.default_rng(0)
+
+    def t(*shape):
+        return ember.from_numpy(rng.standard_normal(shape).astype('float32'))
+
+    def idx(high, shape):
+        return ember.from_numpy(rng.integers(0, high, shape))
+    return {
+        'LSTM': (lambda: nn.LSTM(4, 5, 2, batch_first=True), lambda: (t(2, 3, 4),)),
+        'GRU': (lambda: nn.GRU(4, 5), lambda: (t(3, 2, 4),)),
+        'RNN-bidirectional': (lambda: nn.RNN(4, 5, bidirectional=True), lambda: (t(3, 2, 4),)),
+        'TransformerEncoder': (lambda: nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2), lambda: (t(5, 2, 8),)),
+        'Transformer': (lambda: nn.Transformer(8, 2, 1, 1, 16, dropout=0.0),
+                        lambda: (t(5, 2, 8), t(4, 2, 8))),
+        'MultiheadAttention': (lambda: nn.MultiheadAttention(8, 2),
+                               lambda: (t(5, 2, 8), t(5, 2, 8), t(5, 2, 8))),
+        'Embedding': (lambda: nn.Embedding(10, 3), lambda: (idx(10, (2, 2)),)),
+        'EmbeddingBag': (lambda: nn.EmbeddingBag(10, 3), lambda: (idx(10, (2, 2)),)),
+        'LayerNorm': (lambda: nn.LayerNorm(4), lambda: (t(2, 3, 4),)),
+        'GroupNorm': (lambda: nn.GroupNorm(2, 4), lambda: (t(2, 4, 3, 3),)),
+        'InstanceNorm2d': (lambda: nn.InstanceNorm2d(4, affine=True), lambda: (t(2, 4, 3, 3),)),
+        'BatchNorm1d-eval': (lambda: nn.BatchNorm1d(3).eval(), lambda: (t(4, 3),)),
+        'ConvTranspose2d': (lambda: nn.ConvTranspose2d(2, 3, 3, stride=2), lambda: (t(1, 2, 4, 4),)),
+        'Conv1d-dilated': (lambda: nn.Conv1d(2, 3, 3, dilation=2), lambda: (t(1, 2, 9),)),
+        'Conv3d': (lambda: nn.Conv3d(2, 3, 2), lambda: (t(1, 2, 3, 3, 3),)),
+        'AvgPool2d': (lambda: nn.AvgPool2d(2), lambda: (t(1, 2, 4, 4),)),
+        'AdaptiveAvgPool2d': (lambda: nn.AdaptiveAvgPool2d(3), lambda: (t(1, 2, 5, 5),)),
+        'AdaptiveMaxPool2d': (lambda: nn.AdaptiveMaxPool2d(3), lambda: (t(1, 2, 5, 5),)),
+        'MaxPool1d': (lambda: nn.MaxPool1d(2), lambda: (t(1, 2, 6),)),
+        'Upsample-bilinear': (lambda: nn.Upsample(scale_factor=2, mode='bilinear'),
+                              lambda: (t(1, 2, 3, 3),)),
+        'PixelShuffle': (lambda: nn.PixelShuffle(2), lambda: (t(1, 4, 2, 2),)),
+        'Dropout': (lambda: nn.Dropout(0.5), lambda: (t(4, 4),)),
+        'AlphaDropout': (lambda: nn.AlphaDropout(0.5), lambda: (t(4, 4),)),
+        'RReLU': (lambda: nn.RReLU(), lambda: (t(4, 4),)),
+        'PReLU': (lambda: nn.PReLU(), lambda: (t(4, 4),)),
+        'Bilinear': (lambda: nn.Bilinear(3, 4, 2), lambda: (t(2, 3), t(2, 4))),
+        'Unfold': (lambda: nn.Unfold(2), lambda: (t(1, 2, 3, 3),)),
+        'Fold': (lambda: nn.Fold((3, 3), 2), lambda: (t(1, 8, 4),)),
+        'ReflectionPad2d': (lambda: nn.ReflectionPad2d(1), lambda: (t(1, 1, 3, 3),)),
+        'Softmax2d': (lambda: nn.Softmax2d(), lambda: (t(1, 2, 3, 3),)),
+        'CosineSimilarity': (lambda: nn.CosineSimilarity(), lambda: (t(2, 3), t(2, 3))),
+        'CTCLoss': (lambda: nn.CTCLoss(), lambda: (t(6, 2, 5).log_softmax(2), idx(4, (2, 2)) + 1,
+                                                   ember.tensor([6, 6]), ember.tensor([2, 2]))),
+        'NLLLoss-2d': (lambda: nn.NLLLoss(), lambda: (t(2, 3, 4, 4).log_softmax(1),
+                                                      idx(3, (2, 4, 4)))),
+        'KLDivLoss': (lambda: nn.KLDivLoss(reduction='batchmean'),
+                      lambda: (t(2, 3).log_softmax(1), t(2, 3).softmax(1))),
+        'AdaptiveLogSoftmaxWithLoss': (lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4]),
+                                       lambda: (t(3, 8), ember.tensor([1, 5, 9]))),
+    }
+
+
+def _module_outputs(r):
+    if isinstance(r, (tuple, list)):
+        return [o for v in r for o in _module_outputs(v)]
+    if hasattr(r, 'loss') and hasattr(r, 'output'):    # AdaptiveLogSoftmaxWithLoss
+        return [r.output, r.loss]
+    return [r] if isinstance(r, ember.Tensor) else []
+
+
+@needs_device
+@pytest.mark.filterwarnings('ignore')
+@pytest.mark.parametrize('name', sorted(_nn_cases()))
+def test_nn_module_on_cuda_matches_cpu(name):
+    """Forward and backward of a module on 'cuda' equal the CPU's: outputs, parameter and
+    input gradients."""
+    make, inputs = _nn_cases()[name]
+    ember.manual_seed(0)
+    m = make()
+    args = inputs()
+    res = []
+    for mod, dev in ((m, 'cpu'), (copy.deepcopy(m).to('cuda'), 'cuda')):
+        a = [x.detach().clone().to(dev).requires_grad_(x.is_floating_point()) for x in args]
+        ember.manual_seed(1)   # dropout masks: the same stream on both devices
+        outs = _module_outputs(mod(*a))
+        assert all(o.device.type == dev for o in outs), name
+        sum((o * (i + 1)).sum() for i, o in enumerate(outs) if o.is_floating_point()).backward()
+        res.append([o.detach().cpu().numpy() for o in outs] +
+                   [p.grad.cpu().numpy() for p in mod.parameters()] +
+                   [x.grad.cpu().numpy() for x in a if x.grad is not None])
+    assert len(res[0]) == len(res[1])
+    for i, (c, d) in enumerate(zip(*res)):
+        np.testing.assert_allclose(d, c, rtol=1e-4, atol=1e-5, err_msg=f'{name}[{i}]')
+
+
 # ------------------------------------------------------------------ the child process
 def test_device_suite_in_a_child_process():
     """The ember-on-cuda tests above, in a fresh process with ``EMBER_FAKE_CUDA=1`` (the
@@ -331,6 +420,7 @@ def test_device_suite_in_a_child_process():
                         '-p', 'no:randomly', '--tb=line'] +
                        [f'{__file__}::{t}' for t in ('test_ember_cuda_on_the_fake_device',
                                                      'test_op_on_cuda_matches_cpu',
+                                                     'test_nn_module_on_cuda_matches_cpu',
                                                      'test_nn_training_step_on_cuda_matches_cpu')],
                        cwd=TESTS, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]

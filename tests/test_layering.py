@@ -246,8 +246,9 @@ CORE_TOP = 3
 UPWARD = {
     ('ember._ops.loss', 'ember'):
         "losses call their inner ops through the public namespace (ember.where, "
-        "ember.log_softmax...), so modes, the profiler and FlopCounterMode see them as they "
-        "see torch.nn.functional's Python code",
+        "ember.log_softmax...), so that the seam's interceptors (the profiler, "
+        "FlopCounterMode) record them, as torch's record the aten ops inside "
+        "torch.nn.functional's Python code",
     ('ember._ops.distance', 'ember'): "as loss: the distance functions' inner ops are public calls",
     ('ember._ops.tensor_internals', 'ember.utils.dlpack'):
         "Tensor.__dlpack__/__dlpack_device__ are implemented by ember.utils.dlpack, which "

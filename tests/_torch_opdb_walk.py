@@ -293,42 +293,40 @@ _SAME = {}
 
 
 def _convert_fresh(x):
-    if True:
-        if x.layout != torch.strided:
-            raise _Unsupported(f'layout {x.layout}')
-        if x.dtype in (torch.complex32,) or x.dtype not in _EMBER_DT or \
-                _EMBER_DT[x.dtype] is None:
-            raise _Unsupported(f'dtype {x.dtype}')
-        if x.device.type != 'cpu':
-            raise _Unsupported(f'device {x.device}')
-        try:
-            return _convert_tensor(x)
-        except _Unsupported:
-            raise
-        except Exception as ex:  # noqa: BLE001 - e.g. more than 64 dims for numpy
-            raise _Unsupported(str(ex)) from None
+    if x.layout != torch.strided:
+        raise _Unsupported(f'layout {x.layout}')
+    if x.dtype in (torch.complex32,) or x.dtype not in _EMBER_DT or _EMBER_DT[x.dtype] is None:
+        raise _Unsupported(f'dtype {x.dtype}')
+    if x.device.type != 'cpu':
+        raise _Unsupported(f'device {x.device}')
+    try:
+        return _convert_tensor(x)
+    except _Unsupported:
+        raise
+    except Exception as ex:  # noqa: BLE001 - e.g. more than 64 dims for numpy
+        raise _Unsupported(str(ex)) from None
 
 
 def _convert_tensor(x):
-    if True:
-        rg = x.requires_grad
-        x = x.detach()
-        if x.is_conj() or x.is_neg():      # the storage does not hold these bits
-            x = x.resolve_conj().resolve_neg()
-        if not x.is_contiguous() and x.numel() > 0 and x.dtype != torch.bfloat16 \
-                and all(s >= 0 for s in x.stride()):
-            st = x.untyped_storage()
-            base = torch.empty(0, dtype=x.dtype).set_(st, 0, (st.nbytes() // x.element_size(),))
-            eb = ember.from_numpy(_to_numpy(base).copy())
-            e = ember.as_strided(eb, tuple(x.shape), tuple(x.stride()), x.storage_offset())
-        else:
-            a = _to_numpy(x)
-            e = ember.from_numpy(np.array(a, copy=True))
-            if x.dtype == torch.bfloat16:
-                e = e.to(ember.bfloat16) if e.dtype != ember.bfloat16 else e
-        if rg:
-            e.requires_grad_(True)
-        return e
+    rg = x.requires_grad
+    x = x.detach()
+    if x.is_conj() or x.is_neg():      # the storage does not hold these bits
+        x = x.resolve_conj().resolve_neg()
+    st_bytes = x.untyped_storage().nbytes()
+    if (not x.is_contiguous() or x.storage_offset() or st_bytes != x.numel() * x.element_size()) \
+            and x.numel() > 0 and x.dtype != torch.bfloat16 and all(s >= 0 for s in x.stride()):
+        # the same strides over a copy of the whole storage (as_strided reads the storage)
+        st = x.untyped_storage()
+        base = torch.empty(0, dtype=x.dtype).set_(st, 0, (st.nbytes() // x.element_size(),))
+        eb = ember.from_numpy(_to_numpy(base).copy())
+        e = ember.as_strided(eb, tuple(x.shape), tuple(x.stride()), x.storage_offset())
+    else:
+        e = ember.from_numpy(np.array(_to_numpy(x), copy=True))
+        if x.dtype == torch.bfloat16 and e.dtype != ember.bfloat16:
+            e = e.to(ember.bfloat16)
+    if rg:
+        e.requires_grad_(True)
+    return e
 
 
 def _convert_other(x):
@@ -357,6 +355,8 @@ def _convert_other(x):
         g = ember.Generator()
         g.manual_seed(x.initial_seed())
         return g
+    if isinstance(x, torch.nn.Module):      # a torch module as an argument: not converted
+        raise _Unsupported(f'torch module {type(x).__name__}')
     if callable(x) and not isinstance(x, type):
         return translate(x)
     return x

@@ -478,14 +478,33 @@ class ndarray:
         np.minimum.at(self._a, _index(slices), _host(value, False))
 
 
+# methods and functions whose index (and value) arguments may be host arrays: CuPy copies
+# them to the device
+_TAKES_HOST_INDICES = frozenset({'take', 'put', 'compress', 'take_along_axis', 'choose'})
+
+
 def _method(name):
     meth = getattr(_np_ndarray, name)
+    convert = name in _TAKES_HOST_INDICES
 
     def m(self, *args, **kwargs):
-        return _call(meth, (self,) + args, kwargs)
+        return _call(meth, (self,) + args, kwargs, convert)
     m.__name__ = name
     m.__qualname__ = f'ndarray.{name}'
     m.__doc__ = f"``cupy.ndarray.{name}`` (NumPy's, on device arrays)."
+    return m
+
+
+def _operator(name):
+    meth = getattr(_np_ndarray, name)
+
+    def m(self, other):
+        t = type(other)
+        if t is list or t is tuple:   # CuPy's kernels take arrays and scalars
+            _unsupported(other)
+        return _call(meth, (self, other), {})
+    m.__name__ = name
+    m.__qualname__ = f'ndarray.{name}'
     return m
 
 
@@ -512,6 +531,9 @@ for _name in ('all', 'any', 'argmax', 'argmin', 'argpartition', 'argsort', 'choo
         for p in ('', 'r')):
     if _name == 'ptp':
         setattr(ndarray, _name, lambda self, *a, **k: _call(np.ptp, (self,) + a, k))
+    elif _name.startswith('__') and _name not in ('__abs__', '__neg__', '__pos__',
+                                                  '__invert__'):
+        setattr(ndarray, _name, _operator(_name))
     else:
         setattr(ndarray, _name, _method(_name))
 for _name in ('add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'matmul', 'and',
@@ -779,6 +801,9 @@ class ufunc:
         self.__name__ = uf.__name__
 
     def __call__(self, *args, **kwargs):
+        for a in args:
+            if type(a) is list or type(a) is tuple:   # CuPy's kernels take arrays and scalars
+                _unsupported(a)
         return _call(self._uf, args, kwargs)
 
     def __getattr__(self, name):
@@ -916,7 +941,7 @@ def _build():
             elif name in _CONVERSIONS:
                 attr = _converting(base, name)
             else:
-                attr = _wrap_function(base, name, False)
+                attr = _wrap_function(base, name, name in _TAKES_HOST_INDICES)
         setattr(mod, name, attr)
     mod.__version__ = '14.2.0'
     return mod

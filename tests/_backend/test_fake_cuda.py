@@ -82,6 +82,13 @@ def test_implicit_host_conversion_is_refused():
         cp.maximum(a, np.ones(4))
     with pytest.raises(ValueError, match='non-scalar numpy.ndarray cannot be used for fill'):
         a[...] = np.ones(4)
+    with pytest.raises(TypeError, match="Unsupported type <class 'list'>"):
+        a + [1., 2., 3., 4.]
+    with pytest.raises(TypeError, match="Unsupported type <class 'list'>"):
+        cp.add(a, [1., 2., 3., 4.])
+    # host index arrays are copied to the device, as CuPy does
+    assert a.take(np.array([1, 3])).get().tolist() == [1., 3.]
+    assert cp.take(a, np.array([2])).get().tolist() == [2.]
     with pytest.raises(ValueError, match='Unsupported dtype'):
         cp.asarray(np.zeros(2, dtype=np.longdouble))
     import ml_dtypes

@@ -1379,7 +1379,7 @@ class TakeBackward0(Node):
 
 
 @register()
-def take(input, index):
+def take(input, index, *, out=None):
     """Elements of ``input`` (as if flattened) at ``index``; the result has index's shape.
 
     Example::
@@ -1397,6 +1397,16 @@ def take(input, index):
         node = TakeBackward0()
         node.shape, node.index = a.shape, index.detach()
         record(res, node, (input,))
+    if out is not None:
+        if not isinstance(out, Tensor):
+            _args.tensor(out, 'take', 'out', None)
+        if out.dtype is not input.dtype:
+            raise RuntimeError(f"take(): self and out expected to have the same dtype, but got "
+                               f"self.dtype = {_legacy_name(input.dtype)} and out.dtype = "
+                               f"{_legacy_name(out.dtype)}")
+        from ._pointwise_common import _out
+        check_out_overlap(out, (input,))
+        return _out(res, out)
     return res
 
 

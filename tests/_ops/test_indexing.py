@@ -774,3 +774,14 @@ def test_masked_fill_value_overflow(dtype, value):
 def test_gather_empty_index_of_another_ndim():
     check(lambda m, x: m.gather(x, 0, m.zeros(2, 0, dtype=m.int64)), [rand(5, dtype=np.float64)],
           grad=True)
+
+
+def test_take_out():
+    # torch.take takes out= (issue 21): written in place, its dtype checked, overlap refused
+    from oracle import run_both
+    run_both(lambda m: (lambda o: (m.take(m.arange(6.), m.tensor([0, 2]), out=o), o))(
+        m.zeros(2)))
+    check_error(lambda m: m.take(m.arange(6.), m.tensor([0, 2]), out=m.zeros(2, dtype=m.int64)),
+                match='take(): self and out expected to have the same dtype')
+    check_error(lambda m: (lambda x: m.take(x, m.tensor([0, 2, 4]), out=x[1:4]))(m.arange(6.)),
+                match='unsupported operation')

@@ -1271,6 +1271,11 @@ class SiluBackward0(_ActNode):
 
 
 def _silu_fn(input):
+    if isinstance(input, Tensor) and input._data.dtype.kind == 'c':   # complex, as torch
+        if _Mode.grad and input._rg:
+            raise RuntimeError("silu does not support automatic differentiation for outputs "
+                               "with complex dtype.")
+        return input * input.sigmoid()
     a = _float_in(input, 'silu', 'silu_cpu')
     res = _run(a, lambda x, xp: x / (1 + xp.exp(-x)))
     return _record(res, input, SiluBackward0)
@@ -1279,8 +1284,10 @@ def _silu_fn(input):
 def silu(input, inplace=False):
     """Applies the sigmoid linear unit (swish) ``x * sigmoid(x)`` elementwise.
 
+    A complex input is computed too (without autograd, as in PyTorch).
+
     Args:
-        input (Tensor): the input (floating point).
+        input (Tensor): the input (floating point or complex).
         inplace (bool): operate in place. Default: ``False``.
 
     Example::

@@ -1,14 +1,15 @@
-"""FSDP2 ``fully_shard`` on 2 ranks: each rank trains on half of every batch; after three
+"""FSDP2 ``fully_shard`` on 2 and 4 ranks: each rank trains on its share of every batch; after three
 Adam steps with gradient-norm clipping (norms of sharded gradients) the gathered parameters
 equal single-process training (ember's, checked in each
 rank, and torch's, checked here), with and without ``reshard_after_forward``; each rank holds
-about half of the parameters and of the optimizer state; gradient accumulation with
+about 1/world of the parameters and of the optimizer state; gradient accumulation with
 ``set_requires_gradient_sync(False)`` gives the single-process accumulated gradients."""
 import json
 import os
 import sys
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _ranks import run_ranks  # noqa: E402
@@ -104,8 +105,9 @@ def _torch_reference():
     return {k: p.detach().tolist() for k, p in model.named_parameters()}
 
 
-def test_fully_shard_training_equals_single_process():
-    outs = run_ranks(PROG, n=2, timeout=90)
+@pytest.mark.parametrize('n', [2, 4])
+def test_fully_shard_training_equals_single_process(n):
+    outs = run_ranks(PROG, n=n, timeout=120)
     ref = _torch_reference()
     fractions = []
     for o in outs:
@@ -117,7 +119,8 @@ def test_fully_shard_training_equals_single_process():
                                            err_msg=f'reshard={reshard} {k}')
             assert d['grad_is_dtensor']
             fractions.append((d['local_fraction'], d['state_fraction']))
-    # rows split 5/5, 4/3 (ceil first), 2/1, biases likewise: each rank about half
+    # rows split as torch.chunk splits them (5/5, 4/3, 2/1 on 2 ranks): about 1/n each, and
+    # the Adam state alike
     for f, s in fractions:
-        assert 0.4 < f < 0.6 and abs(f - s) < 1e-12, fractions
-    assert abs(sum(f for f, _ in fractions[::2]) + sum(f for f, _ in fractions[1::2]) - 2) < 1e-9
+        assert abs(f - 1 / n) < 0.6 / n and abs(f - s) < 1e-12, fractions
+    assert abs(sum(f for f, _ in fractions) - 2) < 1e-9      # both reshard settings

@@ -301,5 +301,7 @@ def _shard(p, mesh):
     from ...autograd.grad_mode import no_grad
     with no_grad():
         loc = _shard_local(p.detach(), mesh, 0, 0) if p.dim() else p.detach().clone()
+        if not loc.numel():
+            loc = loc.new_empty(loc.shape)
     pl = (Shard(0),) if p.dim() else (Replicate(),)
     return _make(loc.contiguous(), mesh, pl, tuple(p.shape))

@@ -96,6 +96,8 @@ def _make(local, mesh, placements, shape):
     """A DTensor around the plain tensor ``local`` (sharing its memory; no autograd)."""
     if not _OBSERVING:
         _observe()
+    if not local._data.size:    # an empty shard: canonical strides (as its gradient will have)
+        local = local.new_empty(local.shape)
     t = _T._new_tensor(local._data, DTensor)
     t._st = local._storage_obj()
     t.__dict__['_spec'] = _Spec(mesh, placements, shape)

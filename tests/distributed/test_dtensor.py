@@ -187,6 +187,12 @@ for step in range(3):
 assert np.allclose(lin.weight.full_tensor().detach().numpy(), ref.weight.detach().numpy(),
                    atol=1e-12)
 assert np.allclose(lin.bias.full_tensor().detach().numpy(), ref.bias.detach().numpy(), atol=1e-12)
+# a parameter whose local piece is not contiguous still gets a DTensor gradient
+loc = ember.arange(12., dtype=ember.float64).reshape(3, 4).t()
+pn = nn.Parameter(DTensor.from_local(loc, mesh, [S0]))
+(pn * 2).sum().full_tensor().backward()
+assert isinstance(pn.grad, DTensor) and pn.grad.placements == (S0,)
+assert pn.grad.to_local().tolist() == [[2.] * 3] * 4
 # distribute_module replicates what partition_fn leaves
 m = distribute_module(nn.Linear(3, 2), mesh)
 assert all(isinstance(p, DTensor) and p.placements == (R,) for p in m.parameters())

@@ -308,6 +308,9 @@ class _FromLocal(Function):
 
 
 # ----------------------------------------------------------------------------- DTensor
+_GRAD_SLOT = _T.Tensor.__dict__['_grad']
+
+
 class DTensor(_T.Tensor):
     """A tensor distributed over a :class:`DeviceMesh`: one :class:`Placement` per mesh
     dimension says how this rank's local tensor relates to the global one (``Shard(dim)``:
@@ -413,6 +416,19 @@ class DTensor(_T.Tensor):
     @property
     def _local_tensor(self):
         return _plain(self)
+
+    @property
+    def _grad(self):
+        return _GRAD_SLOT.__get__(self)
+
+    @_grad.setter
+    def _grad(self, g):
+        # autograd may hand a leaf a plain tensor (e.g. one laid out like the local array):
+        # a DTensor's gradient is a DTensor of its layout
+        if g is not None and not isinstance(g, DTensor):
+            sp = self._spec
+            g = _make(g, sp.mesh, sp.placements, sp.shape)
+        _GRAD_SLOT.__set__(self, g)
 
     # -- conversions
     def to_local(self, *, grad_placements=None):

@@ -645,3 +645,11 @@ def test_vander_zero_dim_and_small_n():
     check(lambda m, x: m.linalg.vander(x, N=3), [np.array(2.0)])
     check_error(lambda m: m.linalg.vander(m.tensor([2.0]), N=1), match='N must be greater than 1.')
     check_error(lambda m: m.linalg.vander(m.tensor(2.0)), match='N must be greater than 1.')
+
+
+def test_logdet_complex_is_complex():
+    # log|det| + i arg(det), as torch; -inf + nan j when singular (issue 21)
+    from tests.oracle import run_both
+    run_both(lambda m: [m.logdet(a) for a in (
+        m.zeros(0, 0, dtype=m.complex128), m.eye(2, dtype=m.complex64) * (1 + 1j),
+        m.tensor([[0, 1], [2, 3j]], dtype=m.complex128), m.zeros(2, 2, dtype=m.complex128))])

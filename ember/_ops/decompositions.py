@@ -276,6 +276,11 @@ def logdet(input):
         _args.tensor(input, 'logdet')
     sign, lad = _slogdet(input, 'linalg.slogdet')
     s = sign._data
+    if s.dtype.kind == 'c':     # complex: log|det| + i arg(det), a complex result as torch's
+        r = sign.log() + lad
+        if (s == 0).any():      # torch: -inf + nan j for a singular matrix
+            r = r + wrap(array_module(s).where(s == 0, complex(0, np.nan), 0).astype(s.dtype))
+        return r
     if (s > 0).all():
         return lad
     fix = array_module(s).where(s < 0, np.nan, 0).astype(lad._data.dtype)

@@ -933,7 +933,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                                f"kW: 1")
         raise RuntimeError(f"kernel size should be greater than zero, but got kT: {size} "
                            f"kH: 1 kW: 1")
-    div = _channel_window_sum(input.mul(input), size // 2, (size - 1) // 2) / size
+    div = _channel_window_sum(input.mul(input), size // 2, (size - 1) // 2)
+    # torch averages with avg_pool: an integer input's window mean is truncated
+    div = div.div(size, rounding_mode='trunc') if not (input.is_floating_point() or
+                                                        input.is_complex()) else div / size
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
 

@@ -29,3 +29,12 @@ def test_batch_norm_one_dim_input_errors():
                                               1e-5), match='Dimension out of range')
     check_error(lambda m: m.nn.functional.batch_norm(m.zeros(()), None, None, training=True),
                 match='index out of range')
+
+
+def test_local_response_norm_integer_input_truncates_the_window_mean():
+    # torch averages with avg_pool, which truncates for integer inputs (issue 21)
+    from oracle import check
+    x = np.arange(36, dtype=np.int64).reshape(1, 6, 6)
+    check(lambda m, a: (m.nn.functional.local_response_norm(a, 2, alpha=3e-5, beta=0.5),
+                        m.nn.functional.local_response_norm(a, 3, alpha=3e-2, beta=0.5, k=2.)),
+          [x], rtol=1e-5, atol=1e-6)

@@ -3,7 +3,11 @@ subprocess, since importing ``torch.testing._internal`` changes torch's process 
 freezes ``torch.backends`` flags, patches TorchScript call paths, sets environment
 variables and warning filters).
 
-    python tests/_torch_opdb_walk.py [--full] [--ops NAME,...] [--modules] [--json FILE]
+    python tests/_torch_opdb_walk.py [--full | --all-ops] [--ops NAME,...] [--modules]
+                                     [--no-ops] [--json FILE]
+
+(``--all-ops``: every op and module with the slice's dtypes; ``EMBER_OPDB_PROGRESS=1``
+prints each op's time and first failure to stderr as the walk goes.)
 
 For every ``OpInfo`` of ``torch.testing._internal.common_methods_invocations.op_db`` (and
 the ``opinfo.definitions`` databases) and every supported CPU dtype (``--full``) or the CI

@@ -88,6 +88,9 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import overrides, _C  # noqa: E402,F401
 from .amp import GradScaler  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
+from .sparse import sparse_coo_tensor  # noqa: E402,F401
+from ._memory_format import sparse_coo  # noqa: E402,F401
 
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that
 # ``import ember`` stays fast; ``import torch`` loads them eagerly, the result is the same.

@@ -82,7 +82,8 @@ class layout:
 
 
 def _layout_by_name(name):
-    return {'strided': strided}[name]
+    return {'strided': strided, 'sparse_coo': sparse_coo}[name]
 
 
 strided = layout('strided')
+sparse_coo = layout('sparse_coo')   # the sparse COO layout (ember.sparse)

@@ -70,6 +70,7 @@ LAYERS = {
     'ember._vision_ops': 4,
     'ember.signal': 4,
     'ember.masked': 4,
+    'ember.sparse': 4,
     'ember.types': 4,
     'ember.storage': 4,
     'ember.__main__': 4,

@@ -264,6 +264,13 @@ class _SparseCooTensor(Tensor):
 
     to_sparse_coo = to_sparse
 
+    def __deepcopy__(self, memo):
+        import copy
+        r = _make(copy.deepcopy(self._i, memo), copy.deepcopy(self._v, memo), self.shape,
+                  self._coal)
+        memo[id(self)] = r
+        return r
+
     def detach(self):
         """The same indices and the values detached from the graph."""
         return _make(self._i, self._v.detach(), self.shape, self._coal)
@@ -753,8 +760,50 @@ def sparse_sum(input, dim=None, dtype=None):
 
 
 def _to_dtype(self, *args, **kwargs):
-    """``to``/``double``/``float``...: a sparse tensor whose values are converted."""
-    return _make(self._i, self._v.to(*args, **kwargs), self.shape, self._coal)
+    """``to``/``double``/``float``...: a sparse tensor whose values are converted (and
+    whose indices move with them to another device)."""
+    v = self._v.to(*args, **kwargs)
+    if v is self._v:
+        return self
+    return _make(self._i.to(v.device), v, self.shape, self._coal)
+
+
+def _transpose(self, dim0, dim1):
+    """Swap two sparse dimensions (rows of ``indices``); the result is not coalesced, as
+    PyTorch flags it."""
+    n = self.dim()
+    d0, d1 = (_wrap(d, n) for d in (dim0, dim1))
+    sd = self.sparse_dim()
+    if d0 >= sd or d1 >= sd:
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got "
+                           f"sparse_dim: {sd}, d0: {d0}, d1: {d1}")
+    shape = list(self.shape)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    perm = list(range(sd))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _make(self._i[perm], self._v, Size(shape), False if d0 != d1 else self._coal)
+
+
+def _wrap(d, n):
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}],"
+                         f" but got {d})")
+    return d % n
+
+
+def _t(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, "
+                           f"but got {self.sparse_dim()} sparse and {self.dense_dim()} dense "
+                           "dimensions")
+    return self if self.dim() < 2 else _transpose(self, 0, 1)
+
+
+def _add_(self, other, *, alpha=1):
+    """``dense.add_(sparse)``: the sparse tensor's values added in place."""
+    if _is_sp(self):
+        raise _not_impl('add_')   # NOTE: in-place ops on a sparse tensor are not written yet
+    return self.add_(other.to_dense(), alpha=alpha)
 
 
 def _clone(self, *, memory_format=None):
@@ -776,7 +825,8 @@ _OPS = {
     'mm': _mm, 'matmul': _matmul, '__matmul__': _matmul,
     '__rmatmul__': lambda s, o, **k: _matmul(o, s, **k),
     'sum': _sum,
-    'to': _to_dtype, 'clone': _clone,
+    'to': _to_dtype, 'clone': _clone, 't': _t, 'transpose': _transpose, 'swapaxes': _transpose,
+    'add_': _add_, '__iadd__': _add_,
     'double': _cast(D.float64), 'float': _cast(D.float32), 'half': _cast(D.float16),
 }
 

@@ -207,3 +207,17 @@ def test_dense_ops_refuse_sparse():
                                                          "SparseTensorImpl")
     assert mk(ember).size() == torch.Size([2, 3]) and mk(ember).dim() == 2
     assert mk(ember).is_contiguous() is False
+
+
+def test_transpose_add_inplace_deepcopy_to():
+    import copy
+    same_sparse(*both(lambda m: mk(m).coalesce().t()))
+    same_sparse(*both(lambda m: mk(m).transpose(0, 1)))
+    errors_both(lambda m: m.sparse_coo_tensor(m.tensor([[0, 1]]),
+                                              m.tensor([[1., 2.], [3., 4.]]),
+                                              (2, 2)).transpose(0, 1),
+                match='sparse transpose: transposed dimensions must be sparse')
+    run_both(lambda m: m.zeros(2, 3).add_(mk(m), alpha=2))
+    same_sparse(*both(lambda m: copy.deepcopy(mk(m).coalesce())))
+    same_sparse(*both(lambda m: mk(m).to('cpu')))
+    same_sparse(*both(lambda m: mk(m).to(m.float64)))

@@ -440,8 +440,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
             mx = xp.max(ia, axis=1)
             for d in range(sd):
                 if int(mn[d]) < 0:
-                    raise RuntimeError(f"`indices[{d}]` contains negative values (found "
-                                       f"{int(mn[d])})")   # wording reproduced from torch
+                    raise RuntimeError(f"found negative index {int(mn[d])} for dim {d}")
                 if int(mx[d]) >= size[d]:
                     raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size "
                                        f"is {size[d]} but found index {int(mx[d])}")

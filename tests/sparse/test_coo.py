@@ -179,6 +179,9 @@ def test_construction_errors():
                                               check_invariants=True),
                 match='size is inconsistent with indices: for dim 0, size is 3 but found '
                       'index 5')
+    errors_both(lambda m: m.sparse_coo_tensor(m.tensor([[0, -1]]), m.tensor([1., 2.]), (3,),
+                                              check_invariants=True),
+                match='found negative index -1 for dim 0')
     errors_both(lambda m: m.sparse_coo_tensor(m.tensor([[0, 1]]), m.tensor([1., 2., 3.]),
                                               (3,)),
                 match='indices and values must have same nnz, but got nnz from indices: 2, '

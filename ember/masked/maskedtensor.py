@@ -4,7 +4,7 @@ operands must have the same mask), reductions skip the masked-out elements (thro
 ``ember.masked``'s functions) and give the mask of "some element was kept"."""
 
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _disabled_torch_function_impl
 from .. import _dtype as D
 from . import _ops
 
@@ -38,7 +38,14 @@ def _plain(t):
     return Tensor.as_subclass(t, Tensor)
 
 
+_OBSERVING = []
+
+
 def _wrap(data, mask):
+    if not _OBSERVING:      # ops must reach __torch_function__ once a MaskedTensor exists
+        from .._ops import _dispatch
+        _dispatch._activate('subclass')
+        _OBSERVING.append(True)
     r = Tensor.as_subclass(data, MaskedTensor)
     r.__dict__['_masked_mask'] = mask
     return r
@@ -118,8 +125,12 @@ class MaskedTensor(Tensor):
 
     __str__ = __repr__
 
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
+    # the real handler is installed after the class exists: creating a Tensor subclass
+    # with a handler would switch every op to the observing bindings at import (the first
+    # MaskedTensor made switches them, see _wrap)
+    __torch_function__ = _disabled_torch_function_impl
+
+    def _handler(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = getattr(func, '__name__', str(func))
         if name in _UNARY or name in _BINARY:
@@ -218,4 +229,5 @@ def is_masked_tensor(obj):
     return isinstance(obj, MaskedTensor)
 
 
-
+MaskedTensor.__torch_function__ = classmethod(MaskedTensor._handler)
+del MaskedTensor._handler

@@ -600,17 +600,21 @@ def _merge(a, b, alpha):
     at_a = np.array([n for n, c in enumerate(cols) if c[0] == 'a'], dtype=np.int64)
     at_b = np.array([n for n, c in enumerate(cols) if c[0] == 'b'], dtype=np.int64)
     dev = a._i.device
+    xp = array_module(a._i._data)
+
+    def T(lst):   # int64 positions as a tensor of the indices' array module
+        return E.as_tensor(xp.asarray(np.asarray(lst, dtype=np.int64)))
     idx = E.zeros((sd, k), dtype=D.int64, device=dev)
     if len(src_a):
-        idx[:, E.as_tensor(at_a, device=dev)] = a._i[:, E.as_tensor(src_a, device=dev)]
+        idx[:, T(at_a)] = a._i[:, T(src_a)]
     if len(src_b):
-        idx[:, E.as_tensor(at_b, device=dev)] = b._i[:, E.as_tensor(src_b, device=dev)]
+        idx[:, T(at_b)] = b._i[:, T(src_b)]
     vb = b._v if alpha == 1 else b._v * alpha
     dt = E.result_type(a._v, vb)
     vals = E.zeros((k,) + tuple(a._v.shape[1:]), dtype=dt, device=a._v.device)
-    vals = vals.index_add(0, E.as_tensor(np.array(pa, dtype=np.int64), device=dev),
+    vals = vals.index_add(0, T(pa),
                           a._v.to(dt))
-    vals = vals.index_add(0, E.as_tensor(np.array(pb, dtype=np.int64), device=dev),
+    vals = vals.index_add(0, T(pb),
                           vb.to(dt))
     return _make(idx, vals, a.shape, a._coal and b._coal)
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from tests.oracle import errors_both, run_both
+from tests.oracle import errors_both, run_both, to_np
 
 I2 = [[0, 1, 1, 0], [2, 0, 2, 2]]          # uncoalesced: (0, 2) twice
 V2 = [3., 4., 5., 6.]
@@ -28,8 +28,8 @@ def same_sparse(e, t):
     assert str(e.dtype) == str(t.dtype)
     assert e.is_coalesced() == t.is_coalesced()
     assert (e._nnz(), e.sparse_dim(), e.dense_dim()) == (t._nnz(), t.sparse_dim(), t.dense_dim())
-    np.testing.assert_array_equal(e._indices().numpy(), t._indices().numpy())
-    np.testing.assert_allclose(e._values().detach().numpy(), t._values().detach().numpy(),
+    np.testing.assert_array_equal(to_np(e._indices()), to_np(t._indices()))
+    np.testing.assert_allclose(to_np(e._values().detach()), to_np(t._values().detach()),
                                rtol=1e-6, atol=1e-6)
     assert str(e._indices().dtype) == 'torch.int64'
     assert repr(e) == repr(t)
@@ -52,7 +52,7 @@ def test_construct_accessors_and_print():
     for f in (lambda s: s.to_dense(), lambda s: s.coalesce().indices(),
               lambda s: s.coalesce().values()):
         a, b = f(e), f(t)
-        np.testing.assert_allclose(a.numpy(), b.numpy())
+        np.testing.assert_allclose(to_np(a), to_np(b))
         assert str(a.dtype) == str(b.dtype)
     same_sparse(e.coalesce(), t.coalesce())
     # inferred size, dense dims, int values, float64, requires_grad printing
@@ -142,7 +142,7 @@ def test_grads():
         D = m.tensor(d, requires_grad=True)
         s = m.sparse_coo_tensor(m.tensor(I2), v, (2, 3))
         (m.sparse.mm(s, D) * m.tensor(g)).sum().backward()
-        res[m.__name__] = (v.grad.numpy(), D.grad.numpy())
+        res[m.__name__] = (to_np(v.grad), to_np(D.grad))
     for a, b in zip(res['ember'], res['torch']):
         np.testing.assert_allclose(a, b, rtol=1e-12)
     # to_dense, sparse * scalar, sparse + sparse back to the values; a sparse leaf's grad
@@ -157,7 +157,7 @@ def test_grads():
         (leaf.to_dense() * m.tensor(r)).sum().backward()
         x = m.tensor(r, requires_grad=True)
         (x.to_sparse().to_dense() * 2).sum().backward()
-        out[m.__name__] = (v.grad.numpy(), leaf.grad, x.grad.numpy())
+        out[m.__name__] = (to_np(v.grad), leaf.grad, to_np(x.grad))
     np.testing.assert_allclose(out['ember'][0], out['torch'][0], rtol=1e-12)
     same_sparse(out['ember'][1], out['torch'][1])
     np.testing.assert_allclose(out['ember'][2], out['torch'][2])

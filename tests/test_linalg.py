@@ -639,6 +639,10 @@ def test_ormqr_needs_matrices():
                 match='torch.ormqr: input must have at least 2 dimensions.')
     check_error(lambda m: m.ormqr(m.ones(2, 2), m.ones(2), m.tensor(1.)),
                 match='torch.ormqr: other must have at least 2 dimensions.')
+    for a, t, left in (((5, 0), 5, True), ((5, 3), 4, True), ((5, 3), 2, True)):
+        check_error(lambda m: m.ormqr(m.ones(a), m.ones(t), m.ones(5, 5), left, True),
+                    match='torch.ormqr: tau.shape[-1] must be equal to min(other.shape[-2], '
+                          'input.shape[-1])')
 
 
 def test_vander_zero_dim_and_small_n():

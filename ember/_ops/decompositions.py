@@ -1780,6 +1780,10 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     for t, what in ((input, 'input'), (input3, 'other')):
         if isinstance(t, Tensor) and t.dim() < 2:
             raise RuntimeError(f"torch.ormqr: {what} must have at least 2 dimensions.")
+    if input2.dim() >= 1 and input2.shape[-1] != min(input3.shape[-2 if left else -1],
+                                                     input.shape[-1]):
+        raise RuntimeError("torch.ormqr: tau.shape[-1] must be equal to min(other.shape[-2], "
+                           "input.shape[-1])")
     mn, k = input.shape[-2], input.shape[-1]
     A = input
     if k < mn:

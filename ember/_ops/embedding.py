@@ -3,7 +3,8 @@
 
 The lookups gather rows of the weight; their weight gradients are scatter-adds of the
 upstream gradient rows (``index_add``), written in ember ops so that double backward works.
-Sparse gradients are not supported: ``sparse=True`` is accepted and gives a dense gradient.
+With ``sparse=True`` the weight gradient of ``embedding`` is a sparse COO tensor (as
+PyTorch's); ``embedding_bag``'s stays dense.
 
 ``__all__`` lists the names ``ember.nn.functional`` re-exports."""
 import warnings
@@ -41,13 +42,26 @@ def _ints(t):
 
 
 # ----------------------------------------------------------------------------- embedding
+# ``sparse=True`` weight gradients are sparse COO tensors, made by ``ember.sparse`` (a
+# higher layer), which sets this hook when it loads: ``fn(indices, values, size)``
+_SPARSE_GRAD = None
+
+
 class EmbeddingBackward0(Node):
-    __slots__ = ('idx', 'num', 'padding_idx', 'scale', 'dim')
+    __slots__ = ('idx', 'num', 'padding_idx', 'scale', 'dim', 'sparse')
 
     def backward(self, g):
         idx = self.idx                      # flat int64 index tensor
         d = g.shape[-1]
         g2 = g.reshape(-1, d)
+        if getattr(self, 'sparse', False) and _SPARSE_GRAD is not None:
+            if self.scale:
+                raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with "
+                                   "sparse gradients")
+            if self.padding_idx >= 0:       # padding rows get no gradient entry
+                keep = (idx != self.padding_idx).nonzero().reshape(-1)
+                idx, g2 = idx[keep], g2[keep]
+            return _SPARSE_GRAD(idx.reshape(1, -1), g2, (self.num, d))
         w = _row_scale(idx, self.num, self.padding_idx, self.scale, g.dtype)
         if w is not None:
             g2 = g2 * w.unsqueeze(1)
@@ -76,14 +90,13 @@ def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse
     ``torch``-level form behind :func:`ember.nn.functional.embedding` (weight first,
     ``padding_idx=-1`` meaning none).
 
-    NOTE: unlike PyTorch, ``sparse=True`` gives a dense gradient.
-
     Args:
         weight (Tensor): the embedding matrix.
         indices (Tensor): int64 or int32 indices, any shape.
         padding_idx (int): the row whose gradient is kept zero (-1: none). Default: -1
         scale_grad_by_freq (bool): divide gradients by index frequency. Default: False
-        sparse (bool): accepted; gradients stay dense. Default: False
+        sparse (bool): the weight's gradient is a sparse COO tensor (one entry per
+            index, padding rows left out). Default: False
 
     Example::
 
@@ -111,6 +124,7 @@ def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse
         node.num = num
         node.padding_idx = int(padding_idx) if padding_idx is not None else -1
         node.scale = bool(scale_grad_by_freq)
+        node.sparse = bool(sparse)
         record(out, node, (weight,))
     return out
 
@@ -180,8 +194,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         norm_type (float): the p of the p-norm for ``max_norm``. Default: 2.0
         scale_grad_by_freq (bool): divide each row's gradient by how often its index
             occurs in ``input``. Default: False
-        sparse (bool): NOTE: unlike PyTorch, accepted but the gradient is dense.
-            Default: False
+        sparse (bool): the weight's gradient is a sparse COO tensor. Default: False
 
     Shape:
         - input: ``(*)``; weight: ``(V, D)``; output: ``(*, D)``.

@@ -322,7 +322,18 @@ class AccumulateGrad(Node):
             gd = vd['_grad_dtype']
             if gd is not None and grad.dtype is not gd:
                 grad = grad.to(gd)
-        if var._grad is None:
+        old = var._grad
+        if grad.is_sparse or (old is not None and old.is_sparse):
+            # sparse gradients (Embedding(sparse=True)): kept sparse, summed by the sparse add
+            if old is None:
+                var._grad = grad
+            elif old.is_sparse and not grad.is_sparse:
+                var._grad = grad + old
+            elif _Mode.grad:
+                var._grad = old + grad
+            else:
+                old.add_(grad)
+        elif var._grad is None:
             if _Mode.grad:
                 var._grad = grad.clone()
             else:

@@ -36,7 +36,9 @@ def _real(a):
 
 
 def _arr(t):
-    """The (real view of the) backend array of a tensor."""
+    """The (real view of the) backend array of a tensor (a sparse gradient's dense form)."""
+    if t.is_sparse:
+        t = t.to_dense()
     return _real(t._data)
 
 

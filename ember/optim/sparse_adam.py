@@ -23,8 +23,9 @@ class SparseAdam(Optimizer):
     State per parameter: ``step`` (a Python int, as in PyTorch), ``exp_avg``,
     ``exp_avg_sq``.
 
-    NOTE: unlike PyTorch, ember has no sparse tensors, so SparseAdam accepts dense
-    gradients (PyTorch raises for them): the entries taken as present are the slices
+    NOTE: unlike PyTorch, SparseAdam also accepts dense gradients (PyTorch raises for
+    them), and reads a sparse COO gradient (``Embedding(sparse=True)``) through its dense
+    form: either way the entries taken as present are the slices
     along dim 0 (rows, as an embedding's sparse gradient has) that hold any non-zero
     gradient value; a row whose gradient is exactly zero is treated as absent.
 

@@ -802,10 +802,33 @@ def _t(self):
     return self if self.dim() < 2 else _transpose(self, 0, 1)
 
 
+def _zero_(self):
+    """In place: no stored entries left (``nnz == 0``), as PyTorch's ``zero_``."""
+    E = _ember()
+    if not _is_sp(self):
+        raise _not_impl('zero_')
+    self._i = E.zeros((self.sparse_dim(), 0), dtype=D.int64, device=self._i.device)
+    self._v = E.zeros((0,) + tuple(self._v.shape[1:]), dtype=self._v.dtype,
+                      device=self._v.device)
+    self._coal = True
+    return self
+
+
+def _detach_(self):
+    self._v = self._v.detach()
+    return self
+
+
 def _add_(self, other, *, alpha=1):
-    """``dense.add_(sparse)``: the sparse tensor's values added in place."""
+    """``dense.add_(sparse)``: the sparse tensor's values added in place;
+    ``sparse.add_(sparse)``: the merged entries (as ``+``) become this tensor's."""
     if _is_sp(self):
-        raise _not_impl('add_')   # NOTE: in-place ops on a sparse tensor are not written yet
+        if not _is_sp(other):
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                               "instead.")
+        r = _add(self, other, alpha=alpha)
+        self._i, self._v, self._coal = r._i, r._v, r._coal
+        return self
     return self.add_(other.to_dense(), alpha=alpha)
 
 
@@ -829,7 +852,7 @@ _OPS = {
     '__rmatmul__': lambda s, o, **k: _matmul(o, s, **k),
     'sum': _sum,
     'to': _to_dtype, 'clone': _clone, 't': _t, 'transpose': _transpose, 'swapaxes': _transpose,
-    'add_': _add_, '__iadd__': _add_,
+    'add_': _add_, '__iadd__': _add_, 'zero_': _zero_, 'detach_': _detach_,
     'double': _cast(D.float64), 'float': _cast(D.float32), 'half': _cast(D.float16),
 }
 
@@ -868,3 +891,16 @@ def _no_array(self, *a, **k):
 
 
 _SparseCooTensor.__array__ = _no_array
+
+
+def _embedding_sparse_grad(indices, values, size):
+    """``Embedding(sparse=True)``'s weight gradient (the hook of ``_ops/embedding.py``)."""
+    return _make(indices, values, Size(size), values.shape[0] <= 1)
+
+
+def _set_hooks():
+    from .._ops import embedding
+    embedding._SPARSE_GRAD = _embedding_sparse_grad
+
+
+_set_hooks()

@@ -18,8 +18,8 @@ def _embedding(mk):
     yield S(np.array([[0, 2, 2], [6, 2, 1]]), w, padding_idx=2, gc=False)
     yield S(np.array([[0, 2, 2], [6, 2, 1]]), w, padding_idx=-1, gc=False)
     yield S(np.array([0, 2, 2, 5, 5, 5]), w, scale_grad_by_freq=True, gc=False)
-    yield S(np.array([0, 2, 2, 5]), w, sparse=True, note="ember's sparse=True gradient is "
-            "dense; the harness compares the values", grad=False)
+    yield S(np.array([0, 2, 2, 5]), w, sparse=True, note="the sparse=True gradient is a "
+            "sparse COO tensor (tests/sparse/test_coo.py compares it)", grad=False)
     yield S(np.array([0, 2, 2, 5]).astype(np.int32), w)
     yield S(np.array([[0, 2], [2, 5]]), w, max_norm=0.8, gc=False)     # renormalises w's rows
     yield S(np.array([0, 3, 3]), w, max_norm=0.5, norm_type=1.0, gc=False)

@@ -224,3 +224,28 @@ def test_transpose_add_inplace_deepcopy_to():
     same_sparse(*both(lambda m: copy.deepcopy(mk(m).coalesce())))
     same_sparse(*both(lambda m: mk(m).to('cpu')))
     same_sparse(*both(lambda m: mk(m).to(m.float64)))
+
+
+def test_embedding_sparse_grad_and_optimizers():
+    res = {}
+    for m in (torch, ember):
+        m.manual_seed(0)
+        e = m.nn.Embedding(5, 2, sparse=True, padding_idx=1)
+        (e(m.tensor([[0, 1, 3], [3, 4, 0]])) * m.arange(6.).reshape(2, 3, 1)).sum().backward()
+        g1 = e.weight.grad
+        e(m.tensor([2])).sum().backward()            # accumulates: torch's merge order
+        g2 = e.weight.grad
+        m.optim.SGD(e.parameters(), lr=0.1).step()
+        w1 = to_np(e.weight)
+        opt = m.optim.SparseAdam(e.parameters(), lr=0.1)
+        opt.step()
+        w2 = to_np(e.weight)
+        opt.zero_grad(set_to_none=False)
+        res[m.__name__] = (g1, g2, w1, w2, e.weight.grad)
+    for a, b in zip(res['ember'], res['torch']):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        else:
+            same_sparse(a, b)
+    errors_both(lambda m: m.nn.Embedding(5, 2, sparse=True, scale_grad_by_freq=True)(
+        m.tensor([1, 1])).sum().backward(), match='scale_grad_by_freq not supported with sparse')

@@ -1,7 +1,8 @@
 """Embedding and EmbeddingBag: lookup tables of learnable rows.
 
-NOTE: unlike PyTorch, ``sparse=True`` is accepted but gradients are dense tensors (ember
-has no sparse layout); the values are the same."""
+``Embedding(sparse=True)`` gives its weight a sparse COO gradient, as PyTorch.
+NOTE: unlike PyTorch, ``EmbeddingBag(sparse=True)``'s weight gradient is dense (same
+values); dense-update optimizers read a sparse gradient through its dense form."""
 from ..._ops.creation import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -31,8 +32,8 @@ class Embedding(Module):
         norm_type (float): the p of the p-norm for ``max_norm``. Default: 2.0
         scale_grad_by_freq (bool): divide gradients by index frequency in the mini-batch.
             Default: False
-        sparse (bool): NOTE: unlike PyTorch, the gradient of ``weight`` stays dense.
-            Default: False
+        sparse (bool): the gradient of ``weight`` is a sparse COO tensor (one entry per
+            looked-up index). Default: False
         _weight (Tensor, optional): use this as the weight (shape
             ``(num_embeddings, embedding_dim)``) instead of a new one.
         _freeze (bool): create the weight with ``requires_grad=False``. Default: False

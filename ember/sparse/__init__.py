@@ -10,9 +10,10 @@ a dense matrix, ``sum``) are differentiable in the values.
 NOTE: unlike PyTorch, only the COO layout exists (no CSR/CSC/BSR/BSC), and sparse tensors
 are not saved or loaded.
 """
-from ._coo import sparse_coo_tensor, _SparseCooTensor, _spmm, _is_sp, sparse_sum as _sum
+from ._coo import (sparse_coo_tensor, _SparseCooTensor, _spmm, _is_sp, sparse_sum as _sum,  # noqa: F401
+                   sparse_softmax as _softmax)
 
-__all__ = ['mm', 'sum', 'addmm']
+__all__ = ['mm', 'sum', 'addmm', 'softmax', 'log_softmax']
 
 
 def mm(mat1, mat2, reduce='sum'):
@@ -88,3 +89,42 @@ def sum(input, dim=None, dtype=None):
         tensor([3., 3.])
     """
     return _sum(input, dim, dtype)
+
+
+def softmax(input, dim, *, dtype=None):
+    r"""Softmax of a sparse COO tensor along ``dim``, over the specified entries only (the
+    unspecified ones count as minus infinity, so they stay unspecified).
+
+    Args:
+        input (Tensor): a sparse COO tensor (coalesced first).
+        dim (int): the dimension along which the entries of each slice sum to 1.
+        dtype (ember.dtype, optional): cast the values to it first.
+
+    Returns:
+        a coalesced sparse tensor with ``input``'s indices.
+
+    Example::
+
+        >>> s = ember.sparse_coo_tensor([[0, 0, 1], [0, 1, 1]], [1., 1., 5.], (2, 2))
+        >>> ember.sparse.softmax(s, 1).to_dense()
+        tensor([[0.5000, 0.5000],
+                [0.0000, 1.0000]])
+    """
+    return _softmax(input, dim, dtype, log=False)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    r"""Log of :func:`softmax` of a sparse COO tensor along ``dim`` (specified entries only).
+
+    Args:
+        input (Tensor): a sparse COO tensor (coalesced first).
+        dim (int): the dimension of the softmax.
+        dtype (ember.dtype, optional): cast the values to it first.
+
+    Example::
+
+        >>> s = ember.sparse_coo_tensor([[0, 0], [0, 1]], [1., 1.], (1, 2))
+        >>> ember.sparse.log_softmax(s, 1)._values()
+        tensor([-0.6931, -0.6931])
+    """
+    return _softmax(input, dim, dtype, log=True)

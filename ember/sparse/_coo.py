@@ -904,3 +904,36 @@ def _set_hooks():
 
 
 _set_hooks()
+
+
+def sparse_softmax(input, dim, dtype=None, log=False):
+    """See :func:`ember.sparse.softmax`: over the specified entries of each slice along
+    ``dim`` (the unspecified ones count as minus infinity); coalesced result."""
+    E = _ember()
+    if not _is_sp(input):
+        raise _not_impl('_sparse_log_softmax' if log else '_sparse_softmax', 'CPU')
+    n = input.dim()
+    d = _wrap(dim, n)
+    s = input.coalesce()
+    v = s._v if dtype is None else s._v.to(dtype)
+    sd = s.sparse_dim()
+    f = E.log_softmax if log else E.softmax
+    if d >= sd:      # a dense dimension: softmax of each value row
+        return _make(s._i, f(v, d - sd + 1), s.shape, True)
+    if v.shape[0] == 0:
+        return _make(s._i, v, s.shape, True)
+    keep = [k for k in range(sd) if k != d]
+    lin, _ = _linear(s._i[keep], [s.shape[k] for k in keep])
+    xp = array_module(lin)
+    _, grp = xp.unique(lin, return_inverse=True)
+    grp = grp.reshape(-1)
+    ng = int(grp.max()) + 1
+    g = E.as_tensor(grp.astype(np.int64))
+    with E.no_grad():   # the per-group maximum, for a stable exp
+        mx = E.full((ng,) + tuple(v.shape[1:]), -float('inf'), dtype=v.dtype,
+                    device=v.device).index_reduce(0, g, v, 'amax')
+    z = v - mx[g]
+    ez = z.exp()
+    tot = E.zeros((ng,) + tuple(v.shape[1:]), dtype=v.dtype, device=v.device).index_add(0, g, ez)
+    out = z - tot.log()[g] if log else ez / tot[g]
+    return _make(s._i, out, s.shape, True)

@@ -236,7 +236,7 @@ def test_embedding_sparse_grad_and_optimizers():
         e(m.tensor([2])).sum().backward()            # accumulates: torch's merge order
         g2 = e.weight.grad
         m.optim.SGD(e.parameters(), lr=0.1).step()
-        w1 = to_np(e.weight)
+        w1 = to_np(e.weight).copy()
         opt = m.optim.SparseAdam(e.parameters(), lr=0.1)
         opt.step()
         w2 = to_np(e.weight)
@@ -249,3 +249,26 @@ def test_embedding_sparse_grad_and_optimizers():
             same_sparse(a, b)
     errors_both(lambda m: m.nn.Embedding(5, 2, sparse=True, scale_grad_by_freq=True)(
         m.tensor([1, 1])).sum().backward(), match='scale_grad_by_freq not supported with sparse')
+
+
+def test_softmax_log_softmax():
+    s3 = lambda m: m.sparse_coo_tensor(m.tensor([[0, 1, 0]]),  # noqa: E731
+                                       m.tensor([[1., 2.], [3., 4.], [5., 6.]]), (2, 2))
+    for f in ('softmax', 'log_softmax'):
+        for dim in (0, 1, -1):
+            same_sparse(*both(lambda m: getattr(m.sparse, f)(mk(m), dim)))
+        for dim in (0, 1):
+            same_sparse(*both(lambda m: getattr(m.sparse, f)(s3(m), dim)))
+        same_sparse(*both(lambda m: getattr(m.sparse, f)(mk(m), 1, dtype=m.float64)))
+    r = np.arange(6.).reshape(2, 3)
+    grads = []
+    for m in (ember, torch):
+        v = m.tensor(V2, dtype=m.float64, requires_grad=True)
+        s = m.sparse_coo_tensor(m.tensor(I2), v, (2, 3))
+        ((m.sparse.softmax(s, 1).to_dense() + m.sparse.log_softmax(s, 0).to_dense()) *
+         m.tensor(r)).sum().backward()
+        grads.append(to_np(v.grad))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+    v = ember.tensor(V2, dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda v: ember.sparse.log_softmax(
+        ember.sparse_coo_tensor(ember.tensor(I2), v, (2, 3)), 0)._values(), (v,))

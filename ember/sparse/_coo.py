@@ -264,6 +264,10 @@ class _SparseCooTensor(Tensor):
 
     to_sparse_coo = to_sparse
 
+    def __reduce_ex__(self, protocol):
+        # rebuilt through _make, so that the copy refuses dense ops as the original does
+        return (_rebuild_coo, (self._i, self._v, tuple(self.shape), self._coal))
+
     def __deepcopy__(self, memo):
         import copy
         r = _make(copy.deepcopy(self._i, memo), copy.deepcopy(self._v, memo), self.shape,
@@ -274,6 +278,11 @@ class _SparseCooTensor(Tensor):
     def detach(self):
         """The same indices and the values detached from the graph."""
         return _make(self._i, self._v.detach(), self.shape, self._coal)
+
+
+def _rebuild_coo(indices, values, size, coalesced):
+    """Unpickle a sparse COO tensor."""
+    return _make(indices, values, Size(size), coalesced)
 
 
 def _check_layout(layout, blocksize, dense_dim):

@@ -272,3 +272,13 @@ def test_softmax_log_softmax():
     v = ember.tensor(V2, dtype=ember.float64, requires_grad=True)
     assert ember.autograd.gradcheck(lambda v: ember.sparse.log_softmax(
         ember.sparse_coo_tensor(ember.tensor(I2), v, (2, 3)), 0)._values(), (v,))
+
+
+def test_pickle_round_trip_stays_sparse():
+    import pickle
+    s = ember.sparse_coo_tensor([[0, 1, 0]], [1., 2., 3.], (3,))
+    r = pickle.loads(pickle.dumps(s))
+    assert r.is_sparse and repr(r) == repr(s) and not r.is_coalesced()
+    del s
+    with pytest.raises(NotImplementedError, match="'SparseCPU' backend"):
+        ember.exp(r)

@@ -50,3 +50,26 @@ def _no_lingering_observers():
         import gc
         gc.collect()
         d.sync_released()
+
+
+@pytest.fixture(autouse=True, scope='module')
+def _restore_process_state():
+    """Give back, after each test module, the process-wide state that some of torch's
+    machinery changes behind a test's back, so that results do not depend on the order
+    the modules run in: running dynamo (``torch.compile``, ``torch.cond``,
+    ``torch._dynamo`` calls) switches torch's default Distribution ``validate_args`` off,
+    and torch's test utilities add warning filters."""
+    import warnings
+    saved = []
+    for name in ('torch', 'ember'):
+        mod = sys.modules.get(f'{name}.distributions')
+        if mod is not None:
+            saved.append((mod.Distribution, mod.Distribution._validate_args))
+    with warnings.catch_warnings():
+        yield
+    for cls, value in saved:
+        cls._validate_args = value
+    for name in ('torch', 'ember'):     # imported during the module: their defaults
+        mod = sys.modules.get(f'{name}.distributions')
+        if mod is not None and all(c is not mod.Distribution for c, _ in saved):
+            mod.Distribution._validate_args = __debug__

@@ -45,9 +45,7 @@ KNOWN = {
     'jiterator_binary': ('missing:', MISSING),
     'max_pool2d_with_indices_backward': ("no attribute 'max_pool2d_with_indices_backward'",
                                          MISSING),
-    'sparse.mm.reduce': ('missing:', MISSING),
     'sparse.sampled_addmm': ('missing:', MISSING),
-    'to_sparse': ('to_sparse', MISSING),
     'torch._scaled_mm': ('missing:', MISSING),
     # reasoned differences
     '__radd__': ('error_input: ember did not raise', _UNBOUND_DUNDER),

@@ -98,7 +98,6 @@ _LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.u
                'PyTorchFileReader': '._file_format', 'ScriptModule': '.jit'}
 _LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
                     'masked',
-                    'masked',
                     'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage',
                     'torch_version', '_dynamo', 'xpu', 'mtia')
 

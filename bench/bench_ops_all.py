@@ -34,7 +34,9 @@ libraries run in alternating rounds, and the best round counts (``--quick``: 3 r
 rounds per side and timing (a calibration call as long as a round counts as one; a
 warm-up call longer than the budget is the only timing). Each op's forward is timed with
 inputs that do not require grad; forward + backward with every floating input requiring
-grad (where torch refuses that, e.g. a loss's target, the first input only). Threads: ``OMP_NUM_THREADS=1`` (and the BLAS variables), ``torch.set_num_threads(1)``,
+grad (where torch refuses that, e.g. a loss's target, the first input only).
+
+Threads: ``OMP_NUM_THREADS=1`` (and the BLAS variables), ``torch.set_num_threads(1)``,
 ``ember.set_num_threads(1)``.
 
 Robustness: the ops run in a worker process; an op that raises on one side is reported as
@@ -528,7 +530,8 @@ def _report(results, args, info, elapsed):
               for r in watch[:40]]
     out = args.out
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    cols = ['op', 'size', 'mode', 'elements', 'shape', 'scaled', 'sample', 'dtype', 'ember_us', 'torch_us', 'ratio',
+    cols = ['op', 'size', 'mode', 'elements', 'shape', 'scaled', 'sample', 'dtype',
+            'ember_us', 'torch_us', 'ratio',
             'status', 'msg']
 
     def cells(r):
@@ -546,9 +549,10 @@ def _report(results, args, info, elapsed):
                  f"Command: `{info['command']}`  \n"
                  f"Date: {info['date']}; torch {info.get('torch')}, numpy {info.get('numpy')}; "
                  f"{os.cpu_count()} cores, load average at start {info['load']} "
-                 f"(a loaded machine: ratios are noisy, rerun a row with `--ops`).\n\n"
+                 f"(where the machine is loaded the ratios are noisy: rerun a row with `--ops`).\n\n"
                  f"Sizes: small ~{SIZES['small']}, medium ~{SIZES['medium']}, large "
-                 f"~{SIZES['large']} elements (the largest input or the output); `sample`: the op's sample "
+                 f"~{SIZES['large']} elements (the largest input or the output); "
+                 f"`sample`: the op's sample "
                  f"could not be scaled. Times are microseconds per call, best of "
                  f"{args.rounds} alternating rounds.\n\n```\n" + '\n'.join(lines) + "\n```\n\n")
         fh.write('| ' + ' | '.join(cols) + ' |\n|' + '---|' * len(cols) + '\n')

@@ -4,7 +4,7 @@ and a small nn training step, each compared with the same computation on the CPU
 
 Switching it on is process-wide (``EMBER_FAKE_CUDA=1`` is read where ember decides CUDA
 availability), so the ember-on-cuda tests run in a child process
-(``test_device_suite_in_a_child_process``); in this process they skip.
+(``test_device_suite_in_a_child_process``); this process leaves them out.
 """
 import copy
 import os
@@ -158,8 +158,9 @@ def test_import_ember_does_not_load_it():
 
 
 # ------------------------------------------------------------------ ember on 'cuda'
-needs_device = pytest.mark.skipif(not ON, reason='runs with EMBER_FAKE_CUDA=1 (see '
-                                                 'test_device_suite_in_a_child_process)')
+# these run in the child process of test_device_suite_in_a_child_process (with
+# EMBER_FAKE_CUDA=1); tests/_backend/conftest.py leaves them out of this process
+needs_device = pytest.mark.fake_cuda_device
 
 
 @needs_device

@@ -111,7 +111,7 @@ def _strict_params():
     return out
 
 
-@pytest.mark.skipif(not sb.enabled(), reason='runs under --strict-backend (see the test below)')
+@pytest.mark.strict_backend_only       # runs in the child of the test below (conftest.py)
 @pytest.mark.filterwarnings('ignore')
 @pytest.mark.parametrize('op,dtype,s', _strict_params() if sb.enabled() else [])
 def test_op_on_strict_backend(op, dtype, s):

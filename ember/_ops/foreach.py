@@ -23,7 +23,7 @@ from .norms import vector_norm
 _UNARY = ('abs', 'acos', 'asin', 'atan', 'ceil', 'cos', 'cosh', 'erf', 'erfc', 'exp', 'expm1',
           'floor', 'frac', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'neg', 'reciprocal',
           'round', 'rsqrt', 'sigmoid', 'sign', 'sin', 'sinh', 'sqrt', 'tan', 'tanh', 'trunc')
-# name -> (per-tensor function name, whether it takes alpha=)
+# name -> whether it takes alpha= (scaling a tensor operand, as add/sub do)
 _BINARY = {'add': True, 'sub': True, 'mul': False, 'div': False, 'clamp_min': False,
            'clamp_max': False, 'maximum': False, 'minimum': False, 'pow': False}
 

@@ -679,6 +679,18 @@ def _roi_pool_backward(grad, rois, argmax, spatial_scale, pooled_height, pooled_
 
 
 # ------------------------------------------------------------------ position-sensitive ops
+def _ps_setup(input, rois, cout, ph, pw):
+    """What position-sensitive pooling (``ps_roi_align``/``ps_roi_pool``) reads: the rois
+    array, its array module, the input channel of every ``(roi, out channel, bin)`` and the
+    flattened input."""
+    r = _arr(rois)
+    xp = _xp(r)
+    C = input.shape[1]
+    mapping = xp.broadcast_to(xp.arange(C, dtype=np.int64).reshape(1, cout, ph, pw),
+                              (r.shape[0], cout, ph, pw))
+    return r, xp, mapping, input.reshape(-1)
+
+
 def _ps_check(input, rois, ph, pw):
     C = input.shape[1]
     if (ph * pw) == 0 or C % (ph * pw) != 0:
@@ -727,12 +739,7 @@ def ps_roi_align(input, rois, spatial_scale, pooled_height, pooled_width, sampli
     cout = _ps_check(input, rois, ph, pw)
     _check_float(input, 'ps_roi_align_forward_kernel')
     B, C, H, W = input.shape
-    r = _arr(rois)
-    xp = _xp(r)
-    K = r.shape[0]
-    mapping = xp.broadcast_to(xp.arange(C, dtype=np.int64).reshape(1, cout, ph, pw),
-                              (K, cout, ph, pw))
-    flat = input.reshape(-1)
+    r, xp, mapping, flat = _ps_setup(input, rois, cout, ph, pw)
 
     def run(sel):
         rr = r if sel is None else r[sel]
@@ -824,12 +831,7 @@ def ps_roi_pool(input, rois, spatial_scale, pooled_height, pooled_width):
     if input.dtype not in (ember.float32, ember.float64):
         raise RuntimeError("ps_roi_pool only supports float and double types")
     B, C, H, W = input.shape
-    r = _arr(rois)
-    xp = _xp(r)
-    K = r.shape[0]
-    mapping = xp.broadcast_to(xp.arange(C, dtype=np.int64).reshape(1, cout, ph, pw),
-                              (K, cout, ph, pw))
-    flat = input.reshape(-1)
+    r, xp, mapping, flat = _ps_setup(input, rois, cout, ph, pw)
 
     def run(sel):
         rr = r if sel is None else r[sel]

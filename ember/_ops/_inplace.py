@@ -149,23 +149,30 @@ def _dense(a):
         expected *= n
     return True
 
+def _overlap(self, o):
+    """How tensors ``self`` and ``o`` share memory, as PyTorch tells it: ``'full'`` (the very
+    same elements in the same layout), ``'partial'`` (both dense, intersecting memory, not
+    the same), or None (no shared memory, or a layout where PyTorch does not tell)."""
+    st, so = self._st, o._st
+    if self is not o and (st is None or so is None or (st is not so and
+                                                      st._src is not so._src)):
+        return None
+    a, b = self._data, o._data
+    if not a.size or not b.size or not (_dense(a) and _dense(b)):
+        return None
+    pa, pb = _ptr(a), _ptr(b)
+    ea, eb = pa + a.size * a.itemsize, pb + b.size * b.itemsize
+    if pa == pb and ea == eb and a.strides == b.strides and a.shape == b.shape:
+        return 'full'
+    return 'partial' if pa < eb and pb < ea else None
+
+
 def _check_partial_overlap(self, o):
     """PyTorch's error when input ``o`` and written-to ``self`` overlap partly (both dense,
     same memory, not the very same elements in the same layout)."""
-    st, so = self._st, o._st
-    if st is None or so is None or (st is not so and st._src is not so._src):
-        return
-    a, b = self._data, o._data
-    if not a.size or not b.size or not (_dense(a) and _dense(b)):
-        return
-    pa, pb = _ptr(a), _ptr(b)
-    ea, eb = pa + a.size * a.itemsize, pb + b.size * b.itemsize
-    if pa == pb and ea == eb:
-        if a.strides != b.strides or a.shape != b.shape:
-            raise RuntimeError(_PARTIAL_OVERLAP)
-        return
-    if pa < eb and pb < ea:
+    if _overlap(self, o) == 'partial':
         raise RuntimeError(_PARTIAL_OVERLAP)
+
 
 def check_out_overlap(out, inputs, full=False):
     """PyTorch's error when ``out=`` tensor ``out`` and an input tensor share memory: a
@@ -176,21 +183,10 @@ def check_out_overlap(out, inputs, full=False):
     if not isinstance(out, Tensor):
         return
     for t in inputs:
-        if not isinstance(t, Tensor) or t is None:
-            continue
-        if not full:
-            _check_partial_overlap(out, t)
-            continue
-        so, st = out._st, t._st
-        if t is not out and (so is None or st is None or (so is not st and
-                                                          so._src is not st._src)):
-            continue
-        a, b = out._data, t._data
-        if not a.size or not b.size or not (_dense(a) and _dense(b)):
-            continue
-        pa, pb = _ptr(a), _ptr(b)
-        if pa < pb + b.size * b.itemsize and pb < pa + a.size * a.itemsize:
-            raise RuntimeError(_PARTIAL_OVERLAP)
+        if isinstance(t, Tensor):
+            status = _overlap(out, t)
+            if status == 'partial' or (full and status == 'full'):
+                raise RuntimeError(_PARTIAL_OVERLAP)
 
 
 def _raise_view_rebase(v, indirect):

@@ -15,6 +15,9 @@ from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnu
                      float8_e8m0fnu, float4_e2m1fn_x2, complex32, chalf, bits1x8, bits2x4,
                      bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6, int7,
                      uint1, uint2, uint3, uint4, uint5, uint6, uint7)
+from ._dtype import (qint8, quint8, qint32, quint4x2, quint2x4, qscheme,  # noqa: E402
+                     per_tensor_affine, per_channel_affine, per_tensor_symmetric,
+                     per_channel_symmetric, per_channel_affine_float_qparams)
 from ._device import device
 from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,
                              preserve_format)
@@ -90,6 +93,8 @@ from .amp import GradScaler  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
+from ._quantized import (quantize_per_tensor, quantize_per_channel, dequantize,  # noqa: E402,F401
+                         _make_per_tensor_quantized_tensor, _make_per_channel_quantized_tensor)
 from ._memory_format import sparse_coo  # noqa: E402,F401
 
 # Namespaces imported on first use (``ember.fft``, ``import ember.distributed``), so that

@@ -278,6 +278,77 @@ class _BitsDtype(_ByteDtype):
 
 
 complex32 = _NoArrayDtype('complex32', _COMPLEX, True, 4)
+
+
+class _QDtype(_ByteDtype):
+    """A quantized element type (``qint8``, ``quint8``, ``qint32``, ``quint4x2``,
+    ``quint2x4``): the integers of a quantized tensor, read with its quantizer's scale and
+    zero point. Its NumPy type is a one-field structured type over the integer (so NumPy
+    cannot compute on it by mistake); ``_int`` is the plain integer type, ``_qmin``/``_qmax``
+    the range. The packed sub-byte types keep one value per byte.
+
+    As in PyTorch, quantized dtypes take part in no type promotion, and ``is_signed`` raises.
+    """
+    __slots__ = ('_int', '_qmin', '_qmax')
+
+    def __init__(self, name, intdt, qmin, qmax):
+        self._name = name
+        self._cat = _INT
+        self._int = np.dtype(intdt)
+        self.itemsize = self._int.itemsize
+        self._rank = 13
+        self._raw = np.dtype([(name, self._int)])
+        self._qmin, self._qmax = qmin, qmax
+
+    @property
+    def is_signed(self):
+        raise RuntimeError("isSignedType not supported for quantized types")
+
+
+qint8 = _QDtype('qint8', np.int8, -128, 127)
+quint8 = _QDtype('quint8', np.uint8, 0, 255)
+qint32 = _QDtype('qint32', np.int32, -2 ** 31, 2 ** 31 - 1)
+quint4x2 = _QDtype('quint4x2', np.uint8, 0, 15)
+quint2x4 = _QDtype('quint2x4', np.uint8, 0, 3)
+_QUANTIZED = (qint8, quint8, qint32, quint4x2, quint2x4)
+
+
+class qscheme:
+    """A quantization scheme, like ``torch.qscheme``: how a quantized tensor maps its
+    integers to real values (``ember.per_tensor_affine``: one scale and zero point;
+    ``ember.per_channel_affine``: one pair per slice along an axis; the ``symmetric``
+    forms say the zero point is the middle of the range; ``per_channel_affine_float_qparams``
+    keeps float zero points).
+
+    Example::
+
+        >>> ember.per_tensor_affine
+        torch.per_tensor_affine
+    """
+    __slots__ = ('_name',)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return 'torch.' + self._name
+
+    def __reduce__(self):
+        return (_qscheme_by_name, (self._name,))
+
+
+per_tensor_affine = qscheme('per_tensor_affine')
+per_channel_affine = qscheme('per_channel_affine')
+per_tensor_symmetric = qscheme('per_tensor_symmetric')
+per_channel_symmetric = qscheme('per_channel_symmetric')
+per_channel_affine_float_qparams = qscheme('per_channel_affine_float_qparams')
+_QSCHEMES = {q._name: q for q in (per_tensor_affine, per_channel_affine, per_tensor_symmetric,
+                                  per_channel_symmetric, per_channel_affine_float_qparams)}
+
+
+def _qscheme_by_name(name):
+    return _QSCHEMES[name]
+
 float4_e2m1fn_x2 = _ByteDtype('float4_e2m1fn_x2', _FLOAT, True, 1)
 bits1x8 = _BitsDtype('bits1x8', 1)
 bits2x4 = _BitsDtype('bits2x4', 1)
@@ -290,7 +361,7 @@ uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (
     _ByteDtype(f'uint{_i}', _INT, False, 1) for _i in range(1, 8))
 _NO_ARRAY = (complex32, float4_e2m1fn_x2, bits1x8, bits2x4, bits4x2, bits8, bits16,
              int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5,
-             uint6, uint7)
+             uint6, uint7) + _QUANTIZED
 _BYTES = frozenset(d for d in _NO_ARRAY if isinstance(d, _ByteDtype))
 
 # aliases
@@ -386,7 +457,8 @@ _SCALAR_NAMES = {'bool': 'Bool', 'uint8': 'Byte', 'int8': 'Char', 'int16': 'Shor
                  'int32': 'Int', 'int64': 'Long', 'float16': 'Half', 'bfloat16': 'BFloat16',
                  'float32': 'Float', 'float64': 'Double', 'complex64': 'ComplexFloat',
                  'complex128': 'ComplexDouble', 'complex32': 'ComplexHalf', 'uint16': 'UInt16',
-                 'uint32': 'UInt32', 'uint64': 'UInt64'}
+                 'uint32': 'UInt32', 'uint64': 'UInt64', 'qint8': 'QInt8', 'quint8': 'QUInt8',
+                 'qint32': 'QInt32', 'quint4x2': 'QUInt4x2', 'quint2x4': 'QUInt2x4'}
 
 
 def _scalar_name(d):
@@ -401,6 +473,10 @@ def _scalar_name(d):
 def _promote_no_array(a, b):
     """PyTorch's promotion where one side is a dtype ember cannot hold in a tensor."""
     for x, o in ((a, b), (b, a)):
+        if isinstance(x, _QDtype):
+            raise RuntimeError("promoteTypes with quantized numbers is not handled yet; figure "
+                               "out what the correct rules should be, offending types: "
+                               f"{_scalar_name(a)} {_scalar_name(b)}")
         if isinstance(x, _BitsDtype):
             raise RuntimeError(f"Promotion from {_scalar_name(a)} and {_scalar_name(b)} is "
                                "unsupported.")
@@ -597,6 +673,8 @@ class iinfo:
                             "to handle 'torch.iinfo'")
         if type is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
+        if isinstance(type, _QDtype):
+            raise NotImplementedError(f'"dtype" not implemented for \'{_scalar_name(type)}\'')
         ii = np.iinfo(type._np) if type is not bool else None
         self.bits = type.itemsize * 8
         self.max = builtins.int(ii.max) if ii else 1

@@ -71,6 +71,7 @@ LAYERS = {
     'ember.signal': 4,
     'ember.masked': 4,
     'ember.sparse': 4,
+    'ember._quantized': 4,
     'ember.types': 4,
     'ember.storage': 4,
     'ember.__main__': 4,

@@ -1,0 +1,7 @@
+"""Quantized tensors (``ember.quantize_per_tensor``...) and the ops PyTorch defines on them;
+see :mod:`ember._quantized.tensor`."""
+from .tensor import (quantize_per_tensor, quantize_per_channel, dequantize,  # noqa: F401
+                     _make_per_tensor_quantized_tensor, _make_per_channel_quantized_tensor,
+                     _QTensor)
+
+__all__ = ['quantize_per_tensor', 'quantize_per_channel', 'dequantize']

@@ -1,0 +1,491 @@
+"""Integer kernels of quantized inference, on NumPy arrays.
+
+These functions take and return plain NumPy arrays (the integer representation of quantized
+tensors, plus their scales and zero points) and reproduce, integer for integer, what
+PyTorch 2.13's CPU kernels (fbgemm / x86 engine) compute. The quantized ``Tensor`` type and
+the ``torch.ops.quantized`` ops are built over them elsewhere (``ember/_ops/quantized.py``);
+nothing here knows about ``Tensor``.
+
+The arithmetic, as measured against torch 2.13 (``tests/_ops/test_int8_kernels.py`` checks
+each claim against the real kernels):
+
+* Quantizing float32 ``x`` with ``scale`` and ``zero_point``. The scale is first rounded to
+  float32 and its reciprocal ``inv = 1 / scale`` is taken in float32.
+
+  - per tensor, to ``quint8`` / ``qint8``: ``q = rint(fma(x, inv, zero_point))``, one fused
+    multiply-add rounded once to float32, then rounded half to even; values above
+    2147483520 (the largest float32 below 2**31) are clipped first, then the result is
+    clamped to the dtype's range. NaN gives the dtype's maximum.
+  - per channel (all dtypes), and per tensor to ``qint32``: the product ``x * inv`` is
+    rounded to float32, then ``zero_point`` (as float32) is added in float32, then rounded
+    half to even and clamped. NaN gives 0 for 8-bit dtypes and -2**31 for ``qint32``.
+
+* Dequantizing: per tensor ``float32(scale) * float32(q - zero_point)`` (the difference
+  wraps in int32), per channel ``float32(float64(float32(q) - float32(zp)) * scale)`` with
+  the float64 scale.
+
+* Requantizing an int32 accumulator (``linear``, ``conv``) to uint8: see
+  :func:`linear_static`.
+
+Integer matrix products are computed as float32 GEMMs on exactly representable integers
+(see :func:`_int_matmul`): every partial sum stays below 2**24, so float32 is exact, and
+BLAS gives the speed that NumPy's integer ``matmul`` lacks.
+
+NOTE: these kernels are CPU-only (quantized tensors are CPU-only in PyTorch), so they use
+NumPy directly rather than the backend's array module.
+"""
+
+import numpy as np
+
+__all__ = []
+
+# dtype name -> (numpy storage dtype, qmin, qmax)
+QTYPES = {
+    'quint8': (np.uint8, 0, 255),
+    'qint8': (np.int8, -128, 127),
+    'qint32': (np.int32, -2 ** 31, 2 ** 31 - 1),
+}
+
+_F32_BELOW_2_31 = np.float32(2147483520.0)  # largest float32 below 2**31
+
+
+def _qinfo(dtype):
+    try:
+        return QTYPES[dtype]
+    except KeyError:
+        raise ValueError(f"unsupported quantized dtype {dtype!r}") from None
+
+
+def _inv_scale(scale):
+    """float32 reciprocal of the float32-rounded scale (scalar or array)."""
+    s = np.asarray(scale, dtype=np.float64).astype(np.float32)
+    with np.errstate(divide='ignore', over='ignore'):
+        return np.float32(1.0) / s
+
+
+def _fma_f32(a, b, c):
+    """``fma(a, b, c)`` rounded once to float32, for float32 ``a``, ``b`` and ``c`` (arrays or
+    scalars that broadcast).
+
+    The product of two float32 is exact in float64, and the float64 sum ``s = a*b + c`` is
+    rounded once more; casting ``s`` to float32 is the correctly rounded result except
+    when ``s`` lies exactly halfway between two float32 while the exact sum does not (or
+    in the float32 subnormal range). Those few elements are redone with the exact error
+    of the sum (two-sum), whose sign decides the rounding.
+    """
+    p = np.multiply(a, b, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    with np.errstate(invalid='ignore', over='ignore'):
+        s = np.atleast_1d(p + c)
+        f = s.astype(np.float32)
+        bits = np.ascontiguousarray(s).view(np.uint64)
+        maybe = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
+            np.abs(s) < 2.0 ** -126)
+        if maybe.any():
+            idx = np.flatnonzero(maybe)
+            pb = np.broadcast_to(p, s.shape).reshape(-1)[idx]
+            cb = np.broadcast_to(c, s.shape).reshape(-1)[idx]
+            sb = s.reshape(-1)[idx]
+            bp = sb - cb
+            e = (pb - bp) + (cb - (sb - bp))          # exact error of sb = pb + cb
+            ff = f.reshape(-1)
+            fb = ff[idx]
+            fd = fb.astype(np.float64)
+            up = np.float32(np.inf)
+            g = np.nextafter(fb, np.where(sb > fd, up, -up))
+            tie = (e != 0) & np.isfinite(sb) & (sb != fd) & (
+                sb == (fd + g.astype(np.float64)) * 0.5)
+            ff[idx] = np.where(tie, np.where(e > 0, np.maximum(fb, g), np.minimum(fb, g)), fb)
+    return f.reshape(np.shape(p + c))
+
+
+def quantize_per_tensor(x, scale, zero_point, dtype='quint8'):
+    """Quantize a float32 array with one scale and zero point, as ``torch.quantize_per_tensor``.
+
+    Args:
+        x (ndarray): float32 values (torch refuses other float dtypes; the caller checks).
+        scale (float): the scale (rounded to float32 as torch does).
+        zero_point (int): the zero point, inside the dtype's range.
+        dtype (str): ``'quint8'``, ``'qint8'`` or ``'qint32'``.
+
+    Returns:
+        ndarray of uint8 / int8 / int32: the integer representation.
+
+    Example::
+
+        >>> quantize_per_tensor(np.array([0.25, -1.0], np.float32), 0.1, 10)
+        array([12,  0], dtype=uint8)
+    """
+    np_dt, qmin, qmax = _qinfo(dtype)
+    x = np.asarray(x, dtype=np.float32)
+    inv = _inv_scale(scale)
+    if dtype == 'qint32':
+        return _quantize_mul_add(x, inv, np.float32(zero_point), np_dt, qmin, qmax)
+    t = _fma_f32(x, inv, np.float32(zero_point))
+    t = np.fmin(t, _F32_BELOW_2_31)      # a NaN becomes the clip value: the maximum
+    return np.clip(np.rint(t), qmin, qmax).astype(np_dt)
+
+
+def _quantize_mul_add(x, inv, zp_f32, np_dt, qmin, qmax):
+    # rint(float32(x * inv) + float32(zp)), clamped; NaN -> the low bits of INT_MIN
+    with np.errstate(invalid='ignore', over='ignore'):
+        t = np.rint(x * inv + zp_f32).astype(np.float64)
+        nan = np.isnan(t)
+        out = np.clip(t, qmin, qmax)
+        if nan.any():
+            out[nan] = qmin if np_dt is np.int32 else 0
+    return out.astype(np_dt)
+
+
+def quantize_per_channel(x, scales, zero_points, axis, dtype='quint8'):
+    """Quantize a float32 array with one scale/zero point per slice along ``axis``,
+    as ``torch.quantize_per_channel``.
+
+    Args:
+        x (ndarray): float32 values.
+        scales (ndarray): float64 scales, one per channel.
+        zero_points (ndarray): integer zero points, one per channel.
+        axis (int): the channel dimension of ``x``.
+        dtype (str): ``'quint8'``, ``'qint8'`` or ``'qint32'``.
+
+    Returns:
+        ndarray of the dtype's storage type.
+
+    Example::
+
+        >>> quantize_per_channel(np.ones((2, 2), np.float32), np.array([0.1, 0.5]),
+        ...                      np.array([0, 3]), 1)
+        array([[10,  5],
+               [10,  5]], dtype=uint8)
+    """
+    np_dt, qmin, qmax = _qinfo(dtype)
+    x = np.asarray(x, dtype=np.float32)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    inv = _inv_scale(scales).reshape(shape)
+    zp = np.asarray(zero_points).astype(np.float32).reshape(shape)
+    return _quantize_mul_add(x, inv, zp, np_dt, qmin, qmax)
+
+
+def dequantize_per_tensor(q, scale, zero_point):
+    """``(q - zero_point) * scale`` in float32, as ``Tensor.dequantize`` on a per-tensor tensor.
+
+    The difference is taken in int32 (wrapping as torch's does), converted to float32 and
+    multiplied by the float32 scale.
+
+    Example::
+
+        >>> dequantize_per_tensor(np.array([12, 0], np.uint8), 0.1, 10)
+        array([ 0.2, -1. ], dtype=float32)
+    """
+    d = np.asarray(q).astype(np.int32) - np.int32(zero_point)
+    with np.errstate(over='ignore'):
+        return np.float32(scale) * d.astype(np.float32)
+
+
+def dequantize_per_channel(q, scales, zero_points, axis):
+    """Per-channel dequantize: ``float32((float32(q) - float32(zp)) * scale)`` with the
+    float64 scale, as torch's per-channel kernel.
+
+    Example::
+
+        >>> dequantize_per_channel(np.array([[10, 5]], np.uint8), np.array([0.1, 0.5]),
+        ...                        np.array([0, 3]), 1)
+        array([[1., 1.]], dtype=float32)
+    """
+    q = np.asarray(q)
+    shape = [1] * q.ndim
+    shape[axis] = -1
+    zp = np.asarray(zero_points).astype(np.float32).reshape(shape)
+    s = np.asarray(scales, dtype=np.float64).reshape(shape)
+    return ((q.astype(np.float32) - zp).astype(np.float64) * s).astype(np.float32)
+
+
+_SMALL_SCALE = float(np.float32(6.1e-5))   # torch cuts smaller scales off here
+
+
+def choose_qparams(x_min, x_max, qmin=0, qmax=255, reduce_range=False,
+                   preserve_sparsity=False):
+    """Scale and zero point for the range ``[x_min, x_max]``, as torch's
+    ``_choose_qparams_per_tensor`` and its dynamic linear/conv kernels choose them.
+
+    The range is widened to contain 0; with ``reduce_range`` the integer range is halved
+    (``qmin // 2``, ``qmax // 2``, as an 8-bit range loses its top bit). The scale is
+    ``(max - min) / (qmax - qmin)`` in float64 (0 or too small to invert: 0.1; below 6.1e-5:
+    6.1e-5 with the range stretched to match); the zero point comes from whichever end
+    has the smaller error, rounded half to even and clamped into ``[qmin, qmax]``.
+
+    Args:
+        x_min (float): the smallest observed value (float32).
+        x_max (float): the largest observed value (float32).
+        qmin (int): lower end of the integer range. Default: 0.
+        qmax (int): upper end of the integer range. Default: 255.
+        reduce_range (bool): halve the integer range. Default: ``False``.
+        preserve_sparsity (bool): symmetric range around 0. Default: ``False``.
+
+    Returns:
+        (float, int): the scale (a float64 value) and the zero point.
+
+    Example::
+
+        >>> choose_qparams(-1.0, 3.0)
+        (0.01568627450980392, 64)
+    """
+    x_min = np.float32(x_min)
+    x_max = np.float32(x_max)
+    if reduce_range:
+        qmin = int(qmin / 2)
+        qmax = int(qmax / 2)
+    if x_min < 0 and x_max > 0 and preserve_sparsity:
+        symmetric_qmin = int(-((qmax - qmin) / 2 + 1))
+        symmetric_qmax = int((qmax - qmin) / 2)
+        max_scale = max(abs(float(x_min) / symmetric_qmin), abs(float(x_max) / symmetric_qmax))
+        x_min = np.float32(max_scale * symmetric_qmin)
+        x_max = np.float32(max_scale * symmetric_qmax)
+    x_min = min(float(x_min), 0.0)
+    x_max = max(float(x_max), 0.0)
+    scale = (x_max - x_min) / (qmax - qmin)
+    fs = np.float32(scale)
+    with np.errstate(divide='ignore', over='ignore'):
+        if fs == 0 or np.isinf(np.float32(1.0) / fs):
+            scale = 0.1
+    if scale < _SMALL_SCALE:
+        org = scale
+        scale = _SMALL_SCALE
+        if x_min == 0.0:
+            x_max = _SMALL_SCALE * (qmax - qmin)
+        elif x_max == 0.0:
+            x_min = -_SMALL_SCALE * (qmax - qmin)
+        else:
+            amp = _SMALL_SCALE / org
+            x_min *= amp
+            x_max *= amp
+    zp_from_min = qmin - x_min / scale
+    zp_from_max = qmax - x_max / scale
+    err_min = abs(qmin) + abs(x_min / scale)
+    err_max = abs(qmax) + abs(x_max / scale)
+    zp0 = zp_from_min if err_min < err_max else zp_from_max
+    if preserve_sparsity and x_min < 0 and x_max > 0:
+        zp0 = (qmin + qmax) / 2
+    if zp0 < qmin:
+        zp = qmin
+    elif zp0 > qmax:
+        zp = qmax
+    else:
+        zp = int(np.rint(zp0))
+    return float(scale), zp
+
+
+def tensor_min_max(x):
+    """The (min, max) of a float32 array as torch's dynamic kernels read them (0, 0 when empty).
+
+    Example::
+
+        >>> tensor_min_max(np.array([1.0, -2.0], np.float32))
+        (-2.0, 1.0)
+    """
+    x = np.asarray(x, dtype=np.float32)
+    if x.size == 0:
+        return 0.0, 0.0
+    return float(x.min()), float(x.max())
+
+
+# ---------------------------------------------------------------------------------------
+# integer matrix products
+
+_F32_EXACT = 2 ** 24     # every integer of magnitude <= 2**24 is a float32
+
+
+def _int_matmul_f32(a, b, bound):
+    """``a @ b`` for float32 arrays holding integers, as float32 holding the exact integer
+    sum rounded once to float32 (exact while the result is below 2**24).
+
+    ``bound`` bounds ``|a[i, k] * b[k, j]|``. Every partial sum a BLAS may form is bounded
+    by ``K * bound``; while that is <= 2**24 one float32 GEMM is exact. Otherwise the
+    reduction is split into chunks that are, and their exact results are added in float64.
+    """
+    K = a.shape[-1]
+    if K * bound <= _F32_EXACT:
+        return np.matmul(a, b)
+    kc = max(1, _F32_EXACT // bound)
+    acc = None
+    for k0 in range(0, K, kc):
+        part = np.matmul(a[..., k0:k0 + kc], b[..., k0:k0 + kc, :]).astype(np.float64)
+        acc = part if acc is None else acc + part
+    return acc.astype(np.float32)
+
+
+class PackedLinearWeight:
+    """An int8 weight prepared for :func:`linear_static` / :func:`linear_dynamic`
+    (the NumPy side of ``torch.ops.quantized.linear_prepack``).
+
+    Args:
+        wq (ndarray): int8 weight, shape ``(out_features, in_features)``.
+        w_scales (ndarray or float): one scale (per tensor) or ``out_features`` scales.
+        w_zero_points (ndarray or int): matching zero points.
+        bias (ndarray or None): float32 bias of ``out_features`` values.
+
+    Holds the weight as the float32 matrix ``wq.T`` (exact small integers, for BLAS),
+    its per-output-column sums, and the scales as float32.
+
+    Example::
+
+        >>> p = PackedLinearWeight(np.ones((2, 3), np.int8), 0.1, 0)
+        >>> p.out_features
+        2
+    """
+
+    __slots__ = ('wq', 'w_t', 'w_colsum', 'w_scales', 'w_scales32', 'w_zps', 'bias',
+                 'out_features', 'in_features', 'per_channel')
+
+    def __init__(self, wq, w_scales, w_zero_points, bias=None):
+        wq = np.asarray(wq, dtype=np.int8)
+        n, k = wq.shape
+        self.wq = wq
+        self.out_features, self.in_features = n, k
+        self.per_channel = np.ndim(w_scales) > 0
+        self.w_scales = np.broadcast_to(np.asarray(w_scales, dtype=np.float64), (n,)).copy()
+        self.w_scales32 = self.w_scales.astype(np.float32)
+        self.w_zps = np.broadcast_to(np.asarray(w_zero_points, dtype=np.int64), (n,)).copy()
+        self.w_t = np.ascontiguousarray(wq.T, dtype=np.float32)
+        self.w_colsum = wq.sum(axis=1, dtype=np.int64)
+        self.bias = None if bias is None else np.asarray(bias, dtype=np.float32)
+
+
+def _linear_acc_f32(xq_f32_centered, x_shift, packed):
+    """float32(sum_k (x[i,k] - x_zp) * (w[j,k] - w_zp[j])) for 2-d input.
+
+    ``xq_f32_centered`` is ``x - 128`` as float32 (integers in [-128, 127]) and
+    ``x_shift = 128 - x_zp``, so ``x - x_zp = xc + x_shift``. Expanding,
+    ``acc = xc @ w.T + x_shift * colsum(w) - w_zp * (rowsum(xc) + K * x_shift)``.
+    """
+    K = packed.in_features
+    s = _int_matmul_f32(xq_f32_centered, packed.w_t, 128 * 128)
+    corr = x_shift * packed.w_colsum                       # int64, per output column
+    if packed.w_zps.any():
+        rowsum = xq_f32_centered.sum(axis=1, dtype=np.float64).astype(np.int64) + K * x_shift
+        corr = corr[None, :] - rowsum[:, None] * packed.w_zps[None, :]
+        return (s.astype(np.float64) + corr).astype(np.float32)
+    if np.abs(corr).max(initial=0) <= _F32_EXACT and K * 128 * 128 <= _F32_EXACT:
+        # both terms are exact float32 integers: one float32 add rounds their exact sum once
+        return s + corr.astype(np.float32)
+    return (s.astype(np.float64) + corr).astype(np.float32)
+
+
+def _as_packed(w, w_scales, w_zero_points, bias):
+    if isinstance(w, PackedLinearWeight):
+        return w
+    return PackedLinearWeight(w, w_scales, w_zero_points, bias)
+
+
+def _requantize_u8(acc_f32, x_scale, packed_scales32, bias, out_scale, out_zp, relu):
+    """fbgemm's requantization of an int32 accumulator (as float32) to uint8.
+
+    ``act = float32(x_scale) * float32(w_scale[j])``; with a bias,
+    ``v = acc + bias[j] / act`` (float32); ``y = v * (act / float32(out_scale))`` rounded
+    half to even (a value of 2**31 or more in magnitude becomes INT_MIN, as the SIMD
+    conversion does), plus ``out_zp``, clamped to [0, 255] ([out_zp, 255] with ReLU).
+    """
+    act = np.float32(x_scale) * packed_scales32
+    mult = act / np.float32(out_scale)
+    v = acc_f32
+    if bias is not None:
+        v = v + bias / act
+    y = v * mult
+    big = ~(np.abs(y) < np.float32(2 ** 31))
+    r = np.rint(y)
+    if big.any():
+        r[big] = -2.0 ** 31
+    r += np.float32(out_zp)
+    return np.clip(r, out_zp if relu else 0, 255).astype(np.uint8)
+
+
+def linear_static(xq, x_scale, x_zero_point, w, w_scales=None, w_zero_points=None,
+                  bias=None, out_scale=1.0, out_zero_point=0, relu=False):
+    """Statically quantized linear layer, as ``torch.ops.quantized.linear`` (and
+    ``linear_relu`` with ``relu=True``) on the fbgemm / x86 engine.
+
+    Args:
+        xq (ndarray): uint8 input, shape ``(*, in_features)``.
+        x_scale (float): input scale.
+        x_zero_point (int): input zero point.
+        w (ndarray or PackedLinearWeight): int8 weight ``(out_features, in_features)``,
+            or a weight packed by :class:`PackedLinearWeight` (then the next three
+            arguments are ignored).
+        w_scales (float or ndarray): weight scale(s), per tensor or per output channel.
+        w_zero_points (int or ndarray): weight zero point(s).
+        bias (ndarray or None): float32 bias.
+        out_scale (float): output scale.
+        out_zero_point (int): output zero point.
+        relu (bool): fuse a ReLU (clamp below at the output zero point).
+
+    Returns:
+        ndarray: uint8, shape ``(*, out_features)``.
+
+    The accumulator ``sum_k (x - x_zp)(w - w_zp)`` is exact; the float bias enters divided
+    by ``x_scale * w_scale`` before the multiply by the requantization multiplier (see
+    :func:`_requantize_u8`).
+
+    Example::
+
+        >>> linear_static(np.full((1, 2), 130, np.uint8), 0.5, 128,
+        ...               np.array([[1, 2]], np.int8), 0.5, 0, None, 0.25, 10)
+        array([[16]], dtype=uint8)
+    """
+    packed = _as_packed(w, w_scales, w_zero_points, bias)
+    xq = np.asarray(xq, dtype=np.uint8)
+    lead = xq.shape[:-1]
+    x2 = xq.reshape(-1, packed.in_features)
+    xc = x2.astype(np.float32) - np.float32(128)
+    acc = _linear_acc_f32(xc, 128 - int(x_zero_point), packed)
+    out = _requantize_u8(acc, x_scale, packed.w_scales32, packed.bias, out_scale,
+                         int(out_zero_point), relu)
+    return out.reshape(*lead, packed.out_features)
+
+
+def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_range=True,
+                   relu=False):
+    """Dynamically quantized linear layer, as ``torch.ops.quantized.linear_dynamic`` (and
+    ``linear_relu_dynamic``) on the fbgemm / x86 engine.
+
+    The input's range (min/max over the whole tensor, widened to contain 0) gives uint8
+    parameters by :func:`choose_qparams` (``reduce_range`` halves the range to [0, 127]);
+    the input is quantized as :func:`quantize_per_tensor` does; the exact integer
+    accumulator is scaled back with one fused multiply-add per output,
+    ``fma(float32(acc), float32(x_scale) * float32(w_scale[j]), bias[j])``, then ReLU.
+
+    Args:
+        x (ndarray): float32 input, shape ``(*, in_features)``.
+        w (ndarray or PackedLinearWeight): int8 weight or packed weight.
+        w_scales, w_zero_points, bias: as in :func:`linear_static`.
+        reduce_range (bool): quantize the input to 7 bits. Default: ``True``.
+        relu (bool): apply ReLU to the result.
+
+    Returns:
+        ndarray: float32, shape ``(*, out_features)``; equal to torch's, bit for bit.
+
+    Example::
+
+        >>> linear_dynamic(np.array([[1.0, -1.0]], np.float32), np.array([[2, 1]], np.int8),
+        ...                0.5, 0)
+        array([[0.503937]], dtype=float32)
+    """
+    packed = _as_packed(w, w_scales, w_zero_points, bias)
+    x = np.asarray(x, dtype=np.float32)
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, packed.in_features)
+    mn, mx = tensor_min_max(x2)
+    scale, zp = choose_qparams(mn, mx, 0, 255, reduce_range)
+    inv = _inv_scale(scale)
+    t = np.fmin(_fma_f32(x2, inv, np.float32(zp)), _F32_BELOW_2_31)
+    xc = np.clip(np.rint(t), 0, 255)
+    xc -= np.float32(128)
+    acc = _linear_acc_f32(xc, 128 - zp, packed)
+    m = np.float32(scale) * packed.w_scales32
+    if packed.bias is None:
+        y = acc * m
+    else:
+        y = _fma_f32(acc, m, packed.bias)
+    if relu:
+        np.maximum(y, 0, out=y)
+    return y.reshape(*lead, packed.out_features)

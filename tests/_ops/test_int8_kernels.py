@@ -1,0 +1,259 @@
+"""ember._ops.int8_kernels against torch 2.13's quantized CPU kernels, integer for integer."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import torch
+
+from ember._ops import int8_kernels as K
+
+TORCH_INT = {'quint8': torch.uint8, 'qint8': torch.int8, 'qint32': torch.int32}
+TORCH_Q = {'quint8': torch.quint8, 'qint8': torch.qint8, 'qint32': torch.qint32}
+
+
+@pytest.fixture(autouse=True)
+def _torch_state():
+    threads = torch.get_num_threads()
+    engine = torch.backends.quantized.engine
+    torch.set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')      # torch 2.13's quantized-dtype deprecation
+        yield
+    torch.backends.quantized.engine = engine
+    torch.set_num_threads(threads)
+
+
+def _pt(q, scale, zp):
+    return torch._make_per_tensor_quantized_tensor(torch.from_numpy(np.ascontiguousarray(q)),
+                                                   float(scale), int(zp))
+
+
+def _pc(q, scales, zps, axis):
+    return torch._make_per_channel_quantized_tensor(
+        torch.from_numpy(np.ascontiguousarray(q)), torch.tensor(np.asarray(scales, np.float64)),
+        torch.tensor(np.asarray(zps, np.int64)), axis)
+
+
+# --------------------------------------------------------------------------- fma
+
+
+def _exact_f32_round(v):
+    """Round the Fraction v to float32, ties to even (reference)."""
+    f = np.float32(float(v))
+    lo, hi = (f, np.nextafter(f, np.float32(np.inf))) if Fraction(float(f)) <= v else (
+        np.nextafter(f, np.float32(-np.inf)), f)
+    dl, dh = v - Fraction(float(lo)), Fraction(float(hi)) - v
+    if dl < dh:
+        return lo
+    if dh < dl:
+        return hi
+    return lo if (lo.view(np.uint32) & 1) == 0 else hi
+
+
+def test_fma_f32_is_correctly_rounded_at_double_rounding_ties():
+    rng = np.random.default_rng(0)
+    a, b, c = [], [], []
+    for _ in range(300):
+        # a*b + c exactly halfway between two float32 plus a tiny tail below float64's reach
+        x = np.float32(rng.uniform(1, 2))
+        y = np.float32(rng.uniform(1, 2))
+        p = Fraction(float(x)) * Fraction(float(y))
+        target = _exact_f32_round(p + 100)                      # a float32 near p + 100
+        half_ulp = Fraction(float(np.spacing(target))) / 2
+        cc = np.float32(float(Fraction(float(target)) + half_ulp - p))
+        a.append(x), b.append(y), c.append(cc)
+    a, b, c = (np.array(v, np.float32) for v in (a, b, c))
+    a = np.concatenate([a, rng.standard_normal(200).astype(np.float32)])
+    b = np.concatenate([b, rng.standard_normal(200).astype(np.float32)])
+    c = np.concatenate([c, (rng.standard_normal(200) * 1e-30).astype(np.float32)])
+    got = K._fma_f32(a, b, c)
+    want = [_exact_f32_round(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+            for x, y, z in zip(a, b, c)]
+    np.testing.assert_array_equal(got, np.array(want, np.float32))
+
+
+# --------------------------------------------------------------------------- quantize
+
+
+def _values(rng, n, scale):
+    k = rng.integers(-400, 400, n)
+    x = ((k + 0.5) * np.float32(scale)).astype(np.float32)           # near-ties
+    x[::3] = (rng.standard_normal(n) * rng.uniform(0.1, 300) * scale).astype(np.float32)[::3]
+    return x
+
+
+@pytest.mark.parametrize('dtype', ['quint8', 'qint8', 'qint32'])
+def test_quantize_per_tensor(dtype):
+    rng = np.random.default_rng(1)
+    _, qmin, qmax = K.QTYPES[dtype]
+    for it in range(300):
+        scale = float(np.exp(rng.uniform(-12, 3)))
+        zp = int(rng.integers(-1000, 1000)) if dtype == 'qint32' else int(rng.integers(qmin, qmax + 1))
+        if it % 10 == 0:
+            zp = qmin if dtype != 'qint32' else 0
+        x = _values(rng, int(rng.integers(1, 70)), scale)
+        want = torch.quantize_per_tensor(torch.from_numpy(x), scale, zp, TORCH_Q[dtype])
+        np.testing.assert_array_equal(K.quantize_per_tensor(x, scale, zp, dtype),
+                                      want.int_repr().numpy())
+
+
+@pytest.mark.parametrize('dtype', ['quint8', 'qint8', 'qint32'])
+def test_quantize_special_values(dtype):
+    x = np.array([np.nan, np.inf, -np.inf, 3e38, -3e38, 1e10, -1e10, 0.0] * 3, np.float32)
+    for n in (1, 3, len(x)):
+        for zp in (0, 5, 100):
+            want = torch.quantize_per_tensor(torch.from_numpy(x[:n]), 0.1, zp, TORCH_Q[dtype])
+            np.testing.assert_array_equal(K.quantize_per_tensor(x[:n], 0.1, zp, dtype),
+                                          want.int_repr().numpy())
+            want = torch.quantize_per_channel(torch.from_numpy(x[:n]), torch.full((n,), 0.1),
+                                              torch.full((n,), zp), 0, TORCH_Q[dtype])
+            np.testing.assert_array_equal(
+                K.quantize_per_channel(x[:n], np.full(n, 0.1), np.full(n, zp), 0, dtype),
+                want.int_repr().numpy())
+
+
+@pytest.mark.parametrize('dtype', ['quint8', 'qint8', 'qint32'])
+def test_quantize_per_channel(dtype):
+    rng = np.random.default_rng(2)
+    _, qmin, qmax = K.QTYPES[dtype]
+    for it in range(150):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(v) for v in rng.integers(1, 6, ndim))
+        axis = int(rng.integers(0, ndim))
+        C = shape[axis]
+        scales = np.exp(rng.uniform(-12, 3, C))
+        zps = (rng.integers(-1000, 1000, C) if dtype == 'qint32'
+               else rng.integers(qmin, qmax + 1, C))
+        bshape = [1] * ndim
+        bshape[axis] = C
+        k = rng.integers(-300, 300, shape)
+        x = ((k + 0.5) * scales.astype(np.float32).reshape(bshape)).astype(np.float32)
+        if it % 2:
+            x = (x * np.float32(rng.uniform(0.5, 2))).astype(np.float32)
+        want = torch.quantize_per_channel(torch.from_numpy(x), torch.tensor(scales),
+                                          torch.tensor(zps), axis, TORCH_Q[dtype])
+        np.testing.assert_array_equal(K.quantize_per_channel(x, scales, zps, axis, dtype),
+                                      want.int_repr().numpy())
+
+
+@pytest.mark.parametrize('dtype', ['quint8', 'qint8', 'qint32'])
+def test_dequantize(dtype):
+    rng = np.random.default_rng(3)
+    np_dt, qmin, qmax = K.QTYPES[dtype]
+    for _ in range(100):
+        C = int(rng.integers(1, 5))
+        q = rng.integers(qmin, qmax + 1, (6, C), dtype=np.int64).astype(np_dt)
+        q[0, 0] = qmax
+        q[-1, -1] = qmin
+        scales = np.exp(rng.uniform(-12, 3, C))
+        zps = (rng.integers(-10 ** 6, 10 ** 6, C) if dtype == 'qint32'
+               else rng.integers(qmin, qmax + 1, C))
+        want = _pt(q, scales[0], zps[0]).dequantize().numpy()
+        np.testing.assert_array_equal(K.dequantize_per_tensor(q, scales[0], zps[0]), want)
+        want = _pc(q, scales, zps, 1).dequantize().numpy()
+        np.testing.assert_array_equal(K.dequantize_per_channel(q, scales, zps, 1), want)
+
+
+def test_choose_qparams():
+    rng = np.random.default_rng(4)
+    for it in range(600):
+        n = int(rng.integers(1, 40))
+        x = (rng.standard_normal(n) * np.exp(rng.uniform(-20, 10))).astype(np.float32)
+        mode = it % 6
+        if mode == 1:
+            x = np.abs(x)
+        elif mode == 2:
+            x = -np.abs(x)
+        elif mode == 3:
+            x[:] = x[0]
+        elif mode == 4:
+            x = x + np.float32(rng.uniform(-100, 100))
+        elif mode == 5 and it % 12 == 5:
+            x[:] = 0
+        for rr in (False, True):
+            want = torch._choose_qparams_per_tensor(torch.from_numpy(x), rr)
+            mn, mx = K.tensor_min_max(x)
+            assert K.choose_qparams(mn, mx, 0, 255, rr) == want
+
+
+# --------------------------------------------------------------------------- linear
+
+
+def _rand_weight(rng, n, k, per_channel, nonzero_zp):
+    wq = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    if per_channel:
+        ws = np.exp(rng.uniform(-8, -2, n))
+        wz = rng.integers(-20, 20, n) if nonzero_zp else np.zeros(n, np.int64)
+        return wq, ws, wz, _pc(wq, ws, wz, 0)
+    ws = float(np.exp(rng.uniform(-8, -2)))
+    wz = int(rng.integers(-20, 20)) if nonzero_zp else 0
+    return wq, ws, wz, _pt(wq, ws, wz)
+
+
+@pytest.mark.parametrize('engine', ['fbgemm', 'x86'])
+def test_linear_static_and_dynamic(engine):
+    torch.backends.quantized.engine = engine
+    rng = np.random.default_rng(5)
+    for it in range(120):
+        M, Kd, N = int(rng.integers(1, 6)), int(rng.integers(1, 1500)), int(rng.integers(1, 12))
+        if it < 4:
+            Kd = 2100                                  # more than one exact float32 chunk
+        wq, ws, wz, w = _rand_weight(rng, N, Kd, it % 2 == 0, it % 4 == 1)
+        b = None if it % 5 == 0 else (rng.standard_normal(N) * 3).astype(np.float32)
+        relu = it % 3 == 0
+        packed = torch.ops.quantized.linear_prepack(w, None if b is None else torch.from_numpy(b))
+        # static
+        xs = float(np.exp(rng.uniform(-6, 0)))
+        xz = int(rng.choice([0, 255, int(rng.integers(0, 256))]))
+        xq = rng.integers(0, 256, (M, Kd)).astype(np.uint8)
+        os_ = float(np.exp(rng.uniform(-10, 2)))
+        oz = int(rng.choice([0, 255, int(rng.integers(0, 256))]))
+        op = torch.ops.quantized.linear_relu if relu else torch.ops.quantized.linear
+        want = op(_pt(xq, xs, xz), packed, os_, oz).int_repr().numpy()
+        got = K.linear_static(xq, xs, xz, wq, ws, wz, b, os_, oz, relu)
+        np.testing.assert_array_equal(got, want)
+        # dynamic
+        x = (rng.standard_normal((M, Kd)) * np.exp(rng.uniform(-3, 3))
+             + rng.uniform(-1, 1)).astype(np.float32)
+        if it % 7 == 3:
+            x = np.abs(x)
+        rr = it % 3 != 1
+        op = torch.ops.quantized.linear_relu_dynamic if relu else torch.ops.quantized.linear_dynamic
+        want = op(torch.from_numpy(x), packed, rr).numpy()
+        got = K.linear_dynamic(x, K.PackedLinearWeight(wq, ws, wz, b), reduce_range=rr,
+                               relu=relu)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_linear_static_saturation_and_overflow():
+    torch.backends.quantized.engine = 'fbgemm'
+    rng = np.random.default_rng(6)
+    wq = rng.integers(-128, 128, (8, 64)).astype(np.int8)
+    w = _pt(wq, 0.05, 0)
+    b = (rng.standard_normal(8) * 1e3).astype(np.float32)
+    xq = rng.integers(0, 256, (3, 64)).astype(np.uint8)
+    for out_scale in (1e-12, 1e-6, 1e-3, 1.0, 1e6):       # tiny scales overflow int32
+        for bias in (None, b):
+            packed = torch.ops.quantized.linear_prepack(w, None if bias is None
+                                                        else torch.from_numpy(bias))
+            for relu in (False, True):
+                op = torch.ops.quantized.linear_relu if relu else torch.ops.quantized.linear
+                want = op(_pt(xq, 0.5, 3), packed, out_scale, 7).int_repr().numpy()
+                got = K.linear_static(xq, 0.5, 3, wq, 0.05, 0, bias, out_scale, 7, relu)
+                np.testing.assert_array_equal(got, want)
+
+
+def test_linear_batch_dims():
+    torch.backends.quantized.engine = 'fbgemm'
+    rng = np.random.default_rng(7)
+    wq, ws, wz, w = _rand_weight(rng, 5, 9, True, False)
+    packed = torch.ops.quantized.linear_prepack(w, None)
+    xq = rng.integers(0, 256, (2, 3, 9)).astype(np.uint8)
+    want = torch.ops.quantized.linear(_pt(xq, 0.1, 9), packed, 0.3, 100).int_repr().numpy()
+    np.testing.assert_array_equal(K.linear_static(xq, 0.1, 9, wq, ws, wz, None, 0.3, 100), want)
+    x = rng.standard_normal((2, 3, 9)).astype(np.float32)
+    want = torch.ops.quantized.linear_dynamic(torch.from_numpy(x), packed, True).numpy()
+    np.testing.assert_array_equal(K.linear_dynamic(x, wq, ws, wz, None), want)

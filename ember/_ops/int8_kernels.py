@@ -489,3 +489,128 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
     if relu:
         np.maximum(y, 0, out=y)
     return y.reshape(*lead, packed.out_features)
+
+
+# ---------------------------------------------------------------------------------------
+# convolution
+
+
+def _im2col(xc, pad_value, kernel, stride, padding, dilation):
+    """Columns of a (N, C, *spatial) float32 array for a convolution.
+
+    Returns ``(cols, out_shape)`` with ``cols`` of shape ``(N, *out_shape, C, prod(kernel))``.
+    Padding uses ``pad_value`` (the input's zero point, so padding adds nothing).
+    """
+    nd = len(kernel)
+    pads = [(0, 0), (0, 0)] + [(p, p) for p in padding]
+    if any(padding):
+        xc = np.pad(xc, pads, constant_values=pad_value)
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    win = np.lib.stride_tricks.sliding_window_view(xc, spans, axis=tuple(range(2, 2 + nd)))
+    sl = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) + tuple(
+        slice(None, None, d) for d in dilation)
+    win = win[sl]                                   # (N, C, *out, *kernel)
+    out_shape = win.shape[2:2 + nd]
+    perm = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))
+    cols = win.transpose(perm)
+    return cols, out_shape
+
+
+class PackedConvWeight:
+    """An int8 convolution weight prepared for :func:`conv_static` (the NumPy side of
+    ``torch.ops.quantized.conv2d_prepack`` and its 1-d / 3-d forms).
+
+    Args:
+        wq (ndarray): int8 weight, shape ``(out_channels, in_channels // groups, *kernel)``.
+        w_scales (float or ndarray): weight scale(s), per tensor or per output channel.
+        w_zero_points (int or ndarray): matching zero point(s).
+        bias (ndarray or None): float32 bias, ``out_channels`` values.
+        stride, padding, dilation (sequence of int): one per spatial dimension.
+        groups (int): number of groups.
+
+    Example::
+
+        >>> p = PackedConvWeight(np.ones((4, 1, 3, 3), np.int8), 0.1, 0, None,
+        ...                      (1, 1), (0, 0), (1, 1), 2)
+        >>> p.kernel
+        (3, 3)
+    """
+
+    __slots__ = ('wq', 'w_mat', 'w_colsum', 'w_scales', 'w_scales32', 'w_zps', 'bias',
+                 'stride', 'padding', 'dilation', 'groups', 'kernel', 'out_channels',
+                 'in_channels')
+
+    def __init__(self, wq, w_scales, w_zero_points, bias, stride, padding, dilation, groups):
+        wq = np.asarray(wq, dtype=np.int8)
+        cout, cg = wq.shape[:2]
+        self.wq = wq
+        self.kernel = tuple(int(k) for k in wq.shape[2:])
+        self.stride = tuple(int(v) for v in stride)
+        self.padding = tuple(int(v) for v in padding)
+        self.dilation = tuple(int(v) for v in dilation)
+        self.groups = g = int(groups)
+        self.out_channels, self.in_channels = cout, cg * g
+        self.w_scales = np.broadcast_to(np.asarray(w_scales, dtype=np.float64), (cout,)).copy()
+        self.w_scales32 = self.w_scales.astype(np.float32)
+        self.w_zps = np.broadcast_to(np.asarray(w_zero_points, dtype=np.int64), (cout,)).copy()
+        # (groups, Cg * prod(kernel), Cout / groups)
+        w2 = wq.reshape(g, cout // g, -1)
+        self.w_mat = np.ascontiguousarray(w2.transpose(0, 2, 1), dtype=np.float32)
+        self.w_colsum = w2.sum(axis=2, dtype=np.int64).reshape(cout)
+        self.bias = None if bias is None else np.asarray(bias, dtype=np.float32)
+
+
+def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, relu=False):
+    """Statically quantized convolution (1-d, 2-d or 3-d), as
+    ``torch.ops.quantized.conv{1,2,3}d`` / ``conv{1,2,3}d_relu`` on the fbgemm engine.
+
+    Args:
+        xq (ndarray): uint8 input, shape ``(N, C_in, *spatial)``.
+        x_scale (float): input scale.
+        x_zero_point (int): input zero point (the value padding holds).
+        packed (PackedConvWeight): the weight with its geometry.
+        out_scale (float): output scale.
+        out_zero_point (int): output zero point.
+        relu (bool): fuse a ReLU.
+
+    Returns:
+        ndarray: uint8, shape ``(N, C_out, *out_spatial)``.
+
+    The exact accumulator ``sum (x - x_zp)(w - w_zp)`` over each window is requantized as
+    in :func:`linear_static`.
+
+    Example::
+
+        >>> p = PackedConvWeight(np.ones((1, 1, 2, 2), np.int8), 0.5, 0, None,
+        ...                      (1, 1), (0, 0), (1, 1), 1)
+        >>> conv_static(np.full((1, 1, 2, 2), 2, np.uint8), 1.0, 0, p, 1.0, 0)
+        array([[[[4]]]], dtype=uint8)
+    """
+    xq = np.asarray(xq, dtype=np.uint8)
+    n = xq.shape[0]
+    g = packed.groups
+    xz = int(x_zero_point)
+    xc = xq.astype(np.float32) - np.float32(128)
+    cols, out_shape = _im2col(xc, np.float32(xz - 128), packed.kernel, packed.stride,
+                              packed.padding, packed.dilation)
+    P = int(np.prod(out_shape, dtype=np.int64))
+    cg = packed.in_channels // g
+    kk = cg * int(np.prod(packed.kernel, dtype=np.int64))
+    # (N, P, g, Cg*k) -> (g, N*P, Cg*k)
+    a = cols.reshape(n * P, g, kk).transpose(1, 0, 2)
+    s = _int_matmul_f32(a, packed.w_mat, 128 * 128)          # (g, N*P, Cout/g)
+    cout = packed.out_channels
+    s = s.transpose(1, 0, 2).reshape(n * P, cout)
+    shift = 128 - xz
+    corr = shift * packed.w_colsum
+    if packed.w_zps.any():
+        rows = a.sum(axis=2, dtype=np.float64).astype(np.int64) + kk * shift   # (g, N*P)
+        rows = np.repeat(rows.T, cout // g, axis=1)                             # (N*P, Cout)
+        acc = (s.astype(np.float64) + (corr[None, :] - rows * packed.w_zps[None, :])
+               ).astype(np.float32)
+    else:
+        acc = (s.astype(np.float64) + corr).astype(np.float32)
+    out = _requantize_u8(acc, x_scale, packed.w_scales32, packed.bias, out_scale,
+                         int(out_zero_point), relu)
+    out = out.reshape((n,) + tuple(out_shape) + (cout,))
+    return np.ascontiguousarray(np.moveaxis(out, -1, 1))

@@ -257,3 +257,52 @@ def test_linear_batch_dims():
     x = rng.standard_normal((2, 3, 9)).astype(np.float32)
     want = torch.ops.quantized.linear_dynamic(torch.from_numpy(x), packed, True).numpy()
     np.testing.assert_array_equal(K.linear_dynamic(x, wq, ws, wz, None), want)
+
+
+# --------------------------------------------------------------------------- conv
+
+
+def _conv_case(rng, it, nd, engine):
+    g = int(rng.choice([1, 1, 2, 3]))
+    cin, cout = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+    if it % 10 == 0:
+        g = cin = cout = 4                                          # depthwise
+    if it % 10 == 1:
+        g, cin, cout = 1, 130, 3                                    # > 1024 columns: chunked
+    k = tuple(int(v) for v in rng.integers(1, 4, nd))
+    st = tuple(int(v) for v in rng.integers(1, 3, nd))
+    pd = tuple(int(v) for v in rng.integers(0, 2, nd))
+    dl = tuple(int(v) for v in rng.integers(1, 3, nd))
+    sp = tuple(int(v) for v in rng.integers(5, 8, nd))
+    xq = rng.integers(0, 256, (int(rng.integers(1, 3)), cin) + sp).astype(np.uint8)
+    wq = rng.integers(-128, 128, (cout, cin // g) + k).astype(np.int8)
+    nonzero_zp = it % 4 == 1 and engine != 'onednn'
+    if it % 2 == 0:
+        ws = np.exp(rng.uniform(-8, -2, cout))
+        wz = rng.integers(-5, 5, cout) if nonzero_zp else np.zeros(cout, np.int64)
+        w = _pc(wq, ws, wz, 0)
+    else:
+        ws, wz = float(np.exp(rng.uniform(-8, -2))), int(rng.integers(-5, 5)) if nonzero_zp else 0
+        w = _pt(wq, ws, wz)
+    b = None if it % 5 == 0 else rng.standard_normal(cout).astype(np.float32)
+    return xq, wq, ws, wz, w, b, st, pd, dl, g
+
+
+@pytest.mark.parametrize('engine', ['fbgemm', 'x86', 'onednn'])
+@pytest.mark.parametrize('nd', [1, 2, 3])
+def test_conv_static(engine, nd):
+    torch.backends.quantized.engine = engine
+    rng = np.random.default_rng(10 + nd)
+    for it in range(25):
+        xq, wq, ws, wz, w, b, st, pd, dl, g = _conv_case(rng, it, nd, engine)
+        xs, xz = float(np.exp(rng.uniform(-6, 0))), int(rng.choice([0, 255, rng.integers(0, 256)]))
+        os_, oz = float(np.exp(rng.uniform(-8, 2))), int(rng.choice([0, 255, rng.integers(0, 256)]))
+        relu = it % 3 == 0
+        prep = getattr(torch.ops.quantized, f'conv{nd}d_prepack')(
+            w, None if b is None else torch.from_numpy(b), list(st), list(pd), list(dl), g)
+        op = getattr(torch.ops.quantized, f'conv{nd}d_relu' if relu else f'conv{nd}d')
+        want = op(_pt(xq, xs, xz), prep, os_, oz).int_repr().numpy()
+        packed = K.PackedConvWeight(wq, ws, wz, b, st, pd, dl, g)
+        got = K.conv_static(xq, xs, xz, packed, os_, oz, relu)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

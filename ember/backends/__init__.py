@@ -9,8 +9,9 @@ results: NumPy's kernels are always deterministic and full float32.
 import contextlib
 
 from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401
+from . import quantized  # noqa: F401
 
-__all__ = ['cpu', 'cuda', 'cudnn', 'mkl', 'mkldnn', 'mps', 'openmp', 'opt_einsum',
+__all__ = ['cpu', 'cuda', 'cudnn', 'mkl', 'mkldnn', 'mps', 'openmp', 'opt_einsum', 'quantized',
            'flags_frozen', 'disable_global_flags']
 
 _flags_frozen = False

@@ -631,8 +631,6 @@ _named(_SvdvalsBackward, 'LinalgSvdBackward0')
 
 
 def _svd_backward(U, S, Vh, gU, gS, gVh):
-    if U.is_complex():
-        raise RuntimeError("svd backward for complex inputs is not implemented in ember")
     k = S.shape[-1]
     m, n = U.shape[-2], Vh.shape[-1]
     if U.shape[-1] != k:
@@ -641,31 +639,44 @@ def _svd_backward(U, S, Vh, gU, gS, gVh):
     if Vh.shape[-2] != k:
         Vh = Vh[..., :k, :]
         gVh = gVh[..., :k, :] if gVh is not None else None
-    V = Vh.mT
+    V = Vh.mH
     if gU is None and gVh is None:
         return U.matmul(gS.unsqueeze(-1) * Vh)
+    cplx = U.is_complex()
+    UhgU = U.mH.matmul(gU) if gU is not None else None
+    gV = gVh.mH if gVh is not None else None
+    VhgV = V.mH.matmul(gV) if gVh is not None else None
+    if cplx:
+        # a complex singular pair is defined up to a common phase: the loss must not
+        # depend on it (Im diag(U^H gU) = -Im diag(V^H gV)), as torch checks
+        zero = S.new_zeros(S.shape)
+        imu = UhgU.diagonal(0, -2, -1).imag if gU is not None else zero
+        imv = VhgV.diagonal(0, -2, -1).imag if gVh is not None else zero
+        if not bool((imu + imv).abs().le(1e-2 + 1e-2 * imv.abs()).all()):
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this "
+                "phase term, making it ill-defined.")
     I = _eye_like(S, k)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + I     # E_ij = S_j^2 - S_i^2, 1 on the diagonal
     offdiag = 1 - I
     inner = (gS.unsqueeze(-1) * I) if gS is not None else None
-    gA = None
     if gU is not None:
-        UhgU = U.mT.matmul(gU)
-        skew = (UhgU - UhgU.mT) / E * offdiag
+        skew = (UhgU - UhgU.mH) / E * offdiag
         t = skew * S.unsqueeze(-2)
+        if cplx:    # the phase gauge fixed on U: i Im(diag(U^H gU)) / S on the diagonal
+            t = t + (imu / S).unsqueeze(-1) * I * 1j
         inner = t if inner is None else inner + t
     if gVh is not None:
-        gV = gVh.mT
-        VhgV = V.mT.matmul(gV)
-        skew = (VhgV - VhgV.mT) / E * offdiag
+        skew = (VhgV - VhgV.mH) / E * offdiag
         t = S.unsqueeze(-1) * skew
         inner = t if inner is None else inner + t
     gA = U.matmul(inner).matmul(Vh)
     if gU is not None and m > k:
         gA = gA + (gU - U.matmul(UhgU)).div(S.unsqueeze(-2)).matmul(Vh)
     if gVh is not None and n > k:
-        gA = gA + U.matmul(((gV - V.matmul(VhgV)).div(S.unsqueeze(-2))).mT)
+        gA = gA + U.matmul(((gV - V.matmul(VhgV)).div(S.unsqueeze(-2))).mH)
     return gA
 
 
@@ -685,9 +696,11 @@ def _svd_arrays(A, full_matrices, name):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """Singular value decomposition ``A = U diag(S) Vh``.
 
-    NOTE: like PyTorch, the singular vectors are only defined up to sign; the gradient is
-    implemented for real inputs with distinct singular values (for ``full_matrices=True`` the
-    extra columns get no gradient).
+    NOTE: like PyTorch, the singular vectors are only defined up to sign (a phase for complex
+    inputs); the gradient needs distinct singular values and, for complex inputs, a loss
+    that does not depend on that phase (for ``full_matrices=True`` the extra columns get no
+    gradient). NOTE: unlike PyTorch (whose CPU build uses MKL), the signs are those of the
+    LAPACK NumPy links (OpenBLAS): for a wide real matrix they may differ from PyTorch's.
 
     Returns:
         A named tuple ``(U, S, Vh)``.
@@ -756,18 +769,22 @@ def _svd_top(input, some=True, compute_uv=True, *, out=None):
 class LinalgEighBackward0(Node):
     def backward(self, gL, gV):
         L, V = self.saved_tensors
-        if V.is_complex():
-            raise RuntimeError("eigh backward for complex inputs is not implemented in ember")
         if gV is None:
-            return V.matmul(gL.unsqueeze(-1) * V.mT)
+            return V.matmul(gL.unsqueeze(-1) * V.mH)
         I = _eye_like(L)
-        VhgV = V.mT.matmul(gV)
-        skew = (VhgV - VhgV.mT) * 0.5
+        VhgV = V.mH.matmul(gV)
+        if V.is_complex() and not bool(VhgV.diagonal(0, -2, -1).imag.abs().le(1e-2).all()):
+            # an eigenvector is defined up to a phase: the loss must not depend on it
+            raise RuntimeError(
+                "linalg_eigh_backward: The eigenvectors in the complex case are specified up "
+                "to multiplication by e^{i phi}. The specified loss function depends on this "
+                "quantity, so it is ill-defined.")
+        skew = (VhgV - VhgV.mH) * 0.5
         E = L.unsqueeze(-2) - L.unsqueeze(-1) + I     # E_ij = L_j - L_i, 1 on the diagonal
         inner = skew / E * (1 - I)
         if gL is not None:
             inner = inner + gL.unsqueeze(-1) * I
-        return V.matmul(inner).matmul(V.mT)
+        return V.matmul(inner).matmul(V.mH)
 
 
 class _EigvalshBackward(LinalgEighBackward0):

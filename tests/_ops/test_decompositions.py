@@ -1,0 +1,89 @@
+"""Gradients of the complex singular value and Hermitian eigen decompositions against
+torch's: ``linalg.svd`` (reduced and full, tall, wide, batched), ``svdvals``, ``linalg.eigh``
+and ``eigvalsh`` under phase-invariant losses with random weights, float64 gradcheck, and
+torch's error for a loss that depends on the phase of a singular vector / eigenvector."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def _c(rng, shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _grad(mod, a, loss_fn):
+    A = mod.tensor(a, requires_grad=True)
+    loss_fn(mod, A).backward()
+    return A.grad.detach().resolve_conj().numpy()
+
+
+def _svd_loss(full):
+    def f(mod, A):
+        U, S, Vh = mod.linalg.svd(A, full_matrices=full)
+        k = S.shape[-1]
+        U, Vh = U[..., :k], Vh[..., :k, :]
+        w = mod.tensor(np.cos(np.arange(np.prod(A.shape))).reshape(tuple(A.shape)))
+        return ((U @ Vh) * w).abs().sum() + (S * S).sum() + (U.abs() ** 3).sum() \
+            + (Vh.abs() ** 2 * 0.5).sum() + mod.linalg.svdvals(A).sin().sum()
+    return f
+
+
+@pytest.mark.parametrize('shape,full', [((4, 3), False), ((3, 5), False), ((4, 4), True),
+                                        ((2, 4, 3), True), ((3, 5), True)])
+def test_svd_complex_grad(shape, full):
+    a = _c(np.random.default_rng(len(shape) + shape[-1]), shape)
+    g_t = _grad(torch, a, _svd_loss(full))
+    g_e = _grad(ember, a, _svd_loss(full))
+    np.testing.assert_allclose(g_e, g_t, rtol=1e-9, atol=1e-10)
+
+
+def _eigh_loss(mod, A):
+    L, V = mod.linalg.eigh(A)
+    w = mod.tensor(np.sin(np.arange(np.prod(A.shape))).reshape(tuple(A.shape)))
+    return (V.abs() ** 3 * w).sum() + (L * L).sum() + mod.linalg.eigvalsh(A).cos().sum()
+
+
+@pytest.mark.parametrize('shape', [(4, 4), (2, 3, 3)])
+def test_eigh_complex_grad(shape):
+    a = _c(np.random.default_rng(shape[-1]), shape)
+    a = a + np.conj(np.swapaxes(a, -1, -2))
+    np.testing.assert_allclose(_grad(ember, a, _eigh_loss), _grad(torch, a, _eigh_loss),
+                               rtol=1e-9, atol=1e-10)
+
+
+def test_complex_gradcheck():
+    rng = np.random.default_rng(0)
+    A = ember.tensor(_c(rng, (3, 4)), requires_grad=True)
+
+    def svd_f(A):
+        U, S, Vh = ember.linalg.svd(A, full_matrices=False)
+        return U @ Vh, S
+
+    assert ember.autograd.gradcheck(svd_f, (A,))
+    assert ember.autograd.gradcheck(ember.linalg.svdvals, (A,))
+    H = ember.tensor(_c(rng, (3, 3)), requires_grad=True)
+
+    def eigh_f(H):
+        L, V = ember.linalg.eigh(H + H.mH)
+        return L, V.abs()
+
+    assert ember.autograd.gradcheck(eigh_f, (H,))
+
+
+@pytest.mark.parametrize('which,match', [
+    ('svd', 'svd_backward: The singular vectors in the complex case are specified up to '
+            'multiplication by e^{i phi}'),
+    ('eigh', 'linalg_eigh_backward: The eigenvectors in the complex case are specified up '
+             'to multiplication by e^{i phi}'),
+])
+def test_phase_dependent_loss_raises(which, match):
+    a = _c(np.random.default_rng(4), (3, 3))
+    a = a + np.conj(a.T)
+    for mod in (torch, ember):
+        A = mod.tensor(a, requires_grad=True)
+        vec = mod.linalg.svd(A)[0] if which == 'svd' else mod.linalg.eigh(A)[1]
+        with pytest.raises(RuntimeError) as ei:
+            vec.real.sum().backward()
+        assert match in str(ei.value)

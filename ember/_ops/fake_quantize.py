@@ -458,10 +458,12 @@ def _fake_quantize_learnable_per_channel_affine(input, scale, zero_point, axis, 
 
 
 def _choose_qparams(mn, mx, qmin, qmax, preserve_sparsity=False, reduce_range=False,
-                    float_scale=True):
-    """PyTorch's C++ ``ChooseQuantizationParams`` (fbgemm's when ``float_scale``: the
-    scale is rounded to float32 before the zero point is computed): ``(scale, zero_point)``
-    for a float32 range ``[mn, mx]``."""
+                    fbgemm=True):
+    """PyTorch's C++ ``ChooseQuantizationParams``: ``(scale, zero_point)`` for a float32
+    range ``[mn, mx]``. ``fbgemm=True`` is fbgemm's version (what the fused observer op
+    calls on x86: the scale is rounded to float32 before the zero point is computed);
+    ``fbgemm=False`` is ATen's own (``_choose_qparams_per_tensor``: a double scale, and the
+    zero point taken from the end whose ``|q| - |r / scale|`` is smaller)."""
     f32 = np.float32
     mn, mx = f32(mn), f32(mx)
     if reduce_range:
@@ -476,10 +478,10 @@ def _choose_qparams(mn, mx, qmin, qmax, preserve_sparsity=False, reduce_range=Fa
         mn = min(mn, f32(0.0))
         mx = max(mx, f32(0.0))
         scale = (float(mx) - float(mn)) / (qmax - qmin)
-        if float_scale:
+        if fbgemm:
             scale = float(f32(scale))
         if f32(scale) == 0 or math.isinf(f32(1.0) / f32(scale)):
-            scale = float(f32(0.1)) if float_scale else 0.1
+            scale = float(f32(0.1)) if fbgemm else 0.1
         small = f32(6.1e-5)
         if scale < small:
             org = f32(scale)
@@ -492,14 +494,11 @@ def _choose_qparams(mn, mx, qmin, qmax, preserve_sparsity=False, reduce_range=Fa
                 amp = small / org
                 mn = f32(mn * amp)
                 mx = f32(mx * amp)
+        sign = 1 if fbgemm else -1
         zp_min = qmin - float(mn) / scale
         zp_max = qmax - float(mx) / scale
-        if float_scale:
-            err_min = abs(qmin) + abs(float(mn) / scale)
-            err_max = abs(qmax) + abs(float(mx) / scale)
-        else:
-            err_min = abs(qmin) - abs(float(mn) / scale)
-            err_max = abs(qmax) - abs(float(mx) / scale)
+        err_min = abs(qmin) + sign * abs(float(mn) / scale)
+        err_max = abs(qmax) + sign * abs(float(mx) / scale)
         zp = zp_min if err_min < err_max else zp_max
         if mn < 0 and mx > 0 and preserve_sparsity:
             zp = (qmin + qmax) / 2
@@ -536,7 +535,7 @@ def _choose_qparams_per_tensor(input, reduce_range=False):
     if not mn <= mx:
         raise RuntimeError("In ChooseQuantizationParams, min should be less than or equal to "
                            "max")
-    return _choose_qparams(mn, mx, 0, 255, False, reduce_range, float_scale=False)
+    return _choose_qparams(mn, mx, 0, 255, False, reduce_range, fbgemm=False)
 
 
 # ------------------------------------------------------------------ fused observer + fq
@@ -612,7 +611,7 @@ def _fused_moving_avg_obs_fq_helper(input, observer_on, fake_quant_on, running_m
         n = rmin.size if per_row_fake_quant else 1
         for i in range(n):
             s_i, z_i = _choose_qparams(rmin[i], rmax[i], quant_min, quant_max,
-                                       bool(symmetric_quant), False, True)
+                                       bool(symmetric_quant))
             sd[i] = s_i
             zd[i] = z_i
         scale.copy_(wrap(sd.reshape(scale._data.shape)))

@@ -614,3 +614,410 @@ def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, re
                          int(out_zero_point), relu)
     out = out.reshape((n,) + tuple(out_shape) + (cout,))
     return np.ascontiguousarray(np.moveaxis(out, -1, 1))
+
+
+# ---------------------------------------------------------------------------------------
+# elementwise ops: a SIMD body and a scalar tail
+#
+# torch's elementwise quantized kernels run a vectorized body over whole SIMD vectors
+# (64 one-byte values, or 16 int32, with AVX-512) and a scalar loop over the last
+# ``n % 64`` values of each contiguous run; the two round differently in halfway cases
+# (the body dequantizes with a fused multiply-add and adds the zero point after rounding,
+# the tail dequantizes with ``scale * (q - zp)`` and adds the zero point before rounding).
+# Each kernel below reproduces both and applies them to the same positions as torch does
+# for a contiguous tensor iterated in one piece (a single thread, or fewer than 32768
+# elements).
+
+SIMD_BYTES = 64     # AVX-512, the capability torch 2.13 dispatches to on this class of CPU
+
+
+def _vec_len(dtype):
+    return SIMD_BYTES // np.dtype(_qinfo(dtype)[0]).itemsize
+
+
+def _split(n, dtype):
+    """Index where the scalar tail starts for ``n`` contiguous values."""
+    return n - n % _vec_len(dtype)
+
+
+def _deq_fma(q, scale, zp):
+    """SIMD dequantize: ``fma(q, scale, -zp * scale)`` in float32."""
+    s = np.float32(scale)
+    return _fma_f32(q.astype(np.float32), s, s * np.float32(-zp))
+
+
+def _deq_sub(q, scale, zp):
+    """``float32(scale) * float32(q - zp)`` (the scalar dequantize, and the SIMD one some
+    kernels use)."""
+    return np.float32(scale) * (q.astype(np.int32) - np.int32(zp)).astype(np.float32)
+
+
+def _q_vec(y, inv, zp, dtype):
+    """SIMD quantize: ``rint(min(y * inv, 2147483520)) + zp``, clamped (NaN -> qmax)."""
+    np_dt, qmin, qmax = _qinfo(dtype)
+    with np.errstate(invalid='ignore', over='ignore'):
+        t = np.fmin(y * np.float32(inv), _F32_BELOW_2_31)
+        r = np.rint(t).astype(np.float64)
+        r[r < -2.0 ** 31] = -2.0 ** 31
+        r += zp
+    return np.clip(r, qmin, qmax).astype(np_dt)
+
+
+def _q_val(y, scale, zp, dtype):
+    """Scalar quantize (torch's ``quantize_val``): ``rint(float32(y * inv) + zp)``, clamped."""
+    np_dt, qmin, qmax = _qinfo(dtype)
+    y = np.asarray(y, dtype=np.float32)
+    return _quantize_mul_add(y, _inv_scale(scale), np.float32(zp), np_dt, qmin, qmax)
+
+
+def _unary(q, dtype, body, tail):
+    """Apply ``body`` to the SIMD part and ``tail`` to the scalar tail of flat ``q``."""
+    q = np.asarray(q)
+    flat = q.reshape(-1)
+    m = _split(flat.size, dtype)
+    out = np.empty(flat.shape, dtype=_qinfo(dtype)[0])
+    if m:
+        out[:m] = body(flat[:m])
+    if m < flat.size:
+        out[m:] = tail(flat[m:])
+    return out.reshape(q.shape)
+
+
+def relu(q, zero_point):
+    """``max(q, zero_point)``: quantized ReLU (exact; output qparams are the input's).
+
+    Example::
+
+        >>> relu(np.array([3, 10], np.uint8), 5)
+        array([ 5, 10], dtype=uint8)
+    """
+    q = np.asarray(q)
+    return np.maximum(q, np.asarray(zero_point).astype(q.dtype))
+
+
+def relu6(q, scale, zero_point, dtype='quint8'):
+    """Quantized ReLU6 (``torch.ops.quantized.relu6``): clamp between the zero point and
+    6.0 quantized with the input's parameters; output qparams are the input's.
+
+    Example::
+
+        >>> relu6(np.array([0, 200], np.uint8), 0.1, 10)
+        array([10, 70], dtype=uint8)
+    """
+    q = np.asarray(q)
+    six = int(_q_val(np.float32(6.0), scale, zero_point, dtype))
+    return np.clip(q, zero_point, max(six, zero_point)).astype(q.dtype)
+
+
+def clamp(q, scale, zero_point, min_val=None, max_val=None, dtype='quint8'):
+    """Quantized ``clamp``: the bounds are quantized with the input's parameters, then the
+    integers are clamped (output qparams are the input's).
+
+    Example::
+
+        >>> clamp(np.array([0, 200], np.uint8), 0.1, 10, -0.5, 2.0)
+        array([ 5, 30], dtype=uint8)
+    """
+    q = np.asarray(q)
+    out = q
+    if min_val is not None:
+        out = np.maximum(out, _q_val(np.float32(min_val), scale, zero_point, dtype))
+    if max_val is not None:
+        out = np.minimum(out, _q_val(np.float32(max_val), scale, zero_point, dtype))
+    return np.asarray(out, dtype=q.dtype)
+
+
+def _dequant_map_quant(q, scale, zp, out_scale, out_zp, dtype, f_vec, f_tail=None,
+                       inv=None, deq_vec=_deq_fma):
+    """The dequantize -> float function -> quantize pattern of torch's quantized
+    activations. ``inv`` is the float32 reciprocal the SIMD body multiplies by (kernels
+    differ in how they compute it); the tail always uses ``quantize_val``."""
+    f_tail = f_vec if f_tail is None else f_tail
+    if inv is None:
+        inv = np.float32(1.0) / np.float32(out_scale)
+    return _unary(
+        q, dtype,
+        lambda a: _q_vec(f_vec(deq_vec(a, scale, zp)), inv, out_zp, dtype),
+        lambda a: _q_val(f_tail(_deq_sub(a, scale, zp)), out_scale, out_zp, dtype))
+
+
+def leaky_relu(q, scale, zero_point, negative_slope, out_scale, out_zero_point,
+               dtype='quint8'):
+    """Quantized ``leaky_relu`` (``torch.ops.quantized.leaky_relu`` / ``F.leaky_relu`` on a
+    quantized tensor): ``x if x > 0 else x * negative_slope`` in float32 between a
+    dequantize and a quantize with the output parameters.
+
+    Example::
+
+        >>> leaky_relu(np.array([0, 20], np.uint8), 0.1, 10, 0.5, 0.1, 10)
+        array([ 5, 20], dtype=uint8)
+    """
+    a = np.float32(negative_slope)
+
+    def f(x):
+        return np.where(x > 0, x, x * a)
+    return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype, f)
+
+
+def hardsigmoid(q, scale, zero_point, dtype='quint8'):
+    """Quantized hardsigmoid: ``min(max(x + 3, 0), 6) / 6``, output scale 1/256 (2**-32
+    for qint32) and zero point 0 (-128 for qint8), as torch fixes them.
+
+    Returns:
+        (ndarray, float, int): the integers and the output scale and zero point.
+
+    Example::
+
+        >>> hardsigmoid(np.array([0, 255], np.uint8), 0.1, 128)[0]
+        array([  0, 255], dtype=uint8)
+    """
+    out_scale = 2.0 ** -32 if dtype == 'qint32' else 2.0 ** -8
+    out_zp = -128 if dtype == 'qint8' else 0
+
+    def f(x):
+        return np.minimum(np.maximum(x + np.float32(3), np.float32(0)), np.float32(6)) / \
+            np.float32(6)
+    out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, f)
+    return out, out_scale, out_zp
+
+
+def hardswish(q, scale, zero_point, out_scale, out_zero_point, dtype='quint8'):
+    """Quantized hardswish: ``x * min(max(x + 3, 0), 6) / 6`` in float32.
+
+    Example::
+
+        >>> hardswish(np.array([0, 255], np.uint8), 0.1, 128, 0.1, 128)
+        array([128, 255], dtype=uint8)
+    """
+    def f(x):
+        return x * np.minimum(np.maximum(x + np.float32(3), np.float32(0)),
+                              np.float32(6)) / np.float32(6)
+    inv = np.float32(1.0 / float(out_scale))
+    return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype, f,
+                              inv=inv)
+
+
+def _fixed_out_params(dtype, signed_zp, unsigned_zp, bits8_scale, int32_scale):
+    if dtype == 'qint32':
+        return int32_scale, 0
+    return bits8_scale, (signed_zp if dtype == 'qint8' else unsigned_zp)
+
+
+def sigmoid(q, scale, zero_point, dtype='quint8'):
+    """Quantized sigmoid, output scale 1/256 and zero point 0 (qint8: -128; qint32:
+    2**-32 and 0), as torch fixes them.
+
+    The SIMD body computes ``1 / (1 + exp(-x))`` in float32, the tail in float64 from a
+    float32 ``exp``. NOTE: unlike PyTorch, whose SIMD ``exp`` is SLEEF's (1-ulp), this uses
+    NumPy's float32 ``exp``; the two can differ by an ulp, which changes an output integer
+    only when the exact value lies within an ulp of a rounding boundary.
+
+    Returns:
+        (ndarray, float, int): the integers and the output scale and zero point.
+
+    Example::
+
+        >>> sigmoid(np.array([128], np.uint8), 0.1, 128)[0]
+        array([128], dtype=uint8)
+    """
+    out_scale, out_zp = _fixed_out_params(dtype, -128, 0, 2.0 ** -8, 2.0 ** -32)
+    one = np.float32(1)
+
+    def f_vec(x):
+        with np.errstate(over='ignore'):
+            return one / (one + np.exp(-x))
+
+    def f_tail(x):
+        with np.errstate(over='ignore'):
+            return (1.0 / (1.0 + np.exp(-x).astype(np.float64))).astype(np.float32)
+    out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, f_vec, f_tail,
+                             inv=np.float32(1.0 / out_scale), deq_vec=_deq_sub)
+    return out, out_scale, out_zp
+
+
+def tanh(q, scale, zero_point, dtype='quint8'):
+    """Quantized tanh, output scale 2/256 with zero point 128 (quint8) or 0 (qint8);
+    qint32: 2**-31 and 0, as torch fixes them.
+
+    NOTE: unlike PyTorch (SLEEF's float32 ``tanh`` in the SIMD body), this uses NumPy's
+    float32 ``tanh``; see :func:`sigmoid` for what an ulp can change.
+
+    Returns:
+        (ndarray, float, int): the integers and the output scale and zero point.
+
+    Example::
+
+        >>> tanh(np.array([128], np.uint8), 0.1, 128)[0]
+        array([128], dtype=uint8)
+    """
+    out_scale, out_zp = _fixed_out_params(dtype, 0, 128, 2.0 / 256, 2.0 ** -31)
+    out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, np.tanh,
+                             inv=np.float32(1.0 / out_scale))
+    return out, out_scale, out_zp
+
+
+def elu(q, scale, zero_point, out_scale, out_zero_point, alpha=1.0, dtype='quint8'):
+    """Quantized ELU (``torch.ops.quantized.elu``): ``x`` for ``x > 0``, else
+    ``expm1(x) * alpha``, in float32.
+
+    NOTE: unlike PyTorch (SLEEF's ``expm1`` in the SIMD body), this uses NumPy's float32
+    ``expm1``; see :func:`sigmoid` for what an ulp can change.
+
+    Example::
+
+        >>> elu(np.array([0, 20], np.uint8), 0.1, 10, 0.1, 10)
+        array([ 4, 20], dtype=uint8)
+    """
+    a = np.float32(alpha)
+
+    def f_vec(x):
+        return np.where(x > 0, x, np.expm1(x) * a)
+
+    def f_tail(x):
+        return np.where(x >= 0, x, np.expm1(x) * a)
+    inv = np.float32(1.0 / float(np.float32(out_scale)))
+    return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype,
+                              f_vec, f_tail, inv=inv)
+
+
+def _binary(a, b, dtype, body, tail):
+    a = np.asarray(a)
+    b = np.asarray(b)
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    m = _split(fa.size, dtype)
+    out = np.empty(fa.shape, dtype=_qinfo(dtype)[0])
+    if m:
+        out[:m] = body(fa[:m], fb[:m])
+    if m < fa.size:
+        out[m:] = tail(fa[m:], fb[m:])
+    return out.reshape(a.shape)
+
+
+def add(qa, a_scale, a_zp, qb, b_scale, b_zp, out_scale, out_zp, relu=False,
+        dtype='quint8'):
+    """Quantized addition (``torch.ops.quantized.add`` / ``add_relu``) of two same-shape,
+    contiguous, per-tensor quantized arrays of the same dtype.
+
+    Dequantizes both (float32), adds, applies ReLU if asked, quantizes with the output
+    parameters (SIMD body and scalar tail as torch, see the section comment).
+
+    Example::
+
+        >>> add(np.array([10], np.uint8), 0.5, 0, np.array([4], np.uint8), 0.5, 0, 1.0, 0)
+        array([7], dtype=uint8)
+    """
+    inv = np.float32(1.0) / np.float32(out_scale)
+    zero = np.float32(0)
+
+    def body(x, y):
+        c = _deq_fma(x, a_scale, a_zp) + _deq_fma(y, b_scale, b_zp)
+        if relu:
+            c = np.maximum(c, zero)
+        return _q_vec(c, inv, out_zp, dtype)
+
+    def tail(x, y):
+        c = _deq_sub(x, a_scale, a_zp) + _deq_sub(y, b_scale, b_zp)
+        if relu:
+            c = np.maximum(c, zero)
+        return _q_val(c, out_scale, out_zp, dtype)
+    return _binary(qa, qb, dtype, body, tail)
+
+
+def _requantize_from_int(c, multiplier, zp, dtype):
+    """``clamp(zp + rint(float32(c) * multiplier))`` for int32 ``c`` (float32 product)."""
+    _, qmin, qmax = _qinfo(dtype)
+    with np.errstate(over='ignore', invalid='ignore'):
+        y = c.astype(np.float32) * np.float32(multiplier)
+        big = ~(np.abs(y) < np.float32(2 ** 31))
+        r = np.rint(y).astype(np.float64)
+        if big.any():
+            r[big] = -2.0 ** 31
+    return np.clip(r + zp, qmin, qmax).astype(_qinfo(dtype)[0])
+
+
+def mul(qa, a_scale, a_zp, qb, b_scale, b_zp, out_scale, out_zp, relu=False,
+        dtype='quint8'):
+    """Quantized multiplication (``torch.ops.quantized.mul`` / ``mul_relu``): the exact
+    integer product ``(a - a_zp) * (b - b_zp)`` requantized with the float32 multiplier
+    ``a_scale * b_scale * (1 / out_scale)``.
+
+    Example::
+
+        >>> mul(np.array([10], np.uint8), 0.5, 0, np.array([4], np.uint8), 0.5, 0, 1.0, 0)
+        array([10], dtype=uint8)
+    """
+    mult = np.float32(a_scale) * np.float32(b_scale) * (np.float32(1.0) / np.float32(out_scale))
+    a = np.asarray(qa).astype(np.int32) - np.int32(a_zp)
+    b = np.asarray(qb).astype(np.int32) - np.int32(b_zp)
+    out = _requantize_from_int(a * b, mult, out_zp, dtype)
+    if relu:
+        out = np.maximum(out, np.asarray(out_zp).astype(out.dtype))
+    return out
+
+
+def add_scalar(q, scale, zero_point, other, relu=False, dtype='quint8'):
+    """Quantized tensor + Python number (``torch.ops.quantized.add_scalar`` /
+    ``add_scalar_relu``): the scalar becomes ``c_q = rint(other / scale)``; while
+    ``zero_point - c_q`` is a valid zero point the integers are kept and only the zero
+    point changes, otherwise the output range is re-fitted to the dtype's range and the
+    values requantized.
+
+    Returns:
+        (ndarray, float, int): the integers and the output scale and zero point.
+
+    Example::
+
+        >>> add_scalar(np.array([10], np.uint8), 0.5, 20, 1.0)
+        (array([10], dtype=uint8), 0.5, 18)
+    """
+    np_dt, qmin, qmax = _qinfo(dtype)
+    q = np.asarray(q)
+    s = float(scale)
+    z = int(zero_point)
+    c_q = int(np.rint(float(other) / s))
+    if qmin > z - c_q:
+        s2, z2 = (float(qmax) - (z - c_q)) / (float(qmax) - qmin) * s, qmin
+    elif qmax < z - c_q:
+        s2, z2 = (float(z - c_q) - qmin) / (float(qmax) - qmin) * s, qmax
+    else:
+        out = q.copy()
+        if relu:
+            out = np.maximum(out, np.asarray(z - c_q).astype(np_dt))
+        return out, s, z - c_q
+    mult = np.float32(s) * (np.float32(1.0) / np.float32(s2))
+    c = q.astype(np.int32) - np.int32(z) + np.int32(c_q)
+    out = _requantize_from_int(c, mult, z2, dtype)
+    if relu:
+        out = np.maximum(out, np.asarray(z2).astype(np_dt))
+    return out, s2, z2
+
+
+def mul_scalar(q, scale, zero_point, other, relu=False, dtype='quint8'):
+    """Quantized tensor * Python number (``torch.ops.quantized.mul_scalar`` /
+    ``mul_scalar_relu``): exact in the integers; a positive factor scales the scale, zero
+    gives zeros with scale 1.0 and zero point 0, a negative one mirrors the integers
+    (``qmax + qmin - q``) with the mirrored zero point.
+
+    Returns:
+        (ndarray, float, int): the integers and the output scale and zero point.
+
+    Example::
+
+        >>> mul_scalar(np.array([10], np.uint8), 0.5, 20, -2.0)
+        (array([245], dtype=uint8), 1.0, 235)
+    """
+    np_dt, qmin, qmax = _qinfo(dtype)
+    q = np.asarray(q)
+    other = float(other)
+    if other > 0:
+        out = relu_out = q.copy()
+        if relu:
+            out = np.maximum(relu_out, np.asarray(zero_point).astype(np_dt))
+        return out, other * float(scale), int(zero_point)
+    if other == 0:
+        return np.zeros_like(q), 1.0, 0
+    z2 = qmax - (int(zero_point) - qmin)
+    out = (qmax + qmin - q.astype(np.int64)).astype(np_dt)
+    if relu:
+        out = np.maximum(out, np.asarray(z2).astype(np_dt))
+    return out, abs(other) * float(scale), z2

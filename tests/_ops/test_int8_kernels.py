@@ -306,3 +306,88 @@ def test_conv_static(engine, nd):
         got = K.conv_static(xq, xs, xz, packed, os_, oz, relu)
         assert got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+# --------------------------------------------------------------------------- elementwise
+
+# scales with short binary expansions make halfway cases frequent: the SIMD body and the
+# scalar tail of torch's kernels round those differently, and the tests see which is which
+TIE_SCALES = [0.5, 0.25, 0.1, 0.05, 0.3, 0.0625, 0.02, 1.7]
+LENGTHS = [1, 5, 63, 64, 65, 127, 128, 129, 200, 300]
+
+
+def _elementwise_cases(seed, count):
+    rng = np.random.default_rng(seed)
+    for it in range(count):
+        dtype = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dtype]
+        n = int(rng.choice(LENGTHS))
+        q = rng.integers(qmin, qmax + 1, n).astype(np_dt)
+        q2 = rng.integers(qmin, qmax + 1, n).astype(np_dt)
+        s, s2, so = (float(v) for v in rng.choice(TIE_SCALES, 3))
+        z, z2, zo = (int(v) for v in rng.integers(qmin, qmax + 1, 3))
+        yield rng, dtype, q, s, z, q2, s2, z2, so, zo
+
+
+def test_unary_activations():
+    F = torch.nn.functional
+    for rng, dt, q, s, z, _, _, _, so, zo in _elementwise_cases(12, 150):
+        x = _pt(q, s, z)
+        np.testing.assert_array_equal(K.relu(q, z), torch.relu(x).int_repr().numpy())
+        np.testing.assert_array_equal(K.relu6(q, s, z, dt),
+                                      torch.ops.quantized.relu6(x).int_repr().numpy())
+        np.testing.assert_array_equal(K.clamp(q, s, z, -1.0, 1.0, dt),
+                                      F.hardtanh(x).int_repr().numpy())
+        np.testing.assert_array_equal(K.clamp(q, s, z, -0.7, 3.3, dt),
+                                      torch.clamp(x, -0.7, 3.3).int_repr().numpy())
+        np.testing.assert_array_equal(
+            K.leaky_relu(q, s, z, 0.01, so, zo, dt),
+            torch.ops.quantized.leaky_relu(x, 0.01, False, so, zo).int_repr().numpy())
+        np.testing.assert_array_equal(
+            K.hardswish(q, s, z, so, zo, dt),
+            torch.ops.quantized.hardswish(x, so, zo).int_repr().numpy())
+        np.testing.assert_array_equal(
+            K.elu(q, s, z, so, zo, 0.5, dt),
+            torch.ops.quantized.elu(x, so, zo, 0.5, 1.0, 1.0).int_repr().numpy())
+        for ours, theirs in ((K.hardsigmoid, F.hardsigmoid), (K.sigmoid, torch.sigmoid),
+                             (K.tanh, torch.tanh)):
+            got, got_scale, got_zp = ours(q, s, z, dt)
+            want = theirs(x)
+            np.testing.assert_array_equal(got, want.int_repr().numpy())
+            assert (got_scale, got_zp) == (want.q_scale(), want.q_zero_point())
+
+
+def test_unary_body_and_tail_differ():
+    # the split matters: all-SIMD or all-scalar arithmetic disagrees with torch somewhere
+    mismatches = {}
+    for simd in (1, 1 << 20):
+        old = K.SIMD_BYTES
+        K.SIMD_BYTES = simd
+        try:
+            for rng, dt, q, s, z, _, _, _, so, zo in _elementwise_cases(13, 60):
+                want = torch.ops.quantized.leaky_relu(_pt(q, s, z), 0.01, False, so, zo)
+                mismatches[simd] = mismatches.get(simd, 0) + (not np.array_equal(
+                    K.leaky_relu(q, s, z, 0.01, so, zo, dt), want.int_repr().numpy()))
+        finally:
+            K.SIMD_BYTES = old
+    assert mismatches[1] > 0 and mismatches[1 << 20] > 0
+
+
+def test_binary_ops():
+    Q = torch.ops.quantized
+    for rng, dt, a, sa, za, b, sb, zb, so, zo in _elementwise_cases(14, 120):
+        A, B = _pt(a, sa, za), _pt(b, sb, zb)
+        for relu in (False, True):
+            np.testing.assert_array_equal(
+                K.add(a, sa, za, b, sb, zb, so, zo, relu, dt),
+                (Q.add_relu if relu else Q.add)(A, B, so, zo).int_repr().numpy())
+            np.testing.assert_array_equal(
+                K.mul(a, sa, za, b, sb, zb, so, zo, relu, dt),
+                (Q.mul_relu if relu else Q.mul)(A, B, so, zo).int_repr().numpy())
+            c = float(rng.choice([0.0, 1.0, -1.0, 3.7, -20.0, 100.0, 0.26, -0.3]))
+            for ours, theirs in ((K.add_scalar, Q.add_scalar_relu if relu else Q.add_scalar),
+                                 (K.mul_scalar, Q.mul_scalar_relu if relu else Q.mul_scalar)):
+                got, got_scale, got_zp = ours(a, sa, za, c, relu, dt)
+                want = theirs(A, c)
+                np.testing.assert_array_equal(got, want.int_repr().numpy())
+                assert (got_scale, got_zp) == (want.q_scale(), want.q_zero_point())

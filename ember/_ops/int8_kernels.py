@@ -1021,3 +1021,157 @@ def mul_scalar(q, scale, zero_point, other, relu=False, dtype='quint8'):
     if relu:
         out = np.maximum(out, np.asarray(z2).astype(np_dt))
     return out, abs(other) * float(scale), z2
+
+
+# ---------------------------------------------------------------------------------------
+# pooling (NCHW-contiguous inputs: torch's channels-last kernels round differently)
+
+
+def _pool_out_size(n, k, p, s, d, ceil_mode):
+    """PyTorch's pooling output length."""
+    span = n + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _windows(a, kernel, stride, dilation, out_sizes):
+    """(N, C, *spatial) padded array -> (N, C, *out, *kernel) strided view."""
+    nd = len(kernel)
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    win = np.lib.stride_tricks.sliding_window_view(a, spans, axis=tuple(range(2, 2 + nd)))
+    sl = (slice(None), slice(None)) + tuple(
+        slice(0, (o - 1) * s + 1, s) for o, s in zip(out_sizes, stride)) + tuple(
+        slice(None, None, d) for d in dilation)
+    return win[sl]
+
+
+def _pad_for_pool(q, kernel, stride, padding, dilation, out_sizes, value):
+    nd = len(kernel)
+    pads = [(0, 0), (0, 0)]
+    for i in range(nd):
+        need = (out_sizes[i] - 1) * stride[i] + (kernel[i] - 1) * dilation[i] + 1
+        right = max(0, need - q.shape[2 + i] - padding[i])
+        pads.append((padding[i], right))
+    return np.pad(q, pads, constant_values=value)
+
+
+def max_pool(q, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Quantized max pooling over the trailing ``len(kernel_size)`` dimensions (1-d, 2-d,
+    3-d), as ``torch.nn.functional.max_pool2d`` and friends on a quantized tensor: the
+    integers' maximum (exact; output qparams are the input's).
+
+    Args:
+        q (ndarray): integers, shape ``(N, C, *spatial)``.
+        kernel_size, stride, padding, dilation (tuple of int): per spatial dimension
+            (``stride`` defaults to ``kernel_size``).
+        ceil_mode (bool): round the output size up.
+
+    Example::
+
+        >>> max_pool(np.arange(16, dtype=np.uint8).reshape(1, 1, 4, 4), (2, 2))
+        array([[[[ 5,  7],
+                 [13, 15]]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    kernel, stride, padding, dilation = _pool_args(q, kernel_size, stride, padding, dilation)
+    outs = [_pool_out_size(q.shape[2 + i], kernel[i], padding[i], stride[i], dilation[i],
+                           ceil_mode) for i in range(len(kernel))]
+    lowest = np.iinfo(q.dtype).min
+    a = _pad_for_pool(q, kernel, stride, padding, dilation, outs, lowest)
+    win = _windows(a, kernel, stride, dilation, outs)
+    axes = tuple(range(-len(kernel), 0))
+    return np.ascontiguousarray(win.max(axis=axes))
+
+
+def _pool_args(q, kernel_size, stride, padding, dilation):
+    nd = len(kernel_size)
+
+    def tup(v, default):
+        if v is None or (isinstance(v, (tuple, list)) and len(v) == 0):
+            v = default
+        return tuple(int(x) for x in (v if isinstance(v, (tuple, list)) else (v,) * nd))
+    kernel = tup(kernel_size, None)
+    return kernel, tup(stride, kernel), tup(padding, 0), tup(dilation, 1)
+
+
+def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False,
+             count_include_pad=True, divisor_override=None, scale_ratio=1.0):
+    """Quantized average pooling (2-d, 3-d) of an NCHW-contiguous tensor, as
+    ``torch.nn.functional.avg_pool2d`` on a quantized tensor (output qparams are the
+    input's, so ``scale_ratio = in_scale / out_scale`` is 1).
+
+    Per window: ``acc = sum(q) - size * zero_point`` (``size`` counts the in-bounds
+    elements), ``multiplier = float32(scale_ratio / divisor)`` (the divisor is the window
+    size with or without padding, or ``divisor_override``), and the output is
+    ``rint(float32(float32(acc) * multiplier) + zero_point)``, clamped to the dtype.
+
+    Example::
+
+        >>> avg_pool(np.array([[[[1, 2], [3, 5]]]], np.uint8), 0, (2, 2))
+        array([[[[3]]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    _, qmin, qmax = {np.dtype(v[0]): v for v in QTYPES.values()}[q.dtype]
+    kernel, stride, padding, _ = _pool_args(q, kernel_size, stride, padding, 1)
+    nd = len(kernel)
+    outs = [_pool_out_size(q.shape[2 + i], kernel[i], padding[i], stride[i], 1, ceil_mode)
+            for i in range(nd)]
+    a = _pad_for_pool(q.astype(np.int64), kernel, stride, padding, (1,) * nd, outs, 0)
+    sums = _windows(a, kernel, stride, (1,) * nd, outs).sum(axis=tuple(range(-nd, 0)))
+    size = np.ones((1,) * nd, dtype=np.int64)
+    pool = np.ones((1,) * nd, dtype=np.int64)
+    for i in range(nd):
+        n = q.shape[2 + i]
+        start = np.arange(outs[i]) * stride[i] - padding[i]
+        end = np.minimum(start + kernel[i], n + padding[i])
+        shape = [1] * nd
+        shape[i] = -1
+        pool = pool * (end - start).reshape(shape)
+        size = size * (np.minimum(end, n) - np.maximum(start, 0)).reshape(shape)
+    if divisor_override:
+        div = np.full_like(size, int(divisor_override))
+    else:
+        div = pool if count_include_pad else size
+    mult = (float(scale_ratio) / div).astype(np.float32)
+    acc = (sums - size * int(zero_point)).astype(np.float32)
+    y = np.rint(acc * mult + np.float32(zero_point))
+    return np.clip(y, qmin, qmax).astype(q.dtype)
+
+
+def adaptive_avg_pool(q, output_size):
+    """Quantized adaptive average pooling (2-d, 3-d) of an NCHW-contiguous tensor, as
+    ``torch.nn.functional.adaptive_avg_pool2d`` / ``3d`` on a quantized tensor (output
+    qparams are the input's).
+
+    Window ``i`` of an axis spans ``[floor(i*n/o), ceil((i+1)*n/o))`` (float32 division);
+    the output is ``rint(float32(sum(q)) * r)`` with ``r = float32(1 / k_0)`` divided in
+    float32 by each further axis's window length.
+
+    Example::
+
+        >>> adaptive_avg_pool(np.array([[[[1, 2], [3, 5]]]], np.uint8), (1, 1))
+        array([[[[3]]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    nd = len(output_size)
+    lead = q.shape[:-nd]
+    ins = q.shape[-nd:]
+    out = np.empty(lead + tuple(int(o) for o in output_size), dtype=q.dtype)
+    bounds = []
+    for n, o in zip(ins, output_size):
+        idx = np.arange(o, dtype=np.float32)
+        st = np.floor(idx * np.float32(n) / np.float32(o)).astype(np.int64)
+        en = np.ceil((idx + 1) * np.float32(n) / np.float32(o)).astype(np.int64)
+        bounds.append((st, en))
+    q64 = q.astype(np.int64)
+    for pos in np.ndindex(*[int(o) for o in output_size]):
+        sl = tuple(slice(int(bounds[i][0][p]), int(bounds[i][1][p])) for i, p in enumerate(pos))
+        ks = [int(bounds[i][1][p] - bounds[i][0][p]) for i, p in enumerate(pos)]
+        r = np.float32(1.0 / ks[0])
+        for k in ks[1:]:
+            r = r / np.float32(k)
+        s = q64[(Ellipsis,) + sl].sum(axis=tuple(range(-nd, 0)))
+        out[(Ellipsis,) + pos] = np.rint(s.astype(np.float32) * r)
+    return out

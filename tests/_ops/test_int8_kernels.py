@@ -391,3 +391,48 @@ def test_binary_ops():
                 want = theirs(A, c)
                 np.testing.assert_array_equal(got, want.int_repr().numpy())
                 assert (got_scale, got_zp) == (want.q_scale(), want.q_zero_point())
+
+
+# --------------------------------------------------------------------------- pooling
+
+
+def test_pooling():
+    F = torch.nn.functional
+    rng = np.random.default_rng(15)
+    checked = 0
+    for it in range(120):
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        nd = 2 if it % 3 else 3
+        shape = (int(rng.integers(1, 3)), int(rng.integers(1, 4))) + tuple(
+            int(v) for v in rng.integers(3, 9, nd))
+        q = rng.integers(qmin, qmax + 1, shape).astype(np_dt)
+        z = int(rng.integers(qmin, qmax + 1))
+        x = _pt(q, 0.1, z)
+        k = tuple(int(v) for v in rng.integers(1, 4, nd))
+        st = tuple(int(v) for v in rng.integers(1, 3, nd))
+        pd = tuple(int(rng.integers(0, kk // 2 + 1)) for kk in k)
+        dl = tuple(int(v) for v in rng.integers(1, 3, nd))
+        cm = it % 4 == 0
+        try:
+            want = (F.max_pool2d if nd == 2 else F.max_pool3d)(x, k, st, pd, dl, cm)
+        except RuntimeError:          # torch: output too small
+            want = None
+        if want is not None:
+            got = K.max_pool(q, k, st, pd, dl, cm)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want.int_repr().numpy())
+            checked += 1
+        cip, dov = it % 3 == 0, None if it % 5 else int(rng.integers(1, 10))
+        try:
+            want = (F.avg_pool2d if nd == 2 else F.avg_pool3d)(x, k, st, pd, cm, cip, dov)
+        except RuntimeError:
+            want = None
+        if want is not None:
+            got = K.avg_pool(q, z, k, st, pd, cm, cip, dov)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want.int_repr().numpy())
+        osz = tuple(int(rng.integers(1, v + 2)) for v in shape[2:])
+        want = (F.adaptive_avg_pool2d if nd == 2 else F.adaptive_avg_pool3d)(x, osz)
+        np.testing.assert_array_equal(K.adaptive_avg_pool(q, osz), want.int_repr().numpy())
+    assert checked > 60

@@ -102,7 +102,7 @@ from ._memory_format import sparse_coo  # noqa: E402,F401
 _LAZY_NAMES = {'vmap': '.func', 'from_dlpack': '.utils.dlpack', 'to_dlpack': '.utils.dlpack',
                'PyTorchFileReader': '._file_format', 'ScriptModule': '.jit'}
 _LAZY_SUBMODULES = ('func', 'fft', 'special', 'distributions', 'fx', 'onnx', 'distributed', 'jit',
-                    'masked', 'ao', 'quantization',
+                    'masked', 'ao', 'quantization', 'export',
                     'compiler', 'futures', 'hub', 'library', 'signal', 'types', 'storage',
                     'torch_version', '_dynamo', 'xpu', 'mtia')
 

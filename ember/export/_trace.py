@@ -1,0 +1,487 @@
+"""Capture for ``ember.export``: runs the module once on copies of the example inputs while a
+``TorchFunctionMode`` records every op into an ``ember.fx.Graph``.
+
+The graph is torch's "training IR" in shape: the parameters, buffers and lifted tensor
+constants are placeholders (``p_<fqn>``, ``b_<fqn>``, ``c_<fqn>``) ahead of the user's
+inputs; every op the forward applies is a ``call_function`` node whose target is the ember
+function or ``Tensor`` method that ran (in-place ops stay in place); the output is the flat
+tuple of the user's outputs. Sizes of dynamic dimensions, read in Python (``x.shape[0]``,
+``x.size(1)``), are ``sym_size`` nodes: the ints the forward sees then carry their node
+(:class:`_SymInt`), and arithmetic on them is recorded too.
+
+The module's state is left as it was (buffers updated by the forward, such as BatchNorm's
+running statistics, are restored after the run, and so is the global RNG state).
+"""
+import operator
+import threading
+
+from .._tensor import Tensor, Size
+from ..overrides import TorchFunctionMode
+
+__all__ = []
+
+_active = {}             # thread id -> the capture running on it
+PROPERTIES = ('T', 'mT', 'H', 'mH')      # Tensor properties recorded as getattr nodes
+
+
+def sym_size(input, dim):
+    """The size of ``input`` along ``dim``, read at run time (the graph op of a dynamic
+    size; torch's ``aten.sym_size.int``).
+
+    Args:
+        input (Tensor): the tensor.
+        dim (int): the dimension.
+
+    Example::
+
+        >>> ember.export._trace.sym_size(ember.zeros(3, 4), 1)
+        4
+    """
+    return input.size(dim)
+
+
+def resolve_target(module, qualname):
+    """The op a graph node calls, by the name it is saved under: ``('ember',
+    'Tensor.add_')`` for a Tensor method, ``('ember.nn.functional', 'relu')`` for a
+    function of one of the op namespaces (the observing binding, as recorded while
+    capturing, so that the graph prints the same). None for anything else.
+
+    Args:
+        module (str): the namespace.
+        qualname (str): the name in it.
+    """
+    from .._ops import _dispatch
+    if not isinstance(module, str) or not isinstance(qualname, str):
+        return None
+    if module == 'ember' and qualname.startswith('Tensor.'):
+        attr = qualname[len('Tensor.'):]
+        if attr in _DENIED_METHODS:
+            return None
+        cur = dict(_dispatch._method_items()).get(attr)
+        if cur is None:
+            return None
+        return _dispatch._wrapper_for(_dispatch.raw_op(cur), attr, 'ember', qualname)
+    if module not in _dispatch._FUNCTION_NAMESPACES or qualname in _DENIED_FUNCTIONS:
+        return None
+    import importlib
+    importlib.import_module(module)
+    cur = _dispatch.public_functions(module).get(qualname)
+    if cur is None:
+        return None
+    return _dispatch._wrapper_for(_dispatch.raw_op(cur), qualname, module, qualname)
+
+
+def target_name(fn):
+    """``(module, qualname)`` naming a recorded op (see :func:`resolve_target`), or None
+    when ``fn`` is not one."""
+    mod = getattr(fn, '__module__', None)
+    qual = getattr(fn, '__qualname__', None)
+    if mod is None or qual is None:
+        return None
+    r = resolve_target(mod, qual)
+    if r is None:
+        return None
+    from .._ops._dispatch import raw_op
+    return (mod, qual) if raw_op(r) is raw_op(fn) else None
+
+
+_DENIED_METHODS = {'apply_', 'map_', 'map2_', 'set_', 'share_memory_', 'record_stream',
+                   'cuda', 'pin_memory', 'storage', 'untyped_storage', 'backward',
+                   'register_hook', 'register_post_accumulate_grad_hook', 'retain_grad',
+                   'numpy', 'tolist', 'data_ptr', 'const_data_ptr'}
+_DENIED_FUNCTIONS = {'asarray', 'from_file', 'frombuffer', 'from_numpy', 'set_default_dtype',
+                     'manual_seed', 'seed', 'set_rng_state', 'load', 'save'}
+
+
+class _SymInt(int):
+    """An int read from a dynamic size while capturing, carrying the node computing it.
+    Arithmetic with ints gives another ``_SymInt`` (recorded); comparisons give plain bools
+    (the branch taken is baked into the graph)."""
+
+    def __new__(cls, value, node):
+        self = int.__new__(cls, value)
+        self.node = node
+        return self
+
+    def __repr__(self):
+        return int.__repr__(int(self))
+
+
+def _sym_op(fn, reflected=False):
+    def method(self, other=None):
+        unary = fn in (operator.neg, operator.pos, abs)
+        if not unary and (isinstance(other, bool) or not isinstance(other, int)):
+            return fn(int(self), other) if not reflected else fn(other, int(self))
+        a, b = (other, self) if reflected else (self, other)
+        res = fn(int(a)) if unary else fn(int(a), int(b))
+        cap = _active.get(threading.get_ident())
+        if cap is None or cap.inside:
+            return res
+        node = cap.graph.create_node('call_function', fn,
+                                     (cap.arg(a),) if unary else (cap.arg(a), cap.arg(b)))
+        node.meta['val'] = res
+        return _SymInt(res, node)
+    return method
+
+
+for _n, _f in (('add', operator.add), ('sub', operator.sub), ('mul', operator.mul),
+               ('floordiv', operator.floordiv), ('mod', operator.mod)):
+    setattr(_SymInt, f'__{_n}__', _sym_op(_f))
+    setattr(_SymInt, f'__r{_n}__', _sym_op(_f, reflected=True))
+for _n, _f in (('neg', operator.neg), ('pos', operator.pos), ('abs', abs)):
+    setattr(_SymInt, f'__{_n}__', _sym_op(_f))
+del _n, _f
+
+
+def _map(obj, fn):
+    if isinstance(obj, Size):
+        return tuple(_map(o, fn) for o in obj)
+    if isinstance(obj, (list, tuple)) and not hasattr(obj, '_fields'):
+        return type(obj)(_map(o, fn) for o in obj)
+    if isinstance(obj, tuple):                       # named tuple (return_types)
+        return tuple(_map(o, fn) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _map(v, fn) for k, v in obj.items()}
+    if isinstance(obj, slice):
+        return slice(_map(obj.start, fn), _map(obj.stop, fn), _map(obj.step, fn))
+    return fn(obj)
+
+
+def _leaves(obj, acc):
+    if isinstance(obj, (Tensor, _SymInt)):
+        acc.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _leaves(o, acc)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _leaves(o, acc)
+    elif isinstance(obj, slice):
+        _leaves((obj.start, obj.stop, obj.step), acc)
+    return acc
+
+
+def meta_val(t):
+    """What a node keeps of a value: a ``meta`` tensor of its shape and dtype for tensors
+    (no data is held), the value itself otherwise."""
+    import ember
+    if isinstance(t, Tensor):
+        # a zero-strided view of one element: the shape and dtype, without the bytes
+        return ember.empty((), dtype=t.dtype, device='meta').expand(tuple(t.shape))
+    if isinstance(t, _SymInt):
+        return int(t)
+    return t
+
+
+class ExportCaptureError(RuntimeError):
+    """The capture met a computation it could not record."""
+
+
+class _Capture(TorchFunctionMode):
+    def __init__(self, root, dynamic_inputs):
+        super().__init__()
+        from ..fx.graph import Graph
+        self.graph = Graph()
+        self.env = {}            # id(tensor) -> Node of its value
+        self.keep = []           # keeps recorded values alive (ids stay unique)
+        self.inside = 0
+        self.stack = []
+        self.thread = threading.get_ident()
+        self.dynamic = dynamic_inputs    # id(input tensor) -> {dim: symbol}
+        self.dyn = set()                 # ids of tensors whose shape may vary
+        self.sizes = {}                  # (id(tensor), dim) -> _SymInt
+        self.state = {}                  # id(param/buffer) -> fqn
+        self.module_names = {}
+        for n, m in root.named_modules(remove_duplicate=False):
+            self.module_names.setdefault(id(m), n)
+        self.attr_tensors = {}           # id(tensor attribute) -> fqn (constants)
+        for n, m in root.named_modules():
+            for k, v in vars(m).items():
+                if isinstance(v, Tensor):
+                    self.attr_tensors.setdefault(id(v), f'{n}.{k}' if n else k)
+        self.constants = {}              # fqn -> tensor, in first-use order
+        self.const_nodes = {}
+        self.first_user = None           # the first user-input placeholder
+        self.called = []                 # fqns of the submodules called, in order
+
+    # -- values -------------------------------------------------------------------------
+    def meta(self, v):
+        self.inside += 1
+        try:
+            return _map(v, meta_val)
+        finally:
+            self.inside -= 1
+
+    def set(self, t, node, dynamic=False):
+        self.env[id(t)] = node
+        self.keep.append(t)
+        node.meta['val'] = self.meta(t)
+        if dynamic:
+            self.dyn.add(id(t))
+
+    def arg(self, obj):
+        def conv(a):
+            if isinstance(a, _SymInt):
+                return a.node
+            if isinstance(a, Tensor):
+                node = self.env.get(id(a))
+                if node is None:
+                    node = self.lift(a)
+                return node
+            return a
+        return _map(obj, conv)
+
+    def lift(self, t):
+        """A tensor the forward read that is neither an input nor state: a constant,
+        lifted as a ``CONSTANT_TENSOR`` input."""
+        if t.requires_grad:
+            fn = type(t.grad_fn).__name__ if t.grad_fn is not None else 'a leaf'
+            where = f" in module '{self.stack[-1]}'" if self.stack and self.stack[-1] else ''
+            raise ExportCaptureError(
+                f'ember.export: a tensor computed from the inputs by an op the capture did '
+                f'not see (grad_fn {fn}){where} would be frozen into a constant; compute '
+                'it with ember ops')
+        node = self.const_nodes.get(id(t))
+        if node is not None:
+            return node
+        fqn = self.attr_tensors.get(id(t))
+        if fqn is None or fqn in self.constants:
+            k = 0
+            while f'lifted_tensor_{k}' in self.constants:
+                k += 1
+            fqn = f'lifted_tensor_{k}'
+        self.constants[fqn] = t
+        with self.graph.inserting_before(self.first_user):
+            node = self.graph.placeholder('c_' + fqn.replace('.', '_'))
+        node.meta['val'] = self.meta(t)
+        node.meta['_kind'] = ('constant', fqn)
+        self.const_nodes[id(t)] = node
+        self.env[id(t)] = node
+        self.keep.append(t)
+        return node
+
+    def record_result(self, node, res, dynamic):
+        if isinstance(res, Tensor):
+            self.set(res, node, dynamic)
+            return res
+        node.meta['val'] = self.meta(res)
+        if isinstance(res, (tuple, list)):
+            self.keep.append(res)
+            for i, r in enumerate(res):
+                if isinstance(r, (Tensor, tuple, list)):
+                    child = self.graph.create_node('call_function', operator.getitem,
+                                                   (node, i), name='getitem')
+                    child.meta['nn_module_stack'] = node.meta.get('nn_module_stack')
+                    self.record_result(child, r, dynamic)
+        return res
+
+    def size_of(self, t, dim, value):
+        """The size ``value`` of traced tensor ``t`` along ``dim`` as the forward sees it:
+        a recorded ``sym_size`` when the dimension may vary, else the int."""
+        node = self.env.get(id(t))
+        if node is None or self.inside or id(t) not in self.dyn:
+            return value
+        spec = self.dynamic.get(id(t))
+        if spec is not None and dim not in spec:
+            return value                 # a static dimension of an input
+        key = (id(t), dim)
+        s = self.sizes.get(key)
+        if s is None:
+            n = self.graph.create_node('call_function', sym_size, (node, dim),
+                                       name='sym_size_int')
+            n.meta['val'] = value
+            s = self.sizes[key] = _SymInt(value, n)
+        return s
+
+    # -- ops ----------------------------------------------------------------------------
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.inside or threading.get_ident() != self.thread:
+            return func(*args, **kwargs)
+        self.inside += 1
+        try:
+            res = func(*args, **kwargs)
+        finally:
+            self.inside -= 1
+        leaves = _leaves((args, kwargs), [])
+        traced = any(isinstance(a, _SymInt) or id(a) in self.env for a in leaves)
+        dynamic = any(isinstance(a, _SymInt) or id(a) in self.dyn for a in leaves)
+        fname = getattr(func, '__name__', '')
+        inplace = fname == 'setitem' or (fname.endswith('_') and not fname.startswith('_'))
+        if not _leaves(res, []) and res is not None and not isinstance(res, (list, tuple)):
+            # a Python number (dim(), numel(), item(), ...)
+            if dynamic and isinstance(res, int) and not isinstance(res, bool) or \
+                    fname == 'item' and traced and isinstance(res, int) and \
+                    not isinstance(res, bool):
+                node = self.graph.create_node('call_function', func, self.arg(args),
+                                              self.arg(kwargs))
+                node.meta['val'] = res
+                node.meta['nn_module_stack'] = list(self.stack)
+                return _SymInt(res, node)
+            return res
+        if res is None and not (traced or inplace):
+            return res
+        node = self.graph.create_node('call_function', func, self.arg(args),
+                                      self.arg(kwargs))
+        node.meta['nn_module_stack'] = list(self.stack)
+        if inplace and args and res is args[0]:
+            node.meta['val'] = self.meta(res)   # the tensor keeps its node: later reads
+            return res                          # read it again after the in-place op
+        if res is None:
+            return res
+        return self.record_result(node, res, dynamic)
+
+    def call_module(self, module, call, args, kwargs):
+        if self.inside:
+            return call(module, *args, **kwargs)
+        qual = self.module_names.get(id(module), type(module).__name__)
+        if qual not in self.called:
+            self.called.append(qual)
+        self.stack.append(qual)
+        from ..onnx._capture import _Capture as _OnnxCapture
+        swaps = _OnnxCapture.observe_attrs(module)
+        try:
+            return call(module, *args, **kwargs)
+        finally:
+            self.stack.pop()
+            for k, v in swaps:
+                module.__dict__[k] = v
+
+
+def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
+    """Run ``mod`` on copies of the inputs recording its graph.
+
+    Args:
+        mod (Module): the module.
+        flat_inputs (list): the user inputs' leaves (tensors, numbers...).
+        input_names (list of str): a placeholder name per leaf.
+        rebuild (callable): ``rebuild(leaves) -> (args, kwargs)``.
+        state (list of (kind, fqn, tensor, persistent)): parameters and buffers to lift.
+        dynamic (dict): leaf index -> ``{dim: symbol}`` for inputs with dynamic dims.
+
+    Returns:
+        ``(graph, capture, flat_outputs, out_spec, placeholders)``.
+    """
+    import ember
+    from ..nn.modules.module import Module
+    from ..utils import _pytree as pytree
+    cap = _Capture(mod, {})
+    g = cap.graph
+    placeholders = []
+    for kind, fqn, t, persistent in state:
+        prefix = 'p_' if kind == 'parameter' else 'b_'
+        node = g.placeholder(prefix + fqn.replace('.', '_'))
+        node.meta['_kind'] = (kind, fqn)
+        cap.set(t, node)
+        cap.state[id(t)] = fqn
+        placeholders.append(node)
+    copies = []
+    with ember.enable_grad():
+        for i, v in enumerate(flat_inputs):
+            if isinstance(v, Tensor):
+                c = v.detach().clone()
+                if c.is_floating_point() or c.is_complex():
+                    c = c.requires_grad_(True) * 1     # untracked ops on it are detected
+                copies.append(c)
+            else:
+                copies.append(v)
+    for i, (v, name) in enumerate(zip(copies, input_names)):
+        node = g.placeholder(name)
+        node.meta['_kind'] = ('user_input', i)
+        if cap.first_user is None:
+            cap.first_user = node
+        if isinstance(v, Tensor):
+            spec = dynamic.get(i)
+            if spec:
+                cap.dynamic[id(v)] = spec
+            cap.set(v, node, dynamic=bool(spec))
+        else:
+            node.meta['val'] = v
+        placeholders.append(node)
+    args, kwargs = rebuild(copies)
+
+    original = Module.__call__
+
+    def patched(self, *a, **k):
+        if threading.get_ident() != cap.thread:
+            return original(self, *a, **k)
+        return cap.call_module(self, original, a, k)
+
+    shape_prop = Tensor.__dict__['shape']
+    size_fn = Tensor.__dict__['size']
+
+    def shape(t):
+        s = shape_prop.fget(t)
+        if threading.get_ident() != cap.thread or cap.inside or id(t) not in cap.dyn:
+            return s
+        return Size(cap.size_of(t, i, v) for i, v in enumerate(s))
+
+    def size(t, dim=None):
+        s = size_fn(t, dim)
+        if threading.get_ident() != cap.thread or cap.inside or id(t) not in cap.dyn:
+            return s
+        if dim is None:
+            return Size(cap.size_of(t, i, v) for i, v in enumerate(s))
+        return cap.size_of(t, dim % max(t.dim(), 1), s)
+
+    def prop(attr, fget):
+        def get(t):
+            if threading.get_ident() != cap.thread or cap.inside:
+                return fget(t)
+            cap.inside += 1
+            try:
+                res = fget(t)
+            finally:
+                cap.inside -= 1
+            node = cap.graph.create_node('call_function', getattr, (cap.arg(t), attr))
+            node.meta['nn_module_stack'] = list(cap.stack)
+            return cap.record_result(node, res, id(t) in cap.dyn)
+        return property(get)
+
+    props = {a: Tensor.__dict__[a] for a in PROPERTIES
+             if isinstance(Tensor.__dict__.get(a), property)}
+    from ..onnx._capture import _recorded_helpers
+    helpers = _recorded_helpers(cap)
+    # the forward may update buffers (BatchNorm's statistics): they are put back after
+    saved = [(t, t._version, t.detach().clone()) for kind, _, t, _ in state
+             if kind == 'buffer']
+    rng = ember.get_rng_state()
+    Module.__call__ = patched
+    Tensor.shape = property(shape)
+    Tensor.size = size
+    _active[cap.thread] = cap
+    try:
+        for m, name, orig, repl in helpers:
+            setattr(m, name, repl)
+        for a, pr in props.items():
+            setattr(Tensor, a, prop(a, pr.fget))
+        with ember.enable_grad(), cap:
+            out = cap.call_module(mod, original, args, kwargs)
+    finally:
+        _active.pop(cap.thread, None)
+        Module.__call__ = original
+        Tensor.shape = shape_prop
+        Tensor.size = size_fn
+        for m, name, orig, repl in helpers:
+            setattr(m, name, orig)
+        for a, pr in props.items():
+            setattr(Tensor, a, pr)
+        with ember.no_grad():
+            for t, version, before in saved:
+                if t._version != version:
+                    t.copy_(before)
+        ember.set_rng_state(rng)
+    flat_out, out_spec = pytree.tree_flatten(out)
+    outs = []
+    for o in flat_out:
+        outs.append(cap.arg(o) if isinstance(o, (Tensor, _SymInt)) else o)
+    g.output(tuple(outs))
+    # sizes read but never used
+    for n in reversed(list(g.nodes)):
+        if n.op == 'call_function' and not n.users and \
+                (n.target is sym_size or n.target in (operator.add, operator.sub,
+                                                      operator.mul, operator.floordiv,
+                                                      operator.mod, operator.neg)):
+            g.erase_node(n)
+    placeholders = [n for n in g.nodes if n.op == 'placeholder']
+    return g, cap, flat_out, out_spec, placeholders

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import ember
-from oracle import check, check_error, gradcheck_ember, rand as _rand
+from oracle import check, check_error, errors_both, gradcheck_ember, rand as _rand
 
 
 def rand(*shape, **kw):
@@ -638,3 +638,63 @@ def test_prod_cumprod_complex_gradients():
     for a in (x, xz):
         check(lambda m, t: (m.prod(t, 1), m.cumprod(t, 1), t.prod()), [a], grad=True)
     gradcheck_ember(lambda m, t: (m.prod(t, 0), m.cumprod(t, 1)), [x])
+
+
+# ------------------------------------------------------------------ segment_reduce
+_SEG_X = np.array([[1., 3, 3, 0], [2, 0, 0, 5], [np.nan, 1, 2, 2], [4, 4, -1, 7]])
+
+
+@pytest.mark.parametrize('reduce', ['sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin'])
+@pytest.mark.parametrize('initial', [None, 3.])
+def test_segment_reduce_lengths_offsets(reduce, initial):
+    # ties, zeros, a NaN, an empty segment; values and gradients (split among ties)
+    L = np.array([3, 0, 1])
+    off = np.concatenate([[0], np.cumsum(L)])
+    check(lambda m, x: (m.segment_reduce(x, reduce, lengths=m.tensor(L), initial=initial),
+                        m._segment_reduce(x.mT, reduce, offsets=m.tensor(np.tile(off, (4, 1))),
+                                          axis=1, unsafe=True, initial=initial)),
+          [_SEG_X], grad=True)
+
+
+@pytest.mark.parametrize('reduce', ['sum', 'mean', 'prod', 'max', 'min'])
+def test_segment_reduce_nd_lengths_unsafe(reduce):
+    x = rand(3, 6, 2, dtype=F64, seed=4)
+    L = np.array([[2, 0, 4], [1, 3, 2], [0, 6, 0]])            # per row, along axis 1
+    check(lambda m, x: (m.segment_reduce(x, reduce, lengths=m.tensor(L), axis=1),
+                        m.segment_reduce(x, reduce, lengths=m.tensor([1, 0, 1]),
+                                         unsafe=True, initial=0.5)), [x], grad=True)
+    gradcheck_ember(lambda m, x: m.segment_reduce(x, reduce, lengths=m.tensor(L), axis=1,
+                                                  initial=1.5), [x])
+
+
+def test_segment_reduce_half_sequential():
+    # torch accumulates half-precision sums one element at a time in half precision
+    x = (rand(40, 3, dtype=F32, seed=2) * 3).astype(np.float16)
+    check(lambda m, x: m.segment_reduce(x, 'mean', lengths=m.tensor([25, 0, 15]),
+                                        initial=1), [x], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('kw,match', [
+    (dict(), 'Either lengths or offsets must be defined'),
+    (dict(indices=[1]), 'indices based reduction is not supported yet'),
+    (dict(lengths=[2, 2], reduce='foo'), 'reduce argument must be either sum, prod, mean'),
+    (dict(lengths=[2, 0, 2]), 'Expected all rows of lengths along axis to sum'),
+    (dict(lengths=[4, -1, 0]), 'lengths contains negative value!'),
+    (dict(lengths=[4, -1, 0], unsafe=True), 'Expected segment_length >= 0'),
+    (dict(lengths=[2, 1], axis=1), 'Expected axis to be the last dimension of lengths'),
+    (dict(offsets=[[0, 1, 3]]), 'Expected axis to be the last dimension of offsets'),
+    (dict(offsets=[0, 2, 1, 3]), 'Expected segment_length >= 0'),
+    (dict(lengths=[2.0, 1.0]), 'not implemented for'),
+    (dict(lengths=[2, 1], data='int'), '"_segment_reduce_cpu" not implemented for'),
+])
+def test_segment_reduce_errors(kw, match):
+    kw = dict(kw)
+    reduce = kw.pop('reduce', 'max')
+    as_int = kw.pop('data', None) == 'int'
+
+    def f(m):
+        d = m.arange(12.).reshape(3, 4)
+        d = d.long() if as_int else d
+        k = {n: (m.tensor(v) if isinstance(v, list) else v) for n, v in kw.items()}
+        return m.segment_reduce(d, reduce, **k)
+    errors_both(f, match)

@@ -29,6 +29,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _disabled_torch_function_impl, _new_tensor, _bind
 from .._ops import _dispatch
+from .._ops import int8_kernels as _K
 
 __all__ = ['quantize_per_tensor', 'quantize_per_channel', 'dequantize',
            '_make_per_tensor_quantized_tensor', '_make_per_channel_quantized_tensor']
@@ -189,35 +190,9 @@ def _float_input(input, what='Quantize'):
 
 
 def _round_per_tensor(x, scale, zero_point, qdtype):
-    """Float32 array ``x`` quantized per tensor: the integers (``qdtype._int`` array)."""
-    xp = _xp(x)
-    inv = np.float32(1.0) / np.float32(scale)
-    if qdtype is D.qint32:
-        v = x * inv + np.float32(zero_point)
-    else:
-        # one rounding of x * inv + zp (a fused multiply-add): exact in float64 (the product
-        # of two float32 has 48 significant bits), then rounded to float32
-        v = (x.astype(np.float64) * np.float64(inv) + zero_point).astype(np.float32)
-    return _saturate(xp.rint(v), qdtype, xp)
-
-
-def _saturate(v, qdtype, xp):
-    """Rounded float values ``v`` clamped to ``qdtype``'s range and cast to its integers
-    (NaN gives the largest value for 8 bits, the smallest for qint32, as PyTorch)."""
-    lo, hi = qdtype._qmin, qdtype._qmax
-    nan = v != v
-    if qdtype is D.qint32:   # float32 cannot hold 2**31 - 1: clamp in float64
-        v = v.astype(np.float64)
-    with np.errstate(invalid='ignore'):
-        v = xp.clip(v, lo, hi)
-    if nan.any():
-        v[nan] = lo if qdtype is D.qint32 else hi
-    return v.astype(qdtype._int)
-
-
-def _xp(a):
-    from .._backend import array_module
-    return array_module(a)
+    """Float32 array ``x`` quantized per tensor: the integers (``qdtype._int`` array), by
+    the kernel of ``ember/_ops/int8_kernels.py`` (PyTorch's rounding)."""
+    return _K.quantize_per_tensor(x, scale, zero_point, qdtype._name)
 
 
 def _scalar_param(v, name):
@@ -321,9 +296,7 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
         z = np.asarray(zero_points.detach()._data).astype(np.int64).reshape(-1)
         for zi in z:
             _check_zero_point(int(zi), dtype, 'quantize_tensor_per_channel_affine')
-        inv = (np.float32(1.0) / s64.astype(np.float32)).reshape(shape)
-        v = x * inv + z.astype(np.float32).reshape(shape)
-        ints = _saturate(np.rint(v), dtype, np)
+        ints = _K.quantize_per_channel(x, s64, z, axis, dtype._name)
         qp = (D.per_channel_affine, _ember().tensor(s64), _ember().tensor(z), axis)
     _warn_deprecated()
     return _make(ints, dtype, qp)
@@ -334,8 +307,7 @@ def _dequant_array(q):
     ints = _ints(q)
     qp = q._qp
     if len(qp) == 3:
-        # the difference is taken in int32 and wraps, as PyTorch's
-        return (ints.astype(np.int32) - np.int32(qp[2])).astype(np.float32) * np.float32(qp[1])
+        return _K.dequantize_per_tensor(ints, qp[1], qp[2])
     scheme, s, z, axis = qp
     shape = [1] * ints.ndim
     shape[axis] = -1

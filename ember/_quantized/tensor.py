@@ -289,7 +289,8 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
         s32 = s64.astype(np.float32).reshape(shape)
         # float zero points (embedding tables): q = round(x / scale + zero_point)
         v = np.rint(x * (np.float32(1.0) / s32) + zf.reshape(shape))
-        ints = _saturate(v, dtype, np)
+        with np.errstate(invalid='ignore'):
+            ints = np.clip(v, dtype._qmin, dtype._qmax).astype(dtype._int)
         qp = (D.per_channel_affine_float_qparams,
               _ember().tensor(s64.astype(np.float32)), _ember().tensor(zf), axis)
     else:
@@ -313,8 +314,7 @@ def _dequant_array(q):
     shape[axis] = -1
     if scheme is D.per_channel_affine_float_qparams:
         return (ints.astype(np.float32) - z._data.reshape(shape)) * s._data.reshape(shape)
-    return ((ints.astype(np.int64) - z._data.reshape(shape)) * s._data.reshape(shape)
-            ).astype(np.float32)
+    return _K.dequantize_per_channel(ints, s._data, z._data, axis)
 
 
 def dequantize(tensor):

@@ -43,7 +43,6 @@ _SVD_SIGN = ("singular vectors are unique only up to sign; for a wide real matri
 KNOWN = {
     # ops ember does not have yet
     '_batch_norm_with_update': ('missing:', MISSING),
-    '_chunk_cat': ('missing:', MISSING),
     '_unsafe_masked_index_put_accumulate': ('missing:', MISSING),
     'hash_tensor': ('missing:', MISSING),
     'jiterator_binary': ('missing:', MISSING),

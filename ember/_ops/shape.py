@@ -155,6 +155,71 @@ def cat(tensors, dim=0, *, out=None):
     return _out(res, out, 'cat')
 
 
+@register(method=False)
+def _chunk_cat(tensors, dim, num_chunks, *, out=None):
+    """Splits each tensor into ``num_chunks`` chunks along ``dim`` (zero-padding it at the
+    end of ``dim`` to a multiple of ``num_chunks``), flattens each chunk from ``dim`` on, and
+    concatenates the ``i``-th chunks of all tensors as row ``i`` of the result.
+
+    Args:
+        tensors (sequence of Tensors): non-empty tensors of one dtype whose sizes agree
+            before ``dim``.
+        dim (int): the dimension to chunk (non-negative when the tensors' ndims differ).
+        num_chunks (int): the number of chunks, positive.
+
+    Shape:
+        Output: ``sizes[:dim] + (num_chunks, total)``, ``total`` the sum over the tensors of
+        ``ceil(size(dim) / num_chunks)`` times the product of their sizes after ``dim``.
+
+    NOTE: unlike PyTorch (which has no derivative for it), the result is differentiable.
+
+    Example::
+
+        >>> a, b = ember.arange(6.).reshape(2, 3), ember.arange(10., 14.).reshape(2, 2)
+        >>> ember._chunk_cat([a, b], 1, 2)
+        tensor([[[ 0.,  1., 10.],
+                 [ 2.,  0., 11.]],
+        <BLANKLINE>
+                [[ 3.,  4., 12.],
+                 [ 5.,  0., 13.]]])
+    """
+    tensors = _tensor_list(tensors, '_chunk_cat')
+    if not tensors:
+        raise RuntimeError("_chunk_cat expects a non-empty input tensor list")
+    nds = {t.dim() for t in tensors}
+    if len(nds) > 1:
+        if dim < 0:
+            raise RuntimeError("_chunk_cat expects non-negative dim when input tensors have "
+                               "different ndims")
+        if any(dim >= t.dim() for t in tensors):
+            raise RuntimeError("_chunk_cat expects dim < ndim for all input tensors")
+    d = _wrap_dim(dim, tensors[0].dim())
+    if num_chunks < 1:
+        raise RuntimeError("_chunk_cat expects positive num_chunks")
+    lead = tuple(tensors[0].shape[:d])
+    for t in tensors:
+        if t.numel() == 0:
+            raise RuntimeError("_chunk_cat expects non-empty tensor")
+        if tuple(t.shape[:d]) != lead:
+            raise RuntimeError("_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all "
+                               "tensors")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
+    rows = []
+    for t in tensors:
+        size = t.shape[d]
+        c = -(-size // num_chunks)
+        if c * num_chunks != size:
+            pad = t.new_zeros(tuple(t.shape[:d]) + (c * num_chunks - size,) +
+                              tuple(t.shape[d + 1:]))
+            t = cat([t, pad], d)
+        rows.append(t.reshape(lead + (num_chunks, -1)))
+    res = cat(rows, d + 1) if len(rows) > 1 else rows[0].clone()
+    if out is not None:
+        _cat_out_dtype(res, out)
+    return _out(res, out, '_chunk_cat')
+
+
 class StackBackward0(Node):
     def backward(self, g):
         return g.unbind(self.dim)

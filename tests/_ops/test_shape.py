@@ -518,3 +518,44 @@ def test_flip_method_dims_keyword():
     check(lambda m, x: (x.flip(dims=[1]), x.flip(dims=(0, 2)), x.flip(0, 1)), [rand(2, 3, 4)],
           grad=True)
     check_error(lambda m, x: x.flip(dims=1), [rand(2, 3)], match="must be tuple of ints")
+
+
+# ------------------------------------------------------------------ _chunk_cat
+@pytest.mark.parametrize('shapes,dim,n', [
+    ([(1, 2, 3), (1, 2, 3)], -1, 5), ([(1, 2, 129), (1, 2, 297)], -1, 5),
+    ([(3, 3, 2, 1), (1, 4, 2, 2), (2, 1, 3, 3)], 0, 2),
+    ([(2, 3, 3), (2, 3, 1, 2), (2, 3), (2, 3, 271)], 1, 3), ([(4, 6)], 1, 3),
+])
+def test_chunk_cat(shapes, dim, n):
+    arrs = [rand(*s, dtype=f64, seed=i) for i, s in enumerate(shapes)]
+    check(lambda m, *ts: m._chunk_cat(list(ts), dim, n), arrs)
+    # non-contiguous inputs, an int dtype, out= of a wider float dtype
+    check(lambda m, *ts: m._chunk_cat([t.mT.contiguous().mT if t.dim() > 1 else t
+                                       for t in ts], dim, n), arrs)
+    check(lambda m, *ts: m._chunk_cat([(t * 10).long() for t in ts], dim, n), arrs)
+    check(lambda m, *ts: m._chunk_cat([t.float() for t in ts], dim, n,
+                                      out=m.empty(0, dtype=m.float64)), arrs)
+
+
+@pytest.mark.parametrize('shapes,dim,n,match', [
+    ([(2, 3), (4,)], -1, 3, 'expects non-negative dim when input tensors have different'),
+    ([(2, 3), (4,)], 1, 3, '_chunk_cat expects dim < ndim for all input tensors'),
+    ([(2, 3, 4), (4, 3)], 1, 3, 'expects same sizes of 0,...,dim-1 dimensions'),
+    ([(2,), (3,)], 0, 0, '_chunk_cat expects positive num_chunks'),
+    ([], 0, 1, '_chunk_cat expects a non-empty input tensor list'),
+    ([(0,), (3,)], 0, 1, '_chunk_cat expects non-empty tensor'),
+    ([(2, 3), (2, 3)], 2, 1, 'Dimension out of range'),
+])
+def test_chunk_cat_errors(shapes, dim, n, match):
+    check_error(lambda m, *ts: m._chunk_cat(list(ts), dim, n),
+                [rand(*s, seed=1) for s in shapes], match)
+    check_error(lambda m: m._chunk_cat([m.zeros(2, 3), m.zeros(2, 3, dtype=m.int32)], 0, 1),
+                [], 'expects all input tensors with the same dtype')
+    check_error(lambda m: m._chunk_cat([m.zeros(2, 3)], 0, 1, out=m.zeros(1, dtype=m.int32)),
+                [], "input types can't be cast to the desired output type Int")
+
+
+def test_chunk_cat_gradcheck():
+    # NOTE: torch has no derivative for _chunk_cat; ember's is checked by finite differences
+    gradcheck_ember(lambda m, a, b: m._chunk_cat([a, b], 1, 2),
+                    [rand(2, 3, seed=1, dtype=f64), rand(2, 5, 2, seed=2, dtype=f64)])

@@ -297,12 +297,12 @@ _F32_EXACT = 2 ** 24     # every integer of magnitude <= 2**24 is a float32
 
 
 def _int_matmul_f32(a, b, bound):
-    """``a @ b`` for float32 arrays holding integers, as float32 holding the exact integer
-    sum rounded once to float32 (exact while the result is below 2**24).
+    """``a @ b`` for float32 arrays holding integers, exactly.
 
     ``bound`` bounds ``|a[i, k] * b[k, j]|``. Every partial sum a BLAS may form is bounded
-    by ``K * bound``; while that is <= 2**24 one float32 GEMM is exact. Otherwise the
-    reduction is split into chunks that are, and their exact results are added in float64.
+    by ``K * bound``; while that is <= 2**24 one float32 GEMM is exact (float32 result).
+    Otherwise the reduction is split into chunks that are, and their exact results are
+    added in float64 (float64 result, exact below 2**53).
     """
     K = a.shape[-1]
     if K * bound <= _F32_EXACT:
@@ -312,7 +312,7 @@ def _int_matmul_f32(a, b, bound):
     for k0 in range(0, K, kc):
         part = np.matmul(a[..., k0:k0 + kc], b[..., k0:k0 + kc, :]).astype(np.float64)
         acc = part if acc is None else acc + part
-    return acc.astype(np.float32)
+    return acc
 
 
 class PackedLinearWeight:
@@ -496,24 +496,25 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
 
 
 def _im2col(xc, pad_value, kernel, stride, padding, dilation):
-    """Columns of a (N, C, *spatial) float32 array for a convolution.
+    """Columns of an (N, C, *spatial) float32 array for a convolution.
 
-    Returns ``(cols, out_shape)`` with ``cols`` of shape ``(N, *out_shape, C, prod(kernel))``.
-    Padding uses ``pad_value`` (the input's zero point, so padding adds nothing).
+    Returns ``(cols, out_shape)`` with ``cols`` of shape ``(N, C, prod(kernel), P)``
+    (``P`` output positions), so the product with the weight lands directly in NC(HW)
+    order. Padding holds ``pad_value`` (the input's zero point, so padding adds nothing).
     """
     nd = len(kernel)
-    pads = [(0, 0), (0, 0)] + [(p, p) for p in padding]
     if any(padding):
+        pads = [(0, 0), (0, 0)] + [(p, p) for p in padding]
         xc = np.pad(xc, pads, constant_values=pad_value)
+    n, c = xc.shape[:2]
     spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
     win = np.lib.stride_tricks.sliding_window_view(xc, spans, axis=tuple(range(2, 2 + nd)))
-    sl = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) + tuple(
-        slice(None, None, d) for d in dilation)
-    win = win[sl]                                   # (N, C, *out, *kernel)
+    win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)
+              + tuple(slice(None, None, d) for d in dilation)]      # (N, C, *out, *kernel)
     out_shape = win.shape[2:2 + nd]
-    perm = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))
-    cols = win.transpose(perm)
-    return cols, out_shape
+    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    cols = np.ascontiguousarray(win.transpose(perm))                 # (N, C, *kernel, *out)
+    return cols.reshape(n, c, -1, int(np.prod(out_shape, dtype=np.int64))), out_shape
 
 
 class PackedConvWeight:
@@ -553,9 +554,9 @@ class PackedConvWeight:
         self.w_scales = np.broadcast_to(np.asarray(w_scales, dtype=np.float64), (cout,)).copy()
         self.w_scales32 = self.w_scales.astype(np.float32)
         self.w_zps = np.broadcast_to(np.asarray(w_zero_points, dtype=np.int64), (cout,)).copy()
-        # (groups, Cg * prod(kernel), Cout / groups)
+        # (groups, Cout / groups, Cg * prod(kernel))
         w2 = wq.reshape(g, cout // g, -1)
-        self.w_mat = np.ascontiguousarray(w2.transpose(0, 2, 1), dtype=np.float32)
+        self.w_mat = np.ascontiguousarray(w2, dtype=np.float32)
         self.w_colsum = w2.sum(axis=2, dtype=np.int64).reshape(cout)
         self.bias = None if bias is None else np.asarray(bias, dtype=np.float32)
 
@@ -589,31 +590,31 @@ def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, re
     xq = np.asarray(xq, dtype=np.uint8)
     n = xq.shape[0]
     g = packed.groups
+    cout = packed.out_channels
     xz = int(x_zero_point)
-    xc = xq.astype(np.float32) - np.float32(128)
+    xc = xq.astype(np.float32)
+    xc -= np.float32(128)
     cols, out_shape = _im2col(xc, np.float32(xz - 128), packed.kernel, packed.stride,
                               packed.padding, packed.dilation)
-    P = int(np.prod(out_shape, dtype=np.int64))
-    cg = packed.in_channels // g
-    kk = cg * int(np.prod(packed.kernel, dtype=np.int64))
-    # (N, P, g, Cg*k) -> (g, N*P, Cg*k)
-    a = cols.reshape(n * P, g, kk).transpose(1, 0, 2)
-    s = _int_matmul_f32(a, packed.w_mat, 128 * 128)          # (g, N*P, Cout/g)
-    cout = packed.out_channels
-    s = s.transpose(1, 0, 2).reshape(n * P, cout)
+    P = cols.shape[-1]
+    kk = cols.shape[1] // g * cols.shape[2]
+    a = cols.reshape(n, g, kk, P)
+    s = _int_matmul_f32(packed.w_mat, a, 128 * 128)          # (N, g, Cout/g, P)
+    s = s.reshape(n, cout, P)
     shift = 128 - xz
-    corr = shift * packed.w_colsum
+    corr = (shift * packed.w_colsum)[:, None]                  # (Cout, 1)
     if packed.w_zps.any():
-        rows = a.sum(axis=2, dtype=np.float64).astype(np.int64) + kk * shift   # (g, N*P)
-        rows = np.repeat(rows.T, cout // g, axis=1)                             # (N*P, Cout)
-        acc = (s.astype(np.float64) + (corr[None, :] - rows * packed.w_zps[None, :])
-               ).astype(np.float32)
+        rows = a.sum(axis=2, dtype=np.float64).astype(np.int64) + kk * shift   # (N, g, P)
+        rows = np.repeat(rows, cout // g, axis=1)                                # (N, Cout, P)
+        acc = (s.astype(np.float64) + (corr - rows * packed.w_zps[:, None])).astype(np.float32)
+    elif kk * 128 * 128 <= _F32_EXACT and np.abs(corr).max(initial=0) <= _F32_EXACT:
+        acc = s + corr.astype(np.float32)        # exact terms: one rounding of the exact sum
     else:
         acc = (s.astype(np.float64) + corr).astype(np.float32)
-    out = _requantize_u8(acc, x_scale, packed.w_scales32, packed.bias, out_scale,
+    bias = None if packed.bias is None else packed.bias[:, None]
+    out = _requantize_u8(acc, x_scale, packed.w_scales32[:, None], bias, out_scale,
                          int(out_zero_point), relu)
-    out = out.reshape((n,) + tuple(out_shape) + (cout,))
-    return np.ascontiguousarray(np.moveaxis(out, -1, 1))
+    return out.reshape((n, cout) + tuple(out_shape))
 
 
 # ---------------------------------------------------------------------------------------
@@ -1054,6 +1055,8 @@ def _pad_for_pool(q, kernel, stride, padding, dilation, out_sizes, value):
         need = (out_sizes[i] - 1) * stride[i] + (kernel[i] - 1) * dilation[i] + 1
         right = max(0, need - q.shape[2 + i] - padding[i])
         pads.append((padding[i], right))
+    if not any(p for pair in pads for p in pair):
+        return q
     return np.pad(q, pads, constant_values=value)
 
 
@@ -1080,9 +1083,12 @@ def max_pool(q, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
                            ceil_mode) for i in range(len(kernel))]
     lowest = np.iinfo(q.dtype).min
     a = _pad_for_pool(q, kernel, stride, padding, dilation, outs, lowest)
-    win = _windows(a, kernel, stride, dilation, outs)
-    axes = tuple(range(-len(kernel), 0))
-    return np.ascontiguousarray(win.max(axis=axes))
+    out = None
+    for off in np.ndindex(*kernel):             # one strided slice per kernel offset
+        sl = (Ellipsis,) + tuple(slice(o * d, o * d + (m - 1) * st + 1, st)
+                                 for o, d, m, st in zip(off, dilation, outs, stride))
+        out = a[sl].copy() if out is None else np.maximum(out, a[sl], out=out)
+    return out
 
 
 def _pool_args(q, kernel_size, stride, padding, dilation):

@@ -94,6 +94,7 @@ from . import profiler  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
 from ._quantized import (quantize_per_tensor, quantize_per_channel, dequantize,  # noqa: E402,F401
+                         quantize_per_tensor_dynamic,
                          _make_per_tensor_quantized_tensor, _make_per_channel_quantized_tensor)
 from ._memory_format import sparse_coo  # noqa: E402,F401
 

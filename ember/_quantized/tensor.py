@@ -32,7 +32,7 @@ from .._ops import _dispatch
 from .._ops import int8_kernels as _K
 
 __all__ = ['quantize_per_tensor', 'quantize_per_channel', 'dequantize',
-           '_make_per_tensor_quantized_tensor', '_make_per_channel_quantized_tensor']
+           'quantize_per_tensor_dynamic', '_make_per_tensor_quantized_tensor', '_make_per_channel_quantized_tensor']
 
 _BACKEND = 'QuantizedCPU'
 
@@ -641,3 +641,29 @@ def _cat(tensors, dim=0, *, out=None):
 
 
 _IMPL['cat'] = _IMPL['concat'] = _IMPL['concatenate'] = _cat
+
+
+def quantize_per_tensor_dynamic(input, dtype, reduce_range):
+    r"""Quantizes a float32 tensor per tensor with a scale and zero point chosen from its
+    own range (as dynamic quantization does for activations): the range ``[min, max]``
+    widened to hold 0, mapped onto the dtype's integers (half of them with
+    ``reduce_range``).
+
+    Args:
+        input (Tensor): float32 tensor.
+        dtype (ember.dtype): ``ember.quint8`` or ``ember.qint8``.
+        reduce_range (bool): use 7 bits instead of 8.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor_dynamic(ember.tensor([-1.0, 3.0]), ember.quint8, False)
+        >>> q.q_zero_point()
+        64
+    """
+    x = _float_input(input, 'Quantize')
+    if dtype not in (D.quint8, D.qint8):
+        raise RuntimeError(f"dtype {D._scalar_name(dtype) if isinstance(dtype, D.dtype) else dtype}"
+                           "not supported")
+    lo, hi = _K.tensor_min_max(x)
+    scale, zp = _K.choose_qparams(lo, hi, dtype._qmin, dtype._qmax, reduce_range)
+    return quantize_per_tensor(input, scale, zp, dtype)

@@ -222,3 +222,30 @@ def test_errors_as_torch(name):
     assert t is not None
     assert e is not None and e[0] is t[0], (e, t)
     assert e[1] == t[1], (e, t)
+
+
+def test_quantize_per_tensor_dynamic():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        x = (rng.standard_normal(50) * rng.uniform(1e-6, 100) + rng.uniform(-3, 3)).astype(np.float32)
+        for name in ('quint8', 'qint8'):
+            for rr in (False, True):
+                t = torch.quantize_per_tensor_dynamic(torch.from_numpy(x), getattr(torch, name), rr)
+                e = ember.quantize_per_tensor_dynamic(ember.tensor(x), getattr(ember, name), rr)
+                assert (e.q_scale(), e.q_zero_point()) == (t.q_scale(), t.q_zero_point())
+                np.testing.assert_array_equal(e.int_repr().numpy(), t.int_repr().numpy())
+    for L in (torch, ember):
+        with pytest.raises(RuntimeError, match='dtype QInt32not supported'):
+            L.quantize_per_tensor_dynamic(L.ones(2), L.qint32, False)
+
+
+def test_binding_taken_before_any_quantized_tensor_refuses():
+    # a function looked up while no quantized tensor lived is the plain one; its NumPy
+    # calls on a quantized tensor's data raise instead of computing on the raw integers
+    import gc
+    gc.collect()
+    ember._ops._dispatch.sync_released()
+    add = ember.Tensor.add
+    q = ember.quantize_per_tensor(ember.ones(3), 0.5, 0, ember.quint8)
+    with pytest.raises((NotImplementedError, TypeError)):
+        add(q, q)

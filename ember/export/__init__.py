@@ -153,7 +153,7 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
     except ValueError:
         pass                        # no signature to check against
     names = _input_names(mod, args, kwargs)
-    per_leaf, symbols = _ds.process(dynamic_shapes, names, args, kwargs)
+    per_leaf, symbols, srcs = _ds.process(dynamic_shapes, names, args, kwargs)
     flat, in_spec = pytree.tree_flatten((args, dict(kwargs)))
     leaf_names = _leaf_names(names, args, kwargs)
 
@@ -175,8 +175,24 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
         a, k = pytree.tree_unflatten(list(leaves), in_spec)
         return a, k
 
-    g, cap, flat_out, out_spec, placeholders = _trace.capture(
-        mod, flat, leaf_names, rebuild, state, per_leaf)
+    def run(leaves, dims):
+        return _trace.capture(mod, leaves, leaf_names, rebuild, state, dims)
+
+    g, cap, flat_out, out_spec, placeholders = run(flat, per_leaf)
+    if symbols:
+        # the program must be the same for other sizes of the dynamic dimensions
+        from ._verify import verify
+        auto = verify(lambda leaves: run(leaves, per_leaf)[0], flat, per_leaf, symbols, g,
+                      srcs)
+        if auto:        # Dim.AUTO dimensions the program specializes become static
+
+            def root(s):
+                return s if s.fn is None else s.root
+            per_leaf = {i: {d: s for d, s in dims.items() if root(s) not in auto}
+                        for i, dims in per_leaf.items()}
+            per_leaf = {i: dims for i, dims in per_leaf.items() if dims}
+            symbols = {s: r for s, r in symbols.items() if root(s) not in auto}
+            g, cap, flat_out, out_spec, placeholders = run(flat, per_leaf)
 
     # signature
     input_specs = []

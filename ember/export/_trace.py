@@ -298,12 +298,17 @@ class _Capture(TorchFunctionMode):
         kwargs = kwargs or {}
         if self.inside or threading.get_ident() != self.thread:
             return func(*args, **kwargs)
+        leaves = _leaves((args, kwargs), [])
+        if any(isinstance(a, _SymInt) for a in leaves):
+            # ops take plain ints (their scalar checks are by exact type)
+            plain = _map((args, kwargs), lambda a: int(a) if isinstance(a, _SymInt) else a)
+        else:
+            plain = (args, kwargs)
         self.inside += 1
         try:
-            res = func(*args, **kwargs)
+            res = func(*plain[0], **plain[1])
         finally:
             self.inside -= 1
-        leaves = _leaves((args, kwargs), [])
         traced = any(isinstance(a, _SymInt) or id(a) in self.env for a in leaves)
         dynamic = any(isinstance(a, _SymInt) or id(a) in self.dyn for a in leaves)
         fname = getattr(func, '__name__', '')

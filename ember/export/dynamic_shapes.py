@@ -118,6 +118,8 @@ class Symbol:
         self.name = name
         self.root = root
         self.fn = fn
+        self.dim_name = None        # the Dim's name, for messages
+        self.hint_kind = None       # 'AUTO' / 'DYNAMIC' for Dim hints
 
     def __repr__(self):
         return self.name
@@ -434,8 +436,9 @@ def refine_dynamic_shapes_from_suggested_fixes(msg, dynamic_shapes):
 # -- processing the spec for export ---------------------------------------------------------
 def process(dynamic_shapes, arg_names, args, kwargs):
     """Validate ``dynamic_shapes`` against the inputs; return
-    ``(per_leaf, symbols)``: for each leaf index of ``(args, kwargs)`` with dynamic dims a
-    dict ``{dim: Symbol}``, and ``{Symbol: ValueRanges}`` (the range constraints).
+    ``(per_leaf, symbols, srcs)``: for each leaf index of ``(args, kwargs)`` with dynamic
+    dims a dict ``{dim: Symbol}``, ``{Symbol: ValueRanges}`` (the range constraints), and
+    each leaf's source text (``L['x']``).
 
     The error types and messages are PyTorch's (``UserError``, ``ConstraintViolationError``).
     """
@@ -443,7 +446,7 @@ def process(dynamic_shapes, arg_names, args, kwargs):
     inputs = list(args) + list(kwargs.values())
     names = list(arg_names)
     if dynamic_shapes is None:
-        return {}, {}
+        return {}, {}, {}
     if isinstance(dynamic_shapes, (ShapesCollection, AdditionalInputs)):
         dynamic_shapes = dynamic_shapes.dynamic_shapes(None, args, kwargs)
     if isinstance(dynamic_shapes, dict):
@@ -476,9 +479,11 @@ def process(dynamic_shapes, arg_names, args, kwargs):
     per_leaf = {}
     counter = [0]
 
-    def fresh(root):
-        s = Symbol(f's{counter[0]}', root)
+    def fresh(dim):
+        s = Symbol(f's{counter[0]}')
         counter[0] += 1
+        s.dim_name = dim.__name__ if isinstance(dim, Dim) else None
+        s.hint_kind = dim.type if isinstance(dim, _DimHint) else None
         return s
 
     for idx, (t, spec, path, src) in enumerate(leaves):
@@ -522,7 +527,7 @@ def process(dynamic_shapes, arg_names, args, kwargs):
                         f'{size}, for {where}')
                 continue
             if isinstance(v, _DimHint):
-                s = fresh(None)
+                s = fresh(v)
                 lo = 2 if v.min is None else v.min
                 hi = int_oo if v.max is None else v.max
                 symbols[s] = ValueRanges(lo, hi)
@@ -566,7 +571,8 @@ def process(dynamic_shapes, arg_names, args, kwargs):
                 dyn[d] = sym
         if dyn:
             per_leaf[idx] = dyn
-    return per_leaf, symbols
+    srcs = {i: leaf[3] for i, leaf in enumerate(leaves)}
+    return per_leaf, symbols, srcs
 
 
 def _derived_symbol(v, sym):

@@ -103,6 +103,11 @@ def _annotation(node, symbolic):
             dims[d] = s
         return f'"{_short(v.dtype)}[{", ".join(str(d) for d in dims)}]"'
     if isinstance(v, int) and not isinstance(v, bool):
+        if getattr(node.target, '__name__', '') == 'sym_size' and len(node.args) == 2:
+            src, dim = node.args
+            s = symbolic.get(getattr(src, 'target', None), {}).get(dim)
+            if s is not None:
+                return f'"Sym({s})"'
         return '"Sym(int)"'
     return None
 

@@ -4,7 +4,6 @@ ember module, dynamic shapes and their errors, and the .pt2 archive's round trip
 refusal of hostile files."""
 import io
 import json
-import warnings
 import zipfile
 
 import numpy as np
@@ -14,8 +13,6 @@ import torch
 import ember
 from ember.export import Dim, export
 from ember.export._serialize import SerializeError
-
-warnings.filterwarnings('ignore', category=FutureWarning)
 
 
 def _both(src):
@@ -374,6 +371,50 @@ def test_dynamic_hints_and_derived_dims_as_torch():
     b = Dim('b', min=2, max=64)
     ep = export(M(), (ember.ones(3, 4), ember.ones(3)), dynamic_shapes=({0: b + 1}, None))
     assert sorted(repr(r) for r in ep.range_constraints.values()) == ['VR[2, 64]', 'VR[3, 65]']
+
+
+def _violation(lib, body, shapes, spec):
+    ns = {'lib': lib}
+    exec(f'class M(lib.nn.Module):\n    def forward(self, {", ".join("xyz"[:len(shapes)])}):'
+         f' return {body}', ns)
+    try:
+        ep = lib.export.export(ns['M'](), tuple(lib.ones(*s) for s in shapes),
+                               dynamic_shapes=spec(lib))
+    except Exception as exc:   # noqa: BLE001 - compared below
+        return type(exc).__name__, str(exc).split('\nThe error above')[0].strip()
+    return [tuple(n.meta['val'].shape) for n in ep.graph.nodes if n.op == 'placeholder']
+
+
+@pytest.mark.parametrize('body, shapes, spec', [
+    ('x.view(3, -1)', [(3, 4)], lambda lib: ({0: lib.export.Dim('batch')},)),
+    ('x * len(x)', [(3, 4)], lambda lib: ({0: lib.export.Dim('batch')},)),
+    ('x + y', [(3, 4), (3, 4)], lambda lib: ({0: lib.export.Dim('a')},
+                                             {0: lib.export.Dim('b')})),
+    ('x.view(3, -1)', [(3, 4)], lambda lib: ({0: lib.export.Dim.DYNAMIC},)),
+    ('x.view(3, -1)', [(3, 4)], lambda lib: ({0: lib.export.Dim.AUTO},)),
+], ids=['constant', 'len', 'equal', 'dynamic-hint', 'auto-becomes-static'])
+def test_specialized_dynamic_dims_raise_as_torch(body, shapes, spec):
+    assert _violation(ember, body, shapes, spec) == _violation(torch, body, shapes, spec)
+
+
+def test_guard_on_dynamic_dim_raises():
+    got = _violation(ember, 'x * 2 if x.shape[0] > 2 else x', [(3, 4)],
+                     lambda lib: ({0: lib.export.Dim('batch')},))
+    want = _violation(torch, 'x * 2 if x.shape[0] > 2 else x', [(3, 4)],
+                      lambda lib: ({0: lib.export.Dim('batch')},))
+    assert got[0] == want[0] == 'UserError'
+    assert want[1].startswith(got[1])    # PyTorch goes on with the guard it generated
+
+
+def test_size_arithmetic_is_recorded():
+    class E(ember.nn.Module):
+        def forward(self, x):
+            return x.reshape(x.shape[0] * x.shape[1]) + x.size(1) - len(x.shape)
+    ep = export(E(), (ember.ones(3, 4),),
+                dynamic_shapes=({0: Dim('b'), 1: Dim('c', max=8)},))
+    assert 'x: "f32[s0, s1]"' in str(ep) and '"Sym(s1)"' in str(ep)
+    x = ember.from_numpy(_arr((5, 6)))
+    assert ember.equal(ep.module()(x), E()(x))
 
 
 # -- run_decompositions, unflatten ----------------------------------------------------------

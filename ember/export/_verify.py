@@ -1,0 +1,179 @@
+"""Checking the dynamic dimensions of a capture: the module is captured again on inputs
+whose dynamic sizes are changed (within their ranges), and the graphs must be the same.
+A dimension the program specializes (``x.view(3, -1)``, ``len(x)``, a branch on the size)
+or two dimensions that must be equal (``x + y``) then raise PyTorch's constraint-violation
+``UserError``; a ``Dim.AUTO`` dimension that is specialized becomes static, as in PyTorch.
+"""
+__all__ = []
+
+
+def _resize(t, shape):
+    import ember
+    for d, n in enumerate(shape):
+        old = t.shape[d]
+        if n != old and old > 0:
+            t = t.index_select(d, ember.arange(n) % old)
+    return t
+
+
+def _same(a, b, ia, ib):
+    if hasattr(a, 'op') or hasattr(b, 'op'):
+        return hasattr(a, 'op') and hasattr(b, 'op') and ia.get(a) == ib.get(b)
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and \
+            all(_same(x, y, ia, ib) for x, y in zip(a, b))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and \
+            all(_same(a[k], b[k], ia, ib) for k in a)
+    if isinstance(a, slice) or isinstance(b, slice):
+        return isinstance(a, slice) and isinstance(b, slice) and \
+            _same((a.start, a.stop, a.step), (b.start, b.stop, b.step), ia, ib)
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:   # noqa: BLE001 - values that do not compare are different
+        return False
+
+
+def same_graph(g1, g2):
+    """Whether two captures recorded the same program (same ops, same constants)."""
+    n1, n2 = list(g1.nodes), list(g2.nodes)
+    if len(n1) != len(n2):
+        return False
+    i1 = {n: i for i, n in enumerate(n1)}
+    i2 = {n: i for i, n in enumerate(n2)}
+    for a, b in zip(n1, n2):
+        if a.op != b.op or a.target is not b.target and a.target != b.target:
+            return False
+        if not _same(a.args, b.args, i1, i2) or not _same(a.kwargs, b.kwargs, i1, i2):
+            return False
+    return True
+
+
+def _error(msg):
+    from .._dynamo.exc import UserError, UserErrorType
+    return UserError(UserErrorType.CONSTRAINT_VIOLATION, msg)
+
+
+def verify(recapture, flat, per_leaf, symbols, graph, srcs):
+    """Recapture with changed dynamic sizes and compare with ``graph``.
+
+    Args:
+        recapture (callable): ``recapture(flat_inputs) -> graph`` (raises if the module
+            fails on them).
+        flat (list): the example inputs' leaves.
+        per_leaf (dict): leaf index -> ``{dim: Symbol}``.
+        symbols (dict): ``{Symbol: ValueRanges}``.
+        graph (Graph): the first capture's graph.
+        srcs (dict): leaf index -> its source text (``L['x']``).
+
+    Returns:
+        set of root Symbols found specialized that came from ``Dim.AUTO`` (to make static).
+    """
+    from .dynamic_shapes import int_oo
+    roots = [s for s in symbols if s.fn is None]
+    hint = {}
+    where = {}
+    for i, dims in per_leaf.items():
+        for d, s in dims.items():
+            r = s if s.fn is None else s.root
+            if r not in hint:
+                size = flat[i].shape[d]
+                hint[r] = size if s.fn is None else _inverse(s, size)
+                where[r] = f'{srcs[i]}.size()[{d}]'
+
+    def values_for(choice):
+        out = []
+        for i, v in enumerate(flat):
+            dims = per_leaf.get(i)
+            if not dims:
+                out.append(v)
+                continue
+            shape = list(v.shape)
+            for d, s in dims.items():
+                r = s if s.fn is None else s.root
+                n = choice.get(r, hint[r])
+                shape[d] = n if s.fn is None else s.fn(n)
+            out.append(_resize(v, shape))
+        return out
+
+    def ok(choice):
+        try:
+            return same_graph(graph, recapture(values_for(choice)))
+        except Exception:   # noqa: BLE001 - the module fails on these sizes
+            return False
+
+    def pick(r, k, low):
+        rng = symbols[r]
+        lo = max(rng.lower, 2)
+        hi = None if rng.upper == int_oo else rng.upper
+        if low:
+            v = lo + k
+            if v == hint[r]:
+                v += len(roots) + 1
+        else:
+            v = hint[r] + 1 + k
+        if hi is not None and v > hi:
+            v = max(lo, hint[r] - 1 - k)
+        if v < lo or (hi is not None and v > hi) or v == hint[r]:
+            return None
+        return v
+
+    trials = []
+    for low in (False, True):
+        choice = {}
+        for k, r in enumerate(roots):
+            v = pick(r, k, low)
+            if v is not None:
+                choice[r] = v
+        if choice:
+            trials.append(choice)
+    if all(ok(c) for c in trials):
+        return set()
+    # find the culprit(s)
+    auto = set()
+    for r in roots:
+        fails = []
+        for low in (False, True):
+            v = pick(r, 0, low)
+            if v is not None and not ok({r: v}):
+                fails.append((low, v))
+        if not fails:
+            continue
+        low, v = fails[0]
+        name = r.dim_name if r.hint_kind is None else where[r]
+        partner = next((q for q in roots if q is not r and hint[q] == hint[r] and
+                        ok({r: v, q: v})), None)
+        if partner is not None:
+            if roots.index(partner) > roots.index(r):     # named after the later one
+                r, partner = partner, r
+                name = r.dim_name if r.hint_kind is None else where[r]
+            pname = partner.dim_name if partner.hint_kind is None else where[partner]
+            raise _error(
+                f'Constraints violated ({name})! For more information, run with '
+                f'TORCH_LOGS="+dynamic".\n  - The values of {name} = {where[r]} and '
+                f'{pname} = {where[partner]} must always be equal.\n'
+                f'Suggested fixes:\n  {name} = {pname}\n')
+        if r.hint_kind == 'AUTO':
+            auto.add(r)
+            continue
+        if not low:
+            raise _error(
+                f'Constraints violated ({name})! For more information, run with '
+                f'TORCH_LOGS="+dynamic".\n  - You marked {name} as dynamic but your code '
+                f'specialized it to be a constant ({hint[r]}). If you\'re using '
+                'mark_dynamic, either remove it or use maybe_mark_dynamic. If you\'re '
+                'using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.\n'
+                + (f'Suggested fixes:\n  {name} = {hint[r]}\n' if r.hint_kind is None
+                   else ''))
+        raise _error(
+            f'Constraints violated ({name})! For more information, run with '
+            f'TORCH_LOGS="+dynamic".\n  - Not all values of {name} = {where[r]} in the '
+            'specified range satisfy the generated guard')
+    return auto
+
+
+def _inverse(s, size):
+    # s.fn(v) = a * v + b
+    b = s.fn(0)
+    a = s.fn(1) - b
+    return (size - b) // a

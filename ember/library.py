@@ -782,6 +782,10 @@ class _OpNamespace:
 
 def _aten_function(name):
     import ember
+    from ._ops._util import ATEN
+    fn = ATEN.get(name)
+    if fn is not None:
+        return fn
     for space in (ember, ember.nn.functional, ember.linalg, ember.special):
         fn = getattr(space, name, None)
         if callable(fn) and not isinstance(fn, type):

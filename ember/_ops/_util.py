@@ -27,10 +27,20 @@ from ..autograd.graph import Node, record, edge_of, zeros_meta  # noqa: F401
 from .._backend import array_module
 
 __all__ = ['wrap', 'Node', 'register', 'binary_arrays', 'grad_needed', 'record', 'result_type',
-           'unwrap', 'edge_of', 'write_out', 'METHODS', 'FUNCTIONS']
+           'unwrap', 'edge_of', 'write_out', 'METHODS', 'FUNCTIONS', 'ATEN', 'aten']
 
 METHODS = {}     # Tensor method name -> function
 FUNCTIONS = {}   # ember.<name> -> function
+ATEN = {}        # aten operators with no torch.* / Tensor name: ember.ops.aten.<name>
+
+
+def aten(name):
+    """Decorator: expose ``fn`` only as the operator ``ember.ops.aten.<name>`` (for aten
+    operators PyTorch has under no public name, as ``aten::slice``)."""
+    def deco(fn):
+        ATEN[name] = fn
+        return fn
+    return deco
 
 
 def register(name=None, method=True, function=True, dunder=(), aliases=()):

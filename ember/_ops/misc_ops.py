@@ -24,7 +24,7 @@ from ._inplace import inplace, check_inplace
 from .. import _dtype as D
 from .._dtype import _NP2DT
 from ._util import (wrap, Node, register, record, grad_needed, write_out, unwrap, METHODS,
-                    FUNCTIONS)
+                    FUNCTIONS, aten)
 from .._backend import array_module
 from .. import return_types as _rt
 
@@ -111,6 +111,9 @@ def _slice_view(input, dim=0, start=None, end=None, step=1):
     if e < s:
         e = s
     return _slice(input, d, s, e, st)
+
+
+aten('slice')(_slice_view)
 
 
 def _alias(input):

@@ -1,8 +1,10 @@
 """ember/_ops/misc_ops.py against torch: what the op database cannot express."""
 import numpy as np
+import pytest
+import torch
 
 import ember
-from oracle import check, rand
+from oracle import check, errors_both, gradcheck_ember, rand
 
 
 def test_sum_to_size_empty_size_sums_everything():
@@ -34,3 +36,30 @@ def test_gcd_lcm_need_tensors_and_gradient_repeated_dims():
 
 def test_gradient_spacing_none_is_unit():
     check(lambda m, x: m.gradient(x, spacing=None), [rand(5, 4, dtype=np.float64)])
+
+
+# ------------------------------------------------------------------ aten::slice
+@pytest.mark.parametrize('args', [(1, 1, None, 2), (0,), (-1, -3, 100), (1, 4, 2), (0, None, 1, 3),
+                                  (1, -100, -1, 1)])
+def test_aten_slice(args):
+    # ember.ops.aten.slice (and its .Tensor overload) is a view, as torch's
+    x = np.arange(10.).reshape(2, 5)
+    check(lambda m, t: (m.ops.aten.slice(t, *args), m.ops.aten.slice.Tensor(t * 1, *args)),
+          [x], grad=True)
+    for m in (torch, ember):
+        t = m.tensor(x)
+        v = m.ops.aten.slice(t, *args)
+        if v.numel():
+            v.fill_(-1.)
+            assert (t == -1).sum().item() == v.numel()
+        assert m.ops.aten.slice(t.requires_grad_(), *args).grad_fn.name() == 'SliceBackward0'
+    gradcheck_ember(lambda m, t: m.ops.aten.slice(t, *args), [x])
+
+
+@pytest.mark.parametrize('fn,match', [
+    (lambda m: m.ops.aten.slice(m.zeros(2, 3), 1, 0, 3, 0), 'slice step must be positive'),
+    (lambda m: m.ops.aten.slice(m.zeros(2, 3), 2), 'Dimension out of range'),
+    (lambda m: m.ops.aten.slice(m.tensor(1.), 0), 'slice() cannot be applied to a 0-dim tensor'),
+])
+def test_aten_slice_errors(fn, match):
+    errors_both(fn, match)

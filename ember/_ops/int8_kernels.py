@@ -1181,3 +1181,70 @@ def adaptive_avg_pool(q, output_size):
         s = q64[(Ellipsis,) + sl].sum(axis=tuple(range(-nd, 0)))
         out[(Ellipsis,) + pos] = np.rint(s.astype(np.float32) * r)
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# normalization
+
+
+def batch_norm(q, scale, zero_point, weight, bias, mean, var, eps, out_scale,
+               out_zero_point, relu=False, dtype='quint8'):
+    """Quantized batch norm in inference mode (``torch.ops.quantized.batch_norm1d/2d/3d``
+    and their ``_relu`` forms), channels on axis 1.
+
+    Per channel, in float32: ``inv_sigma = float32(1 / sqrt(var + eps))``,
+    ``alpha = inv_sigma * weight * (scale / out_scale)``,
+    ``beta = (bias - mean * inv_sigma * weight) * (1 / out_scale)``; then
+    ``y = rint(fma(alpha, q - zero_point, beta)) + out_zero_point``, clamped (and at least
+    ``out_zero_point`` with ReLU).
+
+    Args:
+        q (ndarray): integers, shape ``(N, C, *)``.
+        weight, bias, mean, var (ndarray or None): float32 per-channel parameters
+            (``weight``/``bias`` default to 1 and 0).
+
+    Example::
+
+        >>> batch_norm(np.array([[[10, 20]]], np.uint8), 0.1, 10, None, None,
+        ...            np.zeros(1, np.float32), np.ones(1, np.float32), 0.0, 0.1, 10)
+        array([[[10, 20]]], dtype=uint8)
+    """
+    np_dt, qmin, qmax = _qinfo(dtype)
+    q = np.asarray(q)
+    c = q.shape[1]
+    f32 = np.float32
+    w = np.ones(c, f32) if weight is None else np.asarray(weight, f32)
+    b = np.zeros(c, f32) if bias is None else np.asarray(bias, f32)
+    mean = np.asarray(mean, f32)
+    var = np.asarray(var, f32)
+    inv_sigma = (1.0 / np.sqrt(var + f32(eps)).astype(np.float64)).astype(f32)
+    alpha = ((inv_sigma * w).astype(np.float64) * (float(scale) / float(out_scale))).astype(f32)
+    beta = ((b - mean * inv_sigma * w).astype(np.float64) * (1.0 / float(out_scale))
+            ).astype(f32)
+    shape = (1, c) + (1,) * (q.ndim - 2)
+    x = (q.astype(np.int32) - np.int32(zero_point)).astype(f32)
+    y = _fma_f32(alpha.reshape(shape), x, beta.reshape(shape))
+    with np.errstate(invalid='ignore'):
+        r = np.rint(np.fmin(y, _F32_BELOW_2_31)).astype(np.float64) + out_zero_point
+    r = np.clip(r, max(qmin, out_zero_point) if relu else qmin, qmax)
+    return r.astype(np_dt)
+
+
+def cat(qs, scales, zero_points, axis, out_scale, out_zero_point, relu=False,
+        dtype='quint8'):
+    """Quantized concatenation (``torch.ops.quantized.cat`` / ``cat_relu``) of
+    NCHW-contiguous per-tensor quantized arrays: each is dequantized, the floats are
+    joined, and the result is quantized with the output parameters (then ReLU).
+
+    Example::
+
+        >>> cat([np.array([10], np.uint8), np.array([4], np.uint8)], [0.5, 1.0], [0, 0], 0,
+        ...     1.0, 0)
+        array([5, 4], dtype=uint8)
+    """
+    parts = [dequantize_per_tensor(q, s, z) for q, s, z in zip(qs, scales, zero_points)]
+    out = quantize_per_tensor(np.concatenate(parts, axis=axis), out_scale, out_zero_point,
+                              dtype)
+    if relu:
+        out = np.maximum(out, np.asarray(out_zero_point).astype(out.dtype))
+    return out

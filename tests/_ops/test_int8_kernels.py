@@ -436,3 +436,51 @@ def test_pooling():
         want = (F.adaptive_avg_pool2d if nd == 2 else F.adaptive_avg_pool3d)(x, osz)
         np.testing.assert_array_equal(K.adaptive_avg_pool(q, osz), want.int_repr().numpy())
     assert checked > 60
+
+
+# --------------------------------------------------------------------------- norm, cat
+
+
+def test_batch_norm():
+    rng = np.random.default_rng(16)
+    f32 = np.float32
+    for it in range(90):
+        C = int(rng.choice([1, 3, 16, 63, 64, 65, 130]))
+        nd = int(rng.choice([1, 2, 3]))
+        shape = (2, C) + tuple(int(v) for v in rng.integers(1, 4, nd))
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        q = rng.integers(qmin, qmax + 1, shape).astype(np_dt)
+        s, os_ = (float(v) for v in rng.uniform(0.01, 1, 2))
+        z, oz = (int(v) for v in rng.integers(qmin, qmax + 1, 2))
+        w, b, mean = (rng.standard_normal(C).astype(f32) for _ in range(3))
+        var = rng.uniform(0.1, 2, C).astype(f32)
+        relu = it % 3 == 0
+        name = f'batch_norm{nd}d' + ('_relu' if relu else '')
+        want = getattr(torch.ops.quantized, name)(
+            _pt(q, s, z), *(torch.from_numpy(v) for v in (w, b, mean, var)), 1e-5, os_, oz)
+        got = K.batch_norm(q, s, z, w, b, mean, var, 1e-5, os_, oz, relu, dt)
+        np.testing.assert_array_equal(got, want.int_repr().numpy())
+
+
+def test_cat():
+    rng = np.random.default_rng(17)
+    for it in range(80):
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        nd = int(rng.integers(1, 5))
+        axis = int(rng.integers(0, nd))
+        base = [int(v) for v in rng.integers(1, 5, nd)]
+        qs, ss, zs = [], [], []
+        for _ in range(int(rng.integers(1, 4))):
+            shape = list(base)
+            shape[axis] = int(rng.integers(1, 4))
+            qs.append(rng.integers(qmin, qmax + 1, shape).astype(np_dt))
+            ss.append(float(rng.choice(TIE_SCALES)))
+            zs.append(int(rng.integers(qmin, qmax + 1)))
+        os_, oz = float(rng.choice(TIE_SCALES)), int(rng.integers(qmin, qmax + 1))
+        relu = it % 3 == 0
+        op = torch.ops.quantized.cat_relu if relu else torch.ops.quantized.cat
+        want = op([_pt(q, s, z) for q, s, z in zip(qs, ss, zs)], axis, os_, oz)
+        np.testing.assert_array_equal(K.cat(qs, ss, zs, axis, os_, oz, relu, dt),
+                                      want.int_repr().numpy())

@@ -44,7 +44,6 @@ KNOWN = {
     # ops ember does not have yet
     '_batch_norm_with_update': ('missing:', MISSING),
     '_unsafe_masked_index_put_accumulate': ('missing:', MISSING),
-    'hash_tensor': ('missing:', MISSING),
     'jiterator_binary': ('missing:', MISSING),
     'max_pool2d_with_indices_backward': ("no attribute 'max_pool2d_with_indices_backward'",
                                          MISSING),

@@ -2497,3 +2497,55 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         node.kind, node.init, node.axis, node.off = kind, init, ax, off
         record(out, node, (data,), save=(data, out))
     return out
+
+
+# ------------------------------------------------------------------ hash_tensor
+@register()
+def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
+    """A ``uint64`` hash of the elements of ``input`` (over ``dim``; all of them by default):
+    each element is widened to its 64-bit float or integer type, its bits are read as a
+    ``uint64``, and those words are combined by exclusive or (``mode=0``, the only mode).
+
+    Args:
+        input (Tensor): a real or bool tensor.
+        dim (int or tuple of ints, optional): the dimension(s) to reduce. Default: all.
+        keepdim (bool, optional): keep the reduced dimensions with size 1. Default: False.
+
+    Keyword args:
+        mode (int, optional): the hash; 0 (xor of the bit patterns). Default: 0.
+        out (Tensor, optional): a ``uint64`` output tensor.
+
+    Example::
+
+        >>> ember.hash_tensor(ember.tensor([1.5, 1.5]))
+        tensor(0, dtype=torch.uint64)
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, 'hash_tensor')
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    a = input._data
+    xp = array_module(a)
+    dt = D._NP2DT[a.dtype]
+    if dt.is_complex:
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{_dtname(a)}'")
+    dims = _dims(None if _all_dims(dim) else dim, a.ndim)
+    if a.size == 0:
+        if _all_dims(dim):
+            raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        for d in dims:
+            if a.shape[d] == 0:
+                raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero "
+                                 "size.")
+    if out is not None and isinstance(out, Tensor) and out.dtype is not D.uint64:
+        raise RuntimeError(f"Expected result to be of dtype uint64, but got "
+                           f"{_legacy_name(out.dtype)}")
+    if dt.is_floating_point:
+        w = a.astype('float64').view('uint64')
+    else:                                   # integers sign-extend, as a cast to uint64 does
+        w = a.astype('int64').view('uint64') if a.dtype.kind in 'ib' else a.astype('uint64')
+    res = xp.bitwise_xor.reduce(w, axis=_axis(dims, a.ndim), keepdims=keepdim) if a.ndim else w
+    res = wrap(xp.asarray(res, 'uint64'))
+    return write_out(res, out, 'hash_tensor')

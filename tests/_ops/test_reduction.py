@@ -698,3 +698,28 @@ def test_segment_reduce_errors(kw, match):
         k = {n: (m.tensor(v) if isinstance(v, list) else v) for n, v in kw.items()}
         return m.segment_reduce(d, reduce, **k)
     errors_both(f, match)
+
+
+# ------------------------------------------------------------------ hash_tensor
+@pytest.mark.parametrize('dtype', [F64, F32, np.float16, np.int8, np.int64, np.uint8, np.bool_])
+def test_hash_tensor(dtype):
+    x = (rand(3, 4, 2, dtype=F64, seed=5) * 50).astype(dtype)
+    check(lambda m, t: (m.hash_tensor(t), t.hash_tensor(1), m.hash_tensor(t, (0, 2), keepdim=True),
+                        m.hash_tensor(t[0, 0, 0]), m.hash_tensor(t.mT, None),
+                        m.hash_tensor(t, 0, out=m.empty(0, dtype=m.uint64))), [x])
+
+
+@pytest.mark.parametrize('fn,match', [
+    (lambda m: m.hash_tensor(m.zeros(0, 3)), 'Expected reduction dim to be specified for'),
+    (lambda m: m.hash_tensor(m.zeros(0, 3), 0), 'Expected reduction dim 0 to have non-zero'),
+    (lambda m: m.hash_tensor(m.zeros(2), mode=1), 'Unknown hash_tensor mode: 1'),
+    (lambda m: m.hash_tensor(m.zeros(2, dtype=m.complex64)), 'not implemented for'),
+    (lambda m: m.hash_tensor(m.zeros(2), out=m.zeros(1)), 'Expected result to be of dtype uint64'),
+    (lambda m: m.hash_tensor(m.zeros(2, 2), 2), 'Dimension out of range'),
+])
+def test_hash_tensor_errors(fn, match):
+    errors_both(fn, match)
+
+
+def test_hash_tensor_empty_rows():
+    check(lambda m, t: m.hash_tensor(t, 1), [np.zeros((0, 3))])

@@ -765,6 +765,11 @@ class _OpNamespace:
         op = _OPS.get(qual)
         if op is not None:
             return OpOverloadPacket(qual, op, op)
+        if self._ns == 'quantized':
+            from ._quantized.ops import OPS as _quantized_ops
+            fn = _quantized_ops.get(name)
+            if fn is not None:
+                return OpOverloadPacket(qual, fn)
         if self._ns == 'aten':
             fn = _aten_function(name)
             if fn is not None:

@@ -1,0 +1,899 @@
+"""The ops PyTorch defines on quantized tensors, and ``ember.ops.quantized``.
+
+Two tables are filled here:
+
+* ``_IMPL`` (of :mod:`ember._quantized.tensor`): what an ember function or ``Tensor`` method
+  does when it meets a quantized tensor (``ember.relu(q)``, ``F.max_pool2d(q, 2)``,
+  ``q.mean()``, ``q.fill_(0.5)``...).
+* ``OPS``: the operators of ``torch.ops.quantized`` (``linear``, ``conv2d``, ``add``,
+  ``hardswish``...), reachable as ``ember.ops.quantized.<name>``.
+
+The integers are PyTorch 2.13's x86 CPU kernels', measured element for element against them
+(``tests/_quantized/test_ops.py``):
+
+* Kernels that compute on real values (``leaky_relu``, ``hardswish``, ``add``, ``sigmoid``,
+  ``elu``...) run over the flattened tensor in vectors of 64 one-byte lanes (AVX-512), then
+  one element at a time for the remainder, and the two paths round differently: a vector
+  dequantizes with one fused multiply-add ``q * scale + (-zero_point * scale)`` and
+  requantizes as ``rint(y * (1 / scale)) + zero_point``; the remainder dequantizes as
+  ``(q - zero_point) * scale`` and requantizes as ``rint(y * (1 / scale) + zero_point)``
+  (both in float32, rounding half to even). ``_requant_map`` reproduces both.
+* ``mul`` multiplies the centred integers and requantizes with the float32 multiplier
+  ``scale_a * scale_b * (1 / out_scale)``.
+* Clamps (``relu``, ``hardtanh``, ``relu6``, ``clamp``) and the data-only ops (max pooling,
+  nearest interpolation) work on the integers alone; averages (pooling, ``mean``, bilinear
+  interpolation) average the centred integers and round half to even.
+
+NOTE: unlike PyTorch, the element-wise kernels' vector/remainder split is the one of a single
+thread over a contiguous tensor on an AVX-512 machine; PyTorch splits tensors of 32,768
+elements or more among its threads, and a machine without AVX-512 uses 32-lane vectors, so a
+rounding tie in those positions may come out one integer apart.
+"""
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from .._ops import int8_kernels as _K
+from .tensor import (_IMPL, _make, _ints, _dequant_array, _round_per_tensor, _is_q, _not_impl,
+                     _need_per_tensor, _check_zero_point, _ember)
+
+__all__ = []
+
+OPS = {}           # name -> the function of ember.ops.quantized.<name>
+
+_F32 = np.float32
+_VEC = 64          # one-byte lanes of an AVX-512 vector
+
+
+def _op(*names):
+    def reg(f):
+        for n in names:
+            OPS[n] = f
+        return f
+    return reg
+
+
+def _impl(*names):
+    def reg(f):
+        for n in names:
+            _IMPL[n] = f
+        return f
+    return reg
+
+
+# ------------------------------------------------------------------ helpers
+def _check_q(x, op):
+    if not _is_q(x):
+        dev = x.device.type if isinstance(x, Tensor) else 'cpu'
+        raise _not_impl(op, 'CUDA' if dev == 'cuda' else 'CPU')
+    return x
+
+
+def _pt(q):
+    """``(scale, zero_point)`` of a per-tensor quantized tensor."""
+    _need_per_tensor(q)
+    return q._qp[1], q._qp[2]
+
+
+def _new(ints, qdtype, scale, zero_point):
+    ints = np.asarray(ints).astype(qdtype._int, copy=False)
+    if not ints.flags.c_contiguous:
+        ints = ints.copy()
+    return _make(ints, qdtype,
+                 (D.per_tensor_affine, float(scale), int(zero_point)))
+
+
+def _fma(a, b, c):
+    """``fma(a, b, c)`` of float32 values rounded once to float32 (exact in float64 for the
+    small magnitudes the quantized kernels use)."""
+    return (np.asarray(a, np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(_F32)
+
+
+def _vec_deq(ints, scale, zp):
+    s = _F32(scale)
+    return _fma(ints.astype(_F32), s, _F32(-zp) * s)
+
+
+def _scalar_deq(ints, scale, zp):
+    return (ints.astype(np.int32) - np.int32(zp)).astype(_F32) * _F32(scale)
+
+
+def _vec_q(y, scale, zp, qdtype):
+    inv = _F32(1) / _F32(scale)
+    with np.errstate(invalid='ignore', over='ignore'):
+        v = np.asarray(y, _F32) * inv
+        r = np.rint(v).astype(np.float64)
+        r[~(np.abs(v) < 2.0 ** 31)] = -2.0 ** 31          # the SIMD conversion's overflow
+    return np.clip(r + zp, qdtype._qmin, qdtype._qmax).astype(qdtype._int)
+
+
+def _scalar_q(y, scale, zp, qdtype):
+    inv = _F32(1) / _F32(scale)
+    with np.errstate(invalid='ignore', over='ignore'):
+        v = np.rint(np.asarray(y, _F32) * inv + _F32(zp)).astype(np.float64)
+    v[np.isnan(v)] = qdtype._qmax
+    return np.clip(v, qdtype._qmin, qdtype._qmax).astype(qdtype._int)
+
+
+def _requant_map(ints, in_q, fn, out_q, qdtype):
+    """``fn`` (float32 array -> float32 array) applied to the real values of ``ints``
+    (dequantized with ``in_q = (scale, zero_point)``) and quantized with ``out_q``, as
+    PyTorch's vectorized x86 kernels do it: vectors of ``_VEC`` elements, then the rest one
+    by one (see the module docstring)."""
+    flat = np.ascontiguousarray(ints).reshape(-1)
+    n = flat.size
+    nv = n - n % _VEC if qdtype is not D.qint32 else 0
+    out = np.empty(n, qdtype._int)
+    if nv:
+        out[:nv] = _vec_q(fn(_vec_deq(flat[:nv], *in_q)), *out_q, qdtype)
+    if nv < n:
+        out[nv:] = _scalar_q(fn(_scalar_deq(flat[nv:], *in_q)), *out_q, qdtype)
+    return out.reshape(np.shape(ints))
+
+
+def _map_q(q, fn, scale=None, zero_point=None):
+    """A new quantized tensor: ``fn`` of ``q``'s values requantized (to ``q``'s own scale
+    and zero point unless given)."""
+    s, z = _pt(q)
+    os_ = s if scale is None else float(scale)
+    oz = z if zero_point is None else int(zero_point)
+    return _new(_requant_map(_ints(q), (s, z), fn, (os_, oz), q.dtype), q.dtype, os_, oz)
+
+
+def _inplace_ints(q, ints):
+    """Write ``ints`` into ``q``'s integers (an in-place op) and return ``q``."""
+    _ints(q)[...] = ints
+    q._storage_obj()._version += 1
+    return q
+
+
+def _requant_int(acc, multiplier, zp, qdtype):
+    """Integer accumulator ``acc`` requantized: ``rint(float32(acc) * multiplier) + zp``
+    (float32 multiplier), clamped to ``qdtype``'s range."""
+    r = np.rint(acc.astype(_F32) * _F32(multiplier)).astype(np.float64) + zp
+    return np.clip(r, qdtype._qmin, qdtype._qmax).astype(qdtype._int)
+
+
+def _scalar_quant(v, scale, zp, qdtype):
+    """One float quantized as PyTorch's scalar ``quantize_val``."""
+    return int(_scalar_q(np.array([v], _F32), scale, zp, qdtype)[0])
+
+
+# ------------------------------------------------------------------ activations
+@_impl('relu')
+def _relu(input, inplace=False):
+    _check_q(input, 'relu')
+    _, zp = _pt(input)
+    r = np.maximum(_ints(input), zp).astype(input.dtype._int)
+    if inplace:
+        return _inplace_ints(input, r)
+    return _make(r, input.dtype, input._qp)
+
+
+@_impl('relu_')
+def _relu_(input):
+    return _relu(input, inplace=True)
+
+
+def _clamp_ints(q, lo, hi, inplace=False):
+    s, z = _pt(q)
+    a = _ints(q)
+    r = a
+    if lo is not None:
+        r = np.maximum(r, _scalar_quant(lo, s, z, q.dtype))
+    if hi is not None:
+        r = np.minimum(r, _scalar_quant(hi, s, z, q.dtype))
+    r = np.asarray(r).astype(q.dtype._int)
+    if inplace:
+        return _inplace_ints(q, r)
+    return _new(r, q.dtype, s, z)
+
+
+@_impl('hardtanh')
+def _hardtanh(input, min_val=-1., max_val=1., inplace=False):
+    _check_q(input, 'hardtanh')
+    return _clamp_ints(input, min_val, max_val, inplace)
+
+
+@_impl('hardtanh_')
+def _hardtanh_(input, min_val=-1., max_val=1.):
+    return _hardtanh(input, min_val, max_val, True)
+
+
+@_impl('relu6')
+def _relu6(input, inplace=False):
+    _check_q(input, 'relu6')
+    return _clamp_ints(input, 0.0, 6.0, inplace)
+
+
+def _num(v):
+    if isinstance(v, Tensor):
+        if _is_q(v):
+            raise _not_impl('clamp')
+        return float(v.item())
+    return v
+
+
+@_impl('clamp', 'clip')
+def _clamp(input, min=None, max=None, *, out=None):
+    _check_q(input, 'clamp')
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return _clamp_ints(input, _num(min), _num(max))
+
+
+@_impl('clamp_', 'clip_')
+def _clamp_(input, min=None, max=None):
+    _check_q(input, 'clamp_')
+    raise RuntimeError(f"promoteTypes with quantized numbers is not handled yet; figure out "
+                       f"what the correct rules should be, offending types: "
+                       f"{D._scalar_name(input.dtype)} Float")
+
+
+@_impl('leaky_relu')
+def _leaky_relu(input, negative_slope=0.01, inplace=False):
+    _check_q(input, 'leaky_relu')
+    n = _F32(negative_slope)
+    r = _map_q(input, lambda x: np.where(x > 0, x, x * n))
+    if inplace:
+        return _inplace_ints(input, _ints(r))
+    return r
+
+
+@_impl('leaky_relu_')
+def _leaky_relu_(input, negative_slope=0.01):
+    return _leaky_relu(input, negative_slope, True)
+
+
+def _sigmoid_f(x):
+    with np.errstate(over='ignore'):
+        return (1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(_F32)
+
+
+# (scale, zero point) of the fixed-range outputs, per dtype
+_FIXED = {
+    'sigmoid': {D.quint8: (1 / 256, 0), D.qint8: (1 / 256, -128)},
+    'hardsigmoid': {D.quint8: (1 / 256, 0), D.qint8: (1 / 256, -128)},
+    'tanh': {D.quint8: (2 / 256, 128), D.qint8: (2 / 256, 0)},
+}
+
+
+def _fixed(name, fn):
+    def impl(input, *args, **kwargs):
+        _check_q(input, name)
+        qp = _FIXED[name].get(input.dtype)
+        if qp is None:
+            raise _not_impl(name)
+        r = _map_q(input, fn, *qp)
+        if kwargs.get('inplace') or (args and args[0] is True):
+            return _inplace_ints(input, _ints(r))
+        return r
+    impl.__name__ = name
+    return impl
+
+
+_IMPL['sigmoid'] = _fixed('sigmoid', _sigmoid_f)
+_IMPL['tanh'] = _fixed('tanh', lambda x: np.tanh(x.astype(np.float64)).astype(_F32))
+_IMPL['hardsigmoid'] = _fixed('hardsigmoid', lambda x: np.clip(
+    x / _F32(6) + _F32(0.5), 0, 1).astype(_F32))
+
+
+def _hardswish_f(x):
+    return x * np.minimum(np.maximum(x + _F32(3), _F32(0)), _F32(6)) / _F32(6)
+
+
+def _elu_f(alpha, scale=1.0, input_scale=1.0):
+    a, s, i = float(alpha), float(scale), float(input_scale)
+
+    def f(x):
+        neg = (np.expm1(x.astype(np.float64) * i) * a).astype(_F32)
+        return (np.where(x > 0, x, neg) * _F32(s)).astype(_F32)
+    return f
+
+
+def _gelu_f(approximate='none'):
+    def f(x):
+        x64 = x.astype(np.float64)
+        if approximate == 'tanh':
+            y = 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64 ** 3)))
+        else:
+            from .._ops._special import erf
+            y = 0.5 * x64 * (1 + erf(x64 / math.sqrt(2)))
+        return y.astype(_F32)
+    return f
+
+
+@_impl('gelu')
+def _gelu(input, approximate='none'):
+    _check_q(input, 'gelu')
+    # PyTorch's output scale is the input's rounded to float32
+    return _map_q(input, _gelu_f(approximate), float(_F32(input._qp[1])))
+
+
+@_impl('threshold')
+def _threshold(input, threshold, value, inplace=False):
+    _check_q(input, 'threshold')
+    t, v = _F32(threshold), _F32(value)
+    r = _map_q(input, lambda x: np.where(x > t, x, v).astype(_F32))
+    if inplace:
+        return _inplace_ints(input, _ints(r))
+    return r
+
+
+@_impl('dropout', 'alpha_dropout', 'feature_alpha_dropout', 'dropout1d', 'dropout2d',
+       'dropout3d')
+def _dropout(input, p=0.5, training=True, inplace=False):
+    _check_q(input, 'dropout')
+    if training and p > 0:
+        raise _not_impl('bernoulli_.float')
+    return input
+
+
+# ------------------------------------------------------------------ pooling / averages
+def _float_of(q, centred=False):
+    """The integers of ``q`` as a plain float64 ember tensor (exact), minus the zero point
+    if ``centred``."""
+    a = _ints(q).astype(np.float64)
+    if centred:
+        a = a - q._qp[2]
+    return _ember().as_tensor(a)
+
+
+def _back(f, q, centred=False):
+    """Float result ``f`` of an average over ``q``'s integers, rounded half to even,
+    as a quantized tensor with ``q``'s parameters."""
+    s, z = _pt(q)
+    a = np.asarray(f._data, np.float64)
+    if centred:
+        a = a + z           # rounded on the integers' own scale, as PyTorch
+    a = np.rint(a)
+    return _new(np.clip(a, q.dtype._qmin, q.dtype._qmax), q.dtype, s, z)
+
+
+def _exact_back(f, q):
+    s, z = _pt(q)
+    return _new(np.asarray(f._data).astype(q.dtype._int), q.dtype, s, z)
+
+
+def _pool(name, centred):
+    """The quantized form of pooling function ``name`` of ``ember.nn.functional``: it runs
+    on the integers (exact in float64); an average (``centred``) is taken of the integers
+    minus the zero point (padding counts as the real value 0) and rounded half to even."""
+    def impl(input, *args, **kwargs):
+        _check_q(input, name)
+        _pt(input)
+        if kwargs.get('return_indices') or (name.startswith('max') and len(args) > 5
+                                             and args[5]):
+            raise _not_impl(f'{name}_with_indices')
+        r = getattr(_ember().nn.functional, name)(_float_of(input, centred), *args, **kwargs)
+        return _back(r, input, True) if centred else _exact_back(r, input)
+    impl.__name__ = name
+    return impl
+
+
+for _n in ('max_pool1d', 'max_pool2d', 'max_pool3d', 'adaptive_max_pool1d',
+           'adaptive_max_pool2d'):
+    _IMPL[_n] = _pool(_n, False)
+for _n in ('avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'adaptive_avg_pool1d',
+           'adaptive_avg_pool2d', 'adaptive_avg_pool3d'):
+    _IMPL[_n] = _pool(_n, True)
+
+
+@_impl('mean')
+def _mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_q(input, 'mean')
+    f = _float_of(input, True)
+    r = f.mean() if dim is None else f.mean(dim, keepdim)
+    return _back(r, input, True)
+
+
+@_impl('interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear')
+def _interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+                 recompute_scale_factor=None, antialias=False):
+    _check_q(input, 'upsample_nearest2d')
+    F = _ember().nn.functional
+    _pt(input)
+    if mode in ('nearest', 'nearest-exact'):
+        r = F.interpolate(_float_of(input), size, scale_factor, mode, None,
+                          recompute_scale_factor)
+        return _exact_back(r, input)
+    if mode == 'bilinear' and not antialias:
+        r = F.interpolate(_float_of(input, True), size, scale_factor, mode, align_corners,
+                          recompute_scale_factor)
+        return _back(r, input, True)
+    raise _not_impl(f'upsample_{mode}{input.dim() - 2}d')
+
+
+def _upsample_nearest(input, size=None, scale_factor=None):
+    return _interpolate(input, size, scale_factor, 'nearest')
+
+
+def _upsample_bilinear(input, size=None, scale_factor=None):
+    return _interpolate(input, size, scale_factor, 'bilinear', True)
+
+
+_IMPL['upsample_nearest'] = _upsample_nearest
+_IMPL['upsample_bilinear'] = _upsample_bilinear
+
+
+# ------------------------------------------------------------------ writes and comparisons
+def _quantize_into(q, value):
+    """Integers of ``value`` (a number or float tensor) quantized with ``q``'s parameters;
+    a quantized ``value`` gives its own integers."""
+    if _is_q(value):
+        return _ints(value)
+    s, z = _pt(q)
+    if isinstance(value, Tensor):
+        arr = np.asarray(value.detach().float()._data, _F32)
+    else:
+        arr = np.array(value, _F32)
+    return _round_per_tensor(arr, s, z, q.dtype)
+
+
+@_impl('fill_')
+def _fill_(self, value):
+    _check_q(self, 'fill_')
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                           f"with {value.dim()} dimensions.")
+    return _inplace_ints(self, _quantize_into(self, value))
+
+
+@_impl('copy_')
+def _copy_(self, src, non_blocking=False):
+    if not _is_q(self):
+        if _is_q(src):
+            raise RuntimeError("Copying from quantized Tensor to non-quantized Tensor is not "
+                               "allowed, please use dequantize to get a float Tensor from a "
+                               "quantized Tensor")
+        raise _not_impl('copy_')
+    if _is_q(src):
+        if src.dtype is not self.dtype:
+            raise RuntimeError("Quantized Copy only works with same qtype and same Tensor "
+                               "sizes")
+        _ints(self)[...] = np.broadcast_to(_ints(src), self.shape)
+        self._qp = src._qp
+        self._storage_obj()._version += 1
+        return self
+    if src.dtype is not D.float32:
+        raise RuntimeError("Quantized copy only works with kFloat as source Tensor")
+    if tuple(src.shape) != tuple(self.shape):
+        raise RuntimeError("Quantized copy only works with same qtype and same Tensor sizes")
+    return _inplace_ints(self, _quantize_into(self, src))
+
+
+@_impl('setitem')
+def _setitem(self, index, value):
+    _check_q(self, 'index_put_')
+    plain = _ember().as_tensor(_ints(self))
+    ints = _quantize_into(self, value)
+    plain[index] = _ember().as_tensor(np.asarray(ints))
+    self._storage_obj()._version += 1
+
+
+def _values(x):
+    return _dequant_array(x) if _is_q(x) else (
+        np.asarray(x._data) if isinstance(x, Tensor) else x)
+
+
+def _compare(name, ufunc):
+    def impl(input, other, *, out=None):
+        a, b = _values(input), _values(other)
+        return _ember().as_tensor(np.asarray(ufunc(a, b)))
+    impl.__name__ = name
+    return impl
+
+
+for _n, _u in (('eq', np.equal), ('ne', np.not_equal), ('lt', np.less), ('le', np.less_equal),
+               ('gt', np.greater), ('ge', np.greater_equal)):
+    _IMPL[_n] = _compare(_n, _u)
+_IMPL['_dunder_eq'] = _IMPL['eq']
+_IMPL['_dunder_ne'] = _IMPL['ne']
+_IMPL['not_equal'] = _IMPL['ne']
+_IMPL['greater'], _IMPL['less'] = _IMPL['gt'], _IMPL['lt']
+
+
+@_impl('equal')
+def _equal(input, other):
+    if not (_is_q(input) and _is_q(other)):
+        return False
+    if input.dtype is not other.dtype or tuple(input.shape) != tuple(other.shape):
+        return False
+    qa, qb = input._qp, other._qp
+    if len(qa) != len(qb) or qa[0] is not qb[0]:
+        return False
+    if len(qa) == 3:
+        if qa[1:] != qb[1:]:
+            return False
+    elif qa[3] != qb[3] or not (np.array_equal(qa[1]._data, qb[1]._data)
+                                and np.array_equal(qa[2]._data, qb[2]._data)):
+        return False
+    return bool(np.array_equal(_ints(input), _ints(other)))
+
+
+# ------------------------------------------------------------------ element-wise binary ops
+def _binary_check(qa, qb, op):
+    _check_q(qa, op)
+    if not _is_q(qb):
+        raise _not_impl(op, 'CPU')
+    if qa.dtype is not qb.dtype:
+        raise RuntimeError(f"{op} operands should have same data type.")
+    if len(qa._qp) != 3 or len(qb._qp) != 3:
+        raise RuntimeError(f"Only per tensor quantization is supported in {op}.")
+    if tuple(qa.shape) != tuple(qb.shape):
+        ember = _ember()
+        shape = ember.broadcast_shapes(qa.shape, qb.shape)
+        return np.broadcast_to(_ints(qa), shape), np.broadcast_to(_ints(qb), shape)
+    return _ints(qa), _ints(qb)
+
+
+def _add_ints(qa, qb, scale, zero_point, relu=False, op='quantized::add'):
+    a, b = _binary_check(qa, qb, op)
+    sa, za = qa._qp[1:]
+    sb, zb = qb._qp[1:]
+    flat_a = np.ascontiguousarray(a).reshape(-1)
+    flat_b = np.ascontiguousarray(b).reshape(-1)
+    n = flat_a.size
+    nv = n - n % _VEC
+    out = np.empty(n, qa.dtype._int)
+    if nv:
+        y = _vec_deq(flat_a[:nv], sa, za) + _vec_deq(flat_b[:nv], sb, zb)
+        out[:nv] = _vec_q(y, scale, zero_point, qa.dtype)
+    if nv < n:
+        y = _scalar_deq(flat_a[nv:], sa, za) + _scalar_deq(flat_b[nv:], sb, zb)
+        out[nv:] = _scalar_q(y, scale, zero_point, qa.dtype)
+    if relu:
+        out = np.maximum(out, zero_point).astype(qa.dtype._int)
+    return _new(out.reshape(a.shape), qa.dtype, scale, zero_point)
+
+
+def _out_qparams(scale, zero_point):
+    if isinstance(scale, Tensor):
+        scale = scale.item()
+    if isinstance(zero_point, Tensor):
+        zero_point = zero_point.item()
+    return float(scale), int(zero_point)
+
+
+@_op('add')
+def add(qa, qb, scale, zero_point, *, out=None):
+    """``torch.ops.quantized.add``: the sum of two quantized tensors, quantized with
+    ``scale`` and ``zero_point``.
+
+    Args:
+        qa (Tensor): quantized tensor.
+        qb (Tensor): quantized tensor of the same dtype.
+        scale (float): output scale.
+        zero_point (int): output zero point.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([1.0, 2.0]), 0.1, 0, ember.quint8)
+        >>> ember.ops.quantized.add(a, a, 0.2, 0).int_repr()
+        tensor([10, 20], dtype=torch.uint8)
+    """
+    return _add_ints(qa, qb, *_out_qparams(scale, zero_point))
+
+
+@_op('add_relu')
+def add_relu(qa, qb, scale, zero_point, *, out=None):
+    """``torch.ops.quantized.add_relu``: :func:`add` followed by ReLU.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([-1.0, 2.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.add_relu(a, a, 0.2, 10).int_repr()
+        tensor([10, 30], dtype=torch.uint8)
+    """
+    return _add_ints(qa, qb, *_out_qparams(scale, zero_point), relu=True,
+                     op='quantized::add_relu')
+
+
+def _mul_ints(qa, qb, scale, zero_point, relu=False, op='quantized::mul'):
+    a, b = _binary_check(qa, qb, op)
+    sa, za = qa._qp[1:]
+    sb, zb = qb._qp[1:]
+    acc = (a.astype(np.int64) - za) * (b.astype(np.int64) - zb)
+    r = _requant_int(acc, _F32(sa) * _F32(sb) * (_F32(1) / _F32(scale)), zero_point, qa.dtype)
+    if relu:
+        r = np.maximum(r, zero_point).astype(qa.dtype._int)
+    return _new(r, qa.dtype, scale, zero_point)
+
+
+@_op('mul')
+def mul(qa, qb, scale, zero_point, *, out=None):
+    """``torch.ops.quantized.mul``: the element-wise product of two quantized tensors,
+    quantized with ``scale`` and ``zero_point``.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([1.0, 2.0]), 0.5, 0, ember.quint8)
+        >>> ember.ops.quantized.mul(a, a, 0.5, 0).int_repr()
+        tensor([2, 8], dtype=torch.uint8)
+    """
+    return _mul_ints(qa, qb, *_out_qparams(scale, zero_point))
+
+
+@_op('mul_relu')
+def mul_relu(qa, qb, scale, zero_point, *, out=None):
+    """``torch.ops.quantized.mul_relu``: :func:`mul` followed by ReLU.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([1.0, 2.0]), 0.5, 0, ember.quint8)
+        >>> ember.ops.quantized.mul_relu(a, a, 0.5, 0).int_repr()
+        tensor([2, 8], dtype=torch.uint8)
+    """
+    return _mul_ints(qa, qb, *_out_qparams(scale, zero_point), relu=True,
+                     op='quantized::mul_relu')
+
+
+def _scalar_arg(other, op):
+    if isinstance(other, Tensor):
+        if other.numel() != 1:
+            raise RuntimeError(f"{op}: only a Scalar (one-element tensor) is supported")
+        return float(other.item())
+    return float(other)
+
+
+def _add_scalar(qa, other, relu=False):
+    _check_q(qa, 'quantized::add_scalar')
+    s, z = _pt(qa)
+    c = _scalar_arg(other, 'quantized::add_scalar')
+    lo, hi = qa.dtype._qmin, qa.dtype._qmax
+    c_q = float(np.rint(c / s))
+    shifted = z - c_q
+    if shifted < lo:
+        scale = (hi - shifted) / (hi - lo) * s
+        zp = lo
+    elif shifted > hi:
+        scale = (shifted - lo) / (hi - lo) * s
+        zp = hi
+    else:
+        zp = int(shifted)
+        r = _ints(qa)
+        if relu:
+            r = np.maximum(r, zp)
+        return _new(r.copy(), qa.dtype, s, zp)
+    # the integers shifted by round(c / scale), requantized with scale / new scale
+    acc = _ints(qa).astype(np.int64) - z + int(c_q)
+    r = _requant_int(acc, _F32(s) * (_F32(1) / _F32(scale)), zp, qa.dtype)
+    if relu:
+        r = np.maximum(r, zp)
+    return _new(r, qa.dtype, scale, zp)
+
+
+@_op('add_scalar')
+def add_scalar(qa, b, *, out=None):
+    """``torch.ops.quantized.add_scalar``: a quantized tensor plus a number. The integers
+    stay and the zero point moves by ``round(b / scale)`` while it fits the dtype's range;
+    otherwise the range is widened (new scale) and the values requantized, as PyTorch.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([1.0, 2.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.add_scalar(a, 0.5).q_zero_point()
+        5
+    """
+    return _add_scalar(qa, b)
+
+
+@_op('add_scalar_relu')
+def add_scalar_relu(qa, b, *, out=None):
+    """``torch.ops.quantized.add_scalar_relu``: :func:`add_scalar` followed by ReLU.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([-1.0, 2.0]), 0.1, 20, ember.quint8)
+        >>> ember.ops.quantized.add_scalar_relu(a, 0.5).int_repr()
+        tensor([15, 40], dtype=torch.uint8)
+    """
+    return _add_scalar(qa, b, relu=True)
+
+
+def _mul_scalar(qa, other, relu=False):
+    _check_q(qa, 'quantized::mul_scalar')
+    s, z = _pt(qa)
+    c = _scalar_arg(other, 'quantized::mul_scalar')
+    lo, hi = qa.dtype._qmin, qa.dtype._qmax
+    a = _ints(qa)
+    if c == 0.0:
+        r = np.zeros(a.shape, qa.dtype._int)
+        scale, zp = 1.0, 0
+    elif c > 0:
+        r, scale, zp = a.copy(), c * s, z
+    else:
+        r = (hi - (a.astype(np.int64) - lo)).astype(qa.dtype._int)
+        scale, zp = abs(c) * s, hi - (z - lo)
+    if relu:
+        r = np.maximum(r, zp).astype(qa.dtype._int)
+    return _new(r, qa.dtype, scale, zp)
+
+
+@_op('mul_scalar')
+def mul_scalar(qa, b, *, out=None):
+    """``torch.ops.quantized.mul_scalar``: a quantized tensor times a number. The
+    integers stay and the scale is multiplied (a negative number mirrors the integers in
+    the dtype's range and the zero point with them; zero gives scale 1, zero point 0).
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([1.0, 2.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.mul_scalar(a, 2.0).q_scale()
+        0.2
+    """
+    return _mul_scalar(qa, b)
+
+
+@_op('mul_scalar_relu')
+def mul_scalar_relu(qa, b, *, out=None):
+    """``torch.ops.quantized.mul_scalar_relu``: :func:`mul_scalar` followed by ReLU.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([-1.0, 2.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.mul_scalar_relu(a, 2.0).int_repr()
+        tensor([10, 30], dtype=torch.uint8)
+    """
+    return _mul_scalar(qa, b, relu=True)
+
+
+@_op('cat')
+def cat(qx, dim, scale, zero_point):
+    """``torch.ops.quantized.cat``: quantized tensors concatenated along ``dim`` and
+    requantized to ``scale`` and ``zero_point``.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([1.0, 2.0]), 0.1, 0, ember.quint8)
+        >>> ember.ops.quantized.cat([a, a], 0, 0.2, 0).int_repr()
+        tensor([ 5, 10,  5, 10], dtype=torch.uint8)
+    """
+    return _cat_q(qx, dim, scale, zero_point, False)
+
+
+@_op('cat_relu')
+def cat_relu(qx, dim, scale, zero_point):
+    """``torch.ops.quantized.cat_relu``: :func:`cat` followed by ReLU.
+
+    Example::
+
+        >>> a = ember.quantize_per_tensor(ember.tensor([-1.0, 2.0]), 0.1, 20, ember.quint8)
+        >>> ember.ops.quantized.cat_relu([a, a], 0, 0.1, 20).int_repr()
+        tensor([20, 40, 20, 40], dtype=torch.uint8)
+    """
+    return _cat_q(qx, dim, scale, zero_point, True)
+
+
+def _cat_q(qx, dim, scale, zero_point, relu):
+    qx = list(qx)
+    if not qx:
+        raise RuntimeError("Expected a non-empty list of tensors")
+    for t in qx:
+        _check_q(t, 'quantized::cat')
+        _pt(t)
+        if t.dtype is not qx[0].dtype:
+            raise RuntimeError("All dtypes must be the same.")
+    scale, zero_point = _out_qparams(scale, zero_point)
+    qdt = qx[0].dtype
+    parts = []
+    for t in qx:
+        s, z = t._qp[1:]
+        if (s, z) == (scale, zero_point):
+            parts.append(_ints(t))
+        else:
+            parts.append(_round_per_tensor(_dequant_array(t), scale, zero_point, qdt))
+    r = np.concatenate(parts, axis=dim % max(1, qx[0].dim()))
+    if relu:
+        r = np.maximum(r, zero_point).astype(qdt._int)
+    return _new(r, qdt, scale, zero_point)
+
+
+# ------------------------------------------------------------------ activation operators
+@_op('relu6')
+def relu6(qx, inplace=False):
+    """``torch.ops.quantized.relu6``: ``clamp(x, 0, 6)`` on the integers (same scale and
+    zero point).
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 7.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.relu6(q).int_repr()
+        tensor([10, 70], dtype=torch.uint8)
+    """
+    return _relu6(qx, inplace)
+
+
+@_op('hardswish')
+def hardswish(qx, output_scale, output_zero_point):
+    """``torch.ops.quantized.hardswish``: ``x * relu6(x + 3) / 6`` of the real values,
+    quantized with ``output_scale`` and ``output_zero_point``.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.hardswish(q, 0.1, 10).int_repr()
+        tensor([ 7, 17], dtype=torch.uint8)
+    """
+    _check_q(qx, 'quantized::hardswish')
+    return _map_q(qx, _hardswish_f, *_out_qparams(output_scale, output_zero_point))
+
+
+@_op('elu')
+def elu(qx, output_scale, output_zero_point, alpha=1.0, scale=1.0, input_scale=1.0):
+    """``torch.ops.quantized.elu``: ELU of the real values, quantized with
+    ``output_scale`` and ``output_zero_point``.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.elu(q, 0.1, 10).int_repr()
+        tensor([ 4, 20], dtype=torch.uint8)
+    """
+    _check_q(qx, 'quantized::elu')
+    return _map_q(qx, _elu_f(alpha, scale, input_scale),
+                  *_out_qparams(output_scale, output_zero_point))
+
+
+@_op('celu')
+def celu(qx, output_scale, output_zero_point, alpha=1.0):
+    """``torch.ops.quantized.celu``: CELU of the real values, requantized.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.celu(q, 0.1, 10).int_repr()
+        tensor([ 4, 20], dtype=torch.uint8)
+    """
+    _check_q(qx, 'quantized::celu')
+    return _map_q(qx, _elu_f(alpha, 1.0, 1.0 / alpha),
+                  *_out_qparams(output_scale, output_zero_point))
+
+
+@_op('leaky_relu')
+def leaky_relu(qx, negative_slope, inplace, output_scale, output_zero_point):
+    """``torch.ops.quantized.leaky_relu``: leaky ReLU of the real values, quantized with
+    ``output_scale`` and ``output_zero_point``.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.leaky_relu(q, 0.5, False, 0.1, 10).int_repr()
+        tensor([ 5, 20], dtype=torch.uint8)
+    """
+    _check_q(qx, 'quantized::leaky_relu')
+    n = _F32(negative_slope)
+    r = _map_q(qx, lambda x: np.where(x > 0, x, x * n),
+               *_out_qparams(output_scale, output_zero_point))
+    return r
+
+
+@_op('sigmoid')
+def sigmoid(qx, output_scale, output_zero_point):
+    """``torch.ops.quantized.sigmoid``: sigmoid of the real values, quantized with the
+    given output parameters.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([0.0]), 0.1, 10, ember.quint8)
+        >>> ember.ops.quantized.sigmoid(q, 1 / 256, 0).int_repr()
+        tensor([128], dtype=torch.uint8)
+    """
+    _check_q(qx, 'quantized::sigmoid')
+    return _map_q(qx, _sigmoid_f, *_out_qparams(output_scale, output_zero_point))
+
+
+@_op('threshold')
+def threshold(qx, threshold, value):
+    """``torch.ops.quantized.threshold``: values at or below ``threshold`` become
+    ``value`` (same scale and zero point).
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([0.5, 1.5]), 0.1, 0, ember.quint8)
+        >>> ember.ops.quantized.threshold(q, 1.0, 0.0).int_repr()
+        tensor([ 0, 15], dtype=torch.uint8)
+    """
+    return _threshold(qx, threshold, value)

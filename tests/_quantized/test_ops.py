@@ -1,0 +1,242 @@
+"""The ops on quantized tensors and ``ember.ops.quantized`` against PyTorch 2.13 (x86
+engine): the integers, scales and zero points of every result, over every 8-bit input value
+in vector and remainder positions, with rounding ties."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import ember
+import ember.nn.functional as EF
+
+warnings.filterwarnings('ignore', message='.*deprecated.*')
+
+DT = [('quint8', np.uint8, 0, 255), ('qint8', np.int8, -128, 127)]
+QP = [(0.05, 100, 3), (0.0371, 17, 17), (1 / 3, 200, -50), (0.013, 5, 5)]
+
+
+def _q(ints, scale, zp):
+    """The same quantized tensor in torch and ember."""
+    t = torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints), scale, zp)
+    e = ember._make_per_tensor_quantized_tensor(ember.tensor(ints), scale, zp)
+    return t, e
+
+
+def _same(t, e):
+    assert e.is_quantized and t.is_quantized
+    assert str(e.dtype) == str(t.dtype)
+    assert tuple(e.shape) == tuple(t.shape)
+    assert e.q_scale() == t.q_scale() and e.q_zero_point() == t.q_zero_point()
+    np.testing.assert_array_equal(e.int_repr().numpy(), t.int_repr().numpy())
+
+
+def _domain(npdt, lo, hi, n):
+    """Every value of the dtype, forwards and backwards, cut or repeated to ``n``."""
+    base = np.arange(lo, hi + 1).astype(npdt)
+    return np.resize(np.concatenate([base, base[::-1], base[7:]]), n)
+
+
+# expressions in M (torch or ember), F (its nn.functional), Q (its ops.quantized) and q;
+# evaluated at call time (a binding taken before any quantized tensor exists does not see
+# one, in ember, as an early ``f = ember.cat`` does not)
+UNARY = {
+    'relu': 'M.relu(q)',
+    'F.relu': 'F.relu(q)',
+    'relu6': 'F.relu6(q)',
+    'hardtanh': 'F.hardtanh(q, -1.03, 2.01)',
+    'clamp': 'M.clamp(q, -0.5, 1.5)',
+    'clamp_min': 'q.clamp(min=0.26)',
+    'leaky_relu': 'F.leaky_relu(q, 0.1)',
+    'leaky_relu.3': 'F.leaky_relu(q, 0.3)',
+    'sigmoid': 'M.sigmoid(q)',
+    'tanh': 'M.tanh(q)',
+    'hardsigmoid': 'F.hardsigmoid(q)',
+    'gelu': 'F.gelu(q)',
+    'threshold': 'F.threshold(q, 0.5, 1.0)',
+    'hardswish': 'Q.hardswish(q, q.q_scale(), q.q_zero_point())',
+    'hardswish.out': 'Q.hardswish(q, 0.02, 10)',
+    'elu': 'Q.elu(q, q.q_scale(), q.q_zero_point(), 1.0, 1.0, 1.0)',
+    'q.leaky_relu': 'Q.leaky_relu(q, 0.2, False, 0.03, 40)',
+    'q.relu6': 'Q.relu6(q)',
+    'q.sigmoid': 'Q.sigmoid(q, 1 / 256, 0 if q.dtype == M.quint8 else -128)',
+}
+
+
+def _run(expr, mod, q):
+    F = torch.nn.functional if mod is torch else ember.nn.functional
+    return eval(expr, {'M': mod, 'F': F, 'Q': mod.ops.quantized, 'q': q})
+
+
+@pytest.mark.parametrize('name', list(UNARY))
+@pytest.mark.parametrize('dt,npdt,lo,hi', DT)
+def test_unary_every_value(name, dt, npdt, lo, hi):
+    for s, zu, zs in QP:
+        zp = zu if dt == 'quint8' else zs
+        for n in (842, 127):       # vectors of 64 with a remainder; the remainder alone
+            ints = _domain(npdt, lo, hi, n)
+            t, e = _q(ints, s, zp)
+            _same(_run(UNARY[name], torch, t), _run(UNARY[name], ember, e))
+
+
+INPLACE = {
+    'relu_': 'q.relu_()',
+    'leaky_relu_': 'F.leaky_relu(q, 0.2, inplace=True)',
+    'hardtanh_': 'F.hardtanh(q, -1.0, 1.0, inplace=True)',
+    'F.relu_': 'F.relu(q, inplace=True)',
+    'relu6_': 'F.relu6(q, inplace=True)',
+}
+
+
+@pytest.mark.parametrize('name', list(INPLACE))
+def test_inplace(name):
+    ints = _domain(np.uint8, 0, 255, 300)
+    t, e = _q(ints, 0.05, 100)
+    rt, re_ = _run(INPLACE[name], torch, t), _run(INPLACE[name], ember, e)
+    assert re_ is e
+    _same(rt, re_)
+    _same(t, e)
+
+
+def test_refused_like_torch():
+    """clamp_ (type promotion) and relu of a per-channel tensor raise in PyTorch."""
+    t, e = _q(_domain(np.uint8, 0, 255, 20), 0.05, 10)
+    for mod, q in ((torch, t), (ember, e)):
+        with pytest.raises(RuntimeError, match='promoteTypes with quantized numbers'):
+            q.clamp_(0.1, 2.0)
+    x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
+    for mod in (torch, ember):
+        q = mod.quantize_per_channel(mod.tensor(x), mod.tensor([0.1, 0.2, 0.3]),
+                                     mod.tensor([0, 2, 5]), 0, mod.quint8)
+        with pytest.raises(RuntimeError, match='kPerTensorAffine'):
+            mod.relu(q)
+
+
+BINARY_SCALES = [(0.1, 0.1, 0.2), (0.25, 0.25, 0.5), (0.05, 0.15, 0.1), (0.1, 0.3, 0.7),
+                 (0.013, 0.07, 0.031)]
+
+
+@pytest.mark.parametrize('op', ['add', 'add_relu', 'mul', 'mul_relu'])
+@pytest.mark.parametrize('dt,npdt,lo,hi', DT)
+def test_binary(op, dt, npdt, lo, hi):
+    rng = np.random.default_rng(3)
+    for sa, sb, so in BINARY_SCALES:
+        for n in (842, 127, 4096):
+            ia = rng.integers(lo, hi + 1, n).astype(npdt)
+            ib = rng.integers(lo, hi + 1, n).astype(npdt)
+            za, zb, zo = (int(v) for v in rng.integers(lo // 2, hi // 2, 3))
+            if op.startswith('mul'):
+                so = so * sa
+            ta, ea = _q(ia, sa, za)
+            tb, eb = _q(ib, sb, zb)
+            _same(getattr(torch.ops.quantized, op)(ta, tb, so, zo),
+                  getattr(ember.ops.quantized, op)(ea, eb, so, zo))
+
+
+def test_binary_broadcast_and_errors():
+    ta, ea = _q(np.arange(12, dtype=np.uint8).reshape(3, 4), 0.1, 2)
+    tb, eb = _q(np.arange(4, dtype=np.uint8) * 9, 0.2, 1)
+    _same(torch.ops.quantized.add(ta, tb, 0.3, 4), ember.ops.quantized.add(ea, eb, 0.3, 4))
+    _same(torch.ops.quantized.mul(ta, tb, 0.3, 4), ember.ops.quantized.mul(ea, eb, 0.3, 4))
+    tc, ec = _q(np.arange(4, dtype=np.int8), 0.2, 1)
+    with pytest.raises(RuntimeError):
+        torch.ops.quantized.add(ta, tc, 0.3, 4)
+    with pytest.raises(RuntimeError, match='same data type'):
+        ember.ops.quantized.add(ea, ec, 0.3, 4)
+
+
+@pytest.mark.parametrize('c', [0.0, 0.3, 1.0, 0.4999, -0.3, -5.0, 13.0, 0.025, 0.075, -13.0,
+                               -10.0, 2.5])
+@pytest.mark.parametrize('dt,npdt,lo,hi', DT)
+def test_scalar_ops(c, dt, npdt, lo, hi):
+    ints = _domain(npdt, lo, hi, 300)
+    t, e = _q(ints, 0.05, 10)
+    for op in ('add_scalar', 'mul_scalar', 'add_scalar_relu', 'mul_scalar_relu'):
+        _same(getattr(torch.ops.quantized, op)(t, c), getattr(ember.ops.quantized, op)(e, c))
+
+
+def test_cat():
+    rng = np.random.default_rng(4)
+    ia, ib = rng.integers(0, 256, (2, 3, 5)).astype(np.uint8)
+    ta, ea = _q(ia, 0.1, 3)
+    tb, eb = _q(ib, 0.07, 9)
+    for dim in (0, 1, -1):
+        _same(torch.ops.quantized.cat([ta, tb], dim, 0.13, 5),
+              ember.ops.quantized.cat([ea, eb], dim, 0.13, 5))
+    _same(torch.ops.quantized.cat_relu([ta, tb], 1, 0.13, 50),
+          ember.ops.quantized.cat_relu([ea, eb], 1, 0.13, 50))
+
+
+POOL = {
+    'max_pool2d': lambda F, q: F.max_pool2d(q, 2),
+    'max_pool2d.pad': lambda F, q: F.max_pool2d(q, 3, 2, 1, ceil_mode=True),
+    'max_pool1d': lambda F, q: F.max_pool1d(q.flatten(2), 3, 2),
+    'avg_pool2d': lambda F, q: F.avg_pool2d(q, 2),
+    'avg_pool2d.pad': lambda F, q: F.avg_pool2d(q, 3, 2, 1),
+    'avg_pool2d.nopad': lambda F, q: F.avg_pool2d(q, 3, 2, 1, count_include_pad=False),
+    'avg_pool2d.ceil': lambda F, q: F.avg_pool2d(q, 2, ceil_mode=True),
+    'avg_pool2d.div': lambda F, q: F.avg_pool2d(q, 2, divisor_override=3),
+    'adaptive_avg_pool2d': lambda F, q: F.adaptive_avg_pool2d(q, (3, 4)),
+    'adaptive_avg_pool2d.1': lambda F, q: F.adaptive_avg_pool2d(q, 1),
+    'mean': lambda F, q: q.mean((2, 3)),
+    'mean.all': lambda F, q: q.mean(),
+    'mean.keepdim': lambda F, q: q.mean(1, keepdim=True),
+    'nearest': lambda F, q: F.interpolate(q, size=(5, 13), mode='nearest'),
+    'nearest.2': lambda F, q: F.interpolate(q, scale_factor=2, mode='nearest'),
+    'bilinear': lambda F, q: F.interpolate(q, scale_factor=2, mode='bilinear'),
+}
+
+
+@pytest.mark.parametrize('name', list(POOL))
+@pytest.mark.parametrize('dt,npdt,lo,hi', DT)
+def test_pooling_and_averages(name, dt, npdt, lo, hi):
+    rng = np.random.default_rng(5)
+    for s, zp in ((0.05, 7), (0.1, 3), (0.37, 0)):
+        ints = rng.integers(lo, hi + 1, (2, 3, 7, 9)).astype(npdt)
+        t, e = _q(ints, s, zp)
+        _same(POOL[name](TF, t), POOL[name](EF, e))
+
+
+def test_writes():
+    ints = _domain(np.uint8, 0, 255, 11)
+    for f in (lambda q: q.fill_(0.333), lambda q: q.__setitem__(1, 0.333),
+              lambda q: q.__setitem__(slice(1, 3), (torch if isinstance(q, torch.Tensor) else ember).tensor([0.333, 0.5])),
+              lambda q: q.copy_((torch if isinstance(q, torch.Tensor) else ember).linspace(0, 1, 11))):
+        t, e = _q(ints.copy(), 0.05, 10)
+        f(t)
+        f(e)
+        _same(t, e)
+    t, e = _q(ints.copy(), 0.05, 10)
+    t2, e2 = _q(ints[::-1].copy(), 0.01, 3)
+    t.copy_(t2)
+    e.copy_(e2)
+    _same(t, e)
+
+
+def test_comparisons():
+    x = np.linspace(-2, 3, 11).astype(np.float32)
+    t = torch.quantize_per_tensor(torch.from_numpy(x), 0.05, 10, torch.quint8)
+    t3 = torch.quantize_per_tensor(torch.from_numpy(x), 0.05, 11, torch.quint8)
+    e = ember.quantize_per_tensor(ember.tensor(x), 0.05, 10, ember.quint8)
+    e3 = ember.quantize_per_tensor(ember.tensor(x), 0.05, 11, ember.quint8)
+    for f in (lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a == 0.5):
+        np.testing.assert_array_equal(f(e, e3).numpy(), f(t, t3).numpy())
+    assert ember.equal(e, e) == torch.equal(t, t) and ember.equal(e, e3) == torch.equal(t, t3)
+
+
+def test_dropout():
+    t, e = _q(_domain(np.uint8, 0, 255, 20), 0.05, 10)
+    assert EF.dropout(e, 0.5, training=False) is e
+    with pytest.raises(NotImplementedError, match='bernoulli'):
+        TF.dropout(t, 0.5, training=True)
+    with pytest.raises(NotImplementedError, match='bernoulli'):
+        EF.dropout(e, 0.5, training=True)
+
+
+def test_float_ops_still_refused():
+    t, e = _q(_domain(np.uint8, 0, 255, 20), 0.05, 10)
+    with pytest.raises(NotImplementedError, match="QuantizedCPU"):
+        TF.hardswish(t)
+    with pytest.raises(NotImplementedError, match="QuantizedCPU"):
+        EF.hardswish(e)

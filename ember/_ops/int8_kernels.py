@@ -1248,3 +1248,110 @@ def cat(qs, scales, zero_points, axis, out_scale, out_zero_point, relu=False,
     if relu:
         out = np.maximum(out, np.asarray(out_zero_point).astype(out.dtype))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# embeddings (8-bit rowwise, float scale and zero point per row)
+
+
+def quantize_per_channel_float_qparams(x, scales, zero_points, axis=0, dtype='quint8'):
+    """Quantize with float32 scales and float zero points per channel (torch's
+    ``per_channel_affine_float_qparams``, used for embedding weights):
+    ``q = rint(float32(x * (1 / scale)) + zero_point)`` in float32 (two roundings, no
+    fused multiply-add; a zero scale counts as 1), clamped.
+
+    Example::
+
+        >>> quantize_per_channel_float_qparams(np.array([[0.5, -0.5]], np.float32),
+        ...                                    np.array([0.01], np.float32),
+        ...                                    np.array([50.0], np.float32))
+        array([[100,   0]], dtype=uint8)
+    """
+    np_dt, qmin, qmax = _qinfo(dtype)
+    x = np.asarray(x, dtype=np.float32)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    s = np.asarray(scales, dtype=np.float32).reshape(shape)
+    with np.errstate(divide='ignore'):
+        inv = np.where(s == 0, np.float32(1), np.float32(1) / s)
+    zp = np.asarray(zero_points, dtype=np.float32).reshape(shape)
+    with np.errstate(invalid='ignore', over='ignore'):
+        return np.clip(np.rint(x * inv + zp), qmin, qmax).astype(np_dt)
+
+
+def embedding_byte(qweight, scales, zero_points, indices):
+    """Rows of an 8-bit rowwise-quantized embedding table as float32
+    (``torch.ops.quantized.embedding_byte``, ``nn.quantized.Embedding``):
+    ``fma(q, scale, -zero_point * scale)`` per row, all float32.
+
+    Args:
+        qweight (ndarray): uint8 table ``(num_embeddings, dim)``.
+        scales, zero_points (ndarray): float32 per-row parameters.
+        indices (ndarray): integer indices of any shape.
+
+    Returns:
+        ndarray: float32, shape ``indices.shape + (dim,)``.
+
+    Example::
+
+        >>> embedding_byte(np.array([[100, 0]], np.uint8), np.array([0.01], np.float32),
+        ...                np.array([50.0], np.float32), np.array([0, 0]))
+        array([[ 0.5, -0.5],
+               [ 0.5, -0.5]], dtype=float32)
+    """
+    s = np.asarray(scales, dtype=np.float32)
+    bias = -np.asarray(zero_points, dtype=np.float32) * s
+    idx = np.asarray(indices, dtype=np.int64)
+    flat = idx.reshape(-1)
+    rows = _fma_f32(np.asarray(qweight)[flat].astype(np.float32), s[flat, None],
+                    bias[flat, None])
+    return rows.reshape(idx.shape + (rows.shape[-1],))
+
+
+def embedding_bag_byte(qweight, scales, zero_points, indices, offsets=None,
+                       per_sample_weights=None, include_last_offset=False):
+    """8-bit rowwise-quantized embedding bag (``torch.ops.quantized.embedding_bag_byte``,
+    ``nn.quantized.EmbeddingBag``), modes ``'sum'`` and ``'mean'``.
+
+    Each bag accumulates its rows in order as fbgemm does: ``acc = fma(scale', q,
+    acc + bias')`` with ``scale' = scale * w`` and ``bias' = bias * w`` for a per-sample
+    weight ``w`` (``bias = -zero_point * scale``); ``'mean'`` then multiplies by
+    ``float32(1 / len)``. An empty bag is zeros.
+
+    Args:
+        indices (ndarray): 1-d indices (with ``offsets``) or 2-d ``(bags, len)``.
+        offsets (ndarray or None): bag starts for 1-d indices.
+
+    Example::
+
+        >>> embedding_bag_byte(np.array([[100, 0]], np.uint8), np.array([0.01], np.float32),
+        ...                    np.array([50.0], np.float32), np.array([0, 0]), np.array([0]))
+        array([[ 1., -1.]], dtype=float32)
+    """
+    q = np.asarray(qweight)
+    s = np.asarray(scales, dtype=np.float32)
+    bias = -np.asarray(zero_points, dtype=np.float32) * s
+    idx = np.asarray(indices, dtype=np.int64)
+    if idx.ndim == 2:
+        nb, ln = idx.shape
+        offsets = np.arange(nb, dtype=np.int64) * ln
+        idx = idx.reshape(-1)
+        include_last_offset = False
+    offsets = np.asarray(offsets, dtype=np.int64)
+    starts = offsets[:-1] if include_last_offset else offsets
+    ends = np.append(offsets[1:], idx.size) if not include_last_offset else offsets[1:]
+    psw = None if per_sample_weights is None else np.asarray(per_sample_weights, np.float32)
+    out = np.zeros((len(starts), q.shape[1]), dtype=np.float32)
+    lens = ends - starts
+    maxlen = int(lens.max(initial=0))
+    for j in range(maxlen):          # step j of every bag at once, in order
+        live = np.flatnonzero(lens > j)
+        pos = starts[live] + j
+        rows = idx[pos]
+        sc, bi = s[rows], bias[rows]
+        if psw is not None:
+            sc = sc * psw[pos]
+            bi = bi * psw[pos]
+        out[live] = _fma_f32(sc[:, None], q[rows].astype(np.float32),
+                             out[live] + bi[:, None])
+    return out

@@ -484,3 +484,44 @@ def test_cat():
         want = op([_pt(q, s, z) for q, s, z in zip(qs, ss, zs)], axis, os_, oz)
         np.testing.assert_array_equal(K.cat(qs, ss, zs, axis, os_, oz, relu, dt),
                                       want.int_repr().numpy())
+
+
+# --------------------------------------------------------------------------- embeddings
+
+
+def test_embedding_8bit_rowwise():
+    rng = np.random.default_rng(18)
+    qconfig = torch.ao.quantization.float_qparams_weight_only_qconfig
+    for it in range(40):
+        R, D = int(rng.integers(1, 20)), int(rng.integers(1, 40))
+        w = (rng.standard_normal((R, D)) * rng.uniform(0.01, 10)).astype(np.float32)
+        sc = (np.ptp(w, axis=1) / 255).astype(np.float32) + np.float32(1e-8)
+        zp = (-w.min(axis=1) / sc).astype(np.float32)
+        tq = torch.quantize_per_channel(torch.from_numpy(w), torch.from_numpy(sc),
+                                        torch.from_numpy(zp), 0, torch.quint8)
+        np.testing.assert_array_equal(K.quantize_per_channel_float_qparams(w, sc, zp, 0),
+                                      tq.int_repr().numpy())
+        np.testing.assert_array_equal(K.dequantize_per_channel(tq.int_repr().numpy(), sc, zp, 0),
+                                      tq.dequantize().numpy())
+        emb = torch.nn.Embedding(R, D)
+        emb.weight.data = torch.from_numpy(w)
+        emb.qconfig = qconfig
+        qe = torch.ao.nn.quantized.Embedding.from_float(emb)
+        qw = qe.weight()
+        q, s2, z2 = (qw.int_repr().numpy(), qw.q_per_channel_scales().numpy(),
+                     qw.q_per_channel_zero_points().numpy())
+        idx = rng.integers(0, R, (3, 4))
+        np.testing.assert_array_equal(K.embedding_byte(q, s2, z2, idx),
+                                      qe(torch.from_numpy(idx)).numpy())
+        bag = torch.nn.EmbeddingBag(R, D, mode='sum')
+        bag.weight.data = torch.from_numpy(w)
+        bag.qconfig = qconfig
+        qbag = torch.ao.nn.quantized.EmbeddingBag.from_float(bag)
+        n = int(rng.integers(0, 12))
+        idx = rng.integers(0, R, n)
+        offs = np.sort(rng.integers(0, n + 1, int(rng.integers(1, 5))))
+        offs[0] = 0
+        psw = rng.standard_normal(n).astype(np.float32) if it % 2 else None
+        want = qbag(torch.from_numpy(idx), torch.from_numpy(offs),
+                    None if psw is None else torch.from_numpy(psw)).numpy()
+        np.testing.assert_array_equal(K.embedding_bag_byte(q, s2, z2, idx, offs, psw), want)

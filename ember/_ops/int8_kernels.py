@@ -1294,10 +1294,10 @@ def embedding_byte(qweight, scales, zero_points, indices):
 
     Example::
 
-        >>> embedding_byte(np.array([[100, 0]], np.uint8), np.array([0.01], np.float32),
-        ...                np.array([50.0], np.float32), np.array([0, 0]))
-        array([[ 0.5, -0.5],
-               [ 0.5, -0.5]], dtype=float32)
+        >>> embedding_byte(np.array([[4, 0]], np.uint8), np.array([0.5], np.float32),
+        ...                np.array([2.0], np.float32), np.array([0, 0]))
+        array([[ 1., -1.],
+               [ 1., -1.]], dtype=float32)
     """
     s = np.asarray(scales, dtype=np.float32)
     bias = -np.asarray(zero_points, dtype=np.float32) * s
@@ -1324,9 +1324,9 @@ def embedding_bag_byte(qweight, scales, zero_points, indices, offsets=None,
 
     Example::
 
-        >>> embedding_bag_byte(np.array([[100, 0]], np.uint8), np.array([0.01], np.float32),
-        ...                    np.array([50.0], np.float32), np.array([0, 0]), np.array([0]))
-        array([[ 1., -1.]], dtype=float32)
+        >>> embedding_bag_byte(np.array([[4, 0]], np.uint8), np.array([0.5], np.float32),
+        ...                    np.array([2.0], np.float32), np.array([0, 0]), np.array([0]))
+        array([[ 2., -2.]], dtype=float32)
     """
     q = np.asarray(qweight)
     s = np.asarray(scales, dtype=np.float32)

@@ -16,9 +16,10 @@ from .quantization_mappings import *  # noqa: F401,F403
 from .fuse_modules import *  # noqa: F401,F403
 from .quantize import *  # noqa: F401,F403
 from .utils import *  # noqa: F401,F403
-from . import (quant_type, observer, fake_quantize, qconfig, qconfig_mapping,  # noqa: F401
-               stubs, quantization_mappings, fuse_modules, quantize, utils)
+import sys as _sys
 
-__all__ = [_n for _m in (quant_type, observer, fake_quantize, qconfig, qconfig_mapping, stubs,
-                         quantization_mappings, fuse_modules, quantize, utils)
-           for _n in _m.__all__]
+# The submodules by their module objects: ``fuse_modules`` and ``quantize`` are also the names
+# of functions (as in torch, ``ember.ao.quantization.quantize`` is the function).
+__all__ = [_n for _s in ('quant_type', 'observer', 'fake_quantize', 'qconfig', 'qconfig_mapping',
+                         'stubs', 'quantization_mappings', 'fuse_modules', 'quantize', 'utils')
+           for _n in _sys.modules[f'{__name__}.{_s}'].__all__]

@@ -11,15 +11,10 @@ import importlib
 
 from ...nn.utils.parametrize import type_before_parametrizations
 
+# The DEFAULT_* tables are module attributes resolved on first use (``__getattr__``); they
+# stay out of ``__all__`` so that ``from ... import *`` (the package's) does not resolve them
+# while ``ember.ao.nn.quantized`` may still be importing.
 __all__ = [
-    'DEFAULT_REFERENCE_STATIC_QUANT_MODULE_MAPPINGS',
-    'DEFAULT_STATIC_QUANT_MODULE_MAPPINGS',
-    'DEFAULT_QAT_MODULE_MAPPINGS',
-    'DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS',
-    'DEFAULT_FLOAT_TO_QUANTIZED_OPERATOR_MAPPINGS',
-    'DEFAULT_MODULE_TO_ACT_POST_PROCESS',
-    'DEFAULT_STATIC_SPARSE_QUANT_MODULE_MAPPINGS',
-    'DEFAULT_DYNAMIC_SPARSE_QUANT_MODULE_MAPPINGS',
     'no_observer_set',
     'get_default_static_quant_module_mappings',
     'get_default_static_quant_reference_module_mappings',

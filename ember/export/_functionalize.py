@@ -139,6 +139,7 @@ def functionalize(ep, decomp_table):
                         if hasattr(stat, 'op'):
                             s = g.call_function(operator.getitem, (new, k))
                             s.meta['val'] = stat.meta.get('val')
+                            s.meta['stack_trace'] = n.meta.get('stack_trace')
                             env[stat] = s
                             if stat in root_of:
                                 latest[root_of[stat]] = s

@@ -292,6 +292,8 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
             d['val'] = {'dtype': str(v.dtype).replace('torch.', ''), 'shape': list(v.shape)}
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             d['val'] = {'number': _enc(v, tensors)}
+        if isinstance(n.meta.get('stack_trace'), str):
+            d['stack_trace'] = n.meta['stack_trace']
         nodes.append(d)
     sig = ep.graph_signature
     symbols = []
@@ -507,6 +509,8 @@ def _load(z, file_size, extra_files):
             n.meta['val'] = ember.empty((), dtype=dt, device='meta').expand(tuple(shape))
         elif isinstance(v, dict) and 'number' in v:
             n.meta['val'] = _dec(v['number'], nodes, tensor)
+        if d.get('stack_trace') is not None:
+            n.meta['stack_trace'] = _str(d['stack_trace'], 'stack trace')
         nodes[name] = n
     if not out_seen:
         raise SerializeError('the graph has no output node')

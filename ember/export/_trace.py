@@ -12,7 +12,10 @@ tuple of the user's outputs. Sizes of dynamic dimensions, read in Python (``x.sh
 The module's state is left as it was (buffers updated by the forward, such as BatchNorm's
 running statistics, are restored after the run, and so is the global RNG state).
 """
+import linecache
 import operator
+import os
+import sys
 import threading
 
 from .._tensor import Tensor, Size
@@ -120,6 +123,7 @@ def _sym_op(fn, reflected=False):
         node = cap.graph.create_node('call_function', fn,
                                      (cap.arg(a),) if unary else (cap.arg(a), cap.arg(b)))
         node.meta['val'] = res
+        node.meta['stack_trace'] = stack_trace()
         return _SymInt(res, node)
     return method
 
@@ -171,6 +175,26 @@ def meta_val(t):
     if isinstance(t, _SymInt):
         return int(t)
     return t
+
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# frames of the capture machinery, not of the program (a node's stack trace skips them)
+_MACHINERY = tuple(os.path.join(_HERE, p) for p in (
+    'export' + os.sep, '_ops' + os.sep, 'overrides.py', 'onnx' + os.sep,
+    os.path.join('nn', 'modules', 'module.py'), os.path.join('utils', '_pytree.py')))
+
+
+def stack_trace():
+    """The innermost frame of the program being captured, in traceback form
+    (``  File "...", line N, in forward\n    code\n``), or None."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_MACHINERY):
+        f = f.f_back
+    if f is None:
+        return None
+    fn = f.f_code.co_filename
+    line = linecache.getline(fn, f.f_lineno).strip()
+    return f'  File "{fn}", line {f.f_lineno}, in {f.f_code.co_name}\n    {line}\n'
 
 
 class ExportCaptureError(RuntimeError):
@@ -272,6 +296,7 @@ class _Capture(TorchFunctionMode):
                     child = self.graph.create_node('call_function', operator.getitem,
                                                    (node, i), name='getitem')
                     child.meta['nn_module_stack'] = node.meta.get('nn_module_stack')
+                    child.meta['stack_trace'] = node.meta.get('stack_trace')
                     self.record_result(child, r, dynamic)
         return res
 
@@ -322,6 +347,7 @@ class _Capture(TorchFunctionMode):
                                               self.arg(kwargs))
                 node.meta['val'] = res
                 node.meta['nn_module_stack'] = list(self.stack)
+                node.meta['stack_trace'] = stack_trace()
                 return _SymInt(res, node)
             return res
         if res is None and not (traced or inplace):
@@ -329,6 +355,7 @@ class _Capture(TorchFunctionMode):
         node = self.graph.create_node('call_function', func, self.arg(args),
                                       self.arg(kwargs))
         node.meta['nn_module_stack'] = list(self.stack)
+        node.meta['stack_trace'] = stack_trace()
         if inplace and args and res is args[0]:
             node.meta['val'] = self.meta(res)   # the tensor keeps its node: later reads
             return res                          # read it again after the in-place op
@@ -440,6 +467,7 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
                 cap.inside -= 1
             node = cap.graph.create_node('call_function', getattr, (cap.arg(t), attr))
             node.meta['nn_module_stack'] = list(cap.stack)
+            node.meta['stack_trace'] = stack_trace()
             return cap.record_result(node, res, id(t) in cap.dyn)
         return property(get)
 

@@ -120,11 +120,21 @@ def _short(dtype):
     return names.get(s, s)
 
 
+def _trace_comment(trace):
+    """``# File: path:line in fn, code: ...`` for a node's stack trace."""
+    m = re.match(r'\s*File "(.*)", line (\d+), in (\S+)\n\s*(.*)', trace or '')
+    if not m:
+        return '# No stacktrace found for following nodes'
+    return f'# File: {m.group(1)}:{m.group(2)} in {m.group(3)}, code: {m.group(4).strip()}'
+
+
 def _readable(gm, symbolic, class_name='GraphModule'):
     """``gm``'s code as a class, its ``forward`` arguments annotated with dtype and shape
     (``"f32[2, 4]"``, dynamic dims by their symbols)."""
     code = gm.code.strip('\n').split('\n')
     nodes = {n.name: n for n in gm.graph.nodes if n.op != 'placeholder'}
+    out = []
+    last = ()           # the stack trace of the previous node line
     for i, line in enumerate(code):
         if line.startswith('def forward('):
             args = []
@@ -133,12 +143,22 @@ def _readable(gm, symbolic, class_name='GraphModule'):
                     ann = _annotation(n, symbolic)
                     args.append(f'{n.target}: {ann}' if ann else n.target)
             code[i] = f"def forward(self, {', '.join(args)}):"
+            out.append(code[i])
             continue
         m = re.match(r'^(    )(\w+) = ', line)
         if m and m.group(2) in nodes:
-            ann = _annotation(nodes[m.group(2)], symbolic)
+            node = nodes[m.group(2)]
+            ann = _annotation(node, symbolic)
             if ann:
                 code[i] = f'{m.group(1)}{m.group(2)}: {ann} = {line[m.end():]}'
+            trace = node.meta.get('stack_trace')
+            if trace != last:
+                if last != ():
+                    out.append('')
+                out.append('    ' + _trace_comment(trace))
+                last = trace
+        out.append(code[i])
+    code = out
     lines = [f'class {class_name}(torch.nn.Module):'] + \
         ['    ' + ln if ln.strip() else '' for ln in code]
     return '\n'.join(lines) + '\n'
@@ -227,6 +247,15 @@ def _unlifted_class():
             flat = _check_structure(self._in_spec, args, kwargs)
             out = super().__call__(*flat)
             return pytree.tree_unflatten(list(out), self._out_spec)
+
+        def train(self, mode=True):
+            """Not supported: the mode the program was exported in is part of its graph
+            (``NotImplementedError``, as in PyTorch)."""
+            raise NotImplementedError('Calling train() is not supported yet.')
+
+        def eval(self):
+            """Not supported (``NotImplementedError``, as in PyTorch); see :meth:`train`."""
+            raise NotImplementedError('Calling eval() is not supported yet.')
     return _StatefulGraphModule
 
 
@@ -505,7 +534,8 @@ class ExportedProgram:
         sig0 = self._module_call_graph[0].signature
         gm._in_spec = sig0.in_spec
         gm._out_spec = sig0.out_spec
-        gm.train(getattr(self, '_training', True))
+        for sub in gm.modules():
+            sub.training = getattr(self, '_training', True)
         return gm
 
     def run_decompositions(self, decomp_table=None, decompose_custom_triton_ops=False):

@@ -71,7 +71,7 @@ class UnflattenedModule(Module):
         for name, b in gm._buffers.items():
             self.register_buffer(name, b, persistent=name not in gm._non_persistent_buffers_set)
         object.__setattr__(self, '_gm', gm)
-        self.train(gm.training)
+        self.training = gm.training
 
     @property
     def graph(self):

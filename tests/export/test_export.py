@@ -138,6 +138,30 @@ def test_linear_module_matches_eager(linear):
     assert ep.state_dict['lin.weight'] is e.lin.weight
 
 
+def test_module_outputs_structure_and_mode_as_torch():
+    src = '''
+class M(nn.Module):
+    def __init__(self):
+        super().__init__(); self.bn = nn.BatchNorm1d(2)
+    def forward(self, x):
+        return {'a': self.bn(x), 'n': None, 'k': 3, 't': (x.sum(), 2.5)}
+m = M()
+'''
+    e, t = _both(src)
+    xe, xt = _pair(_arr((3, 2)))
+    ep, tp = export(e, (xe,)), torch.export.export(t, (xt,))
+    assert str(ep.graph_signature) == str(tp.graph_signature)
+    out = ep.module()(xe)
+    assert list(out) == ['a', 'n', 'k', 't'] and out['n'] is None and out['k'] == 3
+    assert ember.allclose(out['t'][0], xe.sum()) and out['t'][1] == 2.5
+    for name in ('train', 'eval'):
+        with pytest.raises(NotImplementedError) as a:
+            getattr(ep.module(), name)()
+        with pytest.raises(NotImplementedError) as b:
+            getattr(tp.module(), name)()
+        assert str(a.value) == str(b.value)
+
+
 def test_call_raises_as_torch(linear):
     e, ep, tp = linear
     x, xt = _pair(_arr((2, 4)))

@@ -107,3 +107,19 @@ def train_steps(e_mod, t_mod, shape, steps=2, seed=0, atol=1e-5, make_input=None
                                                rtol=1e-4, err_msg=n)
                     p.grad = None
                     tp[n].grad = None
+
+
+def dyadic_params(e_mod, t_mod, step=64):
+    """Round both modules' float parameters to multiples of ``1/step`` (same values): with
+    dyadic inputs too, float convolutions and matmuls are exact, so observers see the very
+    same numbers in both libraries and the quantized results can be compared for equality."""
+    with torch.no_grad():
+        for p in t_mod.parameters():
+            p.copy_(torch.round(p * step) / step)
+    return copy_state(e_mod, t_mod)
+
+
+def dyadic(shape, seed=0, step=8):
+    """Random float32 inputs that are multiples of ``1/step``."""
+    x = np.random.default_rng(seed).standard_normal(shape)
+    return (np.round(x * step) / step).astype(np.float32)

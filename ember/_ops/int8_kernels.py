@@ -1355,3 +1355,104 @@ def embedding_bag_byte(qweight, scales, zero_points, indices, offsets=None,
         out[live] = _fma_f32(sc[:, None], q[rows].astype(np.float32),
                              out[live] + bi[:, None])
     return out
+
+
+def _normalize(q, x_scale, x_zp, M, N, gamma, beta, per_channel, num_channels, num_groups,
+               eps, out_scale, out_zp, dtype):
+    """torch's quantized normalization of ``M`` groups of ``N`` values (layer, group and
+    instance norm): integer sums give the mean and variance (in units of ``x_scale``), the
+    affine part is applied elementwise (``per_channel=False``) or per channel."""
+    f32 = np.float32
+    x = q.reshape(M, N).astype(np.int64)
+    mean_shift = (x.sum(axis=1).astype(f32) / f32(N)).astype(f32)
+    mean = mean_shift - f32(x_zp)
+    msq = (np.einsum('ij,ij->i', x, x).astype(f32) / f32(N)).astype(f32)
+    var = np.maximum(_fma_f32(-mean_shift, mean_shift, msq), f32(0))
+    xs = f32(x_scale)
+    std_inv = (xs / np.sqrt((var * xs * xs).astype(np.float64) + eps)).astype(f32)   # (M,)
+    d = (x - int(x_zp)).astype(f32) - mean[:, None]
+    inv = f32(1.0) / f32(out_scale)
+    V = _vec_len(dtype)
+    out = np.empty((M, N), dtype=_qinfo(dtype)[0])
+    if not per_channel:
+        g = np.ones(N, f32) if gamma is None else np.asarray(gamma, f32).reshape(-1)
+        b = np.zeros(N, f32) if beta is None else np.asarray(beta, f32).reshape(-1)
+        y = _fma_f32(d * std_inv[:, None], g[None, :], b[None, :])
+        m = N - N % V
+        out[:, :m] = _q_vec(y[:, :m], inv, out_zp, dtype)
+        out[:, m:] = _q_val(y[:, m:], out_scale, out_zp, dtype)
+        return out
+    cpg = num_channels // num_groups
+    npc = N // cpg
+    g = np.ones(num_channels, f32) if gamma is None else np.asarray(gamma, f32)
+    b = np.zeros(num_channels, f32) if beta is None else np.asarray(beta, f32)
+    ch = (np.arange(M)[:, None] * cpg + np.arange(cpg)[None, :]) % num_channels   # (M, cpg)
+    gp = std_inv[:, None] * g[ch]
+    y = _fma_f32(d.reshape(M, cpg, npc), gp[:, :, None], b[ch][:, :, None])
+    m = npc - npc % V
+    o = out.reshape(M, cpg, npc)
+    o[:, :, :m] = _q_vec(y[:, :, :m], inv, out_zp, dtype)
+    o[:, :, m:] = _q_val(y[:, :, m:], out_scale, out_zp, dtype)
+    return out
+
+
+def layer_norm(q, scale, zero_point, normalized_shape, weight, bias, eps, out_scale,
+               out_zero_point, dtype='quint8'):
+    """Quantized layer norm (``torch.ops.quantized.layer_norm``, ``nn.quantized.LayerNorm``).
+
+    Per row of ``prod(normalized_shape)`` values: the mean and the (biased) variance come
+    from the integer sum and sum of squares (float32, the variance as
+    ``fma(-m, m, sumsq / N)``), ``k = float32(scale / sqrt(var * scale**2 + eps))``, and
+    ``y = fma((q - zp - mean) * k, weight, bias)`` is quantized with the output parameters
+    (SIMD body and scalar tail as torch).
+
+    Example::
+
+        >>> layer_norm(np.array([[0, 255]], np.uint8), 0.1, 128, (2,), None, None, 1e-5,
+        ...            0.01, 128)
+        array([[ 28, 228]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    N = int(np.prod(normalized_shape, dtype=np.int64))
+    M = q.size // N if N else 0
+    out = _normalize(q, scale, zero_point, M, N, weight, bias, False, 1, 1, eps, out_scale,
+                     out_zero_point, dtype)
+    return out.reshape(q.shape)
+
+
+def group_norm(q, scale, zero_point, num_groups, weight, bias, eps, out_scale,
+               out_zero_point, dtype='quint8'):
+    """Quantized group norm (``torch.ops.quantized.group_norm``), channels on axis 1 and a
+    per-channel affine (``k * weight[c]`` is formed first, then one fused multiply-add per
+    value).
+
+    Example::
+
+        >>> group_norm(np.array([[[0], [255]]], np.uint8), 0.1, 128, 1, None, None, 1e-5,
+        ...            0.01, 128)
+        array([[[ 28],
+                [228]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    n, c = q.shape[:2]
+    M = n * num_groups
+    N = q.size // M
+    out = _normalize(q, scale, zero_point, M, N, weight, bias, True, c, num_groups, eps,
+                     out_scale, out_zero_point, dtype)
+    return out.reshape(q.shape)
+
+
+def instance_norm(q, scale, zero_point, weight, bias, eps, out_scale, out_zero_point,
+                  dtype='quint8'):
+    """Quantized instance norm (``torch.ops.quantized.instance_norm``): group norm with one
+    group per channel.
+
+    Example::
+
+        >>> instance_norm(np.array([[[0, 255]]], np.uint8), 0.1, 128, None, None, 1e-5,
+        ...               0.01, 128)
+        array([[[ 28, 228]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    return group_norm(q, scale, zero_point, q.shape[1], weight, bias, eps, out_scale,
+                      out_zero_point, dtype)

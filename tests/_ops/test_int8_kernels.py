@@ -525,3 +525,39 @@ def test_embedding_8bit_rowwise():
         want = qbag(torch.from_numpy(idx), torch.from_numpy(offs),
                     None if psw is None else torch.from_numpy(psw)).numpy()
         np.testing.assert_array_equal(K.embedding_bag_byte(q, s2, z2, idx, offs, psw), want)
+
+
+def test_layer_group_instance_norm():
+    rng = np.random.default_rng(20)
+    f32 = np.float32
+
+    def T(a):
+        return None if a is None else torch.from_numpy(a)
+    for it in range(60):
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        xs, ys = float(rng.uniform(0.01, 1)), float(rng.uniform(0.005, 0.1))
+        xz, yz = (int(v) for v in rng.integers(qmin, qmax + 1, 2))
+        nshape = tuple(int(v) for v in rng.choice([1, 3, 20, 64, 70, 130],
+                                                   int(rng.integers(1, 3))))
+        q = rng.integers(qmin, qmax + 1, (int(rng.integers(1, 4)),) + nshape).astype(np_dt)
+        gamma = rng.standard_normal(nshape).astype(f32) if it % 3 else None
+        beta = rng.standard_normal(nshape).astype(f32) if it % 3 else None
+        want = torch.ops.quantized.layer_norm(_pt(q, xs, xz), list(nshape), T(gamma), T(beta),
+                                              1e-5, ys, yz)
+        np.testing.assert_array_equal(
+            K.layer_norm(q, xs, xz, nshape, gamma, beta, 1e-5, ys, yz, dt),
+            want.int_repr().numpy())
+        G = int(rng.choice([1, 2, 3]))
+        C = G * int(rng.integers(1, 4))
+        shape = (int(rng.integers(1, 3)), C) + tuple(
+            int(v) for v in rng.integers(1, 30, int(rng.integers(1, 3))))
+        q = rng.integers(qmin, qmax + 1, shape).astype(np_dt)
+        w, b = rng.standard_normal(C).astype(f32), rng.standard_normal(C).astype(f32)
+        x = _pt(q, xs, xz)
+        np.testing.assert_array_equal(
+            K.group_norm(q, xs, xz, G, w, b, 1e-5, ys, yz, dt),
+            torch.ops.quantized.group_norm(x, G, T(w), T(b), 1e-5, ys, yz).int_repr().numpy())
+        np.testing.assert_array_equal(
+            K.instance_norm(q, xs, xz, w, b, 1e-5, ys, yz, dt),
+            torch.ops.quantized.instance_norm(x, T(w), T(b), 1e-5, ys, yz).int_repr().numpy())

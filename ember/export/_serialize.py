@@ -16,6 +16,7 @@ of the graph runs while loading.
 """
 import io
 import json
+import keyword
 import math
 import operator
 import os
@@ -426,6 +427,7 @@ def _load(z, file_size, extra_files):
     from . import graph_signature as gsig
     from .dynamic_shapes import Symbol, ValueRanges, int_oo
     from .exported_program import ExportedProgram, ModuleCallEntry, ModuleCallSignature
+    from ._trace import PROPERTIES
 
     fmt = _read(z, _ROOT + 'archive_format', 64)
     if fmt != _FORMAT.encode():
@@ -487,11 +489,15 @@ def _load(z, file_size, extra_files):
             raise SerializeError(f'invalid arguments of node {name!r}')
         if op == 'placeholder':
             target = _str(d.get('target'), 'placeholder name')
-            if not target.isidentifier():
+            if not target.isidentifier() or keyword.iskeyword(target):
                 raise SerializeError(f'invalid placeholder name {target!r}')
             n = g.placeholder(target)
         elif op == 'call_function':
             fn = _resolve(d.get('target'))
+            if fn is getattr and not (len(args) == 2 and not kwargs and
+                                      hasattr(args[0], 'op') and args[1] in PROPERTIES):
+                raise SerializeError(f'node {name!r}: getattr is only allowed for the '
+                                     f'tensor properties {PROPERTIES}')
             n = g.create_node('call_function', fn, args, kwargs, name=name)
         elif op == 'output':
             n = g.output(args[0] if args else ())

@@ -91,9 +91,12 @@ def target_name(fn):
 _DENIED_METHODS = {'apply_', 'map_', 'map2_', 'set_', 'share_memory_', 'record_stream',
                    'cuda', 'pin_memory', 'storage', 'untyped_storage', 'backward',
                    'register_hook', 'register_post_accumulate_grad_hook', 'retain_grad',
-                   'numpy', 'tolist', 'data_ptr', 'const_data_ptr'}
+                   'numpy', 'tolist', 'data_ptr', 'const_data_ptr', '__dlpack__',
+                   '__dlpack_device__', '__setstate__', '__reduce_ex__'}
+# functions that call a callable argument, touch files or global state
 _DENIED_FUNCTIONS = {'asarray', 'from_file', 'frombuffer', 'from_numpy', 'set_default_dtype',
-                     'manual_seed', 'seed', 'set_rng_state', 'load', 'save'}
+                     'manual_seed', 'seed', 'set_rng_state', 'load', 'save', 'cond',
+                     'while_loop', 'map', 'scan', 'vmap', 'compile'}
 
 
 class _SymInt(int):

@@ -571,7 +571,19 @@ def test_load_refuses_hostile_archives(linear):
     def node(p):
         p['nodes'][-1]['args'] = [{'node': 'nope'}]
 
-    for edit in (target, shape, nbytes, dtype, ref, node):
+    def getattr_chain(p):
+        n = next(n for n in p['nodes'] if n['op'] == 'call_function')
+        n['target'] = ['builtins', 'getattr']
+        n['args'] = {'tuple': [{'node': 'x'}, '__class__']}
+        n['kwargs'] = {'dict': []}
+
+    def higher_order(p):
+        next(n for n in p['nodes'] if n['op'] == 'call_function')['target'] = ['ember', 'cond']
+
+    def name(p):
+        p['nodes'][0]['target'] = 'import'
+
+    for edit in (target, shape, nbytes, dtype, ref, node, getattr_chain, higher_order, name):
         with pytest.raises(SerializeError):
             ember.export.load(io.BytesIO(_edit_program(data, edit)))
     # a compressed (possibly inflating) entry, a non-JSON program, a missing entry

@@ -20,12 +20,26 @@ from .. import _dtype as D
 from .._tensor import Tensor, _legacy_name
 from ._util import Node, record, register, wrap, grad_needed
 from .._backend import array_module
+from .. import return_types as _rt
 
 __all__ = []
 
 _QMIN_MSG = "`quant_min` should be less than or         equal to `quant_max`."
 _ZP_MSG = "`zero_point` must be between `quant_min` and `quant_max`."
 _I64_MIN = -2 ** 63
+
+
+
+def _result_type(name):
+    """PyTorch's named ``(output, mask)`` result type of op ``name``
+    (``torch.return_types.<name>``), kept in ``ember.return_types``."""
+    t = _rt._structseq(name, ('output', 'mask'))
+    setattr(_rt, name, t)
+    return t
+
+
+_FQ_TQ_RESULT = _result_type('_fake_quantize_per_tensor_affine_cachemask_tensor_qparams')
+_FUSED_RESULT = _result_type('_fused_moving_avg_obs_fq_helper')
 
 # The quantized engine (``ember.backends.quantized.engine`` reads and sets it): kept in the
 # op library, which the quantized kernels consult, below the ``backends`` namespace.
@@ -184,18 +198,10 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
         if not (isinstance(scale, Tensor) and isinstance(zero_point, Tensor)):
             raise TypeError(f"{fname}() received an invalid combination of arguments - scale "
                             f"and zero_point must both be Tensors or a float and an int")
-        s = float(np.float32(_item(scale)))
-        z = _item(zero_point)
-        z = int(z)
-        quant_min = _check_int_arg(quant_min, fname, 'quant_min', 4)
-        quant_max = _check_int_arg(quant_max, fname, 'quant_max', 5)
-        if quant_min > quant_max:
-            raise RuntimeError(_QMIN_MSG)
-        _check_float_input(input, 'fake_quantize_tensor_cachemask_kernel_type_handling')
-        out, mask = _fq_tensor_arrays(input._data, s, z, quant_min, quant_max)
-        return _finish(input, out, mask,
-                       FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0,
-                       (input, scale, zero_point))
+        _item(scale), _item(zero_point)
+        on = wrap(array_module(scale._data).ones(1, dtype=np.int64))
+        return _fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
+            input, scale, zero_point, on, quant_min, quant_max)[0]
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.floating, np.integer)):
         raise TypeError(f"{fname}(): argument 'scale' (position 2) must be float, not "
                         f"{type(scale).__name__}")
@@ -209,6 +215,48 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
     _check_float_input(input, 'fake_quantize_tensor_cachemask_kernel_type_handling')
     out, mask = _fq_tensor_arrays(input._data, float(scale), zero_point, quant_min, quant_max)
     return _finish(input, out, mask, FakeQuantizePerTensorAffineCachemaskBackward0)
+
+
+@register(method=False)
+def _fake_quantize_per_tensor_affine_cachemask_tensor_qparams(input, scale, zero_point,
+                                                              fake_quant_enabled, quant_min,
+                                                              quant_max):
+    """:func:`fake_quantize_per_tensor_affine` with tensor qparams that also returns the
+    mask of in-range elements, ``(output, mask)``; with ``fake_quant_enabled[0] == 0`` the
+    output is a copy of ``input`` and the mask all True.
+
+    Args:
+        input (Tensor): a floating-point tensor.
+        scale (Tensor), zero_point (Tensor): one-element qparams.
+        fake_quant_enabled (Tensor): one-element flag.
+        quant_min (int), quant_max (int): the quantized range.
+
+    Example::
+
+        >>> r = ember._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
+        ...     ember.tensor([-1.0, 0.26, 3.0]), ember.tensor([0.1]),
+        ...     ember.tensor([0], dtype=ember.int32), ember.tensor([1]), 0, 5)
+        >>> r.mask
+        tensor([False,  True, False])
+    """
+    fname = '_fake_quantize_per_tensor_affine_cachemask_tensor_qparams'
+    quant_min = _check_int_arg(quant_min, fname, 'quant_min', 5)
+    quant_max = _check_int_arg(quant_max, fname, 'quant_max', 6)
+    if quant_min > quant_max:
+        raise RuntimeError(_QMIN_MSG)
+    _check_float_input(input, 'fake_quantize_tensor_cachemask_kernel_type_handling')
+    a = input._data
+    if int(_item(fake_quant_enabled)):
+        out, mask = _fq_tensor_arrays(a, float(np.float32(_item(scale))), int(_item(zero_point)),
+                                      quant_min, quant_max)
+    else:
+        out, mask = a.copy(), array_module(a).ones(a.shape, dtype=bool)
+    res = wrap(out)
+    m = wrap(mask)
+    if grad_needed(input):
+        record(res, FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0(),
+               (input, scale, zero_point), save=(m,))
+    return _FQ_TQ_RESULT((res, m))
 
 
 def _check_channel_args(input, scale, zero_point, axis, quant_min, quant_max,
@@ -628,7 +676,7 @@ def _fused_moving_avg_obs_fq_helper(input, observer_on, fake_quant_on, running_m
     m = wrap(mask)
     if grad_needed(input):
         record(res, _FusedMovingAvgObsFqHelperBackward0(), (input,), save=(m,))
-    return res, m
+    return _FUSED_RESULT((res, m))
 
 
 class _FusedMovingAvgObsFqHelperBackward0(_MaskBackward):

@@ -264,3 +264,24 @@ def test_fused_moving_avg_obs_fake_quant(per_channel, symmetric):
         for a, b in zip(outs[1], outs[0]):
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('enabled', [0, 1])
+def test_cachemask_tensor_qparams(enabled):
+    x = _inputs(np.random.default_rng(9), 0.05, 40).astype(np.float32)
+    out = []
+    for m in (torch, ember):
+        xt = m.tensor(x, requires_grad=True)
+        r = m._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
+            xt, m.tensor([0.05]), m.tensor([7], dtype=m.int32), m.tensor([enabled]), 0, 255)
+        r.output.backward(m.ones_like(r.output))
+        out.append((r.output.detach().numpy(), r.mask.numpy(), xt.grad.numpy(),
+                    type(r).__name__, type(r.output.grad_fn).__name__))
+    for a, b in zip(out[1], out[0]):
+        np.testing.assert_array_equal(a, b) if isinstance(b, np.ndarray) else None
+        assert isinstance(b, np.ndarray) or a == b
+    r = ember._fused_moving_avg_obs_fq_helper(
+        ember.tensor([1.0]), ember.tensor([1]), ember.tensor([1]), ember.tensor(float('inf')),
+        ember.tensor(float('-inf')), ember.ones(1), ember.zeros(1, dtype=ember.int32), 0.01, 0,
+        255, 0)
+    assert type(r).__name__ == '_fused_moving_avg_obs_fq_helper' and r.mask.dtype == ember.bool

@@ -531,6 +531,14 @@ class ExportedProgram:
                     g.erase_node(n)
         cls = _cls('stateful', _unlifted_class)
         gm = cls(root, g)
+        for s in sig.input_specs:        # constants are plain attributes, not buffers
+            if s.kind == InputKind.CONSTANT_TENSOR:
+                *path, field = s.target.split('.')
+                owner = gm.get_submodule('.'.join(path)) if path else gm
+                t = owner._buffers.pop(field, None)
+                owner._non_persistent_buffers_set.discard(field)
+                if t is not None:
+                    object.__setattr__(owner, field, t)
         sig0 = self._module_call_graph[0].signature
         gm._in_spec = sig0.in_spec
         gm._out_spec = sig0.out_spec

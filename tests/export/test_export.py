@@ -216,6 +216,7 @@ def test_nonpersistent_buffer_and_constants_as_torch():
     assert str(ep.graph_signature) == str(tp.graph_signature)
     m = ep.module()
     assert list(m.state_dict()) == list(tp.module().state_dict()) == []
+    assert [k for k, _ in m.named_buffers()] == [k for k, _ in tp.module().named_buffers()]
     assert ember.equal(m(xe), e(xe))
 
 

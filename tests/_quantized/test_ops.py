@@ -240,3 +240,122 @@ def test_float_ops_still_refused():
         TF.hardswish(t)
     with pytest.raises(NotImplementedError, match="QuantizedCPU"):
         EF.hardswish(e)
+
+
+# ------------------------------------------------------------------ linear and conv
+def _weights(shape, per_channel, zp=0, seed=0):
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal(shape) * 0.3).astype(np.float32)
+    if per_channel:
+        sc = rng.uniform(0.005, 0.02, shape[0])
+        zps = np.zeros(shape[0], np.int64)
+        tw = torch.quantize_per_channel(torch.from_numpy(w), torch.from_numpy(sc),
+                                        torch.from_numpy(zps), 0, torch.qint8)
+        ew = ember.quantize_per_channel(ember.tensor(w), ember.tensor(sc), ember.tensor(zps),
+                                        0, ember.qint8)
+    else:
+        tw = torch.quantize_per_tensor(torch.from_numpy(w), 0.011, zp, torch.qint8)
+        ew = ember.quantize_per_tensor(ember.tensor(w), 0.011, zp, ember.qint8)
+    b = (rng.standard_normal(shape[0])).astype(np.float32)
+    return tw, ew, torch.from_numpy(b), ember.tensor(b)
+
+
+def _xq(shape, scale=0.05, zp=60, seed=1):
+    ints = np.random.default_rng(seed).integers(0, 256, shape).astype(np.uint8)
+    return _q(ints, scale, zp)
+
+
+@pytest.mark.parametrize('per_channel,wzp', [(False, 0), (False, 3), (True, 0)])
+@pytest.mark.parametrize('bias', [True, False])
+def test_linear(per_channel, wzp, bias):
+    tw, ew, tb, eb = _weights((7, 20), per_channel, wzp)
+    tp = torch.ops.quantized.linear_prepack(tw, tb if bias else None)
+    ep = ember.ops.quantized.linear_prepack(ew, eb if bias else None)
+    for a, b in zip(tp.unpack(), ep.unpack()):
+        if a is None:
+            assert b is None
+        elif a.is_quantized:
+            _same_weight(a, b)
+        else:
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
+    tx, ex = _xq((3, 5, 20))
+    for op in ('linear', 'linear_relu'):
+        _same(getattr(torch.ops.quantized, op)(tx, tp, 0.07, 100),
+              getattr(ember.ops.quantized, op)(ex, ep, 0.07, 100))
+    x = np.random.default_rng(2).standard_normal((4, 20)).astype(np.float32)
+    for op in ('linear_dynamic', 'linear_relu_dynamic'):
+        for rr in (False, True):
+            np.testing.assert_array_equal(
+                getattr(ember.ops.quantized, op)(ember.tensor(x), ep, rr).numpy(),
+                getattr(torch.ops.quantized, op)(torch.from_numpy(x), tp, rr).numpy())
+
+
+def _same_weight(a, b):
+    assert str(a.qscheme()) == str(b.qscheme())
+    np.testing.assert_array_equal(b.int_repr().numpy(), a.int_repr().numpy())
+    if a.qscheme() == torch.per_tensor_affine:
+        assert (b.q_scale(), b.q_zero_point()) == (a.q_scale(), a.q_zero_point())
+    else:
+        np.testing.assert_array_equal(b.q_per_channel_scales().numpy(),
+                                      a.q_per_channel_scales().numpy())
+        np.testing.assert_array_equal(b.q_per_channel_zero_points().numpy(),
+                                      a.q_per_channel_zero_points().numpy())
+
+
+def test_linear_errors():
+    tw, ew, tb, eb = _weights((3, 4), False)
+    tp, ep = torch.ops.quantized.linear_prepack(tw), ember.ops.quantized.linear_prepack(ew)
+    for mod, p in ((torch, tp), (ember, ep)):
+        x8 = mod.quantize_per_tensor(mod.ones(2, 4), 0.1, 2, mod.qint8)
+        with pytest.raises(RuntimeError, match='Expected input data type QUInt8 but got QInt8'):
+            mod.ops.quantized.linear(x8, p, 0.2, 3)
+        x5 = mod.quantize_per_tensor(mod.ones(2, 5), 0.1, 2, mod.quint8)
+        with pytest.raises(RuntimeError, match='packB should be equal to K'):
+            mod.ops.quantized.linear(x5, p, 0.2, 3)
+        wu = mod.quantize_per_tensor(mod.ones(3, 4), 0.1, 2, mod.quint8)
+        with pytest.raises(RuntimeError, match='expected scalar type QInt8 but found QUInt8'):
+            mod.ops.quantized.linear_prepack(wu)
+
+
+CONV = [
+    # nd, weight shape, stride, padding, dilation, groups, input shape
+    (2, (6, 3, 3, 3), [1, 1], [1, 1], [1, 1], 1, (2, 3, 7, 6)),
+    (2, (6, 2, 3, 2), [2, 1], [0, 1], [1, 2], 2, (1, 4, 9, 8)),
+    (1, (5, 3, 3), [2], [1], [1], 1, (2, 3, 11)),
+    (3, (4, 2, 2, 3, 2), [1, 2, 1], [1, 0, 1], [1, 1, 1], 1, (1, 2, 4, 7, 5)),
+]
+
+
+@pytest.mark.parametrize('nd,wshape,stride,padding,dilation,groups,xshape', CONV)
+@pytest.mark.parametrize('per_channel', [False, True])
+def test_conv(nd, wshape, stride, padding, dilation, groups, xshape, per_channel):
+    tw, ew, tb, eb = _weights(wshape, per_channel, 0)
+    tp = getattr(torch.ops.quantized, f'conv{nd}d_prepack')(tw, tb, stride, padding, dilation,
+                                                           groups)
+    ep = getattr(ember.ops.quantized, f'conv{nd}d_prepack')(ew, eb, stride, padding, dilation,
+                                                           groups)
+    _same_weight(tp.unpack()[0], ep.unpack()[0])
+    for m in ('stride', 'padding', 'dilation', 'groups', 'transpose'):
+        assert getattr(ep, m)() == getattr(tp, m)()
+    tx, ex = _xq(xshape)
+    # torch's x86 engine keeps the post-op of the first call in the packed weight (a later
+    # conv2d_relu on the same pack gives no ReLU): each form gets a fresh pack
+    for relu in ('', '_relu'):
+        tp = getattr(torch.ops.quantized, f'conv{nd}d_prepack')(tw, tb, stride, padding,
+                                                               dilation, groups)
+        _same(getattr(torch.ops.quantized, f'conv{nd}d{relu}')(tx, tp, 0.09, 70),
+              getattr(ember.ops.quantized, f'conv{nd}d{relu}')(ex, ep, 0.09, 70))
+
+
+@pytest.mark.parametrize('nd', [1, 2])
+def test_conv_transpose(nd):
+    wshape = (4, 3) + (3,) * nd
+    tw, ew, _, _ = _weights(wshape, False, 0)
+    b = np.linspace(-1, 1, 3).astype(np.float32)
+    tb, eb = torch.from_numpy(b), ember.tensor(b)
+    args = ([2] * nd, [1] * nd, [1] * nd, [1] * nd, 1)
+    tp = getattr(torch.ops.quantized, f'conv_transpose{nd}d_prepack')(tw, tb, *args)
+    ep = getattr(ember.ops.quantized, f'conv_transpose{nd}d_prepack')(ew, eb, *args)
+    tx, ex = _xq((2, 4) + (5,) * nd)
+    _same(getattr(torch.ops.quantized, f'conv_transpose{nd}d')(tx, tp, 0.09, 70),
+          getattr(ember.ops.quantized, f'conv_transpose{nd}d')(ex, ep, 0.09, 70))

@@ -1348,6 +1348,6 @@ def _conv_op(nd, transpose, relu):
 
 for _nd in (1, 2, 3):
     for _tr in (False, True):
-        for _relu in ((False, True) if not _tr else (False,)):
-            _f = _conv_op(_nd, _tr, _relu)
+        for _fused in ((False, True) if not _tr else (False,)):
+            _f = _conv_op(_nd, _tr, _fused)
             OPS[_f.__name__] = _f

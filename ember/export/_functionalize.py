@@ -89,11 +89,104 @@ def _is_view(node):
         (node.target is getattr and node.args[1] in _VIEW_OPS))
 
 
+_DUNDERS = {operator.add: 'add', operator.sub: 'sub', operator.mul: 'mul',
+            operator.truediv: 'truediv', operator.floordiv: 'floordiv', operator.mod: 'mod',
+            operator.pow: 'pow', operator.matmul: 'matmul', operator.and_: 'and',
+            operator.or_: 'or', operator.xor: 'xor'}
+_UNARY = {operator.neg: '__neg__', operator.pos: '__pos__', operator.invert: '__invert__',
+          operator.abs: '__abs__'}
+_COMPARE = {operator.lt: '__lt__', operator.le: '__le__', operator.gt: '__gt__',
+            operator.ge: '__ge__', operator.eq: '__eq__', operator.ne: '__ne__'}
+
+
+def _as_op(target, args):
+    """The Tensor method a traced Python operator on tensors applies, with its arguments
+    (``operator.mul(2, x)`` -> ``Tensor.__rmul__(x, 2)``)."""
+    from ._trace import resolve_target
+    is_node = [hasattr(a, 'op') for a in args]
+    name = None
+    if target in _UNARY and is_node[:1] == [True]:
+        name = _UNARY[target]
+    elif target in _COMPARE and len(args) == 2 and is_node[0]:
+        name = _COMPARE[target]
+    elif target in _DUNDERS and len(args) == 2:
+        if is_node[0]:
+            name = f'__{_DUNDERS[target]}__'
+        elif is_node[1]:
+            name, args = f'__r{_DUNDERS[target]}__', (args[1], args[0])
+    elif target is operator.getitem and is_node[:1] == [True]:
+        name = '__getitem__'
+    fn = resolve_target('ember', f'Tensor.{name}') if name else None
+    return (fn, args) if fn is not None else (target, args)
+
+
+def _inline(g, fn, args, kwargs, env, meta):
+    """Append to ``g`` the ops ``fn(*args, **kwargs)`` applies (traced with
+    ``ember.fx.symbolic_trace``, the node arguments as its inputs); return the node of its
+    result, or None when it is not a single tensor."""
+    from ..fx import symbolic_trace
+    leaves = []
+
+    def collect(a):
+        if hasattr(a, 'op'):
+            leaves.append(a)
+            return ('__leaf__', len(leaves) - 1)
+        if isinstance(a, (list, tuple)):
+            return type(a)(collect(x) for x in a)
+        if isinstance(a, dict):
+            return {k: collect(v) for k, v in a.items()}
+        return a
+    targs, tkwargs = collect(tuple(args)), collect(dict(kwargs))
+
+    def fill(a, vals):
+        if isinstance(a, tuple) and len(a) == 2 and a[0] == '__leaf__':
+            return vals[a[1]]
+        if isinstance(a, (list, tuple)):
+            return type(a)(fill(x, vals) for x in a)
+        if isinstance(a, dict):
+            return {k: fill(v, vals) for k, v in a.items()}
+        return a
+    names = [f'a{i}' for i in range(len(leaves))]
+    ns = {'_call': lambda vals: fn(*fill(targs, vals), **fill(tkwargs, vals))}
+    exec(f"def f({', '.join(names)}):\n    return _call([{', '.join(names)}])", ns)
+    sub = symbolic_trace(ns['f']).graph
+    local = {}
+    result = None
+    phs = iter(leaves)
+    for n in sub.nodes:
+        if n.op == 'placeholder':
+            local[n] = env[next(phs)]
+        elif n.op == 'output':
+            result = _map(n.args[0], local)
+        else:
+            a, k = _map(n.args, local), _map(n.kwargs, local)
+            if n.op == 'call_method':
+                from ._trace import resolve_target
+                target = resolve_target('ember', f'Tensor.{n.target}')
+                if target is None:
+                    raise RuntimeError(f'run_decompositions: the decomposition calls '
+                                       f'Tensor.{n.target}, which is not an ember op')
+            elif n.op == 'call_function':
+                target, a = _as_op(n.target, a)
+            else:
+                raise RuntimeError(f'run_decompositions: a decomposition may only apply '
+                                   f'ops (it made a {n.op} node)')
+            new = g.call_function(target, tuple(a), k)
+            new.meta = {'stack_trace': meta.get('stack_trace'),
+                        'nn_module_stack': meta.get('nn_module_stack'), 'val': None}
+            local[n] = new
+    if hasattr(result, 'op'):
+        result.meta['val'] = meta.get('val')
+        return result
+    return None
+
+
 def functionalize(ep, decomp_table):
     from ..fx.graph import Graph
     from .exported_program import ExportedProgram
     from ..nn import functional as F
     from .._ops._dispatch import raw_op
+    table = {raw_op(k): v for k, v in decomp_table.items()}
     sig = ep.graph_signature
     g = Graph()
     env = {}
@@ -109,8 +202,13 @@ def functionalize(ep, decomp_table):
             out_node = n
         else:
             target = n.target
-            if n.op == 'call_function' and target in decomp_table:
-                target = decomp_table[target]
+            decomp = table.get(raw_op(target)) if n.op == 'call_function' else None
+            if decomp is not None:
+                res = _inline(g, decomp, n.args, n.kwargs, env, n.meta)
+                if res is not None:
+                    env[n] = res
+                    continue
+                target = decomp       # not a single tensor: the node calls it
             fn = _out_of_place(target) if n.op == 'call_function' else None
             base = n.args[0] if n.args and hasattr(n.args[0], 'op') else None
             if fn is not None and base is not None and not _is_view(base):

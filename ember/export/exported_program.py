@@ -80,8 +80,9 @@ class CustomDecompTable(dict):
     ``run_decompositions`` takes it.
 
     NOTE: unlike PyTorch, it starts empty (ember's ops are not decomposed); an entry maps
-    an ember function (a graph node's target) to a replacement function called with the
-    node's arguments.
+    an ember function (a graph node's target) to a Python function of the node's
+    arguments, which ``run_decompositions`` traces (``ember.fx.symbolic_trace``) into the ops
+    that replace the node.
 
     Example::
 
@@ -550,8 +551,10 @@ class ExportedProgram:
         """The program functionalized: each in-place op on a buffer or user input becomes
         its out-of-place op, and the new value is returned as a ``BUFFER_MUTATION`` (or
         ``USER_INPUT_MUTATION``) output; BatchNorm in training mode returns its updated
-        running statistics the same way. Entries of ``decomp_table`` replace the nodes of
-        their op by the ops the function applies.
+        running statistics the same way. Each node whose op has an entry in
+        ``decomp_table`` is replaced by the ops its function applies (traced with
+        ``ember.fx.symbolic_trace``; a function whose result is not one tensor is called by
+        the node instead).
 
         NOTE: unlike PyTorch, ember's ops are already its core op set: without a table no
         op is decomposed (``linear`` stays ``linear``); only the mutations are rewritten.

@@ -467,6 +467,21 @@ def test_run_decompositions_identity_without_mutation(linear):
     assert ember.export.default_decompositions() == {}
 
 
+def test_run_decompositions_with_a_table(linear):
+    e, ep, tp = linear
+    F = ember.nn.functional
+    table = ember.export.CustomDecompTable()
+    table[F.relu] = lambda x, inplace=False: ember.clamp(x, min=0)
+    table[F.linear] = lambda x, w, b=None: x @ w.t() + b
+    ed = ep.run_decompositions(table)
+    names = [getattr(n.target, '__name__', '') for n in ed.graph.nodes
+             if n.op == 'call_function']
+    assert 'linear' not in names and 'relu' not in names and 'clamp' in names
+    x = ember.from_numpy(_arr((2, 4), seed=5))
+    assert ember.allclose(ed.module()(x), e(x))
+    assert str(ember.export.load(io.BytesIO(_roundtrip(ed)))) == str(ed)
+
+
 def test_unflatten(linear):
     e, ep, tp = linear
     um = ember.export.unflatten(ep)

@@ -330,7 +330,7 @@ class ShapesCollection:
                              'args. Maybe such tensors were copied when passing them as '
                              'args? Maybe such tensors are contained in classes that were '
                              'not registered with pytree?')
-        return res[0] + tuple(res[1].values()) if kwargs else res[0]
+        return _by_name(m, args, kwargs, list(res[0]) + list(res[1].values()))
 
 
 class AdditionalInputs:
@@ -379,15 +379,12 @@ class AdditionalInputs:
         out = []
         for i, v in enumerate(leaves):
             if isinstance(v, Tensor):
-                d = {}
-                for j, n in enumerate(v.shape):
-                    if any(o[i].shape[j] != n for o in others):
-                        d[j] = Dim.DYNAMIC
-                out.append(d or None)
+                out.append(tuple(Dim.DYNAMIC if any(o[i].shape[j] != n for o in others)
+                                 else None for j, n in enumerate(v.shape)))
             else:
                 out.append(None)
         res = pytree.tree_unflatten(out, spec)
-        return res[0] + tuple(res[1].values()) if kwargs else res[0]
+        return _by_name(m, args, kwargs, list(res[0]) + list(res[1].values()))
 
     def verify(self, ep):
         """Check that ``ep`` runs on every added set of inputs (through ``ep.module()``).
@@ -398,6 +395,14 @@ class AdditionalInputs:
         m = ep.module()
         for a, k in self._examples:
             m(*a, **k)
+
+
+def _by_name(m, args, kwargs, specs):
+    """The per-argument specs as a dict keyed by the forward's argument names."""
+    from . import _input_names
+    names = _input_names(m, tuple(args), dict(kwargs or {})) if m is not None else \
+        [str(i) for i in range(len(specs))]
+    return dict(zip(names, specs)) if m is not None else tuple(specs)
 
 
 def refine_dynamic_shapes_from_suggested_fixes(msg, dynamic_shapes):
@@ -448,7 +453,7 @@ def process(dynamic_shapes, arg_names, args, kwargs):
     if dynamic_shapes is None:
         return {}, {}, {}
     if isinstance(dynamic_shapes, (ShapesCollection, AdditionalInputs)):
-        dynamic_shapes = dynamic_shapes.dynamic_shapes(None, args, kwargs)
+        dynamic_shapes = dict(zip(names, dynamic_shapes.dynamic_shapes(None, args, kwargs)))
     if isinstance(dynamic_shapes, dict):
         if list(dynamic_shapes) != names and sorted(dynamic_shapes) != sorted(names):
             raise _user_error(

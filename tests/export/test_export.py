@@ -442,6 +442,26 @@ def test_size_arithmetic_is_recorded():
     assert ember.equal(ep.module()(x), E()(x))
 
 
+def test_shapes_collection_and_additional_inputs_as_torch():
+    got = []
+    for lib in (ember, torch):
+        class M(lib.nn.Module):
+            def forward(self, x, y):
+                return x.sum(0) + y
+        x, y = lib.ones(3, 4), lib.ones(4)
+        sc = lib.export.ShapesCollection()
+        sc[x] = {0: lib.export.Dim('b')}
+        ai = lib.export.AdditionalInputs()
+        ai.add((lib.ones(5, 4), lib.ones(4)))
+        ai.add((lib.ones(2, 4), lib.ones(4)))
+        eps = [lib.export.export(M(), (x, y), dynamic_shapes=d)
+               for d in (sc.dynamic_shapes(M(), (x, y)), ai)]
+        ai.verify(eps[1])
+        got.append((repr(sc.dynamic_shapes(M(), (x, y))), repr(ai.dynamic_shapes(M(), (x, y))),
+                    [[repr(r) for r in ep.range_constraints.values()] for ep in eps]))
+    assert got[0] == got[1]
+
+
 # -- run_decompositions, unflatten ----------------------------------------------------------
 def test_run_decompositions_functionalizes_input_mutation():
     class U(ember.nn.Module):

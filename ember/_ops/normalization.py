@@ -116,6 +116,48 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         >>> out, mean, invstd = ember.native_batch_norm(ember.randn(4, 3), None, None, None,
         ...                                             None, True, 0.1, 1e-5)
     """
+    return _native_bn(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      NativeBatchNormBackward0)
+
+
+class NativeBatchNormLegitBackward0(NativeBatchNormBackward0):
+    pass
+
+
+class NativeBatchNormLegitBackward1(NativeBatchNormBackward0):
+    pass
+
+
+@register(method=False)
+def _native_batch_norm_legit(input, weight, bias, running_mean, running_var, training=None,
+                             momentum=None, eps=None):
+    """:func:`ember.native_batch_norm` as the ``aten::_native_batch_norm_legit`` operator,
+    in its two forms: ``(input, weight, bias, running_mean, running_var, training, momentum,
+    eps)`` and, without running statistics, ``(input, weight, bias, training, momentum,
+    eps)``. Returns ``(output, save_mean, save_invstd)``.
+
+    Example::
+
+        >>> out, mean, invstd = ember._native_batch_norm_legit(
+        ...     ember.tensor([[1.], [3.]]), None, None, True, 0.1, 1e-5)
+        >>> out
+        tensor([[-1.0000],
+                [ 1.0000]])
+    """
+    node = NativeBatchNormLegitBackward0
+    if running_mean.__class__ is bool:      # the overload without running statistics
+        training, momentum, eps = running_mean, running_var, training
+        running_mean = running_var = None
+        node = NativeBatchNormLegitBackward1
+        if not training:
+            raise RuntimeError("_native_batch_norm_legit: running_mean and running_var must be "
+                               "given in evaluation mode")
+    return _native_bn(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      node)
+
+
+def _native_bn(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               node_cls):
     if not isinstance(input, Tensor):
         _args.tensor(input, 'native_batch_norm')
     a = input._data
@@ -170,6 +212,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         invstd_u = (1.0 / xp.sqrt(running_var._data.astype(cdt) + eps)).astype(cdt, copy=False)
         mean = xp.zeros(0, cdt)
         invstd = xp.zeros(0, cdt)
+    sdt = running_mean._data.dtype if running_mean is not None else a.dtype
+    if training and sdt != cdt:
+        # torch normalises with the statistics rounded to the dtype it saves them in
+        mean_u = mean_u.astype(sdt).astype(cdt)
+        invstd_u = invstd_u.astype(sdt).astype(cdt)
+        d = x - mean_u.reshape(bshape)
     scale = invstd_u if weight is None else invstd_u * weight._data.astype(cdt)
     if training:
         y = d
@@ -182,10 +230,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if y.ndim >= 4 and y.__class__ is np.ndarray:
         y = _layout.channels_last_like(y, a)
     out = wrap(y)
-    smean, sinv = wrap(mean.astype(cdt)), wrap(invstd.astype(cdt))
+    # the saved statistics have the running statistics' dtype (else the input's)
+    smean, sinv = wrap(mean.astype(sdt)), wrap(invstd.astype(sdt))
     if _Mode.grad and (input._rg or (weight is not None and weight._rg)
                        or (bias is not None and bias._rg)):
-        node = NativeBatchNormBackward0()
+        node = node_cls()
         node.training = bool(training)
         node.eps = eps
         if training:

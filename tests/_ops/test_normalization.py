@@ -38,3 +38,49 @@ def test_local_response_norm_integer_input_truncates_the_window_mean():
     check(lambda m, a: (m.nn.functional.local_response_norm(a, 2, alpha=3e-5, beta=0.5),
                         m.nn.functional.local_response_norm(a, 3, alpha=3e-2, beta=0.5, k=2.)),
           [x], rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------ _native_batch_norm_legit
+@pytest.mark.parametrize('training', [True, False])
+@pytest.mark.parametrize('stats', [True, False])
+def test_native_batch_norm_legit(training, stats):
+    import torch
+
+    from oracle import check, gradcheck_ember
+    if not stats and not training:
+        return      # torch has no evaluation without running statistics (it crashes)
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((4, 3, 5)), rng.standard_normal(3), rng.standard_normal(3)
+    rm, rv = rng.standard_normal(3), rng.uniform(0.5, 2, 3)
+
+    def f(m, x, w, b, rm, rv):
+        if stats:
+            r = m._native_batch_norm_legit(x, w, b, rm, rv, training, 0.3, 1e-5)
+            return r + (rm, rv)             # the running statistics, updated in place
+        return m._native_batch_norm_legit(x, w, b, training, 0.3, 1e-5)
+
+    re, rt = check(lambda m, x, w, b: f(m, x, w, b, m.tensor(rm), m.tensor(rv)), [x, w, b],
+                   grad=True)
+    name = 'NativeBatchNormLegitBackward0' if stats else 'NativeBatchNormLegitBackward1'
+    assert re[0].grad_fn.name() == rt[0].grad_fn.name() == name
+    gradcheck_ember(lambda m, x, w, b: f(m, x, w, b, m.tensor(rm), m.tensor(rv))[0], [x, w, b])
+    assert torch.is_tensor(rt[0])
+
+
+@pytest.mark.parametrize('rs', [None, 'float32', 'float16'])
+@pytest.mark.parametrize('training', [True, False])
+def test_native_batch_norm_half_statistics(rs, training):
+    # half input: the saved statistics have the running statistics' dtype (else the input's),
+    # and torch normalises with the statistics rounded to it
+    from oracle import run_both
+    if rs is None and not training:
+        return
+    x = (np.random.default_rng(0).standard_normal((5, 5, 5)) * 3).astype(np.float16)
+    w = np.random.default_rng(1).standard_normal(5).astype(np.float16)
+
+    def f(m):
+        st = (m.zeros(5, dtype=getattr(m, rs)), m.ones(5, dtype=getattr(m, rs))) if rs else \
+            (None, None)
+        wt = m.tensor(w).to(st[0].dtype) if rs else m.tensor(w)
+        return m.native_batch_norm(m.tensor(x), wt, wt, *st, training, 0.5, 0.6)
+    run_both(f, rtol=1e-6, atol=0)      # float32 statistics: within an ulp; half: exact

@@ -285,3 +285,22 @@ def test_cachemask_tensor_qparams(enabled):
         ember.tensor(float('-inf')), ember.ones(1), ember.zeros(1, dtype=ember.int32), 0.01, 0,
         255, 0)
     assert type(r).__name__ == '_fused_moving_avg_obs_fq_helper' and r.mask.dtype == ember.bool
+
+
+def test_choose_qparams_optimized():
+    rng = np.random.default_rng(10)
+    for t in range(25):
+        x = (rng.normal(size=int(rng.integers(5, 80))) * rng.uniform(0.1, 5)).astype(np.float32)
+        if t % 5 == 0:
+            x[0] = 30.0   # an outlier to cut off
+        nb, ratio, bw = int(rng.choice([50, 200])), float(rng.choice([0.16, 0.5])), \
+            int(rng.choice([4, 8]))
+        tx = torch.choose_qparams_optimized(torch.tensor(x), x.size, nb, ratio, bw)
+        ex = ember.choose_qparams_optimized(ember.tensor(x), x.size, nb, ratio, bw)
+        for a, b in zip(ex, tx):
+            assert a.dtype == ember.float32 and tuple(a.shape) == (1,)
+            assert a.item() == b.item()
+    errors_both(lambda m: m.choose_qparams_optimized(m.randn(5).double(), 5, 100, 0.16, 8),
+                'expected scalar type Float but found Double')
+    errors_both(lambda m: m.choose_qparams_optimized(m.randn(0), 0, 100, 0.16, 8),
+                'input tensor is empty and has no data')

@@ -126,7 +126,7 @@ class FakeQuantize(FakeQuantizeBase):
 
         >>> fq = ember.ao.quantization.FakeQuantize(quant_min=0, quant_max=255)
         >>> fq(ember.tensor([-1.0, 0.3, 2.0]))
-        tensor([-1.0000,  0.2980,  2.0000])
+        tensor([-1.0000,  0.3059,  2.0000])
         >>> fq.scale, fq.zero_point
         (tensor([0.0118]), tensor([85], dtype=torch.int32))
     """
@@ -268,7 +268,7 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
 
         >>> fq = ember.ao.quantization.FusedMovingAvgObsFakeQuantize()
         >>> fq(ember.tensor([-1.0, 0.3, 2.0]))
-        tensor([-1.0000,  0.2980,  2.0000])
+        tensor([-1.0000,  0.3059,  2.0000])
     """
 
     def __init__(self, observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,

@@ -584,7 +584,7 @@ def determine_qparams(min_val, max_val, quant_min, quant_max, dtype, eps,
         >>> s, z = determine_qparams(ember.tensor(-1.0), ember.tensor(1.0), 0, 255,
         ...                          ember.quint8, ember.tensor([1e-7]), False)
         >>> z
-        tensor([128])
+        tensor([127])
     """
     scale, zero_point = _qparams_from_range(min_val, max_val, quant_min, quant_max, dtype,
                                             eps, has_customized_qrange, qscheme,

@@ -157,3 +157,15 @@ def test_deprecation_warning_points_at_the_caller():
         lin = T.nn.Sequential(T.nn.Linear(2, 2))
         _, w = record(q.quantize_dynamic, lin)
         assert [c for c, _ in w].count('DeprecationWarning') == 2
+
+
+@pytest.mark.parametrize('spec', [None, 'set'])
+def test_quantize_dynamic_unknown_dtype_as_torch(spec):
+    errs = []
+    for T in (torch, ember):
+        m = T.nn.Sequential(T.nn.Linear(2, 2))
+        qs = None if spec is None else {T.nn.Linear}
+        with pytest.raises(Exception) as ex:
+            quiet(_ns(T).quantize_dynamic, m, qs, dtype=T.float32)
+        errs.append((type(ex.value), str(ex.value)))
+    assert errs[0] == errs[1]

@@ -11,6 +11,8 @@ from .qconfig import (default_quint8_weight_qconfig, default_reuse_input_qconfig
                       default_symmetric_qnnpack_qat_qconfig,
                       default_symmetric_qnnpack_qconfig, get_default_qat_qconfig,
                       get_default_qconfig, QConfig)
+from .observer import _PartialWrapper  # noqa: F401
+from .qconfig import QConfigAny  # noqa: F401
 from .utils import _em
 
 __all__ = [
@@ -40,6 +42,9 @@ def _fixed_qparams_op_to_observer():
     }
 
 
+_FIXED_QPARAMS_OP_TO_OBSERVER = _fixed_qparams_op_to_observer()
+
+
 def _get_default_qconfig_mapping(is_qat, backend, version):
     """The default mapping: the backend's qconfig globally, plus the special cases
     (reshape reuses its input's observer; ConvTranspose gets per-tensor weights on
@@ -67,7 +72,7 @@ def _get_default_qconfig_mapping(is_qat, backend, version):
                .set_object_type(nn.LayerNorm, qconfig_layernorm)
                .set_object_type(nn.PReLU, default_quint8_weight_qconfig))
     by_observer = {}
-    for op, observer in _fixed_qparams_op_to_observer().items():
+    for op, observer in _FIXED_QPARAMS_OP_TO_OBSERVER.items():
         if observer not in by_observer:
             act = FixedQParamsFakeQuantize.with_args(observer=observer) if is_qat else observer
             by_observer[observer] = QConfig(activation=act, weight=default_weight)
@@ -125,9 +130,8 @@ def _get_default_qconfig_mapping_with_default_qconfig(is_qat, backend, default_q
     else:
         mapping = get_default_qconfig_mapping(backend)
     mapping.set_global(default_qconfig)
-    fixed = _fixed_qparams_op_to_observer()
     for pattern in mapping.object_type_qconfigs:
-        if pattern not in fixed:
+        if pattern not in _FIXED_QPARAMS_OP_TO_OBSERVER:
             mapping.set_object_type(pattern, default_qconfig)
     return mapping
 

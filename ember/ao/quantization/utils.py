@@ -105,7 +105,9 @@ def _func_list():
             _em.sigmoid, _em.squeeze, _em.stack, _em.sum, _em.tanh, _em.unsqueeze, _em.cat}
 
 
-_METHOD_NAMES = {"relu", "relu_", "contiguous", "detach", "detach_", "hardsigmoid",
+module_type_list = _module_type_list()
+func_list = _func_list()
+method_list = {_em.mean, "relu", "relu_", "contiguous", "detach", "detach_", "hardsigmoid",
                  "hardsigmoid_", "permute", "repeat", "repeat_interleave", "reshape",
                  "resize_", "shape", "sigmoid", "sigmoid_", "size", "squeeze", "squeeze_",
                  "tanh", "tanh_", "transpose", "unsqueeze", "unsqueeze_", "view"}
@@ -127,11 +129,10 @@ def check_node(node, modules):
         >>> check_node(node, dict(gm.named_modules()))
         (False, False, True)
     """
-    is_call_function = node.op == "call_function" and node.target in _func_list()
-    is_call_method = node.op == "call_method" and (node.target in _METHOD_NAMES
-                                                   or node.target is _em.mean)
+    is_call_function = node.op == "call_function" and node.target in func_list
+    is_call_method = node.op == "call_method" and node.target in method_list
     is_call_module = (node.op == "call_module"
-                      and type(modules[str(node.target)]) in _module_type_list())
+                      and type(modules[str(node.target)]) in module_type_list)
     return is_call_function, is_call_method, is_call_module
 
 

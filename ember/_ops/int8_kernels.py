@@ -352,7 +352,7 @@ class PackedLinearWeight:
         self.bias = None if bias is None else np.asarray(bias, dtype=np.float32)
 
 
-def _linear_acc_f32(xq_f32_centered, x_shift, packed):
+def _linear_acc_f32(xq_f32_centered, x_shift, packed, exact64=False):
     """float32(sum_k (x[i,k] - x_zp) * (w[j,k] - w_zp[j])) for 2-d input.
 
     ``xq_f32_centered`` is ``x - 128`` as float32 (integers in [-128, 127]) and
@@ -362,6 +362,12 @@ def _linear_acc_f32(xq_f32_centered, x_shift, packed):
     K = packed.in_features
     s = _int_matmul_f32(xq_f32_centered, packed.w_t, 128 * 128)
     corr = x_shift * packed.w_colsum                       # int64, per output column
+    if exact64:
+        corr = corr[None, :]
+        if packed.w_zps.any():
+            rowsum = xq_f32_centered.sum(axis=1, dtype=np.float64).astype(np.int64) + K * x_shift
+            corr = corr - rowsum[:, None] * packed.w_zps[None, :]
+        return s.astype(np.float64) + corr                 # exact below 2**53
     if packed.w_zps.any():
         rowsum = xq_f32_centered.sum(axis=1, dtype=np.float64).astype(np.int64) + K * x_shift
         corr = corr[None, :] - rowsum[:, None] * packed.w_zps[None, :]
@@ -400,8 +406,33 @@ def _requantize_u8(acc_f32, x_scale, packed_scales32, bias, out_scale, out_zp, r
     return np.clip(r, out_zp if relu else 0, 255).astype(np.uint8)
 
 
+def _qnnp_bias_int32(bias, x_scale, packed_scales32, per_channel):
+    """QNNPACK quantizes the float bias to int32 with scale ``x_scale * w_scale``."""
+    if per_channel:
+        bs = packed_scales32 * np.float32(x_scale)
+        return quantize_per_channel(bias, bs.astype(np.float64), np.zeros(bs.shape, np.int64),
+                                    0, 'qint32')
+    bs = float(packed_scales32.reshape(-1)[0]) * float(x_scale)
+    return quantize_per_tensor(bias, bs, 0, 'qint32')
+
+
+def _requantize_qnnp(acc64, x_scale, packed_scales32, bias, out_scale, out_zp, relu,
+                     per_channel):
+    """QNNPACK's requantization: ``acc + bias_int32`` (exact), times the float32
+    multiplier ``x_scale * w_scale / out_scale``, rounded half to even, plus ``out_zp``,
+    clamped to [0, 255] ([out_zp, 255] with ReLU)."""
+    if bias is not None:
+        bq = _qnnp_bias_int32(np.asarray(bias).reshape(-1), x_scale,
+                              packed_scales32.reshape(-1), per_channel)
+        acc64 = acc64 + bq.reshape(packed_scales32.shape)
+    mult = (packed_scales32 * np.float32(x_scale)) / np.float32(out_scale)
+    with np.errstate(over='ignore', invalid='ignore'):
+        r = np.rint(acc64.astype(np.float32) * mult).astype(np.float64) + out_zp
+    return np.clip(r, out_zp if relu else 0, 255).astype(np.uint8)
+
+
 def linear_static(xq, x_scale, x_zero_point, w, w_scales=None, w_zero_points=None,
-                  bias=None, out_scale=1.0, out_zero_point=0, relu=False):
+                  bias=None, out_scale=1.0, out_zero_point=0, relu=False, engine='fbgemm'):
     """Statically quantized linear layer, as ``torch.ops.quantized.linear`` (and
     ``linear_relu`` with ``relu=True``) on the fbgemm / x86 engine.
 
@@ -418,13 +449,16 @@ def linear_static(xq, x_scale, x_zero_point, w, w_scales=None, w_zero_points=Non
         out_scale (float): output scale.
         out_zero_point (int): output zero point.
         relu (bool): fuse a ReLU (clamp below at the output zero point).
+        engine (str): ``'fbgemm'`` (also what ``'x86'`` and ``'onednn'`` give) or
+            ``'qnnpack'``.
 
     Returns:
         ndarray: uint8, shape ``(*, out_features)``.
 
-    The accumulator ``sum_k (x - x_zp)(w - w_zp)`` is exact; the float bias enters divided
-    by ``x_scale * w_scale`` before the multiply by the requantization multiplier (see
-    :func:`_requantize_u8`).
+    The accumulator ``sum_k (x - x_zp)(w - w_zp)`` is exact. With fbgemm the float bias
+    enters divided by ``x_scale * w_scale`` before the multiply by the requantization
+    multiplier (see :func:`_requantize_u8`); with QNNPACK it is first quantized to int32
+    and added to the accumulator (see :func:`_requantize_qnnp`).
 
     Example::
 
@@ -437,6 +471,11 @@ def linear_static(xq, x_scale, x_zero_point, w, w_scales=None, w_zero_points=Non
     lead = xq.shape[:-1]
     x2 = xq.reshape(-1, packed.in_features)
     xc = x2.astype(np.float32) - np.float32(128)
+    if engine == 'qnnpack':
+        acc = _linear_acc_f32(xc, 128 - int(x_zero_point), packed, exact64=True)
+        out = _requantize_qnnp(acc, x_scale, packed.w_scales32, packed.bias, out_scale,
+                               int(out_zero_point), relu, packed.per_channel)
+        return out.reshape(*lead, packed.out_features)
     acc = _linear_acc_f32(xc, 128 - int(x_zero_point), packed)
     out = _requantize_u8(acc, x_scale, packed.w_scales32, packed.bias, out_scale,
                          int(out_zero_point), relu)
@@ -444,7 +483,7 @@ def linear_static(xq, x_scale, x_zero_point, w, w_scales=None, w_zero_points=Non
 
 
 def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_range=True,
-                   relu=False):
+                   relu=False, engine='fbgemm'):
     """Dynamically quantized linear layer, as ``torch.ops.quantized.linear_dynamic`` (and
     ``linear_relu_dynamic``) on the fbgemm / x86 engine.
 
@@ -458,8 +497,11 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
         x (ndarray): float32 input, shape ``(*, in_features)``.
         w (ndarray or PackedLinearWeight): int8 weight or packed weight.
         w_scales, w_zero_points, bias: as in :func:`linear_static`.
-        reduce_range (bool): quantize the input to 7 bits. Default: ``True``.
+        reduce_range (bool): quantize the input to 7 bits. Default: ``True``. QNNPACK
+            ignores it (as torch does, with a warning the caller gives).
         relu (bool): apply ReLU to the result.
+        engine (str): ``'fbgemm'`` (``'x86'``) or ``'qnnpack'``; QNNPACK scales back with
+            a float32 multiply and a separate add instead of the fused multiply-add.
 
     Returns:
         ndarray: float32, shape ``(*, out_features)``; equal to torch's, bit for bit.
@@ -475,7 +517,8 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
     lead = x.shape[:-1]
     x2 = x.reshape(-1, packed.in_features)
     mn, mx = tensor_min_max(x2)
-    scale, zp = choose_qparams(mn, mx, 0, 255, reduce_range)
+    qnnp = engine == 'qnnpack'
+    scale, zp = choose_qparams(mn, mx, 0, 255, reduce_range and not qnnp)
     inv = _inv_scale(scale)
     t = np.fmin(_fma_f32(x2, inv, np.float32(zp)), _F32_BELOW_2_31)
     xc = np.clip(np.rint(t), 0, 255)
@@ -484,6 +527,8 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
     m = np.float32(scale) * packed.w_scales32
     if packed.bias is None:
         y = acc * m
+    elif qnnp:
+        y = acc * m + packed.bias
     else:
         y = _fma_f32(acc, m, packed.bias)
     if relu:
@@ -539,7 +584,7 @@ class PackedConvWeight:
 
     __slots__ = ('wq', 'w_mat', 'w_colsum', 'w_scales', 'w_scales32', 'w_zps', 'bias',
                  'stride', 'padding', 'dilation', 'groups', 'kernel', 'out_channels',
-                 'in_channels')
+                 'in_channels', 'per_channel')
 
     def __init__(self, wq, w_scales, w_zero_points, bias, stride, padding, dilation, groups):
         wq = np.asarray(wq, dtype=np.int8)
@@ -551,6 +596,7 @@ class PackedConvWeight:
         self.dilation = tuple(int(v) for v in dilation)
         self.groups = g = int(groups)
         self.out_channels, self.in_channels = cout, cg * g
+        self.per_channel = np.ndim(w_scales) > 0
         self.w_scales = np.broadcast_to(np.asarray(w_scales, dtype=np.float64), (cout,)).copy()
         self.w_scales32 = self.w_scales.astype(np.float32)
         self.w_zps = np.broadcast_to(np.asarray(w_zero_points, dtype=np.int64), (cout,)).copy()
@@ -561,7 +607,8 @@ class PackedConvWeight:
         self.bias = None if bias is None else np.asarray(bias, dtype=np.float32)
 
 
-def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, relu=False):
+def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, relu=False,
+                engine='fbgemm'):
     """Statically quantized convolution (1-d, 2-d or 3-d), as
     ``torch.ops.quantized.conv{1,2,3}d`` / ``conv{1,2,3}d_relu`` on the fbgemm engine.
 
@@ -573,12 +620,14 @@ def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, re
         out_scale (float): output scale.
         out_zero_point (int): output zero point.
         relu (bool): fuse a ReLU.
+        engine (str): ``'fbgemm'`` (also what ``'x86'`` and ``'onednn'`` give) or
+            ``'qnnpack'``.
 
     Returns:
         ndarray: uint8, shape ``(N, C_out, *out_spatial)``.
 
     The exact accumulator ``sum (x - x_zp)(w - w_zp)`` over each window is requantized as
-    in :func:`linear_static`.
+    in :func:`linear_static` for the engine.
 
     Example::
 
@@ -603,6 +652,14 @@ def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, re
     s = s.reshape(n, cout, P)
     shift = 128 - xz
     corr = (shift * packed.w_colsum)[:, None]                  # (Cout, 1)
+    if engine == 'qnnpack':
+        acc = s.astype(np.float64) + corr
+        if packed.w_zps.any():
+            rows = a.sum(axis=2, dtype=np.float64).astype(np.int64) + kk * shift
+            acc = acc - np.repeat(rows, cout // g, axis=1) * packed.w_zps[:, None]
+        out = _requantize_qnnp(acc, x_scale, packed.w_scales32[:, None], packed.bias,
+                               out_scale, int(out_zero_point), relu, packed.per_channel)
+        return out.reshape((n, cout) + tuple(out_shape))
     if packed.w_zps.any():
         rows = a.sum(axis=2, dtype=np.float64).astype(np.int64) + kk * shift   # (N, g, P)
         rows = np.repeat(rows, cout // g, axis=1)                                # (N, Cout, P)
@@ -1146,14 +1203,51 @@ def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False
     return np.clip(y, qmin, qmax).astype(q.dtype)
 
 
-def adaptive_avg_pool(q, output_size):
+def _qnnp_avgpool_requant(acc, scale, out_zp):
+    """QNNPACK's average-pool requantization: ``rint(float32(acc) * scale) + out_zp``
+    (float32 product, half to even), clamped to [0, 255]."""
+    r = np.rint(acc.astype(np.float32) * np.float32(scale)).astype(np.int64)
+    return np.clip(r + out_zp, 0, 255).astype(np.uint8)
+
+
+def avg_pool_qnnpack(q, scale, zero_point, kernel_size, stride=None, padding=0):
+    """Quantized 2-d average pooling as torch runs it on the QNNPACK engine (quint8 input,
+    no ``ceil_mode``): padding holds the zero point and the divisor is always the full
+    window (QNNPACK ignores ``count_include_pad`` and ``divisor_override``); the average
+    is requantized by :func:`_qnnp_avgpool_requant` with the float32 multiplier
+    ``scale / (scale * window)`` (input and output share ``scale``; the product rounds, so
+    the multiplier is not always ``1 / window``).
+
+    Example::
+
+        >>> avg_pool_qnnpack(np.array([[[[1, 2], [3, 4]]]], np.uint8), 0.1, 0, (2, 2))
+        array([[[[2]]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    kernel, stride, padding, _ = _pool_args(q, kernel_size, stride, padding, 1)
+    outs = [_pool_out_size(q.shape[2 + i], kernel[i], padding[i], stride[i], 1, False)
+            for i in range(2)]
+    a = _pad_for_pool(q.astype(np.int64), kernel, stride, padding, (1, 1), outs,
+                      int(zero_point))
+    size = kernel[0] * kernel[1]
+    sums = _windows(a, kernel, stride, (1, 1), outs).sum(axis=(-2, -1))
+    s32 = np.float32(scale)
+    mult = s32 / (s32 * np.float32(size))
+    return _qnnp_avgpool_requant(sums - size * int(zero_point), mult, int(zero_point))
+
+
+def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm'):
     """Quantized adaptive average pooling (2-d, 3-d) of an NCHW-contiguous tensor, as
     ``torch.nn.functional.adaptive_avg_pool2d`` / ``3d`` on a quantized tensor (output
     qparams are the input's).
 
     Window ``i`` of an axis spans ``[floor(i*n/o), ceil((i+1)*n/o))`` (float32 division);
     the output is ``rint(float32(sum(q)) * r)`` with ``r = float32(1 / k_0)`` divided in
-    float32 by each further axis's window length.
+    float32 by each further axis's window length. With ``engine='qnnpack'``, torch runs a
+    2-d quint8 pooling whose input sizes are multiples of the output sizes (and differ
+    from them) as :func:`avg_pool_qnnpack` with kernel = stride = input // output; this
+    function does the same (``scale`` and ``zero_point``, the input's, are used only
+    there).
 
     Example::
 
@@ -1162,6 +1256,11 @@ def adaptive_avg_pool(q, output_size):
     """
     q = np.asarray(q)
     nd = len(output_size)
+    if (engine == 'qnnpack' and nd == 2 and q.dtype == np.uint8 and q.ndim == 4
+            and tuple(q.shape[-2:]) != tuple(output_size)
+            and all(n % o == 0 for n, o in zip(q.shape[-2:], output_size))):
+        k = tuple(n // o for n, o in zip(q.shape[-2:], output_size))
+        return avg_pool_qnnpack(q, scale, zero_point, k, k, 0)
     lead = q.shape[:-nd]
     ins = q.shape[-nd:]
     out = np.empty(lead + tuple(int(o) for o in output_size), dtype=q.dtype)

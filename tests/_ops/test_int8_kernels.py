@@ -561,3 +561,81 @@ def test_layer_group_instance_norm():
         np.testing.assert_array_equal(
             K.instance_norm(q, xs, xz, w, b, 1e-5, ys, yz, dt),
             torch.ops.quantized.instance_norm(x, T(w), T(b), 1e-5, ys, yz).int_repr().numpy())
+
+
+# --------------------------------------------------------------------------- qnnpack
+
+
+def test_qnnpack_linear_conv():
+    torch.backends.quantized.engine = 'qnnpack'
+    rng = np.random.default_rng(21)
+    differs_from_fbgemm = 0
+    for it in range(80):
+        per_channel = it % 2 == 0
+        N, Kd, M = int(rng.integers(1, 12)), int(rng.integers(1, 300)), int(rng.integers(1, 6))
+        wq, ws, wz, w = _rand_weight(rng, N, Kd, per_channel, False)
+        b = None if it % 5 == 0 else (rng.standard_normal(N) * 3).astype(np.float32)
+        relu = it % 3 == 0
+        xs, xz = float(np.exp(rng.uniform(-6, 0))), int(rng.integers(0, 256))
+        os_, oz = float(np.exp(rng.uniform(-6, 2))), int(rng.integers(0, 256))
+        xq = rng.integers(0, 256, (M, Kd)).astype(np.uint8)
+        packed = torch.ops.quantized.linear_prepack(w, None if b is None else torch.from_numpy(b))
+        op = torch.ops.quantized.linear_relu if relu else torch.ops.quantized.linear
+        want = op(_pt(xq, xs, xz), packed, os_, oz).int_repr().numpy()
+        np.testing.assert_array_equal(
+            K.linear_static(xq, xs, xz, wq, ws, wz, b, os_, oz, relu, engine='qnnpack'), want)
+        x = (rng.standard_normal((M, Kd)) * 2).astype(np.float32)
+        op = torch.ops.quantized.linear_relu_dynamic if relu else torch.ops.quantized.linear_dynamic
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            want = op(torch.from_numpy(x), packed, True).numpy()
+        np.testing.assert_array_equal(
+            K.linear_dynamic(x, wq, ws, wz, b, True, relu, engine='qnnpack'), want)
+        # conv
+        g = int(rng.choice([1, 1, 2]))
+        cin, cout = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+        k = (int(rng.integers(1, 4)),) * 2
+        st, pd = (int(rng.integers(1, 3)),) * 2, (int(rng.integers(0, 2)),) * 2
+        cq, cs, cz, cw = (lambda r: r)(_rand_weight(rng, cout, cin // g * k[0] * k[1],
+                                                    per_channel, False))
+        cq = cq.reshape((cout, cin // g) + k)
+        cw = _pc(cq, cs, cz, 0) if per_channel else _pt(cq, cs, cz)
+        cb = None if it % 5 == 0 else (rng.standard_normal(cout) * 3).astype(np.float32)
+        xq = rng.integers(0, 256, (int(rng.integers(1, 3)), cin, 7, 7)).astype(np.uint8)
+        prep = torch.ops.quantized.conv2d_prepack(
+            cw, None if cb is None else torch.from_numpy(cb), list(st), list(pd), [1, 1], g)
+        op = torch.ops.quantized.conv2d_relu if relu else torch.ops.quantized.conv2d
+        want = op(_pt(xq, xs, xz), prep, os_, oz).int_repr().numpy()
+        p = K.PackedConvWeight(cq, cs, cz, cb, st, pd, (1, 1), g)
+        np.testing.assert_array_equal(
+            K.conv_static(xq, xs, xz, p, os_, oz, relu, engine='qnnpack'), want)
+        differs_from_fbgemm += not np.array_equal(K.conv_static(xq, xs, xz, p, os_, oz, relu),
+                                                  want)
+    assert differs_from_fbgemm > 0
+
+
+def test_qnnpack_avg_pools():
+    torch.backends.quantized.engine = 'qnnpack'
+    F = torch.nn.functional
+    rng = np.random.default_rng(4)
+    checked = 0
+    for it in range(100):
+        shape = (int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(2, 12)),
+                 int(rng.integers(2, 12)))
+        q = rng.integers(0, 256, shape).astype(np.uint8)
+        s, z = float(rng.choice(TIE_SCALES)), int(rng.integers(0, 256))
+        x = _pt(q, s, z)
+        osz = (int(rng.integers(1, shape[2] + 1)), int(rng.integers(1, shape[3] + 1)))
+        np.testing.assert_array_equal(K.adaptive_avg_pool(q, osz, s, z, 'qnnpack'),
+                                      F.adaptive_avg_pool2d(x, osz).int_repr().numpy())
+        k = (int(rng.integers(1, 4)), int(rng.integers(2, 4)))
+        st = (int(rng.integers(1, 3)),) * 2
+        pd = (int(rng.integers(0, k[0] // 2 + 1)), int(rng.integers(0, k[1] // 2 + 1)))
+        try:
+            want = F.avg_pool2d(x, k, st, pd, False, it % 2 == 0, None if it % 3 else 5)
+        except RuntimeError:            # torch: output too small for QNNPACK
+            continue
+        checked += 1
+        np.testing.assert_array_equal(K.avg_pool_qnnpack(q, s, z, k, st, pd),
+                                      want.int_repr().numpy())
+    assert checked > 50

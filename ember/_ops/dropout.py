@@ -24,7 +24,8 @@ import warnings
 
 from .._tensor import Tensor, _legacy_name
 from . import _args
-from ._util import register, wrap
+from ._util import register, wrap, aten, Node, grad_needed, record
+from ..autograd.grad_mode import no_grad as _no_grad
 from .._backend import to_device
 from .random_ops import dropout_noise
 
@@ -328,3 +329,39 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
             "and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
     return _feature_nd(input, p, training, inplace, nd == 5)
+
+
+class NativeDropoutBackwardBackward0(Node):
+    def backward(self, g):
+        (mask,) = self.saved_tensors
+        return g * mask * self.scale, None
+
+
+@aten('native_dropout_backward')
+def native_dropout_backward(grad_output, mask, scale):
+    """The gradient of a dropout through its ``mask``: ``grad_output * mask * scale`` (the
+    operator ``ember.ops.aten.native_dropout_backward``), differentiable in
+    ``grad_output``.
+
+    Args:
+        grad_output (Tensor): the gradient of the dropout's result.
+        mask (Tensor): the kept elements (broadcastable to ``grad_output``).
+        scale (float): the factor of the kept elements, ``1 / (1 - p)``.
+
+    Example::
+
+        >>> ember.ops.aten.native_dropout_backward(ember.ones(3),
+        ...                                        ember.tensor([True, False, True]), 2.0)
+        tensor([2., 0., 2.])
+    """
+    from .arithmetic import mul
+    for t in (grad_output, mask):
+        if not isinstance(t, Tensor):
+            _args.tensor(t, 'native_dropout_backward')
+    with _no_grad():
+        res = mul(mul(grad_output, mask), scale)
+    if grad_needed(grad_output):
+        node = NativeDropoutBackwardBackward0()
+        node.scale = scale
+        record(res, node, (grad_output, mask), save=(mask,))
+    return res

@@ -11,7 +11,7 @@ from . import _args
 import numpy as np
 
 from .._tensor import Tensor, _Mode
-from ._util import wrap, Node, register, record
+from ._util import wrap, Node, register, record, aten
 from .._backend import array_module
 from .. import _layout
 from ._pointwise_common import _not_impl
@@ -154,6 +154,30 @@ def _native_batch_norm_legit(input, weight, bias, running_mean, running_var, tra
                                "given in evaluation mode")
     return _native_bn(input, weight, bias, running_mean, running_var, training, momentum, eps,
                       node)
+
+
+class BatchNormWithUpdateBackward0(NativeBatchNormBackward0):
+    pass
+
+
+@aten('_batch_norm_with_update')
+def _batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    """Training-mode batch normalization that updates ``running_mean``/``running_var`` in
+    place (the operator ``ember.ops.aten._batch_norm_with_update``). Returns ``(output,
+    save_mean, save_invstd, reserve)``, ``reserve`` an empty ``uint8`` tensor.
+
+    Example::
+
+        >>> rm, rv = ember.zeros(1), ember.ones(1)
+        >>> out = ember.ops.aten._batch_norm_with_update(ember.tensor([[1.], [3.]]), None,
+        ...                                              None, rm, rv, 0.5, 1e-5)
+        >>> rm
+        tensor([1.])
+    """
+    out, smean, sinv = _native_bn(input, weight, bias, running_mean, running_var, True,
+                                  momentum, eps, BatchNormWithUpdateBackward0)
+    xp = array_module(input._data)
+    return out, smean, sinv, wrap(xp.zeros((0,), 'uint8'))
 
 
 def _native_bn(input, weight, bias, running_mean, running_var, training, momentum, eps,

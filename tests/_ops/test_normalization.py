@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import ember
 from oracle import check_error, run_both
 
 
@@ -84,3 +85,19 @@ def test_native_batch_norm_half_statistics(rs, training):
         wt = m.tensor(w).to(st[0].dtype) if rs else m.tensor(w)
         return m.native_batch_norm(m.tensor(x), wt, wt, *st, training, 0.5, 0.6)
     run_both(f, rtol=1e-6, atol=0)      # float32 statistics: within an ulp; half: exact
+
+
+def test_batch_norm_with_update():
+    from oracle import check, gradcheck_ember
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((4, 3, 2)), rng.standard_normal(3), rng.standard_normal(3)
+    rm, rv = rng.standard_normal(3), rng.uniform(0.5, 2, 3)
+
+    def f(m, x, w, b):
+        st = (m.tensor(rm), m.tensor(rv))
+        return m.ops.aten._batch_norm_with_update(x, w, b, *st, 0.3, 1e-5) + st
+
+    re, rt = check(f, [x, w, b], grad=True)
+    assert re[0].grad_fn.name() == rt[0].grad_fn.name() == 'BatchNormWithUpdateBackward0'
+    assert re[3].dtype == ember.uint8 and tuple(re[3].shape) == (0,)
+    gradcheck_ember(lambda m, x, w, b: f(m, x, w, b)[0], [x, w, b])

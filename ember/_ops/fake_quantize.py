@@ -82,10 +82,10 @@ def _round_prod(a, inv):
     """``x * inv_scale`` as the kernels compute it: in double for a double input, in
     float32 otherwise (half and bfloat16 inputs are widened to float32 first)."""
     if a.dtype == np.float64:
-        return a * np.asarray(inv, np.float32).astype(np.float64)
+        return a * np.float64(np.float32(inv))
     if a.dtype != np.float32:
         a = a.astype(np.float32)
-    return a * np.asarray(inv, np.float32)
+    return a * np.float32(inv)
 
 
 def _fq_tensor_arrays(a, scale, zp, qmin, qmax):

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember
-from tests.oracle import errors_both
+from tests.oracle import errors_both, to_np
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered")
 
@@ -29,8 +29,7 @@ def _both(x_np, dtype, fn):
         x = m.tensor(x_np, dtype=getattr(m, dtype), requires_grad=True)
         y = fn(m, x)
         y.backward(m.ones_like(y))
-        res.append((y.detach().float().numpy() if dtype == 'bfloat16' else y.detach().numpy(),
-                    x.grad.float().numpy() if dtype == 'bfloat16' else x.grad.numpy(),
+        res.append((to_np(y), to_np(x.grad),
                     str(y.dtype), type(y.grad_fn).__name__))
     return res
 
@@ -92,7 +91,7 @@ def test_non_contiguous_empty_zero_dim():
         t = torch.fake_quantize_per_tensor_affine(make(torch), 0.1, 3, 0, 255)
         e = ember.fake_quantize_per_tensor_affine(make(ember), 0.1, 3, 0, 255)
         assert tuple(e.shape) == tuple(t.shape)
-        np.testing.assert_array_equal(e.numpy(), t.numpy())
+        np.testing.assert_array_equal(to_np(e), to_np(t))
 
 
 def test_per_tensor_errors():
@@ -120,7 +119,7 @@ def test_per_tensor_tensor_qparams_truncates_zero_point():
                                                   torch.tensor(zp), 0, 255)
         e = ember.fake_quantize_per_tensor_affine(ember.tensor(x), ember.tensor(0.1),
                                                   ember.tensor(zp), 0, 255)
-        np.testing.assert_array_equal(e.numpy(), t.numpy())
+        np.testing.assert_array_equal(to_np(e), to_np(t))
 
 
 def test_per_channel_errors():
@@ -159,7 +158,7 @@ def _learn_both(x_np, s_np, z_np, fn, upstream):
         z = m.tensor(z_np, dtype=m.float32, requires_grad=True)
         y = fn(m, x, s, z)
         y.backward(m.tensor(upstream, dtype=m.float32))
-        out.append([y.detach().numpy(), x.grad.numpy(), s.grad.numpy(), z.grad.numpy(),
+        out.append([to_np(y), to_np(x.grad), to_np(s.grad), to_np(z.grad),
                     type(y.grad_fn).__name__])
     return out
 
@@ -259,8 +258,8 @@ def test_fused_moving_avg_obs_fake_quant(per_channel, symmetric):
                 xt, m.tensor([obs_on]), m.tensor([fq_on]), *state[m], 0.25, qmin, qmax, 0,
                 per_channel, symmetric)
             y.backward(m.ones_like(y))
-            outs.append([y.detach().numpy(), xt.grad.numpy()]
-                        + [v.numpy() for v in state[m]])
+            outs.append([to_np(y), to_np(xt.grad)]
+                        + [to_np(v) for v in state[m]])
         for a, b in zip(outs[1], outs[0]):
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(a, b)
@@ -275,7 +274,7 @@ def test_cachemask_tensor_qparams(enabled):
         r = m._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
             xt, m.tensor([0.05]), m.tensor([7], dtype=m.int32), m.tensor([enabled]), 0, 255)
         r.output.backward(m.ones_like(r.output))
-        out.append((r.output.detach().numpy(), r.mask.numpy(), xt.grad.numpy(),
+        out.append((to_np(r.output), to_np(r.mask), to_np(xt.grad),
                     type(r).__name__, type(r.output.grad_fn).__name__))
     for a, b in zip(out[1], out[0]):
         np.testing.assert_array_equal(a, b) if isinstance(b, np.ndarray) else None

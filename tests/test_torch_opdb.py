@@ -42,7 +42,6 @@ _SVD_SIGN = ("singular vectors are unique only up to sign; for a wide real matri
 # fails at all must be removed. Ops ember lacks are ('missing:', MISSING).
 KNOWN = {
     # ops ember does not have yet
-    '_unsafe_masked_index_put_accumulate': ('missing:', MISSING),
     'jiterator_binary': ('missing:', MISSING),
     'max_pool2d_with_indices_backward': ("no attribute 'max_pool2d_with_indices_backward'",
                                          MISSING),

@@ -785,3 +785,43 @@ def test_take_out():
                 match='take(): self and out expected to have the same dtype')
     check_error(lambda m: (lambda x: m.take(x, m.tensor([0, 2, 4]), out=x[1:4]))(m.arange(6.)),
                 match='unsupported operation')
+
+
+# ------------------------------------------------------------------ _unsafe_masked_index(_put_accumulate)
+def _masked_index_case():
+    rng = np.random.default_rng(2)
+    i0 = rng.integers(-1, 6, 4).reshape(4, 1)          # out of range where masked out
+    i1 = rng.integers(0, 7, 3).reshape(1, 3)
+    mask = (i0 >= 0) & (i0 < 3) & (i1 < 4)
+    return rng.standard_normal((3, 4)), mask, i0, i1
+
+
+def test_unsafe_masked_index():
+    x, mask, i0, i1 = _masked_index_case()
+    check(lambda m, x, k, a, b: m._unsafe_masked_index(x, k, [a, b], -1.5), [x, mask, i0, i1],
+          grad=True)
+    check(lambda m, x, k, a, b: m._unsafe_masked_index((x > 0), k, [a, b], True),
+          [x, mask, i0, i1])
+    gradcheck_ember(lambda m, x: m._unsafe_masked_index(
+        x, m.tensor(mask), [m.tensor(i0), m.tensor(i1)], 0.), [x])
+    t = ember.tensor(x, requires_grad=True)
+    r = ember._unsafe_masked_index(t, ember.tensor(mask), [ember.tensor(i0), ember.tensor(i1)], 0)
+    assert r.grad_fn.name() == 'UnsafeMaskedIndexBackward0'
+    check_error(lambda m, x, k, a: m._unsafe_masked_index(x, k, [a, None], 0.), [x, mask, i0],
+                'expected Tensor as element 1 in argument 2, but got NoneType')
+
+
+def test_unsafe_masked_index_put_accumulate():
+    x, mask, i0, i1 = _masked_index_case()
+    v = np.random.default_rng(3).standard_normal((4, 3))
+    check(lambda m, x, k, a, b, v: m._unsafe_masked_index_put_accumulate(x, k, [a, b], v),
+          [x, mask, i0, i1, v], grad=True)
+    check(lambda m, x, k, a, b, v: m._unsafe_masked_index_put_accumulate(x > 0, k, [a, b], v > 0),
+          [x, mask, i0, i1, v])
+    gradcheck_ember(lambda m, x, v: m._unsafe_masked_index_put_accumulate(
+        x, m.tensor(mask), [m.tensor(i0), m.tensor(i1)], v), [x, v])
+    t = ember.tensor(x, requires_grad=True)
+    r = ember._unsafe_masked_index_put_accumulate(t, ember.tensor(mask),
+                                                  [ember.tensor(i0), ember.tensor(i1)],
+                                                  ember.tensor(v))
+    assert r.grad_fn.name() == 'UnsafeMaskedIndexPutAccumulateBackward0'

@@ -5,6 +5,7 @@ Record names are looked up under the archive's single top-level folder (``archiv
 PyTorch does; a missing record raises ``RuntimeError`` worded as PyTorch's.
 """
 import os
+import pickle
 import zipfile
 
 __all__ = ['PyTorchFileReader']
@@ -101,3 +102,77 @@ class PyTorchFileReader:
             from ._ops.creation import empty
             return empty(0, dtype=dt)
         return t.view(dt)[:0]
+
+
+# ---------------------------------------------------------------------------- the pickle scanner
+# (of ``ember.serialization.get_unsafe_globals_in_checkpoint``: it parses, never unpickles)
+_MARK = object()
+
+
+class _BoundedFile:
+    """A file view for ``pickletools.genops`` that never reads past the file's end."""
+
+    def __init__(self, f, end):
+        self.f, self.end = f, end
+
+    def read(self, n=-1):
+        left = self.end - self.f.tell()
+        return self.f.read(left if n < 0 else min(n, left))
+
+    def readline(self, n=-1):
+        left = self.end - self.f.tell()
+        return self.f.readline(left if n < 0 else min(n, left))
+
+
+def _globals_in_pickle(f, out, budget):
+    """Appends ``(module, name)`` for every global a pickle names (GLOBAL, INST, and
+    STACK_GLOBAL with names from literals or the memo; None where they are computed).
+    ``budget`` is a one-item list of the opcodes left to scan (shared by the pickles of
+    one file); a pickle with more is refused, never scanned in part."""
+    import pickletools
+    stack, memo = [], {}
+    mark = pickletools.markobject
+    sl = pickletools.stackslice
+    try:
+        for op, arg, _ in pickletools.genops(f):
+            budget[0] -= 1
+            if budget[0] < 0:
+                break
+            n = op.name
+            if n in ('GLOBAL', 'INST'):
+                mod, _, nm = arg.partition(' ')
+                out.append((mod, nm))
+            elif n == 'STACK_GLOBAL':
+                nm = stack.pop() if stack else None
+                mod = stack.pop() if stack else None
+                out.append((mod if type(mod) is str else None, nm if type(nm) is str else None))
+                stack.append(None)
+                continue
+            if n in ('PUT', 'BINPUT', 'LONG_BINPUT', 'MEMOIZE'):
+                memo[len(memo) if n == 'MEMOIZE' else arg] = stack[-1] if stack else None
+                continue
+            if n in ('GET', 'BINGET', 'LONG_BINGET'):
+                stack.append(memo.get(arg))
+                continue
+            if n == 'DUP':
+                stack.append(stack[-1] if stack else None)
+                continue
+            for s in reversed(op.stack_before):
+                if s is sl:
+                    while stack and stack[-1] is not _MARK:
+                        stack.pop()
+                elif stack:
+                    stack.pop()
+            for s in op.stack_after:
+                if s is mark:
+                    stack.append(_MARK)
+                else:
+                    stack.append(arg if type(arg) is str and ('STRING' in n or 'UNICODE' in n) else None)
+            if n == 'STOP':
+                break
+    except Exception:     # a malformed pickle: report what was found up to there
+        return False
+    if budget[0] < 0:
+        raise pickle.UnpicklingError("get_unsafe_globals_in_checkpoint: the pickle has more opcodes "
+                                     "than its file's size allows (8 a byte): not scanned")
+    return True

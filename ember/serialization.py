@@ -39,6 +39,7 @@ from . import _backend
 from ._device import device as _device_cls, CPU as _CPU
 from ._storage import UntypedStorage, TypedStorage, _ptr
 from ._tensor import Tensor, Size, _new_tensor, _bind
+from ._file_format import _BoundedFile, _globals_in_pickle
 
 __all__ = ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals',
            'safe_globals', 'get_unsafe_globals_in_checkpoint', 'DEFAULT_PROTOCOL']
@@ -56,6 +57,9 @@ _STORAGE_NAMES = {
     'complex128': 'ComplexDoubleStorage', 'bool': 'BoolStorage', 'uint8': 'ByteStorage',
     'int8': 'CharStorage', 'int16': 'ShortStorage', 'int32': 'IntStorage',
     'int64': 'LongStorage',
+    # the quantized dtypes' storages: only _rebuild_qtensor reads a tensor from them
+    'qint8': 'QInt8Storage', 'quint8': 'QUInt8Storage', 'qint32': 'QInt32Storage',
+    'quint4x2': 'QUInt4x2Storage', 'quint2x4': 'QUInt2x4Storage',
 }
 
 
@@ -71,15 +75,20 @@ class _StorageType:
         return f"<storage type {self.module}.{self.name}>"
 
 
-_STORAGE_TYPES = {n: _StorageType('torch', n, D._BY_NAME[d]) for d, n in _STORAGE_NAMES.items()}
+_STORAGE_TYPES = {n: _StorageType('torch', n, D._dtype_by_name(d)) for d, n in _STORAGE_NAMES.items()}
 _UNTYPED_STORAGE_TYPE = _StorageType('torch.storage', 'UntypedStorage', None)
-_STORAGE_TYPE_OF = {D._BY_NAME[d]: _STORAGE_TYPES[n] for d, n in _STORAGE_NAMES.items()}
+_STORAGE_TYPE_OF = {D._dtype_by_name(d): _STORAGE_TYPES[n] for d, n in _STORAGE_NAMES.items()}
 _ALL_STORAGE_TYPES = tuple(_STORAGE_TYPES.values()) + (_UNTYPED_STORAGE_TYPE,)
 
 
 def _parameter_cls():
     from .nn.parameter import Parameter
     return Parameter
+
+
+def _quantized():
+    from ._quantized import serialization     # quantized tensors: torch's _rebuild_qtensor
+    return serialization
 
 
 def _parameter_cls_if_loaded():
@@ -258,7 +267,7 @@ _LOAD_SCOPE = _LoadScope()
 @contextlib.contextmanager
 def _load_scope(deferred=None):
     """The scope of one load; ``deferred`` (a list) collects ``(values, copy, conj, neg)``
-    for copies to fill after the storages are read (legacy format)."""
+    for copies to fill after the storages are read (legacy format), then checks to run."""
     old = _LOAD_SCOPE.flagged, _LOAD_SCOPE.deferred
     _LOAD_SCOPE.flagged, _LOAD_SCOPE.deferred = {}, deferred
     try:
@@ -451,7 +460,7 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 def _rebuild_from_type_v2(func, new_type, args, state):
     """Rebuilds a tensor subclass or a tensor with attributes (``torch._tensor._rebuild_from_type_v2``)."""
     ret = func(*args)
-    if type(ret) is not new_type:
+    if type(ret) is not new_type and not _quantized()._keeps(ret, new_type):
         ret = ret.as_subclass(new_type)
     setstate = getattr(type(ret), '__setstate__', None)
     if setstate is not None and setstate is not getattr(Tensor, '__setstate__', None):
@@ -571,8 +580,8 @@ def _rebuild_parameter_plain(cls, data, requires_grad, state):
 def _storage_bytes(st):
     """The bytes of an UntypedStorage as a 1-D uint8 host array."""
     b = st._bytes()
-    if type(b) is not np.ndarray:
-        b = b.get()
+    if type(b) is not np.ndarray:   # a device array; or a quantized tensor's (host) memory
+        b = b.get() if hasattr(b, 'get') else b.view(np.ndarray)
     return b
 
 
@@ -608,6 +617,8 @@ def _torch_globals():
                          ('_rebuild_parameter_with_state', _rebuild_parameter_with_state)]:
             g['torch._utils.' + name] = fn
         g['torch._tensor._rebuild_from_type_v2'] = _rebuild_from_type_v2
+        g['torch._utils._rebuild_qtensor'] = _quantized()._rebuild_qtensor
+        g.update(('torch.' + n, q) for n, q in D._QSCHEMES.items())   # torch.per_tensor_affine...
         g['torch.serialization._get_layout'] = _get_layout
         g['torch.Size'] = Size
         g['torch.Tensor'] = Tensor
@@ -864,6 +875,8 @@ class _Pickler(pickle._Pickler):
     def _reduce_tensor(self, obj):
         plain = type(obj) is _AsPlain
         t = obj.t if plain else obj
+        if type(t).is_quantized:      # torch._utils._rebuild_qtensor
+            return _quantized()._reduce_qtensor(self, t)
         P = self._param_cls
         if not plain and P is not None and isinstance(t, P):
             state = _obj_state(t)
@@ -2405,7 +2418,7 @@ def _h_rebuild_from_type_v2(u, *args):
     if type(fargs) is not tuple:
         raise _bad(f"_rebuild_from_type_v2: arguments must be a tuple, but got {_short(fargs)}")
     ret = h[1](u, *fargs)
-    if type(ret) is not new_type:
+    if type(ret) is not new_type and not _quantized()._keeps(ret, new_type):
         if new_type is P:
             ret = _new_parameter(ret if type(ret) is Tensor else ret.detach(), ret.requires_grad)
         else:
@@ -2428,7 +2441,8 @@ def _safe_calls():
     if not _SAFE_CALLS:
         reb = {_rebuild_tensor: _h_rebuild_tensor, _rebuild_tensor_v2: _h_rebuild_tensor_v2,
                _rebuild_tensor_v3: _h_rebuild_tensor_v3, _rebuild_parameter: _h_rebuild_parameter,
-               _rebuild_parameter_with_state: _h_rebuild_parameter_with_state}
+               _rebuild_parameter_with_state: _h_rebuild_parameter_with_state,
+               _quantized()._rebuild_qtensor: _quantized()._h_rebuild_qtensor}
         for f, h in reb.items():
             _TENSOR_REBUILDERS[id(f)] = (f, h)
         table = dict(reb)
@@ -2790,8 +2804,12 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
     if missing:
         raise _CorruptCheckpoint(f"ember.load: {name}: storage {sorted(missing)[0]!r} has no data "
                                  "in the file")
-    for vals, out, conj, neg in deferred:      # neg/conj copies of storages read just now
-        out[...] = _flag_values(np, vals, conj, neg)
+    for item in deferred:     # neg/conj copies of storages read just now, then checks
+        if callable(item):
+            item()
+        else:
+            vals, out, conj, neg = item
+            out[...] = _flag_values(np, vals, conj, neg)
     for st, loc in cpu:
         moved = restore(st, loc)
         if moved is not st:
@@ -2799,75 +2817,6 @@ def _load_legacy(fobj, name, restore, weights_only, kw):
                                       "supported for legacy (non-zip) checkpoints; load with "
                                       "map_location='cpu' and move the tensors")
     return result
-
-
-class _BoundedFile:
-    """A file view for ``pickletools.genops`` that never reads past the file's end."""
-
-    def __init__(self, f, end):
-        self.f, self.end = f, end
-
-    def read(self, n=-1):
-        left = self.end - self.f.tell()
-        return self.f.read(left if n < 0 else min(n, left))
-
-    def readline(self, n=-1):
-        left = self.end - self.f.tell()
-        return self.f.readline(left if n < 0 else min(n, left))
-
-
-def _globals_in_pickle(f, out, budget):
-    """Appends ``(module, name)`` for every global a pickle names (GLOBAL, INST, and
-    STACK_GLOBAL with names from literals or the memo; None where they are computed).
-    ``budget`` is a one-item list of the opcodes left to scan (shared by the pickles of
-    one file); a pickle with more is refused, never scanned in part."""
-    import pickletools
-    stack, memo = [], {}
-    mark = pickletools.markobject
-    sl = pickletools.stackslice
-    try:
-        for op, arg, _ in pickletools.genops(f):
-            budget[0] -= 1
-            if budget[0] < 0:
-                break
-            n = op.name
-            if n in ('GLOBAL', 'INST'):
-                mod, _, nm = arg.partition(' ')
-                out.append((mod, nm))
-            elif n == 'STACK_GLOBAL':
-                nm = stack.pop() if stack else None
-                mod = stack.pop() if stack else None
-                out.append((mod if type(mod) is str else None, nm if type(nm) is str else None))
-                stack.append(None)
-                continue
-            if n in ('PUT', 'BINPUT', 'LONG_BINPUT', 'MEMOIZE'):
-                memo[len(memo) if n == 'MEMOIZE' else arg] = stack[-1] if stack else None
-                continue
-            if n in ('GET', 'BINGET', 'LONG_BINGET'):
-                stack.append(memo.get(arg))
-                continue
-            if n == 'DUP':
-                stack.append(stack[-1] if stack else None)
-                continue
-            for s in reversed(op.stack_before):
-                if s is sl:
-                    while stack and stack[-1] is not _MARK:
-                        stack.pop()
-                elif stack:
-                    stack.pop()
-            for s in op.stack_after:
-                if s is mark:
-                    stack.append(_MARK)
-                else:
-                    stack.append(arg if type(arg) is str and ('STRING' in n or 'UNICODE' in n) else None)
-            if n == 'STOP':
-                break
-    except Exception:     # a malformed pickle: report what was found up to there
-        return False
-    if budget[0] < 0:
-        raise _bad("get_unsafe_globals_in_checkpoint: the pickle has more opcodes than its "
-                   "file's size allows (8 a byte): not scanned")
-    return True
 
 
 def get_unsafe_globals_in_checkpoint(f):

@@ -116,6 +116,38 @@ class _QTensor(Tensor):
     def __int__(self):
         return int(self.item())
 
+    def __reduce_ex__(self, proto):
+        # pickling and copy.copy: the integers as a plain tensor sharing the storage (so
+        # views pickled together stay views, and copy.copy shares memory), the dtype and
+        # the quantizer; rebuilt through _make, so the copy holds the observing bindings
+        ints = _new_tensor(_ints(self))
+        ints._st = self._storage_obj()
+        return (_rebuild_pickled, (ints, self.dtype, self._qp, _extra_state(self)))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        import copy
+        new = _make(_ints(self).copy(), self.dtype, copy.deepcopy(self._qp, memo))
+        memo[id(self)] = new
+        for k, v in (_extra_state(self) or {}).items():
+            new.__dict__[k] = copy.deepcopy(v, memo)
+        return new
+
+
+def _extra_state(q):
+    """The attributes a user set on quantized tensor ``q`` (not its quantizer)."""
+    d = {k: v for k, v in q.__dict__.items() if k not in ('_qp', '_retains_grad')}
+    return d or None
+
+
+def _rebuild_pickled(ints, qdtype, qp, state):
+    """Inverse of ``_QTensor.__reduce_ex__``."""
+    q = _make(ints._data, qdtype, qp, like=ints)
+    if state:
+        q.__dict__.update(state)
+    return q
+
 
 # ------------------------------------------------------------------ making and reading
 def _ints(q):

@@ -22,7 +22,7 @@ import inspect
 
 from .graph_signature import (ExportBackwardSignature, ExportGraphSignature, InputKind,
                               InputSpec, OutputKind, OutputSpec, TensorArgument,
-                              ConstantArgument, SymIntArgument)
+                              ConstantArgument, SymIntArgument, SymFloatArgument)
 from .exported_program import (ExportedProgram, ModuleCallEntry, ModuleCallSignature,
                                CustomDecompTable, default_decompositions)
 from .dynamic_shapes import (Constraint, Dim, ShapesCollection, AdditionalInputs, dims)
@@ -216,8 +216,9 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
     output_specs = []
     for o in out_node.args[0]:
         if hasattr(o, 'op'):
-            arg = SymIntArgument(o.name) if isinstance(o.meta.get('val'), int) else \
-                TensorArgument(o.name)
+            v = o.meta.get('val')
+            arg = SymIntArgument(o.name) if isinstance(v, int) else \
+                SymFloatArgument(o.name) if isinstance(v, float) else TensorArgument(o.name)
         else:
             arg = ConstantArgument('', o)
         output_specs.append(OutputSpec(OutputKind.USER_OUTPUT, arg, None))

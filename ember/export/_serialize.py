@@ -50,7 +50,9 @@ def _helpers():
             ('operator', 'mul'): operator.mul, ('operator', 'floordiv'): operator.floordiv,
             ('operator', 'mod'): operator.mod, ('operator', 'neg'): operator.neg,
             ('operator', 'pos'): operator.pos, ('builtins', 'abs'): abs,
+            ('operator', 'truediv'): operator.truediv, ('operator', 'pow'): operator.pow,
             ('ember.export._trace', 'sym_size'): _trace.sym_size,
+            ('ember.export._trace', 'item'): _trace.item,
             ('ember.export._functionalize', 'batch_norm_functional'):
                 _functionalize.batch_norm_functional,
             ('ember.export._functionalize', 'setitem_functional'):

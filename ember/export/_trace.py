@@ -25,6 +25,8 @@ __all__ = []
 
 _active = {}             # thread id -> the capture running on it
 PROPERTIES = ('T', 'mT', 'H', 'mH')      # Tensor properties recorded as getattr nodes
+_FROZEN = ('numpy', 'tolist', '__array__')   # results that leave the graph
+_CONVERSIONS = ('__bool__', '__int__', '__float__', '__index__', '__complex__')
 
 
 def sym_size(input, dim):
@@ -99,6 +101,21 @@ _DENIED_FUNCTIONS = {'asarray', 'from_file', 'frombuffer', 'from_numpy', 'set_de
                      'while_loop', 'map', 'scan', 'vmap', 'compile'}
 
 
+def item(input):
+    """``input.item()`` read at run time (the graph op of a value read from a tensor;
+    torch's ``aten._local_scalar_dense``).
+
+    Args:
+        input (Tensor): a one-element tensor.
+
+    Example::
+
+        >>> ember.export._trace.item(ember.tensor([2.5]))
+        2.5
+    """
+    return input.item()
+
+
 class _SymInt(int):
     """An int read from a dynamic size while capturing, carrying the node computing it.
     Arithmetic with ints gives another ``_SymInt`` (recorded); comparisons give plain bools
@@ -113,13 +130,47 @@ class _SymInt(int):
         return int.__repr__(int(self))
 
 
+class _SymFloat(float):
+    """A float computed while capturing from a recorded value (``x.sum().item()``, a
+    size divided), carrying its node, as :class:`_SymInt`."""
+
+    def __new__(cls, value, node):
+        self = float.__new__(cls, value)
+        self.node = node
+        return self
+
+    def __repr__(self):
+        return float.__repr__(float(self))
+
+
+_SYM = (_SymInt, _SymFloat)
+
+
+def _plain(v):
+    if isinstance(v, _SymInt):
+        return int(v)
+    if isinstance(v, _SymFloat):
+        return float(v)
+    return v
+
+
+def _sym(res, node):
+    if isinstance(res, bool):
+        return res
+    if isinstance(res, int):
+        return _SymInt(res, node)
+    if isinstance(res, float):
+        return _SymFloat(res, node)
+    return res
+
+
 def _sym_op(fn, reflected=False):
     def method(self, other=None):
         unary = fn in (operator.neg, operator.pos, abs)
-        if not unary and (isinstance(other, bool) or not isinstance(other, int)):
-            return fn(int(self), other) if not reflected else fn(other, int(self))
+        if not unary and not isinstance(other, (int, float)):
+            return NotImplemented         # a tensor's reflected op records it
         a, b = (other, self) if reflected else (self, other)
-        res = fn(int(a)) if unary else fn(int(a), int(b))
+        res = fn(_plain(a)) if unary else fn(_plain(a), _plain(b))
         cap = _active.get(threading.get_ident())
         if cap is None or cap.inside:
             return res
@@ -127,17 +178,19 @@ def _sym_op(fn, reflected=False):
                                      (cap.arg(a),) if unary else (cap.arg(a), cap.arg(b)))
         node.meta['val'] = res
         node.meta['stack_trace'] = stack_trace()
-        return _SymInt(res, node)
+        return _sym(res, node)
     return method
 
 
-for _n, _f in (('add', operator.add), ('sub', operator.sub), ('mul', operator.mul),
-               ('floordiv', operator.floordiv), ('mod', operator.mod)):
-    setattr(_SymInt, f'__{_n}__', _sym_op(_f))
-    setattr(_SymInt, f'__r{_n}__', _sym_op(_f, reflected=True))
-for _n, _f in (('neg', operator.neg), ('pos', operator.pos), ('abs', abs)):
-    setattr(_SymInt, f'__{_n}__', _sym_op(_f))
-del _n, _f
+for _cls in _SYM:
+    for _n, _f in (('add', operator.add), ('sub', operator.sub), ('mul', operator.mul),
+                   ('floordiv', operator.floordiv), ('mod', operator.mod),
+                   ('truediv', operator.truediv), ('pow', operator.pow)):
+        setattr(_cls, f'__{_n}__', _sym_op(_f))
+        setattr(_cls, f'__r{_n}__', _sym_op(_f, reflected=True))
+    for _n, _f in (('neg', operator.neg), ('pos', operator.pos), ('abs', abs)):
+        setattr(_cls, f'__{_n}__', _sym_op(_f))
+del _n, _f, _cls
 
 
 def _map(obj, fn):
@@ -155,7 +208,7 @@ def _map(obj, fn):
 
 
 def _leaves(obj, acc):
-    if isinstance(obj, (Tensor, _SymInt)):
+    if isinstance(obj, (Tensor,) + _SYM):
         acc.append(obj)
     elif isinstance(obj, (list, tuple)):
         for o in obj:
@@ -175,9 +228,7 @@ def meta_val(t):
     if isinstance(t, Tensor):
         # a zero-strided view of one element: the shape and dtype, without the bytes
         return ember.empty((), dtype=t.dtype, device='meta').expand(tuple(t.shape))
-    if isinstance(t, _SymInt):
-        return int(t)
-    return t
+    return _plain(t)
 
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -248,7 +299,7 @@ class _Capture(TorchFunctionMode):
 
     def arg(self, obj):
         def conv(a):
-            if isinstance(a, _SymInt):
+            if isinstance(a, _SYM):
                 return a.node
             if isinstance(a, Tensor):
                 node = self.env.get(id(a))
@@ -327,9 +378,9 @@ class _Capture(TorchFunctionMode):
         if self.inside or threading.get_ident() != self.thread:
             return func(*args, **kwargs)
         leaves = _leaves((args, kwargs), [])
-        if any(isinstance(a, _SymInt) for a in leaves):
-            # ops take plain ints (their scalar checks are by exact type)
-            plain = _map((args, kwargs), lambda a: int(a) if isinstance(a, _SymInt) else a)
+        if any(isinstance(a, _SYM) for a in leaves):
+            # ops take plain numbers (their scalar checks are by exact type)
+            plain = _map((args, kwargs), _plain)
         else:
             plain = (args, kwargs)
         self.inside += 1
@@ -337,21 +388,24 @@ class _Capture(TorchFunctionMode):
             res = func(*plain[0], **plain[1])
         finally:
             self.inside -= 1
-        traced = any(isinstance(a, _SymInt) or id(a) in self.env for a in leaves)
-        dynamic = any(isinstance(a, _SymInt) or id(a) in self.dyn for a in leaves)
+        traced = any(isinstance(a, _SYM) or id(a) in self.env for a in leaves)
+        dynamic = any(isinstance(a, _SYM) or id(a) in self.dyn for a in leaves)
         fname = getattr(func, '__name__', '')
         inplace = fname == 'setitem' or (fname.endswith('_') and not fname.startswith('_'))
+        if traced and fname in _FROZEN:
+            raise ExportCaptureError(
+                f'ember.export: Tensor.{fname}() of a value computed from the inputs cannot '
+                'be captured (the program would keep the value it had while exporting)')
         if not _leaves(res, []) and res is not None and not isinstance(res, (list, tuple)):
             # a Python number (dim(), numel(), item(), ...)
-            if dynamic and isinstance(res, int) and not isinstance(res, bool) or \
-                    fname == 'item' and traced and isinstance(res, int) and \
-                    not isinstance(res, bool):
+            number = isinstance(res, (int, float)) and not isinstance(res, bool)
+            if number and (dynamic and isinstance(res, int) or fname == 'item' and traced):
                 node = self.graph.create_node('call_function', func, self.arg(args),
                                               self.arg(kwargs))
                 node.meta['val'] = res
                 node.meta['nn_module_stack'] = list(self.stack)
                 node.meta['stack_trace'] = stack_trace()
-                return _SymInt(res, node)
+                return _sym(res, node)
             return res
         if res is None and not (traced or inplace):
             return res
@@ -476,6 +530,33 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
 
     props = {a: Tensor.__dict__[a] for a in PROPERTIES
              if isinstance(Tensor.__dict__.get(a), property)}
+
+    def reads(name, fn):
+        """Tensor members that read values into Python: ``item`` is recorded, the rest
+        raise on a value the capture follows (the graph would keep the value it had)."""
+        def member(t, *a, **k):
+            if threading.get_ident() != cap.thread or cap.inside or id(t) not in cap.env:
+                return fn(t, *a, **k)
+            if name == 'item':
+                cap.inside += 1
+                try:
+                    res = fn(t)
+                finally:
+                    cap.inside -= 1
+                node = cap.graph.create_node('call_function', item, (cap.env[id(t)],))
+                node.meta['val'] = res
+                node.meta['stack_trace'] = stack_trace()
+                return _sym(res, node)
+            what = 'data-dependent control flow or conversion' if name in _CONVERSIONS \
+                else f'Tensor.{name}()'
+            raise ExportCaptureError(
+                f'ember.export: {what} on a value computed from the inputs or the state '
+                f'(Tensor.{name}) cannot be captured: the program would keep the value it '
+                'had while exporting')
+        return member
+
+    members = {a: Tensor.__dict__[a] for a in ('item',) + _FROZEN + _CONVERSIONS
+               if a in Tensor.__dict__}
     from ..onnx._capture import _recorded_helpers
     helpers = _recorded_helpers(cap)
     # the forward may update buffers (BatchNorm's statistics): they are put back after
@@ -491,6 +572,8 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
             setattr(m, name, repl)
         for a, pr in props.items():
             setattr(Tensor, a, prop(a, pr.fget))
+        for a, fn in members.items():
+            setattr(Tensor, a, reads(a, fn))
         with ember.enable_grad(), cap:
             out = cap.call_module(mod, original, args, kwargs)
     finally:
@@ -502,6 +585,8 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
             setattr(m, name, orig)
         for a, pr in props.items():
             setattr(Tensor, a, pr)
+        for a, fn in members.items():
+            setattr(Tensor, a, fn)
         with ember.no_grad():
             for t, version, before in saved:
                 if t._version != version:
@@ -510,14 +595,16 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
     flat_out, out_spec = pytree.tree_flatten(out)
     outs = []
     for o in flat_out:
-        outs.append(cap.arg(o) if isinstance(o, (Tensor, _SymInt)) else o)
+        outs.append(cap.arg(o) if isinstance(o, (Tensor,) + _SYM) else o)
     g.output(tuple(outs))
     # sizes read but never used
     for n in reversed(list(g.nodes)):
         if n.op == 'call_function' and not n.users and \
                 (n.target is sym_size or n.target in (operator.add, operator.sub,
                                                       operator.mul, operator.floordiv,
-                                                      operator.mod, operator.neg)):
+                                                      operator.mod, operator.neg,
+                                                      operator.pos, operator.truediv,
+                                                      operator.pow, abs)):
             g.erase_node(n)
     placeholders = [n for n in g.nodes if n.op == 'placeholder']
     return g, cap, flat_out, out_spec, placeholders

@@ -527,12 +527,39 @@ def test_other_layers_capture():
 
 
 def test_untracked_computation_is_reported():
+    class Double(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return ember.from_numpy(x.detach()._data * 2)     # outside ember's ops
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
     class Raw(ember.nn.Module):
         def forward(self, x):
-            y = ember.from_numpy(x.detach().numpy() * 2)     # outside ember's ops
-            return x + y.requires_grad_()
+            return x + Double.apply(x)
     with pytest.raises(RuntimeError, match='would be frozen'):
         export(Raw(), (ember.ones(2),))
+    # values read into Python from what the program computes, as torch refuses them
+    for body in ('ember.from_numpy(x.numpy() * 2)', 'x * 2 if x.sum() > 0 else x',
+                 'x * float(x.sum())'):
+        ns = {'ember': ember}
+        exec(f'class N(ember.nn.Module):\n    def forward(self, x): return {body}', ns)
+        with pytest.raises(RuntimeError, match='cannot be captured'):
+            export(ns['N'](), (ember.ones(3),))
+
+
+def test_item_is_recorded():
+    class M(ember.nn.Module):
+        def forward(self, x):
+            return x * x.sum().item() / x.shape[0], x.abs().max().item()
+    ep = export(M(), (ember.ones(3, 2),), dynamic_shapes=({0: Dim('b')},))
+    x = ember.from_numpy(_arr((5, 2)))
+    (a, b), (ra, rb) = ep.module()(x), M()(x)
+    assert ember.allclose(a, ra) and b == rb
+    assert ep.graph_signature.output_specs[1].arg == \
+        ember.export.graph_signature.SymFloatArgument(list(ep.graph.nodes)[-2].name)
 
 
 # -- save / load ----------------------------------------------------------------------------

@@ -1160,7 +1160,8 @@ def _pool_args(q, kernel_size, stride, padding, dilation):
 
 
 def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False,
-             count_include_pad=True, divisor_override=None, scale_ratio=1.0):
+             count_include_pad=True, divisor_override=None, scale_ratio=1.0,
+             channels_last=False):
     """Quantized average pooling (2-d, 3-d) of an NCHW-contiguous tensor, as
     ``torch.nn.functional.avg_pool2d`` on a quantized tensor (output qparams are the
     input's, so ``scale_ratio = in_scale / out_scale`` is 1).
@@ -1169,6 +1170,12 @@ def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False
     elements), ``multiplier = float32(scale_ratio / divisor)`` (the divisor is the window
     size with or without padding, or ``divisor_override``), and the output is
     ``rint(float32(float32(acc) * multiplier) + zero_point)``, clamped to the dtype.
+
+    ``channels_last=True`` gives what torch computes for a channels-last input (the
+    memory format torch's quantized convolutions return): channels below
+    ``C - C % 16`` (8-bit) round ``rint(float32(acc) * multiplier)`` and add the zero point
+    after rounding; the others quantize ``acc`` with scale ``1 / multiplier`` as
+    ``quantize_val`` does.
 
     Example::
 
@@ -1181,6 +1188,8 @@ def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False
     nd = len(kernel)
     outs = [_pool_out_size(q.shape[2 + i], kernel[i], padding[i], stride[i], 1, ceil_mode)
             for i in range(nd)]
+    if min(outs) <= 0:     # torch raises for NCHW input and returns an empty channels-last one
+        return np.empty(q.shape[:2] + tuple(max(o, 0) for o in outs), dtype=q.dtype)
     a = _pad_for_pool(q.astype(np.int64), kernel, stride, padding, (1,) * nd, outs, 0)
     sums = _windows(a, kernel, stride, (1,) * nd, outs).sum(axis=tuple(range(-nd, 0)))
     size = np.ones((1,) * nd, dtype=np.int64)
@@ -1197,10 +1206,37 @@ def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False
         div = np.full_like(size, int(divisor_override))
     else:
         div = pool if count_include_pad else size
-    mult = (float(scale_ratio) / div).astype(np.float32)
     acc = (sums - size * int(zero_point)).astype(np.float32)
+    if channels_last:
+        mult = (np.float32(scale_ratio) / div.astype(np.float32)).astype(np.float32)
+        return _nhwc_requant(acc, mult, int(zero_point), q.dtype, qmin, qmax, fma_body=False)
+    mult = (float(scale_ratio) / div).astype(np.float32)
     y = np.rint(acc * mult + np.float32(zero_point))
     return np.clip(y, qmin, qmax).astype(q.dtype)
+
+
+def _nhwc_requant(acc, mult, zp, np_dt, qmin, qmax, fma_body, by8=False):
+    """torch's channels-last pooling requantization of float32 ``acc`` (N, C, ...) with
+    float32 multipliers: a vectorized part over the first ``C - C % 16`` channels (8-bit
+    types; with ``by8`` also a further block of 8 when 8 or more remain) and
+    ``quantize_val(1 / multiplier)`` for the rest."""
+    c = acc.shape[1]
+    cv = c - c % 16 if np.dtype(np_dt).itemsize == 1 else 0
+    if by8 and np.dtype(np_dt).itemsize == 1 and c - cv >= 8:
+        cv += 8
+    out = np.empty(acc.shape, dtype=np.float64)
+    mult = np.broadcast_to(mult, acc.shape)
+    with np.errstate(over='ignore', invalid='ignore'):
+        inv_tail = np.float32(1.0) / (np.float32(1.0) / mult[:, cv:])
+        out[:, cv:] = np.rint(acc[:, cv:] * inv_tail + np.float32(zp))
+        if cv:
+            if fma_body:      # fbgemm's quantize with scale 1 / multiplier
+                inv = np.float32(1.0) / (np.float32(1.0) / mult[:, :cv])
+                out[:, :cv] = np.rint(np.fmin(_fma_f32(acc[:, :cv], inv, np.float32(zp)),
+                                              _F32_BELOW_2_31))
+            else:
+                out[:, :cv] = np.rint(np.fmin(acc[:, :cv] * mult[:, :cv], _F32_BELOW_2_31)) + zp
+    return np.clip(out, qmin, qmax).astype(np_dt)
 
 
 def _qnnp_avgpool_requant(acc, scale, out_zp):
@@ -1236,7 +1272,8 @@ def avg_pool_qnnpack(q, scale, zero_point, kernel_size, stride=None, padding=0):
     return _qnnp_avgpool_requant(sums - size * int(zero_point), mult, int(zero_point))
 
 
-def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm'):
+def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm',
+                      channels_last=False):
     """Quantized adaptive average pooling (2-d, 3-d) of an NCHW-contiguous tensor, as
     ``torch.nn.functional.adaptive_avg_pool2d`` / ``3d`` on a quantized tensor (output
     qparams are the input's).
@@ -1247,7 +1284,12 @@ def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm'):
     2-d quint8 pooling whose input sizes are multiples of the output sizes (and differ
     from them) as :func:`avg_pool_qnnpack` with kernel = stride = input // output; this
     function does the same (``scale`` and ``zero_point``, the input's, are used only
-    there).
+    there and with ``channels_last``).
+
+    ``channels_last=True`` gives torch's channels-last kernel: ``acc = sum - size * zp``,
+    ``multiplier = float32(1 / size)``; channels below ``C - C % 16`` (and a further block
+    of 8 when 8 or more remain) are quantized with scale ``1 / multiplier`` by the fused
+    multiply-add quantizer, the rest by ``quantize_val``.
 
     Example::
 
@@ -1274,10 +1316,18 @@ def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm'):
     for pos in np.ndindex(*[int(o) for o in output_size]):
         sl = tuple(slice(int(bounds[i][0][p]), int(bounds[i][1][p])) for i, p in enumerate(pos))
         ks = [int(bounds[i][1][p] - bounds[i][0][p]) for i, p in enumerate(pos)]
+        s = q64[(Ellipsis,) + sl].sum(axis=tuple(range(-nd, 0)))
+        if channels_last:
+            size = int(np.prod(ks))
+            mult = np.float32(1.0) / np.float32(size)
+            acc = (s - size * int(zero_point)).astype(np.float32)
+            _, qmin, qmax = {np.dtype(v[0]): v for v in QTYPES.values()}[q.dtype]
+            out[(Ellipsis,) + pos] = _nhwc_requant(acc, mult, int(zero_point), q.dtype, qmin,
+                                                   qmax, fma_body=True, by8=True)
+            continue
         r = np.float32(1.0 / ks[0])
         for k in ks[1:]:
             r = r / np.float32(k)
-        s = q64[(Ellipsis,) + sl].sum(axis=tuple(range(-nd, 0)))
         out[(Ellipsis,) + pos] = np.rint(s.astype(np.float32) * r)
     return out
 

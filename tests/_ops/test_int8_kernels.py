@@ -639,3 +639,31 @@ def test_qnnpack_avg_pools():
         np.testing.assert_array_equal(K.avg_pool_qnnpack(q, s, z, k, st, pd),
                                       want.int_repr().numpy())
     assert checked > 50
+
+
+def test_pooling_channels_last():
+    F = torch.nn.functional
+    rng = np.random.default_rng(30)
+    differs = 0
+    for it in range(120):
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        C = int(rng.choice([1, 3, 8, 15, 16, 17, 25, 33]))
+        shape = (int(rng.integers(1, 3)), C, int(rng.integers(2, 9)), int(rng.integers(2, 9)))
+        q = rng.integers(qmin, qmax + 1, shape).astype(np_dt)
+        s, z = float(rng.choice(TIE_SCALES)), int(rng.integers(qmin, qmax + 1))
+        x = _pt(q, s, z).contiguous(memory_format=torch.channels_last)
+        k = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+        st = (int(rng.integers(1, 3)),) * 2
+        pd = (int(rng.integers(0, k[0] // 2 + 1)), int(rng.integers(0, k[1] // 2 + 1)))
+        args = (k, st, pd, it % 4 == 0, it % 2 == 0, None if it % 3 else 5)
+        want = F.avg_pool2d(x, *args).int_repr().numpy()
+        got = K.avg_pool(q, z, *args, channels_last=True)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        if want.size:
+            differs += not np.array_equal(K.avg_pool(q, z, *args), want)
+        osz = (int(rng.integers(1, shape[2] + 1)), int(rng.integers(1, shape[3] + 1)))
+        np.testing.assert_array_equal(K.adaptive_avg_pool(q, osz, s, z, channels_last=True),
+                                      F.adaptive_avg_pool2d(x, osz).int_repr().numpy())
+    assert differs > 0

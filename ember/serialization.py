@@ -875,7 +875,7 @@ class _Pickler(pickle._Pickler):
     def _reduce_tensor(self, obj):
         plain = type(obj) is _AsPlain
         t = obj.t if plain else obj
-        if type(t).is_quantized:      # torch._utils._rebuild_qtensor
+        if type(t).is_quantized is True:      # torch._utils._rebuild_qtensor
             return _quantized()._reduce_qtensor(self, t)
         P = self._param_cls
         if not plain and P is not None and isinstance(t, P):

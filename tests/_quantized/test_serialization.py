@@ -127,9 +127,16 @@ def test_ember_quantized_tensors_load_in_torch():
          'c': ember.quantize_per_channel(ember.tensor(x), ember.tensor([0.1, 0.2, 0.3, 0.05]),
                                          ember.tensor([0, 1, -1, 2]), 0, ember.qint8)}
     e['v'] = e['a'][1:3, ::2]
-    t = {'a': torch.quantize_per_tensor(torch.from_numpy(x), 0.02, 4, torch.quint8),
-         'c': torch.quantize_per_channel(torch.from_numpy(x), torch.tensor([0.1, 0.2, 0.3, 0.05]),
-                                         torch.tensor([0, 1, -1, 2]), 0, torch.qint8)}
+    e['i32'] = ember.quantize_per_tensor(ember.tensor(x), 1e-4, -7, ember.qint32)
+    e['fq'] = ember.quantize_per_channel(ember.tensor(x), ember.tensor([0.1, 0.2, 0.3, 0.05, 0.5]),
+                                         ember.tensor([0.5, 1., -1., 2., 0.]), 1, ember.quint8)
+    tx = torch.from_numpy(x)
+    t = {'a': torch.quantize_per_tensor(tx, 0.02, 4, torch.quint8),
+         'c': torch.quantize_per_channel(tx, torch.tensor([0.1, 0.2, 0.3, 0.05]),
+                                         torch.tensor([0, 1, -1, 2]), 0, torch.qint8),
+         'i32': torch.quantize_per_tensor(tx, 1e-4, -7, torch.qint32),
+         'fq': torch.quantize_per_channel(tx, torch.tensor([0.1, 0.2, 0.3, 0.05, 0.5]),
+                                          torch.tensor([0.5, 1., -1., 2., 0.]), 1, torch.quint8)}
     t['v'] = t['a'][1:3, ::2]
     got = torch.load(io.BytesIO(_ember_bytes(e)), weights_only=True)
     for k in t:

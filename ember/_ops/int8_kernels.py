@@ -684,7 +684,9 @@ def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, re
 # the tail dequantizes with ``scale * (q - zp)`` and adds the zero point before rounding).
 # Each kernel below reproduces both and applies them to the same positions as torch does
 # for a contiguous tensor iterated in one piece (a single thread, or fewer than 32768
-# elements).
+# elements). Positions are memory positions: pass a channels-last tensor (what torch's
+# quantized convolutions return) as its NHWC array, e.g. ``np.moveaxis(q, 1, -1)``, and
+# move the result back; the logical NCHW order would split body and tail elsewhere.
 
 SIMD_BYTES = 64     # AVX-512, the capability torch 2.13 dispatches to on this class of CPU
 

@@ -14,6 +14,7 @@ written in that layer and bound onto ``Tensor`` from there (``_tensor._bind``), 
 methods are.
 """
 import ast
+import functools
 import os
 
 import pytest
@@ -200,14 +201,34 @@ def _parse(name):
         return ast.parse(f.read(), MODULES[name])
 
 
+@functools.lru_cache(maxsize=None)
+def _facts(name):
+    """What the checks of this file read of module ``name``, found from one parse (the tree
+    itself is not kept): its module-level imports (each statement's resolved targets and
+    line), ``every_import`` (core modules only) and ``_all_imports``."""
+    tree = _parse(name)
+    level = tuple((tuple(resolve(name, node)), node.lineno)
+                  for node in module_level_imports(tree))
+    every = tuple(every_import(name, tree)) if _is_core(name) else None
+    return level, every, tuple(_all_imports(tree))
+
+
+@pytest.fixture(autouse=True, scope='module')
+def _parsed_once():
+    yield
+    for f in (_facts, violations):
+        f.cache_clear()
+
+
+@functools.lru_cache(maxsize=None)
 def violations():
     """``{(importer, imported): [line, ...]}`` for every module-level import of a higher
-    layer."""
+    layer (computed once for the two tests that read it)."""
     found = {}
     for name in sorted(MODULES):
         own = layer_of(name)
-        for node in module_level_imports(_parse(name)):
-            for target in resolve(name, node):
+        for targets, lineno in _facts(name)[0]:
+            for target in targets:
                 if not target.startswith('ember.') and target != 'ember':
                     continue
                 for dep in _with_parents(target) if target != 'ember' else ['ember']:
@@ -215,7 +236,7 @@ def violations():
                         continue   # a module's own packages are already loading
                     lv = layer_of(dep)
                     if lv is not None and own is not None and lv > own:
-                        found.setdefault((name, dep), []).append(node.lineno)
+                        found.setdefault((name, dep), []).append(lineno)
     return found
 
 
@@ -304,7 +325,7 @@ def _core_graph():
     graph = {}
     for name in CORE:
         edges = graph.setdefault(name, {})
-        for target, line in every_import(name):
+        for target, line in _facts(name)[1]:
             if target != name and _is_core(target) and target in MODULES:
                 edges.setdefault(target, []).append(line)
     return graph
@@ -316,7 +337,7 @@ def upward_imports():
     found = {}
     for name in CORE:
         own = layer_of(name)
-        for target, line in every_import(name):
+        for target, line in _facts(name)[1]:
             lv = layer_of(target)
             if lv is not None and lv > own:
                 found.setdefault((name, target), []).append(line)
@@ -435,7 +456,7 @@ def test_array_libraries_only_in_backends(name):
     """Op bodies get their array module from the backend; only ``ember._backend`` imports
     cupy, and nothing imports torch (even lazily)."""
     bad = []
-    for mod, line in _all_imports(_parse(name)):
+    for mod, line in _facts(name)[2]:
         top = mod.split('.')[0]
         if top in FORBIDDEN:
             bad.append((mod, line))

@@ -677,15 +677,12 @@ def _fused_moving_avg_obs_fq_helper(input, observer_on, fake_quant_on, running_m
     res = wrap(out)
     m = wrap(mask)
     if grad_needed(input):
-        record(res, _FusedMovingAvgObsFqHelperBackward0(), (input,), save=(m,))
+        record(res, FusedMovingAvgObsFqHelperBackward0(), (input,), save=(m,))
     return _FUSED_RESULT((res, m))
 
 
-class _FusedMovingAvgObsFqHelperBackward0(_MaskBackward):
+class FusedMovingAvgObsFqHelperBackward0(_MaskBackward):
     pass
-
-
-_FusedMovingAvgObsFqHelperBackward0.__name__ = '_FusedMovingAvgObsFqHelperBackward0'
 
 
 @register(method=False)

@@ -258,6 +258,7 @@ def test_fused_moving_avg_obs_fake_quant(per_channel, symmetric):
                 xt, m.tensor([obs_on]), m.tensor([fq_on]), *state[m], 0.25, qmin, qmax, 0,
                 per_channel, symmetric)
             y.backward(m.ones_like(y))
+            assert type(y.grad_fn).__name__ == 'FusedMovingAvgObsFqHelperBackward0'
             outs.append([to_np(y), to_np(xt.grad)]
                         + [to_np(v) for v in state[m]])
         for a, b in zip(outs[1], outs[0]):

@@ -176,7 +176,8 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
         return a, k
 
     def run(leaves, dims):
-        return _trace.capture(mod, leaves, leaf_names, rebuild, state, dims)
+        return _trace.capture(mod, leaves, leaf_names, rebuild, state, dims,
+                              preserve_module_call_signature)
 
     g, cap, flat_out, out_spec, placeholders = run(flat, per_leaf)
     if symbols:
@@ -255,11 +256,20 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
 
     call_graph = [ModuleCallEntry('', ModuleCallSignature([], [], in_spec, out_spec,
                                                           forward_arg_names=names))]
+    def argument(v):
+        if hasattr(v, 'op'):
+            val = v.meta.get('val')
+            return SymIntArgument(v.name) if isinstance(val, int) else \
+                SymFloatArgument(v.name) if isinstance(val, float) else TensorArgument(v.name)
+        return ConstantArgument('', v)
+
     for fqn, _ in mod.named_modules():
         if fqn:
             sig = None
-            if fqn in preserve_module_call_signature:
-                sig = ModuleCallSignature([], [], None, None)
+            if fqn in cap.call_sigs:
+                ins, ispec, outs, ospec = cap.call_sigs[fqn]
+                sig = ModuleCallSignature([argument(v) for v in ins], [argument(v) for v in outs],
+                                          ispec, ospec)
             call_graph.append(ModuleCallEntry(fqn, sig))
     ep = ExportedProgram({}, g, signature, state_dict, symbols, call_graph,
                          (args, dict(kwargs)), constants, _symbolic=symbolic,

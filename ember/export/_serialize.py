@@ -235,13 +235,31 @@ def _np_dtype(name):
 
 
 # -- save -----------------------------------------------------------------------------------
-def _spec_json(spec, tensors):
+def _arg_json(arg, tensors):
     from .graph_signature import ConstantArgument
-    arg = spec.arg
     a = {'type': type(arg).__name__, 'name': getattr(arg, 'name', '')}
     if isinstance(arg, ConstantArgument):
         a['value'] = _enc(arg.value, tensors)
-    d = {'kind': spec.kind.name, 'arg': a, 'target': spec.target}
+    return a
+
+
+def _arg_from(a, tensor):
+    from . import graph_signature as gsig
+    if not isinstance(a, dict):
+        raise SerializeError('invalid signature argument')
+    types = {c.__name__: c for c in (gsig.TensorArgument, gsig.SymIntArgument,
+                                     gsig.SymFloatArgument, gsig.SymBoolArgument,
+                                     gsig.TokenArgument)}
+    if a.get('type') == 'ConstantArgument':
+        return gsig.ConstantArgument(_str(a.get('name'), 'name'),
+                                     _dec(a.get('value'), {}, tensor))
+    if a.get('type') in types:
+        return types[a['type']](_str(a.get('name'), 'name'))
+    raise SerializeError(f'invalid argument type {a.get("type")!r}')
+
+
+def _spec_json(spec, tensors):
+    d = {'kind': spec.kind.name, 'arg': _arg_json(spec.arg, tensors), 'target': spec.target}
     if hasattr(spec, 'persistent'):
         d['persistent'] = spec.persistent
     return d
@@ -320,7 +338,9 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
         calls.append({'fqn': e.fqn, 'signature': None if s is None else {
             'in_spec': None if s.in_spec is None else pytree.treespec_dumps(s.in_spec),
             'out_spec': None if s.out_spec is None else pytree.treespec_dumps(s.out_spec),
-            'forward_arg_names': s.forward_arg_names}})
+            'forward_arg_names': s.forward_arg_names,
+            'inputs': [_arg_json(a, tensors) for a in s.inputs],
+            'outputs': [_arg_json(a, tensors) for a in s.outputs]}})
     ex = None
     if ep.example_inputs is not None:
         leaves, spec = pytree.tree_flatten(ep.example_inputs)
@@ -526,19 +546,7 @@ def _load(z, file_size, extra_files):
     def spec(d, cls, kinds):
         if not isinstance(d, dict):
             raise SerializeError('invalid signature entry')
-        a = d.get('arg')
-        if not isinstance(a, dict):
-            raise SerializeError('invalid signature argument')
-        types = {c.__name__: c for c in (gsig.TensorArgument, gsig.SymIntArgument,
-                                         gsig.SymFloatArgument, gsig.SymBoolArgument,
-                                         gsig.TokenArgument)}
-        if a.get('type') == 'ConstantArgument':
-            arg = gsig.ConstantArgument(_str(a.get('name'), 'name'),
-                                        _dec(a.get('value'), {}, tensor))
-        elif a.get('type') in types:
-            arg = types[a['type']](_str(a.get('name'), 'name'))
-        else:
-            raise SerializeError(f'invalid argument type {a.get("type")!r}')
+        arg = _arg_from(d.get('arg'), tensor)
         kind = getattr(kinds, _str(d.get('kind'), 'kind'), None)
         if not isinstance(kind, kinds):
             raise SerializeError(f'invalid kind {d.get("kind")!r}')
@@ -605,7 +613,9 @@ def _load(z, file_size, extra_files):
         sig_ = None
         if s is not None:
             sig_ = ModuleCallSignature(
-                [], [], None if s.get('in_spec') is None else
+                [_arg_from(a, tensor) for a in _list(s.get('inputs', []))],
+                [_arg_from(a, tensor) for a in _list(s.get('outputs', []))],
+                None if s.get('in_spec') is None else
                 pytree.treespec_loads(_str(s['in_spec'], 'spec')),
                 None if s.get('out_spec') is None else
                 pytree.treespec_loads(_str(s['out_spec'], 'spec')),

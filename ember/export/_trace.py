@@ -281,6 +281,8 @@ class _Capture(TorchFunctionMode):
         self.const_nodes = {}
         self.first_user = None           # the first user-input placeholder
         self.called = []                 # fqns of the submodules called, in order
+        self.preserve = ()               # fqns whose call signature is recorded
+        self.call_sigs = {}              # fqn -> (inputs, in_spec, outputs, out_spec)
 
     # -- values -------------------------------------------------------------------------
     def meta(self, v):
@@ -428,16 +430,23 @@ class _Capture(TorchFunctionMode):
             self.called.append(qual)
         self.stack.append(qual)
         from ..onnx._capture import _Capture as _OnnxCapture
+        from ..utils import _pytree as pytree
         swaps = _OnnxCapture.observe_attrs(module)
         try:
-            return call(module, *args, **kwargs)
+            res = call(module, *args, **kwargs)
         finally:
             self.stack.pop()
             for k, v in swaps:
                 module.__dict__[k] = v
+        if qual in self.preserve and qual not in self.call_sigs:
+            ins, in_spec = pytree.tree_flatten((tuple(args), dict(kwargs)))
+            outs, out_spec = pytree.tree_flatten(res)
+            self.call_sigs[qual] = ([self.arg(a) for a in ins], in_spec,
+                                    [self.arg(o) for o in outs], out_spec)
+        return res
 
 
-def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
+def capture(mod, flat_inputs, input_names, rebuild, state, dynamic, preserve=()):
     """Run ``mod`` on copies of the inputs recording its graph.
 
     Args:
@@ -447,6 +456,7 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
         rebuild (callable): ``rebuild(leaves) -> (args, kwargs)``.
         state (list of (kind, fqn, tensor, persistent)): parameters and buffers to lift.
         dynamic (dict): leaf index -> ``{dim: symbol}`` for inputs with dynamic dims.
+        preserve (tuple of str): submodules whose call signature is recorded.
 
     Returns:
         ``(graph, capture, flat_outputs, out_spec, placeholders)``.
@@ -455,6 +465,7 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic):
     from ..nn.modules.module import Module
     from ..utils import _pytree as pytree
     cap = _Capture(mod, {})
+    cap.preserve = tuple(preserve)
     g = cap.graph
     placeholders = []
     for kind, fqn, t, persistent in state:

@@ -162,6 +162,20 @@ m = M()
         assert str(a.value) == str(b.value)
 
 
+def test_preserved_module_call_signature_as_torch():
+    e, t = _both(LINEAR)
+    xe, xt = _pair(_arr((2, 4)))
+    ep = export(e, (xe,), preserve_module_call_signature=('lin',))
+    tp = torch.export.export(t, (xt,), preserve_module_call_signature=('lin',))
+    assert repr(ep.module_call_graph[1]) == repr(tp.module_call_graph[1])
+    assert ep.module_call_graph[2].signature is None
+    ep2 = ember.export.load(io.BytesIO(_roundtrip(ep)))
+    assert repr(ep2.module_call_graph) == repr(ep.module_call_graph)
+    import copy
+    ep3 = copy.deepcopy(ep)
+    assert str(ep3) == str(ep) and ep3.state_dict['lin.weight'] is not e.lin.weight
+
+
 def test_call_raises_as_torch(linear):
     e, ep, tp = linear
     x, xt = _pair(_arr((2, 4)))
@@ -291,6 +305,17 @@ def test_dim_repr_and_errors_as_torch():
         Dim('x', min=5, max=2)
     with pytest.raises(AssertionError, match='inconsistent min=5, max=2'):
         torch.export.Dim('x', min=5, max=2)
+    for lib in (ember, torch):
+        b = lib.export.Dim('b')
+        assert str(b - 1) == 'b - 1'
+    for make in (lambda lib: lib.export.Dim('1a'), lambda lib: lib.export.Dim('b') + 1.5,
+                 lambda lib: lib.export.Dim('b') * 0, lambda lib: 3 - lib.export.Dim('b')):
+        errs = []
+        for lib in (ember, torch):
+            with pytest.raises((AssertionError, NotImplementedError)) as info:
+                make(lib)
+            errs.append((type(info.value), str(info.value)))
+        assert errs[0] == errs[1]
 
 
 @pytest.fixture(scope='module')

@@ -674,6 +674,73 @@ def conv_static(xq, x_scale, x_zero_point, packed, out_scale, out_zero_point, re
     return out.reshape((n, cout) + tuple(out_shape))
 
 
+def conv_transpose_static(xq, x_scale, x_zero_point, wq, w_scales, w_zero_points, bias,
+                          stride, padding, output_padding, dilation, groups, out_scale,
+                          out_zero_point, relu=False):
+    """Statically quantized transposed convolution (1-d, 2-d, 3-d), as
+    ``torch.ops.quantized.conv_transpose{1,2,3}d`` on the fbgemm engine.
+
+    Args:
+        xq (ndarray): uint8 input ``(N, C_in, *spatial)``.
+        wq (ndarray): int8 weight ``(C_in, C_out // groups, *kernel)``.
+        w_scales, w_zero_points: per tensor, or per output channel (``C_out`` values).
+        bias (ndarray or None): float32 bias (``C_out``).
+        stride, padding, output_padding, dilation (sequence of int): per spatial dimension.
+        relu (bool): clamp below at the output zero point (torch has no fused form).
+
+    Returns:
+        ndarray: uint8 ``(N, C_out, *out_spatial)``, ``out = (in - 1) * stride - 2 * padding
+        + dilation * (kernel - 1) + output_padding + 1``.
+
+    The exact accumulator (each input value times each weight, scattered to its output
+    position) is requantized as in :func:`linear_static`.
+
+    Example::
+
+        >>> conv_transpose_static(np.full((1, 1, 1, 1), 2, np.uint8), 1.0, 0,
+        ...                       np.ones((1, 1, 2, 2), np.int8), 0.5, 0, None, (1, 1),
+        ...                       (0, 0), (0, 0), (1, 1), 1, 1.0, 0)
+        array([[[[1, 1],
+                 [1, 1]]]], dtype=uint8)
+    """
+    xq = np.asarray(xq, dtype=np.uint8)
+    wq = np.asarray(wq, dtype=np.int8)
+    n, cin = xq.shape[:2]
+    g = int(groups)
+    cout_g = wq.shape[1]
+    cout = cout_g * g
+    kernel = wq.shape[2:]
+    nd = len(kernel)
+    spatial = xq.shape[2:]
+    wz = np.broadcast_to(np.asarray(w_zero_points, np.int64), (cout,))
+    ws32 = np.broadcast_to(np.asarray(w_scales, np.float64), (cout,)).astype(np.float32)
+    # weight minus its zero point, as (g, Cout_g * K, Cin_g)
+    wd = wq.astype(np.int64).reshape((g, cin // g, cout_g) + tuple(kernel))
+    wd = wd - wz.reshape(g, 1, cout_g, *([1] * nd))
+    kk = int(np.prod(kernel, dtype=np.int64))
+    wmat = wd.reshape(g, cin // g, cout_g * kk).transpose(0, 2, 1).astype(np.float32)
+    xd = (xq.astype(np.int32) - int(x_zero_point)).astype(np.float32)
+    xd = xd.reshape(n, g, cin // g, -1)                                   # (N, g, Cin_g, P)
+    cols = _int_matmul_f32(np.ascontiguousarray(wmat), xd,
+                           255 * int(np.abs(wd).max(initial=1)))          # (N, g, Cout_g*K, P)
+    cols = cols.astype(np.float64).reshape((n, cout, *kernel) + tuple(spatial))
+    full = [(spatial[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+            + output_padding[i] for i in range(nd)]
+    acc = np.zeros((n, cout) + tuple(full), dtype=np.float64)
+    for off in np.ndindex(*kernel):                                       # col2im
+        sl = (slice(None), slice(None)) + tuple(
+            slice(o * d, o * d + (m - 1) * st + 1, st)
+            for o, d, m, st in zip(off, dilation, spatial, stride))
+        acc[sl] += cols[(slice(None), slice(None)) + off]
+    crop = (slice(None), slice(None)) + tuple(
+        slice(padding[i], full[i] - padding[i]) for i in range(nd))
+    acc = acc[crop].astype(np.float32)
+    shape = (1, cout) + (1,) * nd
+    b = None if bias is None else np.asarray(bias, np.float32).reshape(shape)
+    return _requantize_u8(acc, x_scale, ws32.reshape(shape), b, out_scale,
+                          int(out_zero_point), relu)
+
+
 # ---------------------------------------------------------------------------------------
 # elementwise ops: a SIMD body and a scalar tail
 #

@@ -667,3 +667,32 @@ def test_pooling_channels_last():
         np.testing.assert_array_equal(K.adaptive_avg_pool(q, osz, s, z, channels_last=True),
                                       F.adaptive_avg_pool2d(x, osz).int_repr().numpy())
     assert differs > 0
+
+
+def test_conv_transpose_static():
+    torch.backends.quantized.engine = 'fbgemm'
+    rng = np.random.default_rng(41)
+    for it in range(45):
+        nd = [1, 2, 3][it % 3]
+        g = int(rng.choice([1, 1, 2]))
+        cin, cout = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+        k = tuple(int(v) for v in rng.integers(1, 4, nd))
+        st = tuple(int(v) for v in rng.integers(1, 3, nd))
+        pd = tuple(int(rng.integers(0, kk)) for kk in k)
+        dl = tuple(int(v) for v in rng.integers(1, 3, nd))
+        op_ = tuple(int(rng.integers(0, max(a, b))) for a, b in zip(st, dl))
+        sp = tuple(int(v) for v in rng.integers(2, 6, nd))
+        xq = rng.integers(0, 256, (int(rng.integers(1, 3)), cin) + sp).astype(np.uint8)
+        wq = rng.integers(-128, 128, (cin, cout // g) + k).astype(np.int8)
+        ws, wz = float(np.exp(rng.uniform(-8, -2))), int(rng.integers(-3, 4)) if it % 4 else 0
+        b = None if it % 5 == 0 else rng.standard_normal(cout).astype(np.float32)
+        xs, xz = float(np.exp(rng.uniform(-6, 0))), int(rng.integers(0, 256))
+        os_, oz = float(np.exp(rng.uniform(-6, 2))), int(rng.integers(0, 256))
+        prep = getattr(torch.ops.quantized, f'conv_transpose{nd}d_prepack')(
+            _pt(wq, ws, wz), None if b is None else torch.from_numpy(b), list(st), list(pd),
+            list(op_), list(dl), g)
+        want = getattr(torch.ops.quantized, f'conv_transpose{nd}d')(_pt(xq, xs, xz), prep,
+                                                                    os_, oz).int_repr().numpy()
+        got = K.conv_transpose_static(xq, xs, xz, wq, ws, wz, b, st, pd, op_, dl, g, os_, oz)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

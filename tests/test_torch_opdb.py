@@ -43,8 +43,6 @@ _SVD_SIGN = ("singular vectors are unique only up to sign; for a wide real matri
 KNOWN = {
     # ops ember does not have yet
     'jiterator_binary': ('missing:', MISSING),
-    'max_pool2d_with_indices_backward': ("no attribute 'max_pool2d_with_indices_backward'",
-                                         MISSING),
     'sparse.sampled_addmm': ('missing:', MISSING),
     'torch._scaled_mm': ('missing:', MISSING),
     # reasoned differences

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, aten
 from .._backend import array_module
 from . import _args
 from .. import _layout
@@ -1745,3 +1745,70 @@ for _f, _n in ((_torch_max_pool1d, 'max_pool1d'), (_torch_max_pool1d_with_indice
                'adaptive_max_pool1d')):
     _f.__name__ = _f.__qualname__ = _n
 del _f, _n
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Node):
+    def backward(self, gg):
+        (idx,) = self.saved_tensors
+        lead = tuple(gg.shape[:-2])
+        g = gg.reshape(lead + (-1,)).gather(-1, idx.reshape(lead + (-1,)))
+        return g.reshape(self.gshape), gg.new_zeros(self.ishape)
+
+
+@aten('max_pool2d_with_indices_backward')
+def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    """The gradient of :func:`ember.nn.functional.max_pool2d` with respect to its input (the
+    operator ``ember.ops.aten.max_pool2d_with_indices_backward``): each element of
+    ``grad_output`` added at the input position its window's maximum came from
+    (``indices``, flat over the input's last two dimensions). Differentiable in
+    ``grad_output``.
+
+    Args:
+        grad_output (Tensor): the gradient of the pooled result, ``(N, C, H_out, W_out)`` or
+            ``(C, H_out, W_out)``.
+        input (Tensor): the pooled input.
+        kernel_size, stride, padding, dilation, ceil_mode: the pooling's arguments.
+        indices (Tensor): the argmax positions :func:`max_pool2d_with_indices` returned.
+
+    Example::
+
+        >>> x = ember.tensor([[[[1., 3.], [2., 0.]]]])
+        >>> out, idx = ember.nn.functional.max_pool2d_with_indices(x, 2, return_indices=True)
+        >>> ember.ops.aten.max_pool2d_with_indices_backward(ember.ones_like(out), x, [2, 2],
+        ...                                                 [2, 2], [0, 0], [1, 1], False, idx)
+        tensor([[[[0., 1.],
+                  [0., 0.]]]])
+    """
+    from .indexing import _add_at
+    for t in (grad_output, input, indices):
+        if not isinstance(t, Tensor):
+            _args.tensor(t, 'max_pool2d_with_indices_backward')
+    if grad_output.dtype is not input.dtype:
+        c = {'float64': 'double', 'float32': 'float', 'float16': 'c10::Half',
+             'bfloat16': 'c10::BFloat16'}
+        nm = [str(t.dtype).split('.')[-1] for t in (input, grad_output)]
+        raise RuntimeError(f"expected dtype {c.get(nm[0], nm[0])} for `gradOutput` but got "
+                           f"dtype {c.get(nm[1], nm[1])}")
+    gs, ix = tuple(grad_output.shape), tuple(indices.shape)
+    for k in range(len(ix)):
+        if k >= len(gs) or gs[k] != ix[k]:
+            got = gs[k] if k < len(gs) else None
+            raise RuntimeError(f"Expected a tensor of dimension {len(ix)} and tensor.size[{k}] "
+                               f"== {ix[k]} but got: dimension {len(gs)} and tensor.size[{k}] "
+                               f"= {got}")
+    g, idx, a = grad_output._data, indices._data, input._data
+    xp = array_module(a)
+    lead = a.shape[:-2]
+    hw = a.shape[-2] * a.shape[-1]
+    gi = xp.zeros(lead + (hw,), g.dtype)
+    gflat = g.reshape(lead + (-1,))
+    iflat = idx.reshape(lead + (-1,)).astype('int64')
+    rows = xp.indices(iflat.shape)[:-1]
+    _add_at(xp, gi, tuple(rows) + (iflat,), gflat)   # windows may share their maximum
+    res = wrap(gi.reshape(a.shape))
+    if grad_needed(grad_output, input):
+        node = MaxPool2DWithIndicesBackwardBackward0()
+        node.gshape, node.ishape = tuple(grad_output.shape), tuple(input.shape)
+        record(res, node, (grad_output, input), save=(indices,))
+    return res

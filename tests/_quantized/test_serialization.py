@@ -203,6 +203,7 @@ def _same_entry(e, t):
 def test_quantized_state_dict_both_ways(make):
     model = make()
     sd = model.state_dict()
+    assert ember.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(_torch_bytes(sd))) == []
     got = ember.load(io.BytesIO(_torch_bytes(sd)))
     assert list(got) == list(sd)
     for k in sd:

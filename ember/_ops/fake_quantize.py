@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _legacy_name
+from .._tensor import Tensor, _legacy_name, _Mode
 from ._util import Node, record, register, wrap, grad_needed
 from .._backend import array_module
 from .. import return_types as _rt
@@ -55,6 +55,17 @@ def _check_float_input(t, kernel):
         raise TypeError(f"fake_quantize: expected a Tensor as input, got {type(t).__name__}")
     if not t.dtype.is_floating_point:
         _not_impl(kernel, t)
+
+
+def _not_differentiable(fname, **tensors):
+    """PyTorch's error for a non-differentiable tensor argument that requires grad (while
+    grad mode is on)."""
+    if _Mode.grad:
+        for arg, t in tensors.items():
+            if isinstance(t, Tensor) and t.requires_grad:
+                raise RuntimeError(f"The function '{fname}' is not differentiable with respect "
+                                   f"to argument '{arg}'. This input cannot have "
+                                   "requires_grad True.")
 
 
 def _item(t):
@@ -155,11 +166,10 @@ class FakeQuantizePerChannelAffineCachemaskBackward0(_MaskBackward):
     pass
 
 
-def _finish(input, out, mask, node_cls, inputs=None):
+def _finish(input, out, mask, node_cls):
     res = wrap(out)
     if grad_needed(input):
-        m = wrap(mask)
-        record(res, node_cls(), inputs or (input,), save=(m,))
+        record(res, node_cls(), (input,), save=(wrap(mask),))
     return res
 
 
@@ -240,6 +250,7 @@ def _fake_quantize_per_tensor_affine_cachemask_tensor_qparams(input, scale, zero
         tensor([False,  True, False])
     """
     fname = '_fake_quantize_per_tensor_affine_cachemask_tensor_qparams'
+    _not_differentiable(fname, scale=scale, zero_point=zero_point)
     quant_min = _check_int_arg(quant_min, fname, 'quant_min', 5)
     quant_max = _check_int_arg(quant_max, fname, 'quant_max', 6)
     if quant_min > quant_max:
@@ -254,8 +265,8 @@ def _fake_quantize_per_tensor_affine_cachemask_tensor_qparams(input, scale, zero
     res = wrap(out)
     m = wrap(mask)
     if grad_needed(input):
-        record(res, FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0(),
-               (input, scale, zero_point), save=(m,))
+        record(res, FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0(), (input,),
+               save=(m,))
     return _FQ_TQ_RESULT((res, m))
 
 
@@ -312,6 +323,8 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
                 [0.2000, 0.8000]])
     """
     fname = 'fake_quantize_per_channel_affine'
+    _not_differentiable('fake_quantize_per_channel_affine_cachemask', scale=scale,
+                        zero_point=zero_point)
     axis = _check_int_arg(axis, fname, 'axis', 4)
     quant_min = _check_int_arg(quant_min, fname, 'quant_min', 5)
     quant_max = _check_int_arg(quant_max, fname, 'quant_max', 6)
@@ -319,8 +332,7 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
     _check_float_input(input, 'fake_quantize_channel_cachemask_cpu_type_handling')
     out, mask = _fq_channel_arrays(input._data, scale._data.astype(np.float32),
                                    zero_point._data, axis, quant_min, quant_max)
-    return _finish(input, out, mask, FakeQuantizePerChannelAffineCachemaskBackward0,
-                   (input, scale, zero_point))
+    return _finish(input, out, mask, FakeQuantizePerChannelAffineCachemaskBackward0)
 
 
 # ------------------------------------------------------------------ learnable forms
@@ -620,6 +632,8 @@ def _fused_moving_avg_obs_fq_helper(input, observer_on, fake_quant_on, running_m
         >>> mask
         tensor([True, True])
     """
+    _not_differentiable('_fused_moving_avg_obs_fq_helper', running_min=running_min,
+                        running_max=running_max, scale=scale, zero_point=zero_point)
     x = input
     a = x._data
     xp = array_module(a)

@@ -304,3 +304,32 @@ def test_choose_qparams_optimized():
                 'expected scalar type Float but found Double')
     errors_both(lambda m: m.choose_qparams_optimized(m.randn(0), 0, 100, 0.16, 8),
                 'input tensor is empty and has no data')
+
+
+def test_qparams_that_require_grad():
+    def args(m):
+        return (m.tensor([[1.0, 2.0]], requires_grad=True), m.tensor([0.1], requires_grad=True),
+                m.tensor([1.0], requires_grad=True))
+    for fn, match in [
+            (lambda m, x, s, z: m.fake_quantize_per_tensor_affine(x, s, m.tensor([1]), 0, 255),
+             "'_fake_quantize_per_tensor_affine_cachemask_tensor_qparams' is not "
+             "differentiable with respect to argument 'scale'"),
+            (lambda m, x, s, z: m.fake_quantize_per_tensor_affine(x, s.detach(), z, 0, 255),
+             "with respect to argument 'zero_point'"),
+            (lambda m, x, s, z: m.fake_quantize_per_channel_affine(
+                x, s, m.tensor([1], dtype=m.int32), 0, 0, 255),
+             "'fake_quantize_per_channel_affine_cachemask' is not differentiable"),
+            (lambda m, x, s, z: m._fused_moving_avg_obs_fq_helper(
+                x, m.tensor([1]), m.tensor([1]), m.tensor(float('inf')),
+                m.tensor(float('-inf')), s, m.zeros(1, dtype=m.int32), 0.01, 0, 255, 0),
+             "'_fused_moving_avg_obs_fq_helper' is not differentiable")]:
+        errors_both(lambda m: fn(m, *args(m)), match)
+    for m in (torch, ember):   # under no_grad they are accepted; edges: the input only
+        x, s, z = args(m)
+        with m.no_grad():
+            m.fake_quantize_per_tensor_affine(x, s, m.tensor([1]), 0, 255)
+        y = m.fake_quantize_per_channel_affine(x, s.detach(), m.tensor([1], dtype=m.int32),
+                                               0, 0, 255)
+        assert len(y.grad_fn.next_functions) == 1
+        y = m._fake_quantize_learnable_per_tensor_affine(x, s, z, 0, 255, 1.0)
+        assert len(y.grad_fn.next_functions) == 3

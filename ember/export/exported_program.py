@@ -249,6 +249,17 @@ def _unlifted_class():
             out = super().__call__(*flat)
             return pytree.tree_unflatten(list(out), self._out_spec)
 
+        def __deepcopy__(self, memo):
+            from ..nn import Module
+            fake = Module()
+            fake.__dict__ = copy.deepcopy(self.__dict__, memo)
+            new = type(self).__mro__[1](fake, fake.__dict__['_graph'])
+            new._in_spec, new._out_spec = fake._in_spec, fake._out_spec
+            for sub in new.modules():
+                sub.training = self.training
+            memo[id(self)] = new
+            return new
+
         def train(self, mode=True):
             """Not supported: the mode the program was exported in is part of its graph
             (``NotImplementedError``, as in PyTorch)."""
@@ -281,7 +292,9 @@ class ExportedProgram:
     NOTE: unlike PyTorch, the graph's ``call_function`` targets are ember's functions and
     ``Tensor`` methods (``torch.nn.functional.linear``, ``torch.Tensor.add_``), not ATen
     operator overloads (``torch.ops.aten.linear.default``); the structure (placeholders,
-    signature, outputs, state) is PyTorch's.
+    signature, outputs, state) is PyTorch's. Nodes keep a ``meta['val']`` of the example's
+    shape and dtype (a zero-strided ``meta`` tensor), so the printed shapes of intermediate
+    values are the example's sizes; only the inputs show their dynamic dims' symbols.
 
     Example::
 

@@ -135,6 +135,11 @@ def test_linear_module_matches_eager(linear):
     assert ember.equal(m(x), e(x))
     assert list(m.state_dict()) == list(tp.module().state_dict())
     assert m.lin.weight is e.lin.weight      # shared, as in torch
+    import copy
+    m2 = copy.deepcopy(m)
+    assert m2.lin.weight is not e.lin.weight and ember.equal(m2(x), e(x))
+    with pytest.raises(ValueError):
+        m2(x, x)
     assert ep.state_dict['lin.weight'] is e.lin.weight
 
 

@@ -213,12 +213,10 @@ def _tensor_meta(t):
 
 
 def _tensor_bytes(t):
-    import numpy as np
-    a = t.detach().cpu().contiguous()._data
-    a = np.ascontiguousarray(a)
+    a = t.detach().cpu()._data
     if a.dtype.byteorder == '>':
         a = a.byteswap().view(a.dtype.newbyteorder('<'))
-    return a.tobytes()
+    return a.tobytes()          # C order, whatever the strides
 
 
 def _np_dtype(name):
@@ -446,6 +444,7 @@ def _load(z, file_size, extra_files):
     from ..fx.graph import Graph
     from ..utils import _pytree as pytree
     from .._ops._util import wrap
+    from .._backend import module_for_device
     from . import graph_signature as gsig
     from .dynamic_shapes import Symbol, ValueRanges, int_oo
     from .exported_program import ExportedProgram, ModuleCallEntry, ModuleCallSignature
@@ -489,7 +488,7 @@ def _load(z, file_size, extra_files):
             raise SerializeError(f'tensor {k}: {len(raw)} bytes stored, {need} expected for '
                                  f'{m.get("dtype")}{shape}')
         arr = np.frombuffer(raw, dtype=npdt.newbyteorder('<')).astype(npdt).reshape(shape)
-        t = wrap(arr.copy())
+        t = wrap(module_for_device(ember.device('cpu')).asarray(arr.copy()))
         if m.get('parameter'):
             t = ember.nn.Parameter(t, requires_grad=bool(m.get('requires_grad')))
         elif m.get('requires_grad'):

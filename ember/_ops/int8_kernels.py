@@ -1674,3 +1674,121 @@ def instance_norm(q, scale, zero_point, weight, bias, eps, out_scale, out_zero_p
     q = np.asarray(q)
     return group_norm(q, scale, zero_point, q.shape[1], weight, bias, eps, out_scale,
                       out_zero_point, dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# more ops on quantized tensors
+
+
+def prelu(q, scale, zero_point, qw, w_scale, w_zero_point, out_scale, out_zero_point,
+          dtype='quint8'):
+    """Quantized PReLU (``torch.ops.quantized.prelu``, ``nn.quantized.PReLU``) with a
+    quantized weight (one value, or one per channel on axis 1), in integers:
+    ``(max(q, zp) - zp) * (one_q - w_zp) + (min(q, zp) - zp) * (w - w_zp)`` with
+    ``one_q`` = 1.0 quantized with the weight's parameters, requantized with the float32
+    multiplier ``scale * w_scale * (1 / out_scale)``.
+
+    Example::
+
+        >>> prelu(np.array([0, 20], np.uint8), 0.1, 10, np.array([64], np.uint8), 1 / 128,
+        ...       0, 0.1, 10)
+        array([ 5, 20], dtype=uint8)
+    """
+    q = np.asarray(q)
+    qw = np.asarray(qw)
+    if qw.size > 1 and q.ndim > 1:
+        qw = qw.reshape((1, -1) + (1,) * (q.ndim - 2))
+    w_dtype = {np.dtype(v[0]): k for k, v in QTYPES.items()}[qw.dtype]
+    one_q = int(_q_val(np.float32(1.0), w_scale, w_zero_point, w_dtype))
+    zp = int(zero_point)
+    x = q.astype(np.int32)
+    pos = np.maximum(x, zp) - zp
+    neg = np.minimum(x, zp) - zp
+    acc = pos * np.int32(one_q - int(w_zero_point)) + neg * (qw.astype(np.int32)
+                                                              - np.int32(w_zero_point))
+    mult = np.float32(scale) * np.float32(w_scale) * (np.float32(1.0) / np.float32(out_scale))
+    return _requantize_from_int(acc, mult, int(out_zero_point), dtype)
+
+
+def threshold(q, scale, zero_point, threshold_value, value, dtype='quint8'):
+    """Quantized ``threshold`` (``x if x > threshold else value``) with the input's
+    parameters for the output, dequantize -> compare -> quantize as torch.
+
+    Example::
+
+        >>> threshold(np.array([10, 30], np.uint8), 0.1, 10, 1.0, 0.5)
+        array([15, 30], dtype=uint8)
+    """
+    t = np.float32(threshold_value)
+    v = np.float32(value)
+
+    def f(x):
+        return np.where(x > t, x, v)
+    inv = np.float32(1.0 / float(np.float32(scale)))
+    return _dequant_map_quant(q, scale, zero_point, scale, zero_point, dtype, f, inv=inv)
+
+
+def matmul(qa, a_scale, a_zp, qb, b_scale, b_zp, out_scale, out_zp, dtype='quint8'):
+    """Quantized matmul (``torch.ops.quantized.matmul``, ``QFunctional.matmul``): torch
+    dequantizes both, multiplies in float32 and quantizes the product. The product here is
+    summed in float64 and rounded to float32. NOTE: unlike PyTorch, whose float32 GEMM sums
+    in its own order, the float32 product can differ by an ulp, which changes an output
+    integer only next to a rounding boundary.
+
+    Example::
+
+        >>> matmul(np.array([[2, 4]], np.uint8), 0.5, 0, np.array([[2], [2]], np.uint8),
+        ...        0.5, 0, 1.0, 0)
+        array([[3]], dtype=uint8)
+    """
+    a = dequantize_per_tensor(qa, a_scale, a_zp).astype(np.float64)
+    b = dequantize_per_tensor(qb, b_scale, b_zp).astype(np.float64)
+    return quantize_per_tensor(np.matmul(a, b).astype(np.float32), out_scale, out_zp, dtype)
+
+
+def softmax(q, scale, zero_point, dim, out_scale, out_zero_point, dtype='quint8'):
+    """Quantized softmax (``torch.ops.quantized.softmax``, ``nn.quantized.Softmax``) on the
+    fbgemm/x86 engine: dequantize, float32 softmax along ``dim``, quantize with the output
+    parameters. NOTE: unlike PyTorch, which uses its vectorized ``exp``, the float softmax
+    here is computed in float64 and rounded; an output integer can differ next to a
+    rounding boundary.
+
+    Example::
+
+        >>> softmax(np.array([[10, 10]], np.uint8), 0.1, 10, 1, 1 / 256, 0)
+        array([[128, 128]], dtype=uint8)
+    """
+    x = dequantize_per_tensor(q, scale, zero_point).astype(np.float64)
+    x = x - x.max(axis=dim, keepdims=True)
+    e = np.exp(x)
+    y = (e / e.sum(axis=dim, keepdims=True)).astype(np.float32)
+    return quantize_per_tensor(y, out_scale, out_zero_point, dtype)
+
+
+def upsample_nearest(q, output_size, scales=None):
+    """Quantized nearest-neighbour upsampling over the trailing ``len(output_size)``
+    dimensions (``F.interpolate(mode='nearest')`` on a quantized tensor): source index
+    ``min(floor(dst * scale), in - 1)`` with the float32 ratio ``in / out`` (or
+    ``1 / scales[i]`` when given). The integers are copied (output qparams are the
+    input's). NOTE: unlike PyTorch 2.13, whose kernel mixes channels when the input's
+    spatial size is 1x1 and it has several channels, this copies each channel's value.
+
+    Example::
+
+        >>> upsample_nearest(np.array([[[1, 2]]], np.uint8), (4,))
+        array([[[1, 1, 2, 2]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    nd = len(output_size)
+    out = q
+    for i in range(nd):
+        axis = q.ndim - nd + i
+        n_in, n_out = q.shape[axis], int(output_size[i])
+        if scales is not None and scales[i]:
+            ratio = np.float32(1.0 / scales[i])
+        else:
+            ratio = np.float32(n_in) / np.float32(n_out)
+        src = np.minimum(np.floor(np.arange(n_out, dtype=np.float32) * ratio).astype(np.int64),
+                         n_in - 1)
+        out = np.take(out, src, axis=axis)
+    return np.ascontiguousarray(out)

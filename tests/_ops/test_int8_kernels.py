@@ -696,3 +696,54 @@ def test_conv_transpose_static():
         got = K.conv_transpose_static(xq, xs, xz, wq, ws, wz, b, st, pd, op_, dl, g, os_, oz)
         assert got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+def test_prelu_threshold_softmax_matmul_nearest():
+    F = torch.nn.functional
+    rng = np.random.default_rng(51)
+    for it in range(80):
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        C = int(rng.integers(1, 5))
+        shape = (int(rng.integers(1, 3)), C, int(rng.integers(2, 9)), int(rng.integers(1, 9)))
+        q = rng.integers(qmin, qmax + 1, shape).astype(np_dt)
+        s, so = (float(v) for v in rng.choice(TIE_SCALES, 2))
+        z, zo = (int(v) for v in rng.integers(qmin, qmax + 1, 2))
+        x = _pt(q, s, z)
+        wq = rng.integers(qmin, qmax + 1, C if it % 2 else 1).astype(np_dt)
+        ws, wz = float(rng.choice(TIE_SCALES)), int(rng.integers(qmin, qmax + 1))
+        np.testing.assert_array_equal(
+            K.prelu(q, s, z, wq, ws, wz, so, zo, dt),
+            torch.ops.quantized.prelu(x, _pt(wq, ws, wz), so, zo).int_repr().numpy())
+        th, val = (float(v) for v in rng.uniform(-3, 3, 2))
+        np.testing.assert_array_equal(K.threshold(q, s, z, th, val, dt),
+                                      torch.threshold(x, th, val).int_repr().numpy())
+        ozp = 0 if dt == 'quint8' else -128
+        np.testing.assert_array_equal(
+            K.softmax(q, s, z, 1, 1 / 256, ozp, dt),
+            torch.ops.quantized.softmax(x, 1, 1 / 256, ozp).int_repr().numpy())
+        osz = (int(rng.integers(1, 17)), int(rng.integers(1, 17)))
+        np.testing.assert_array_equal(K.upsample_nearest(q, osz),
+                                      F.interpolate(x, size=osz, mode='nearest').int_repr().numpy())
+        M, Kd, N = (int(v) for v in rng.integers(1, 20, 3))
+        a = rng.integers(qmin, qmax + 1, (M, Kd)).astype(np_dt)
+        b = rng.integers(qmin, qmax + 1, (Kd, N)).astype(np_dt)
+        sa, sb = (float(v) for v in rng.uniform(0.001, 0.1, 2))
+        np.testing.assert_array_equal(
+            K.matmul(a, sa, z, b, sb, zo, so, z, dt),
+            torch.ops.quantized.matmul(_pt(a, sa, z), _pt(b, sb, zo), so, z).int_repr().numpy())
+
+
+def test_elementwise_channels_last_memory_order():
+    rng = np.random.default_rng(40)
+    for _ in range(40):
+        a = rng.integers(0, 256, (1, 3, 7, 5)).astype(np.uint8)
+        b = rng.integers(0, 256, (1, 3, 7, 5)).astype(np.uint8)
+        sa, sb, so = (float(v) for v in rng.choice(TIE_SCALES, 3))
+        za, zb, zo = (int(v) for v in rng.integers(0, 256, 3))
+        cl = torch.channels_last
+        want = torch.ops.quantized.add(_pt(a, sa, za).contiguous(memory_format=cl),
+                                       _pt(b, sb, zb).contiguous(memory_format=cl), so, zo)
+        nhwc = [np.ascontiguousarray(np.moveaxis(v, 1, -1)) for v in (a, b)]
+        got = np.moveaxis(K.add(nhwc[0], sa, za, nhwc[1], sb, zb, so, zo), -1, 1)
+        np.testing.assert_array_equal(got, want.int_repr().numpy())

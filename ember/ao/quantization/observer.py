@@ -17,6 +17,8 @@ from enum import Enum, auto
 from functools import partial
 
 from ... import _dtype as D
+from ..._backend import array_module
+from ..._tensor import _new_tensor
 from ...nn import factory_kwargs as _factory_kwargs
 from ...nn.modules.module import Module
 from .utils import (FLOAT32_EPS, _em, _qinfo, _qparams_from_range, calculate_qmin_qmax,
@@ -519,6 +521,20 @@ class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
         return x_orig
 
 
+def _bincount_in_order(index, weights, n):
+    """``bincount(index, weights, minlength=n)`` summed element by element in the weights'
+    dtype (float32), in input order, as PyTorch's CPU kernel sums (a float64 sum rounded
+    once differs by a few ulps on large bins)."""
+    w = weights._data
+    xp = array_module(w)
+    add_at = getattr(xp.add, 'at', None)
+    if add_at is None or n < int(index.max()) + 1:
+        return _em.bincount(index, weights=weights, minlength=n)
+    out = xp.zeros(n, dtype=w.dtype)
+    add_at(out, index._data, w)
+    return _new_tensor(out)
+
+
 class HistogramObserver(UniformQuantizationObserverBase):
     r"""Keeps a running histogram (``bins`` bins over the observed min/max) of the tensors
     it sees; ``calculate_qparams`` searches it for the range whose quantization minimises
@@ -652,7 +668,7 @@ class HistogramObserver(UniformQuantizationObserverBase):
                                  device=update_min.device).to(histogram.device)
         buckets = em.bucketize(mid_points, boundaries, right=True) - 1
         buckets = em.clamp(buckets, 0, self.bins - 1)
-        return em.bincount(buckets, weights=histogram, minlength=self.bins)
+        return _bincount_in_order(buckets, histogram, self.bins)
 
     def _combine_histograms(self, orig_hist, orig_min, orig_max, update_hist, update_min,
                             update_max):

@@ -347,3 +347,13 @@ def test_affine_quantized_helpers():
         assert EQ.observer.get_block_size(shape, eg) == TQ.observer.get_block_size(shape, g)
     errors_both(lambda m: (TQ if m is torch else EQ).observer.get_block_size(
         (2, 3, 4), (TQ if m is torch else EQ).observer.PerGroup(2)), 'Expecting input shape')
+
+
+def test_histogram_merges_sum_in_float32_order():
+    # post-ReLU data shifted down, in widening batches: the upscaled histogram's big first
+    # bin is summed in float32, element by element, as torch's bincount does
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        data = [np.maximum(rng.normal(size=(16, 6, 28, 28)) * rng.uniform(0.5, 2)
+                           + rng.normal() * 0.3, 0).astype(np.float32) - 0.5 for _ in range(3)]
+    _compare('HistogramObserver', {}, data)

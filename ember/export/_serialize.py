@@ -208,7 +208,7 @@ class _TensorTable:
 def _tensor_meta(t):
     import ember
     return {'dtype': str(t.dtype).replace('torch.', ''), 'shape': list(t.shape),
-            'requires_grad': bool(t.requires_grad),
+            'device': t.device.type, 'requires_grad': bool(t.requires_grad),
             'parameter': isinstance(t, ember.nn.Parameter)}
 
 
@@ -275,7 +275,8 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
 
     NOTE: unlike PyTorch, the archive is ember's own format: PyTorch's ``torch.export.load``
     cannot read it, nor can :func:`load` read PyTorch's ``.pt2`` archives (whose graphs are
-    ATen ops). Tensors that shared storage are written (and loaded) as separate tensors.
+    ATen ops). Tensors that shared storage are written (and loaded) as separate tensors;
+    CUDA tensors load back on CUDA when it is available, else on the CPU.
 
     Args:
         ep (ExportedProgram): the program.
@@ -489,6 +490,8 @@ def _load(z, file_size, extra_files):
                                  f'{m.get("dtype")}{shape}')
         arr = np.frombuffer(raw, dtype=npdt.newbyteorder('<')).astype(npdt).reshape(shape)
         t = wrap(module_for_device(ember.device('cpu')).asarray(arr.copy()))
+        if m.get('device') == 'cuda' and ember.cuda.is_available():
+            t = t.to('cuda')
         if m.get('parameter'):
             t = ember.nn.Parameter(t, requires_grad=bool(m.get('requires_grad')))
         elif m.get('requires_grad'):

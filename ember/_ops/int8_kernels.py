@@ -559,7 +559,8 @@ def _im2col(xc, pad_value, kernel, stride, padding, dilation):
     out_shape = win.shape[2:2 + nd]
     perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
     cols = np.ascontiguousarray(win.transpose(perm))                 # (N, C, *kernel, *out)
-    return cols.reshape(n, c, -1, int(np.prod(out_shape, dtype=np.int64))), out_shape
+    kk = int(np.prod(kernel, dtype=np.int64))
+    return cols.reshape(n, c, kk, int(np.prod(out_shape, dtype=np.int64))), out_shape
 
 
 class PackedConvWeight:
@@ -720,7 +721,7 @@ def conv_transpose_static(xq, x_scale, x_zero_point, wq, w_scales, w_zero_points
     kk = int(np.prod(kernel, dtype=np.int64))
     wmat = wd.reshape(g, cin // g, cout_g * kk).transpose(0, 2, 1).astype(np.float32)
     xd = (xq.astype(np.int32) - int(x_zero_point)).astype(np.float32)
-    xd = xd.reshape(n, g, cin // g, -1)                                   # (N, g, Cin_g, P)
+    xd = xd.reshape(n, g, cin // g, int(np.prod(spatial, dtype=np.int64)))  # (N, g, Cin_g, P)
     cols = _int_matmul_f32(np.ascontiguousarray(wmat), xd,
                            255 * int(np.abs(wd).max(initial=1)))          # (N, g, Cout_g*K, P)
     cols = cols.astype(np.float64).reshape((n, cout, *kernel) + tuple(spatial))

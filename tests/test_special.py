@@ -97,6 +97,11 @@ _UNARY_REF = [
 ]
 
 
+# computed as torch computes them (Cephes' approximations summed as torch sums them, up to
+# ~1e-6 off the exact values just above |x| = 5): compared with torch at 1e-12, scipy at ttol
+_AS_TORCH = {'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1'}
+
+
 @pytest.mark.parametrize('name,x,ref,ttol', _UNARY_REF, ids=[e[0] for e in _UNARY_REF])
 def test_float64_accuracy(name, x, ref, ttol):
     """Within 1e-12 (relative, absolute below 1) of scipy on a wide grid; torch agrees to
@@ -106,9 +111,13 @@ def test_float64_accuracy(name, x, ref, ttol):
         warnings.simplefilter('ignore')
         r = ref(x)
     fin = np.isfinite(r)
-    assert _err(e[fin], r[fin]).max() < 1e-12, x[fin][np.argmax(_err(e[fin], r[fin]))]
     t = _t(name, x)
     err = _err(e, t)
+    if name in _AS_TORCH:     # torch's own approximation: equal to torch, near scipy
+        assert err.max() < 1e-12, (x[np.argmax(err)], e[np.argmax(err)], t[np.argmax(err)])
+        assert _err(e[fin], r[fin]).max() < ttol
+        return
+    assert _err(e[fin], r[fin]).max() < 1e-12, x[fin][np.argmax(_err(e[fin], r[fin]))]
     assert err.max() < (ttol or 1e-10), (x[np.argmax(err)], e[np.argmax(err)],
                                           t[np.argmax(err)])
 

@@ -420,97 +420,123 @@ def k1e(x):
 
 
 # ------------------------------------------------------------------ Bessel J, Y
-def _jy_series(x):
-    """(J0, J1, Y0, Y1) for 0 < x <= 2 by their power series."""
+# PyTorch's CPU kernels evaluate S. L. Moshier's Cephes rational approximations (Cephes 2.8,
+# as in SciPy: x <= 5 a rational function in x^2, beyond it Hankel's expansion with rational
+# P and Q in 25/x^2), but every denominator Cephes writes with an implied leading coefficient
+# 1 (its ``p1evl``) is summed there without that term. Ember evaluates the same polynomials
+# the same way, so its values are PyTorch's (within float64 rounding), not the textbook ones
+# (they differ by up to ~1e-6 just above |x| = 5).
+_J0_PP = (7.96936729297347051624e-4, 8.28352392107440799803e-2, 1.23953371646414299388e0,
+          5.44725003058768775090e0, 8.74716500199817011941e0, 5.30324038235394892183e0,
+          9.99999999999999997821e-1)
+_J0_PQ = (9.24408810558863637013e-4, 8.56288474354474431428e-2, 1.25352743901058953537e0,
+          5.47097740330417105182e0, 8.76190883237069594232e0, 5.30605288235394617618e0,
+          1.00000000000000000218e0)
+_J0_QP = (-1.13663838898469149931e-2, -1.28252718670509318512e0, -1.95539544257735972385e1,
+          -9.32060152123768231369e1, -1.77681167980488050595e2, -1.47077505154951170175e2,
+          -5.14105326766599330220e1, -6.05014350600728481186e0)
+_J0_QQ = (6.43178256118178023184e1, 8.56430025976980587198e2, 3.88240183605401609683e3,
+          7.24046774195652478189e3, 5.93072701187316984827e3, 2.06209331660327847417e3,
+          2.42005740240291393179e2)
+_Y0_P = (1.55924367855235737965e4, -1.46639295903971606143e7, 5.43526477051876500413e9,
+         -9.82136065717911466409e11, 8.75906394395366999549e13, -3.46628303384729719441e15,
+         4.42733268572569800351e16, -1.84950800436986690637e16)
+_Y0_Q = (1.04128353664259848412e3, 6.26107330137134956842e5, 2.68919633393814121987e8,
+         8.64002487103935000337e10, 2.02979612750105546709e13, 3.17157752842975028269e15,
+         2.50596256172653059228e17)
+_J0_RP = (-4.79443220978201773821e9, 1.95617491946556577543e12, -2.49248344360967716204e14,
+          9.70862251047306323952e15)
+_J0_RQ = (4.99563147152651017219e2, 1.73785401676374683123e5, 4.84409658339962045305e7,
+          1.11855537045356834862e10, 2.11277520115489217587e12, 3.10518229857422583814e14,
+          3.18121955943204943306e16, 1.71086294081043136091e18)
+_J0_R1, _J0_R2 = 5.78318596294678452118e0, 3.04712623436620863991e1    # first zeros, squared
+_J1_RP = (-8.99971225705559398224e8, 4.52228297998194034323e11, -7.27494245221818276015e13,
+          3.68295732863852883286e15)
+_J1_RQ = (6.20836478118054335476e2, 2.56987256757748830383e5, 8.35146791431949253037e7,
+          2.21511595479792499675e10, 4.74914122079991414898e12, 7.84369607876235854894e14,
+          8.95222336184627338078e16, 5.32278620332680085395e18)
+_J1_PP = (7.62125616208173112003e-4, 7.31397056940917570436e-2, 1.12719608129684925192e0,
+          5.11207951146807644818e0, 8.42404590141772420927e0, 5.21451598682361504063e0,
+          1.00000000000000000254e0)
+_J1_PQ = (5.71323128072548699714e-4, 6.88455908754495404082e-2, 1.10514232634061696926e0,
+          5.07386386128601488557e0, 8.39985554327604159757e0, 5.20982848682361821619e0,
+          9.99999999999999997461e-1)
+_J1_QP = (5.10862594750176621635e-2, 4.98213872951233449420e0, 7.58238284132545283818e1,
+          3.66779609360150777800e2, 7.10856304998926107277e2, 5.97489612400613639965e2,
+          2.11688757100572135698e2, 2.52070205858023719784e1)
+_J1_QQ = (7.42373277035675149943e1, 1.05644886038262816351e3, 4.98641058337653607651e3,
+          9.56231892404756170795e3, 7.99704160447350683650e3, 2.82619278517639096600e3,
+          3.36093607810698293419e2)
+_Y1_P = (1.26320474790178026440e9, -6.47355876379160291031e11, 1.14509511541823727583e14,
+         -8.12770255501325109621e15, 2.02439475713594898196e17, -7.78877196265950026825e17)
+_Y1_Q = (5.94301592346128195359e2, 2.35564092943068577943e5, 7.34811944459721705660e7,
+         1.87601316108706159478e10, 3.88231277496238566008e12, 6.20557727146953693363e14,
+         6.87141087355300489866e16, 3.97270608116560655612e18)
+_JY_R1, _JY_R2 = 1.46819706421238932572e1, 4.92184563216946036703e1    # J1's zeros, squared
+_SQ2OPI = 0.797884560802865355879892119868763737       # sqrt(2 / pi)
+
+
+def _horner(z, coefs):
+    """``c0 z^(n-1) + ... + c_(n-1)`` by Horner's rule, from the highest power."""
+    r = z * 0.0
+    for c in coefs:
+        r = r * z + c
+    return r
+
+
+def _hankel(x, order, second):
+    """J (or Y with ``second``) of order 0 or 1 for x > 5: Hankel's expansion."""
     xp = array_module(x)
-    q = 0.25 * x * x
-    lg = xp.log(0.5 * x) + _EULER
-    t0 = x * 0.0 + 1.0                    # (-q)^k / (k!)^2
-    t1 = t0.copy()                        # (-q)^k / (k! (k+1)!)
-    j0, j1s = t0.copy(), t1.copy()
-    y0s = x * 0.0
-    y1s = (1.0 - 2 * _EULER) * t1         # psi(1) + psi(2) = 1 - 2 gamma
-    h0, h1 = 0.0, 1.0
-    for k in range(1, 30):
-        t0 = t0 * -q / (k * k)
-        t1 = t1 * -q / (k * (k + 1))
-        h0, h1 = h1, h1 + 1.0 / (k + 1)
-        j0 += t0
-        j1s += t1
-        y0s -= h0 * t0
-        y1s += (h0 + h1 - 2 * _EULER) * t1
-    j1 = 0.5 * x * j1s
-    y0 = (2 / math.pi) * (lg * j0 + y0s)
-    y1 = -2 / (math.pi * x) + (2 / math.pi) * (lg - _EULER) * j1 - x / (2 * math.pi) * y1s
-    return j0, j1, y0, y1
+    pp, pq, qp, qq = ((_J0_PP, _J0_PQ, _J0_QP, _J0_QQ) if order == 0 else
+                      (_J1_PP, _J1_PQ, _J1_QP, _J1_QQ))
+    z = 25.0 / (x * x)
+    p = _horner(z, pp) / _horner(z, pq)
+    q = _horner(z, qp) / _horner(z, qq)
+    xn = x - (0.785398163397448309615660845819875721 if order == 0 else
+              2.356194490192344928846982537459627163)
+    if second:
+        r = p * xp.sin(xn) + 5.0 / x * q * xp.cos(xn)
+    else:
+        r = p * xp.cos(xn) - 5.0 / x * q * xp.sin(xn)
+    return r * _SQ2OPI / xp.sqrt(x)
 
 
-def _jy_miller(x):
-    """(J0, J1, Y0, Y1) for 2 <= x <= 30: Miller's backward recurrence, normalised by
-    J0 + 2 sum J_2k = 1, with Neumann's sums for Y0 and Y1."""
-    xp = array_module(x)
-    n = 2 * int((float(x.max()) + 50) // 2)
-    jp = x * 0.0
-    jc = jp + 1e-30
-    norm = jp.copy()
-    s0 = jp.copy()
-    s1 = jp.copy()
-    for k in range(n, 0, -1):
-        jm = (2.0 * k / x) * jc - jp
-        if k % 2 == 0:
-            m = k // 2
-            sg = -1.0 if m % 2 else 1.0
-            norm += 2.0 * jc
-            s0 += (sg / m) * jc
-            s1 += (sg / m) * (jm - jp)
-        jp, jc = jc, jm
-    norm += jc
-    j0, j1 = jc / norm, jp / norm
-    lg = xp.log(0.5 * x) + _EULER
-    y0 = (2 / math.pi) * (lg * j0) - (4 / math.pi) * s0 / norm
-    y1 = -(2 / math.pi) * j0 / x + (2 / math.pi) * lg * j1 + (2 / math.pi) * s1 / norm
-    return j0, j1, y0, y1
+def _j0_small(x):
+    z = x * x
+    r = (z - _J0_R1) * (z - _J0_R2) * _horner(z, _J0_RP) / _horner(z, _J0_RQ)
+    return array_module(x).where(x < 1e-5, 1.0 - z / 4.0, r)
 
 
-def _jy_asym(x, nu):
-    """(J_nu, Y_nu), x >= 30 (Hankel's expansion; cos/sin of x itself, not of x - phase)."""
-    xp = array_module(x)
-    mu = 4.0 * nu * nu
-    t = x * 0.0 + 1.0
-    p = t.copy()
-    q = x * 0.0
-    for k in range(1, 60):
-        t = t * (mu - (2 * k - 1) ** 2) / (8.0 * k * x)
-        if k % 2:
-            q += t if (k // 2) % 2 == 0 else -t
-        else:
-            p += t if (k // 2) % 2 == 0 else -t
-    ph = (0.5 * nu + 0.25) * math.pi
-    c, s = xp.cos(x), xp.sin(x)
-    cc = c * math.cos(ph) + s * math.sin(ph)          # cos(x - ph)
-    ss = s * math.cos(ph) - c * math.sin(ph)          # sin(x - ph)
-    f = xp.sqrt(2 / (math.pi * x))
-    return f * (p * cc - q * ss), f * (p * ss + q * cc)
+def _j1_small(x):
+    z = x * x
+    return _horner(z, _J1_RP) / _horner(z, _J1_RQ) * x * (z - _JY_R1) * (z - _JY_R2)
 
 
 def _bessel_jy(x, which):
-    """which: 0 J0, 1 J1, 2 Y0, 3 Y1."""
+    """which: 0 J0, 1 J1, 2 Y0, 3 Y1 (float64 arrays)."""
     xp = array_module(x)
-    nu = which % 2
+    order = which % 2
     ax = xp.abs(x) if which < 2 else x
     out = xp.full_like(x, xp.nan)
-    small = (ax > 0) & (ax <= 2)
-    mid = (ax > 2) & (ax < 30)
-    big = (ax >= 30) & (ax < xp.inf)
-    _apply(out, small, lambda a: _jy_series(a)[which], ax)
-    _apply(out, mid, lambda a: _jy_miller(a)[which], ax)
-    _apply(out, big, lambda a: _jy_asym(a, nu)[which // 2], ax)
+    small = ax <= 5
+    big = ax > 5                                     # NaN is in neither: it stays NaN
     if which == 0:
-        out = xp.where(x == 0, 1.0, out)
+        _apply(out, small, _j0_small, ax)
     elif which == 1:
-        out = xp.where(x == 0, x, xp.where(x < 0, -out, out))
-    else:
+        _apply(out, small, _j1_small, ax)
+    elif which == 2:
+        _apply(out, small & (x > 0), lambda a: _horner(a * a, _Y0_P) / _horner(a * a, _Y0_Q)
+               + 0.636619772367581343075535053490057448 * xp.log(a) * _j0_small(a), x)
         out = xp.where(x == 0, -xp.inf, out)
+    else:
+        _apply(out, small & (x > 0), lambda a: a * (_horner(a * a, _Y1_P) /
+                                                    _horner(a * a, _Y1_Q))
+               + 0.636619772367581343075535053490057448 * (_j1_small(a) * xp.log(a) - 1.0 / a),
+               x)
+        out = xp.where(x == 0, -xp.inf, out)
+    _apply(out, big, lambda a: _hankel(a, order, which >= 2), ax)
+    if which == 1:
+        out = xp.where(x < 0, -out, out)
     return out
 
 

@@ -222,8 +222,8 @@ def test_learnable_backward_needs_float32():
 @pytest.mark.parametrize('reduce_range', [False, True])
 def test_choose_qparams_per_tensor(reduce_range):
     rng = np.random.default_rng(6)
-    cases = [rng.normal(size=50) * 10 ** rng.uniform(-6, 3) + rng.normal() * 10 ** rng.uniform(-3, 2)
-             for _ in range(40)] + [np.zeros(4), np.full(3, 2.5), np.full(3, -1e-7),
+    cases = [rng.normal(size=50) * 10 ** rng.uniform(-6, 3)
+             + rng.normal() * 10 ** rng.uniform(-3, 2) for _ in range(40)] + [np.zeros(4), np.full(3, 2.5), np.full(3, -1e-7),
                                     np.array([-1e-6, 1e-6]), np.array([0.0, 1e-9])]
     for c in cases:
         c = c.astype(np.float32)

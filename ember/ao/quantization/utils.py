@@ -11,7 +11,7 @@ import functools
 import inspect
 import warnings
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any
 
 from ... import _dtype as D
 from .quant_type import QuantType

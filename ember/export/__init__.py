@@ -183,9 +183,10 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
     if symbols:
         # the program must be the same for other sizes of the dynamic dimensions
         from ._verify import verify
-        auto = verify(lambda leaves: run(leaves, per_leaf)[0], flat, per_leaf, symbols, g,
-                      srcs)
+        auto, shapes = verify(lambda leaves: run(leaves, per_leaf)[0], flat, per_leaf,
+                              symbols, g, srcs)
         if auto:        # Dim.AUTO dimensions the program specializes become static
+            shapes = {}
 
             def root(s):
                 return s if s.fn is None else s.root
@@ -236,7 +237,7 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
 
     # guards checked by the module: every dim of each tensor input
     guards = []
-    symbolic = {}
+    symbolic = dict(shapes) if symbols and not auto else {}
     user_ph = [n for n, s in zip(placeholders, input_specs) if s.kind == InputKind.USER_INPUT]
     for i, (v, n) in enumerate(zip(flat, user_ph)):
         where = n.target

@@ -351,7 +351,7 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
         'state_dict': {k: tensors(v) for k, v in ep.state_dict.items()},
         'constants': {k: tensors(v) for k, v in ep.constants.items()},
         'symbols': symbols,
-        'symbolic': {k: {str(d): s.name for d, s in v.items()}
+        'symbolic': {k: {str(d): str(s) for d, s in v.items()}
                      for k, v in ep._symbolic.items()},
         'guards': guards,
         'module_call_graph': calls,
@@ -608,7 +608,8 @@ def _load(z, file_size, extra_files):
             raise SerializeError('invalid guard')
     symbolic = {}
     for k, v in dict(prog.get('symbolic') or {}).items():
-        symbolic[_str(k, 'name')] = {int(d): syms[s] for d, s in dict(v).items()}
+        symbolic[_str(k, 'name')] = {int(d): syms.get(_str(s, 'size'), s)
+                                     for d, s in dict(v).items()}
     calls = []
     for e in _list(prog.get('module_call_graph')):
         s = e.get('signature')

@@ -67,7 +67,9 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
         srcs (dict): leaf index -> its source text (``L['x']``).
 
     Returns:
-        set of root Symbols found specialized that came from ``Dim.AUTO`` (to make static).
+        ``(auto, shapes)``: the root Symbols found specialized that came from ``Dim.AUTO``
+        (to make static), and the symbolic sizes of the captured values (see
+        :func:`_shape_exprs`).
     """
     from .dynamic_shapes import int_oo
     roots = [s for s in symbols if s.fn is None]
@@ -96,11 +98,17 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
             out.append(_resize(v, shape))
         return out
 
+    seen = []          # (choice, graph) of the recaptures that matched
+
     def ok(choice):
         try:
-            return same_graph(graph, recapture(values_for(choice)))
+            g2 = recapture(values_for(choice))
         except Exception:   # noqa: BLE001 - the module fails on these sizes
             return False
+        if same_graph(graph, g2):
+            seen.append((choice, g2))
+            return True
+        return False
 
     def pick(r, k, low):
         rng = symbols[r]
@@ -128,7 +136,7 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
         if choice:
             trials.append(choice)
     if all(ok(c) for c in trials):
-        return set()
+        return set(), _shape_exprs(graph, seen, hint)
     # find the culprit(s)
     auto = set()
     for r in roots:
@@ -169,7 +177,52 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
             f'Constraints violated ({name})! For more information, run with '
             f'TORCH_LOGS="+dynamic".\n  - Not all values of {name} = {where[r]} in the '
             'specified range satisfy the generated guard')
-    return auto
+    return auto, {}
+
+
+def _expr(a, sym, b):
+    head = sym.name if a == 1 else f'{a}*{sym.name}'
+    return head if b == 0 else f'{head} + {b}' if b > 0 else f'{head} - {-b}'
+
+
+def _shape_exprs(graph, seen, hint):
+    """``{node name: {dim: 'expr'}}``: the sizes of the captured values that change with
+    the dynamic dimensions, written ``a*s + b`` in one symbol (found from the recaptures at
+    other sizes; a size that no such expression fits is left out)."""
+    from .._tensor import Tensor
+    out = {}
+    graphs = [list(g.nodes) for _, g in seen]
+    for i, n in enumerate(graph.nodes):
+        v = n.meta.get('val')
+        if n.op == 'placeholder' or not isinstance(v, Tensor):
+            continue
+        dims = {}
+        for d, size in enumerate(v.shape):
+            others = []
+            for (choice, _), nodes in zip(seen, graphs):
+                w = nodes[i].meta.get('val')
+                if not isinstance(w, Tensor) or w.dim() != v.dim():
+                    others = None
+                    break
+                others.append((choice, w.shape[d]))
+            if not others or all(o == size for _, o in others):
+                continue
+            for r, h in hint.items():
+                fits = set()
+                for choice, o in others:
+                    dv = choice.get(r, h) - h
+                    if dv == 0 or (o - size) % dv:
+                        fits = None
+                        break
+                    fits.add((o - size) // dv)
+                if fits and len(fits) == 1:
+                    a = fits.pop()
+                    if a > 0:
+                        dims[d] = _expr(a, r, size - a * h)
+                        break
+        if dims:
+            out[n.name] = dims
+    return out
 
 
 def _inverse(s, size):

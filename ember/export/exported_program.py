@@ -100,7 +100,8 @@ def _annotation(node, symbolic):
     v = node.meta.get('val')
     if isinstance(v, Tensor):
         dims = list(v.shape)
-        for d, s in symbolic.get(node.target, {}).items():
+        key = node.target if node.op == 'placeholder' else node.name
+        for d, s in symbolic.get(key, {}).items():
             dims[d] = s
         return f'"{_short(v.dtype)}[{", ".join(str(d) for d in dims)}]"'
     if isinstance(v, int) and not isinstance(v, bool):
@@ -293,8 +294,9 @@ class ExportedProgram:
     ``Tensor`` methods (``torch.nn.functional.linear``, ``torch.Tensor.add_``), not ATen
     operator overloads (``torch.ops.aten.linear.default``); the structure (placeholders,
     signature, outputs, state) is PyTorch's. Nodes keep a ``meta['val']`` of the example's
-    shape and dtype (a zero-strided ``meta`` tensor), so the printed shapes of intermediate
-    values are the example's sizes; only the inputs show their dynamic dims' symbols.
+    shape and dtype (a zero-strided ``meta`` tensor); the printed sizes of intermediate
+    values are symbolic where they are ``a*s + b`` in one dynamic dimension (found by
+    recapturing at other sizes), the example's sizes otherwise.
 
     Example::
 

@@ -344,6 +344,7 @@ def test_dynamic_dim_structure_and_run(dynamic):
     assert _structure(ep) == _structure(tp)
     (r,) = ep.range_constraints.values()
     assert repr(r) == 'VR[2, 64]'
+    assert 'x: "f32[s0, 4]"' in str(ep) and 'relu: "f32[s0, 3]"' in str(ep)
     # the size read in forward is recorded, not baked in
     assert any(getattr(n.target, '__name__', '') == 'sym_size' for n in ep.graph.nodes)
     m = ep.module()

@@ -1477,7 +1477,8 @@ def quantize_per_channel_float_qparams(x, scales, zero_points, axis=0, dtype='qu
     """Quantize with float32 scales and float zero points per channel (torch's
     ``per_channel_affine_float_qparams``, used for embedding weights):
     ``q = rint(float32(x * (1 / scale)) + zero_point)`` in float32 (two roundings, no
-    fused multiply-add; a zero scale counts as 1), clamped.
+    fused multiply-add; a zero scale counts as 1), clamped. ``dtype='quint4x2'`` gives the
+    4-bit values 0..15 one per byte (see :func:`pack_4bit`).
 
     Example::
 
@@ -1486,7 +1487,7 @@ def quantize_per_channel_float_qparams(x, scales, zero_points, axis=0, dtype='qu
         ...                                    np.array([50.0], np.float32))
         array([[100,   0]], dtype=uint8)
     """
-    np_dt, qmin, qmax = _qinfo(dtype)
+    np_dt, qmin, qmax = (np.uint8, 0, 15) if dtype == 'quint4x2' else _qinfo(dtype)
     x = np.asarray(x, dtype=np.float32)
     shape = [1] * x.ndim
     shape[axis] = -1
@@ -1498,15 +1499,52 @@ def quantize_per_channel_float_qparams(x, scales, zero_points, axis=0, dtype='qu
         return np.clip(np.rint(x * inv + zp), qmin, qmax).astype(np_dt)
 
 
-def embedding_byte(qweight, scales, zero_points, indices):
+def pack_4bit(q):
+    """Pack 4-bit values (0..15, last axis of even length) two per byte, the first in the
+    low nibble, as torch stores ``quint4x2``.
+
+    Example::
+
+        >>> pack_4bit(np.array([[1, 2]], np.uint8))
+        array([[33]], dtype=uint8)
+    """
+    q = np.asarray(q, dtype=np.uint8)
+    return (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
+
+
+def unpack_4bit(packed):
+    """The inverse of :func:`pack_4bit`.
+
+    Example::
+
+        >>> unpack_4bit(np.array([[33]], np.uint8))
+        array([[1, 2]], dtype=uint8)
+    """
+    p = np.asarray(packed, dtype=np.uint8)
+    return np.stack([p & 0xF, p >> 4], axis=-1).reshape(p.shape[:-1] + (-1,))
+
+
+def _row_params(scales, zero_points, bits):
+    s = np.asarray(scales, dtype=np.float32)
+    bias = -np.asarray(zero_points, dtype=np.float32) * s
+    if bits == 4:       # the 4-bit packed format keeps its scale and bias as float16
+        s = s.astype(np.float16).astype(np.float32)
+        bias = bias.astype(np.float16).astype(np.float32)
+    return s, bias
+
+
+def embedding_byte(qweight, scales, zero_points, indices, bits=8):
     """Rows of an 8-bit rowwise-quantized embedding table as float32
     (``torch.ops.quantized.embedding_byte``, ``nn.quantized.Embedding``):
     ``fma(q, scale, -zero_point * scale)`` per row, all float32.
 
     Args:
-        qweight (ndarray): uint8 table ``(num_embeddings, dim)``.
+        qweight (ndarray): uint8 table ``(num_embeddings, dim)`` (4-bit tables unpacked,
+            one value per byte).
         scales, zero_points (ndarray): float32 per-row parameters.
         indices (ndarray): integer indices of any shape.
+        bits (int): 8, or 4 for ``quint4x2`` tables (``embedding_4bit``), whose packed
+            rows keep the scale and the bias ``-zero_point * scale`` as float16.
 
     Returns:
         ndarray: float32, shape ``indices.shape + (dim,)``.
@@ -1518,8 +1556,7 @@ def embedding_byte(qweight, scales, zero_points, indices):
         array([[ 1., -1.],
                [ 1., -1.]], dtype=float32)
     """
-    s = np.asarray(scales, dtype=np.float32)
-    bias = -np.asarray(zero_points, dtype=np.float32) * s
+    s, bias = _row_params(scales, zero_points, bits)
     idx = np.asarray(indices, dtype=np.int64)
     flat = idx.reshape(-1)
     rows = _fma_f32(np.asarray(qweight)[flat].astype(np.float32), s[flat, None],
@@ -1528,7 +1565,7 @@ def embedding_byte(qweight, scales, zero_points, indices):
 
 
 def embedding_bag_byte(qweight, scales, zero_points, indices, offsets=None,
-                       per_sample_weights=None, include_last_offset=False):
+                       per_sample_weights=None, include_last_offset=False, bits=8):
     """8-bit rowwise-quantized embedding bag (``torch.ops.quantized.embedding_bag_byte``,
     ``nn.quantized.EmbeddingBag``), modes ``'sum'`` and ``'mean'``.
 
@@ -1540,6 +1577,8 @@ def embedding_bag_byte(qweight, scales, zero_points, indices, offsets=None,
     Args:
         indices (ndarray): 1-d indices (with ``offsets``) or 2-d ``(bags, len)``.
         offsets (ndarray or None): bag starts for 1-d indices.
+        bits (int): 8, or 4 for unpacked ``quint4x2`` tables (``embedding_bag_4bit``;
+            float16 scale and bias, see :func:`embedding_byte`).
 
     Example::
 
@@ -1548,8 +1587,7 @@ def embedding_bag_byte(qweight, scales, zero_points, indices, offsets=None,
         array([[ 2., -2.]], dtype=float32)
     """
     q = np.asarray(qweight)
-    s = np.asarray(scales, dtype=np.float32)
-    bias = -np.asarray(zero_points, dtype=np.float32) * s
+    s, bias = _row_params(scales, zero_points, bits)
     idx = np.asarray(indices, dtype=np.int64)
     if idx.ndim == 2:
         nb, ln = idx.shape

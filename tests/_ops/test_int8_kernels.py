@@ -747,3 +747,40 @@ def test_elementwise_channels_last_memory_order():
         nhwc = [np.ascontiguousarray(np.moveaxis(v, 1, -1)) for v in (a, b)]
         got = np.moveaxis(K.add(nhwc[0], sa, za, nhwc[1], sb, zb, so, zo), -1, 1)
         np.testing.assert_array_equal(got, want.int_repr().numpy())
+
+
+def test_embedding_4bit_rowwise():
+    rng = np.random.default_rng(19)
+    qconfig = torch.ao.quantization.float_qparams_weight_only_qconfig_4bit
+    for it in range(30):
+        R, D = int(rng.integers(1, 10)), 2 * int(rng.integers(1, 20))
+        w = (rng.standard_normal((R, D)) * rng.uniform(0.1, 5)).astype(np.float32)
+        sc = (np.ptp(w, axis=1) / 15).astype(np.float32) + np.float32(1e-8)
+        zp = (-w.min(axis=1) / sc).astype(np.float32)
+        tq = torch.quantize_per_channel(torch.from_numpy(w), torch.from_numpy(sc),
+                                        torch.from_numpy(zp), 0, torch.quint4x2)
+        q4 = K.quantize_per_channel_float_qparams(w, sc, zp, 0, 'quint4x2')
+        np.testing.assert_array_equal(K.pack_4bit(q4).reshape(-1), tq.int_repr().numpy())
+        np.testing.assert_array_equal(K.unpack_4bit(K.pack_4bit(q4)), q4)
+        bag = torch.nn.EmbeddingBag(R, D, mode='sum')
+        bag.weight.data = torch.from_numpy(w)
+        bag.qconfig = qconfig
+        qbag = torch.ao.nn.quantized.EmbeddingBag.from_float(bag)
+        qw = qbag.weight()
+        q = K.unpack_4bit(qw.int_repr().numpy().reshape(R, D // 2))
+        s2, z2 = qw.q_per_channel_scales().numpy(), qw.q_per_channel_zero_points().numpy()
+        np.testing.assert_array_equal(K.dequantize_per_channel(q, s2, z2, 0),
+                                      qw.dequantize().numpy())
+        n = int(rng.integers(0, 10))
+        idx = rng.integers(0, R, n)
+        offs = np.sort(rng.integers(0, n + 1, int(rng.integers(1, 4))))
+        offs[0] = 0
+        psw = rng.standard_normal(n).astype(np.float32) if it % 2 else None
+        want = qbag(torch.from_numpy(idx), torch.from_numpy(offs),
+                    None if psw is None else torch.from_numpy(psw)).numpy()
+        np.testing.assert_array_equal(K.embedding_bag_byte(q, s2, z2, idx, offs, psw, bits=4),
+                                      want)
+        idx = rng.integers(0, R, (2, 3))
+        want = torch.ops.quantized.embedding_4bit(qbag._packed_params._packed_weight,
+                                                  torch.from_numpy(idx), False)
+        np.testing.assert_array_equal(K.embedding_byte(q, s2, z2, idx, bits=4), want.numpy())

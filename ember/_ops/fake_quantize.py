@@ -644,7 +644,14 @@ def _fused_moving_avg_obs_fq_helper(input, observer_on, fake_quant_on, running_m
         y = a
         if a.ndim != 2:
             perm = list(range(a.ndim))
-            perm[ch_axis], perm[0] = 0, ch_axis
+            if ch_axis >= 0:   # (a negative index is not wrapped by the C++ kernel)
+                perm[ch_axis] = 0
+            perm[0] = ch_axis
+            if len({p % a.ndim for p in perm}) != a.ndim:
+                raise RuntimeError("permute(): duplicate dims are not allowed.")
+            if a.ndim < 2:
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[-{max(a.ndim, 1)}, {max(a.ndim, 1) - 1}], but got 1)")
             y = a.transpose(perm).reshape(a.shape[ch_axis], -1)
         size = a.shape[ch_axis]
         if running_min.numel() == 0:

@@ -333,3 +333,19 @@ def test_qparams_that_require_grad():
         assert len(y.grad_fn.next_functions) == 1
         y = m._fake_quantize_learnable_per_tensor_affine(x, s, z, 0, 255, 1.0)
         assert len(y.grad_fn.next_functions) == 3
+
+
+@pytest.mark.parametrize('ch_axis,observe,ndim', [(1, 1, 3), (1, 0, 3), (3, 1, 3), (-1, 1, 3),
+                                                  (-3, 1, 3), (0, 1, 1), (-1, 1, 2)])
+def test_fused_per_channel_axis_handling(ch_axis, observe, ndim):
+    def run(m):
+        mn, mx = m.empty(0), m.empty(0)
+        s, z = m.ones(1), m.zeros(1, dtype=m.int32)
+        try:
+            y = m.fused_moving_avg_obs_fake_quant(
+                m.ones(*[4, 3, 2][:ndim]), m.tensor([observe]), m.tensor([1]), mn, mx, s, z,
+                0.01, -128, 127, ch_axis, True, True)
+            return ('ok', tuple(mn.shape), tuple(s.shape), y.sum().item())
+        except Exception as e:   # noqa: BLE001 - the same error as torch's is the point
+            return (type(e).__name__, str(e), tuple(mn.shape))
+    assert run(ember) == run(torch)

@@ -25,7 +25,7 @@ from . import _args
 from .._dtype import _NP2DT
 from .._tensor import Tensor, _Mode, _legacy_name
 from .._backend import array_module
-from ._util import wrap, Node, register, grad_needed, record
+from ._util import wrap, Node, register, grad_needed, record, aten
 from .. import _layout
 from .conv import _windows
 
@@ -485,8 +485,10 @@ def _dtype_check(input, opname, allow_byte):
 
 def _out_sizes(input, output_size, scales, nd):
     sp = tuple(input.shape[2:])
-    if output_size is not None:
-        return tuple(int(v) for v in output_size), (None,) * nd
+    if output_size is not None:       # scales, when given too, still map the coordinates
+        sc = (None,) * nd if scales is None else \
+            tuple(None if s is None else float(s) for s in scales)
+        return tuple(int(v) for v in output_size), sc
     out = tuple(int(math.floor(float(n) * float(s))) for n, s in zip(sp, scales))
     return out, tuple(float(s) for s in scales)
 
@@ -526,6 +528,42 @@ def _upsample(input, output_size, scales, nd, kind, align_corners=False, antiali
         else:
             maps.append(_map_linear(ft, 2 + i, n_in, out[i], align_corners, sc[i]))
     return _resample(input, maps, node, True)
+
+
+@aten('_upsample_bilinear2d_aa')
+def _upsample_bilinear2d_aa(input, output_size, align_corners, scales_h=None, scales_w=None,
+                            *, scale_factors=None):
+    """Anti-aliased bilinear resampling of an ``(N, C, H, W)`` input (the operator
+    ``ember.ops.aten._upsample_bilinear2d_aa``, which
+    ``F.interpolate(..., mode='bilinear', antialias=True)`` runs), in both of PyTorch's
+    forms: ``(input, output_size, align_corners, scales_h=None, scales_w=None)`` and
+    ``(input, output_size, align_corners, scale_factors)`` (``.vec``).
+
+    Example::
+
+        >>> x = ember.arange(16.).view(1, 1, 4, 4)
+        >>> ember.ops.aten._upsample_bilinear2d_aa(x, [2, 2], False)
+        tensor([[[[ 3.5714,  5.1429],
+                  [ 9.8571, 11.4286]]]])
+    """
+    if not isinstance(input, Tensor):
+        _args.tensor(input, '_upsample_bilinear2d_aa')
+    if isinstance(scales_h, (list, tuple)):     # the .vec overload, positionally
+        scale_factors, scales_h = scales_h, None
+    if input.dim() != 4:
+        raise RuntimeError(f"It is expected input_size equals to 4, but got size "
+                           f"{input.dim()}")
+    if output_size is None:
+        if scale_factors is None:
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        scales = [float(s) for s in scale_factors]
+        output_size = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)]
+    elif scale_factors is not None:
+        raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+    else:
+        scales = None if scales_h is None and scales_w is None else [scales_h, scales_w]
+    return _upsample(input, list(output_size), scales, 2, 'bilinear', bool(align_corners),
+                     True)
 
 
 def _adaptive_avg(input, out, nd):

@@ -113,3 +113,22 @@ def test_pixel_shuffle_factor_one_is_a_copy():
     x = ember.randn(4, 6)
     assert x.ravel().data_ptr() == x.data_ptr()          # contiguous: a view
     assert x.t().ravel().data_ptr() != x.data_ptr()      # non-contiguous: a copy
+
+
+# ------------------------------------------------------------------ aten::_upsample_bilinear2d_aa
+@pytest.mark.parametrize('args,kw', [
+    (([3, 3], False), {}), (([5, 5], False), {}), ((None, False), dict(scale_factors=[1.7, 0.9])),
+    ((None, True), dict(scale_factors=[0.8, 1.0])), (([3, 3], False, 1.7, 0.9), {}),
+    (([3, 3], True), dict(scales_h=1.7, scales_w=0.9)), ((None, False, [0.5, 0.4]), {}),
+])
+def test_upsample_bilinear2d_aa(args, kw):
+    from oracle import check, gradcheck_ember
+    x = np.random.default_rng(0).standard_normal((2, 3, 10, 20))
+    check(lambda m, t: m.ops.aten._upsample_bilinear2d_aa(t, *args, **kw), [x], grad=True)
+    check(lambda m, t: m.ops.aten._upsample_bilinear2d_aa((t * 40 + 128).clamp(0, 255)
+                                                          .to(m.uint8), *args, **kw), [x])
+    re, rt = check(lambda m, t: m.ops.aten._upsample_bilinear2d_aa(t, *args, **kw), [x],
+                   grad=True)
+    assert re.grad_fn.name() == rt.grad_fn.name() == 'UpsampleBilinear2DAaBackward0'
+    gradcheck_ember(lambda m, t: m.ops.aten._upsample_bilinear2d_aa(t, *args, **kw),
+                    [x[:1, :1, :5, :6]])

@@ -35,3 +35,50 @@ def factory_kwargs(kwargs):
                 raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
             r[k] = kwargs[k]
     return r
+
+
+# ``ember.nn.quantized`` (and ``.intrinsic``, ``.qat``) are the
+# ``ember.ao.nn`` packages under their older names, as ``torch.nn.quantized`` re-exports
+# ``torch.ao.nn.quantized``: the same module objects, loaded on first use (attribute access
+# or an import statement, through the finder below).
+_AO_ALIASES = ('quantized', 'intrinsic', 'qat')
+
+
+class _AoAliasFinder:
+    """Import-system finder: ``ember.nn.<alias>[.sub]`` is ``ember.ao.nn.<alias>[.sub]``."""
+    _specs = {}
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        parts = name.split('.')
+        if len(parts) >= 3 and parts[0] == 'ember' and parts[1] == 'nn' and \
+                parts[2] in _AO_ALIASES:
+            import importlib.util
+            return importlib.util.spec_from_loader(name, cls)
+        return None
+
+    @classmethod
+    def create_module(cls, spec):
+        import importlib
+        module = importlib.import_module('ember.ao.nn.' + spec.name[len('ember.nn.'):])
+        cls._specs[spec.name] = module.__spec__
+        return module
+
+    @classmethod
+    def exec_module(cls, module):
+        # the import system set the alias's spec on the shared module: give back its own
+        module.__spec__ = cls._specs.pop(module.__spec__.name, module.__spec__)
+
+
+import sys as _sys  # noqa: E402
+if not any(f is _AoAliasFinder or type(f).__name__ == '_AoAliasFinder'
+           for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _AoAliasFinder)   # before the path finder, which would load
+    # a second copy of a submodule found through the shared package's __path__
+
+
+def __getattr__(name):
+    if name in _AO_ALIASES:
+        import importlib
+        return importlib.import_module(f'{__name__}.{name}')
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -1,0 +1,238 @@
+"""Quantized activation modules (``nn.quantized.ReLU6``, ``Hardswish``, ``ELU``,
+``LeakyReLU``, ``Sigmoid``, ``Softmax``, ``PReLU``)."""
+import ember
+from ember import nn as _nn
+from ember.nn import Module
+from ember._quantized import ops as _qops
+from .utils import _register_qparams
+
+__all__ = ['ReLU6', 'Hardswish', 'ELU', 'LeakyReLU', 'Sigmoid', 'Softmax']
+
+
+class ReLU6(_nn.ReLU):
+    r"""ReLU6 on a quantized tensor: ``min(max(0, x), 6)`` on the integers (the scale and
+    zero point stay).
+
+    Args:
+        inplace (bool): overwrite the input. Default: ``False``.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 7.0]), 0.1, 10, ember.quint8)
+        >>> nn.quantized.ReLU6()(q).int_repr()
+        tensor([10, 70], dtype=torch.uint8)
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__(inplace)
+        self.inplace = inplace
+
+    def forward(self, input):
+        return _qops.relu6(input, self.inplace)
+
+    def _get_name(self):
+        return 'QuantizedReLU6'
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        """A quantized ReLU6 from a float one."""
+        return ReLU6(mod.inplace)
+
+
+class Hardswish(_nn.Hardswish):
+    r"""Hardswish on a quantized tensor, quantized with :attr:`scale` and
+    :attr:`zero_point`.
+
+    Args:
+        scale (float): output scale.
+        zero_point (int): output zero point.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> nn.quantized.Hardswish(0.1, 10)(q).int_repr()
+        tensor([ 7, 17], dtype=torch.uint8)
+    """
+
+    def __init__(self, scale, zero_point, device=None, dtype=None):
+        super().__init__()
+        _register_qparams(self, scale, zero_point)
+
+    def forward(self, input):
+        return _qops.hardswish(input, self.scale, self.zero_point)
+
+    def _get_name(self):
+        return 'QuantizedHardswish'
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        """A quantized Hardswish from an observed float one."""
+        scale, zp = mod.activation_post_process.calculate_qparams()
+        return Hardswish(float(scale), int(zp))
+
+    @classmethod
+    def from_reference(cls, mod, scale, zero_point):
+        """A quantized Hardswish with the given output scale and zero point."""
+        return cls(float(scale), int(zero_point))
+
+
+def _num(v):
+    return v.item() if isinstance(v, ember.Tensor) else v
+
+
+
+
+class ELU(_nn.ELU):
+    r"""ELU on a quantized tensor, quantized with :attr:`scale` and :attr:`zero_point`.
+
+    Args:
+        scale (float): output scale.
+        zero_point (int): output zero point.
+        alpha (float): the ELU's :math:`\alpha`. Default: 1.0.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> nn.quantized.ELU(0.1, 10)(q).int_repr()
+        tensor([ 4, 20], dtype=torch.uint8)
+    """
+
+    def __init__(self, scale, zero_point, alpha=1.0):
+        super().__init__(alpha)
+        self.scale = float(_num(scale))
+        self.zero_point = int(_num(zero_point))
+
+    def forward(self, input):
+        return _qops.elu(input, self.scale, self.zero_point, self.alpha)
+
+    def _get_name(self):
+        return 'QuantizedELU'
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        """A quantized ELU from an observed float one."""
+        scale, zp = mod.activation_post_process.calculate_qparams()
+        return ELU(float(scale), int(zp), mod.alpha)
+
+    @classmethod
+    def from_reference(cls, mod, scale, zero_point):
+        """A quantized ELU with the given output scale and zero point."""
+        return cls(float(scale), int(zero_point), mod.alpha)
+
+
+class LeakyReLU(_nn.LeakyReLU):
+    r"""Leaky ReLU on a quantized tensor, quantized with :attr:`scale` and
+    :attr:`zero_point`.
+
+    Args:
+        scale (float): output scale.
+        zero_point (int): output zero point.
+        negative_slope (float): slope below zero. Default: 1e-2.
+        inplace (bool): unused by the quantized kernel. Default: ``False``.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> nn.quantized.LeakyReLU(0.1, 10, 0.5)(q).int_repr()
+        tensor([ 5, 20], dtype=torch.uint8)
+    """
+
+    def __init__(self, scale, zero_point, negative_slope=1e-2, inplace=False, device=None,
+                 dtype=None):
+        super().__init__(negative_slope, inplace)
+        _register_qparams(self, scale, zero_point)
+
+    def forward(self, input):
+        return _qops.leaky_relu(input, self.negative_slope, self.inplace, self.scale,
+                                self.zero_point)
+
+    def _get_name(self):
+        return 'QuantizedLeakyReLU'
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """A quantized LeakyReLU from an observed float one."""
+        scale, zp = mod.activation_post_process.calculate_qparams()
+        return cls(float(scale), int(zp), mod.negative_slope, mod.inplace)
+
+    @classmethod
+    def from_reference(cls, mod, scale, zero_point):
+        """A quantized LeakyReLU with the given output scale and zero point."""
+        return cls(float(scale), int(zero_point), mod.negative_slope, mod.inplace)
+
+
+
+
+class Sigmoid(_nn.Sigmoid):
+    r"""Sigmoid on a quantized tensor, quantized with ``output_scale`` and
+    ``output_zero_point``.
+
+    Args:
+        output_scale (float): output scale.
+        output_zero_point (int): output zero point.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([0.0]), 0.1, 10, ember.quint8)
+        >>> nn.quantized.Sigmoid(1 / 256, 0)(q).int_repr()
+        tensor([128], dtype=torch.uint8)
+    """
+
+    def __init__(self, output_scale, output_zero_point):
+        super().__init__()
+        self.output_scale = float(_num(output_scale))
+        self.output_zero_point = int(_num(output_zero_point))
+
+    def forward(self, input):
+        return _qops.sigmoid(input, self.output_scale, self.output_zero_point)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """A quantized Sigmoid from an observed float one."""
+        scale, zp = mod.activation_post_process.calculate_qparams()
+        return cls(float(scale), int(zp))
+
+
+class Softmax(_nn.Softmax):
+    r"""Softmax on a quantized tensor along ``dim``, quantized with :attr:`scale` and
+    :attr:`zero_point`.
+
+    Args:
+        dim (int, optional): the dimension. Default: None (PyTorch's implicit choice).
+        scale (float): output scale. Default: 1.0.
+        zero_point (int): output zero point. Default: 0.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([[0.0, 0.0]]), 0.1, 10, ember.quint8)
+        >>> nn.quantized.Softmax(1, 1 / 256, 0)(q).int_repr()
+        tensor([[128, 128]], dtype=torch.uint8)
+    """
+
+    def __init__(self, dim=None, scale=1.0, zero_point=0):
+        super().__init__()
+        self.dim = dim
+        self.scale = float(scale)
+        self.zero_point = int(zero_point)
+
+    def forward(self, input):
+        dim = self.dim
+        if dim is None:
+            stacklevel = 5
+            dim = _nn.functional._get_softmax_dim("softmax", input.dim(), stacklevel) if hasattr(
+                _nn.functional, '_get_softmax_dim') else (0 if input.dim() in (0, 1, 3) else 1)
+        return _qops.softmax(input, dim, self.scale, self.zero_point)
+
+    def _get_name(self):
+        return 'QuantizedSoftmax'
+
+    @staticmethod
+    def from_float(mod, use_precomputed_fake_quant=False):
+        """A quantized Softmax from an observed float one."""
+        scale, zp = mod.activation_post_process.calculate_qparams()
+        return Softmax(mod.dim, float(scale), int(zp))
+
+    @classmethod
+    def from_reference(cls, mod, scale, zero_point):
+        """A quantized Softmax with the given output scale and zero point."""
+        return cls(mod.dim, float(scale), int(zero_point))

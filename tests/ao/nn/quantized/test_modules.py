@@ -1,0 +1,384 @@
+"""nn.quantized modules against torch.ao.nn.quantized: the same weights and quantization
+parameters give integer-equal outputs; repr, state_dict keys and values; state dicts load
+both ways; from_float with observers."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.ao.nn.quantized as tnnq
+import torch.ao.nn.intrinsic.quantized as tnniq
+
+import ember
+import ember.ao.nn.quantized as ennq
+import ember.ao.nn.intrinsic.quantized as enniq
+
+warnings.filterwarnings('ignore', message='.*deprecated.*')
+
+
+# ------------------------------------------------------------------ conversions
+def to_ember(v):
+    """A state-dict value of torch as ember's (quantized tensors keep their integers and
+    parameters; dtypes and tuples converted)."""
+    if isinstance(v, torch.Tensor):
+        if v.is_quantized:
+            ints = ember.tensor(v.int_repr().numpy())
+            if v.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+                return ember._make_per_tensor_quantized_tensor(ints, v.q_scale(),
+                                                               v.q_zero_point())
+            return ember._make_per_channel_quantized_tensor(
+                ints, ember.tensor(v.q_per_channel_scales().numpy()),
+                ember.tensor(v.q_per_channel_zero_points().numpy()), v.q_per_channel_axis())
+        return ember.tensor(v.detach().numpy())
+    if isinstance(v, torch.dtype):
+        return getattr(ember, str(v).split('.')[-1])
+    if isinstance(v, tuple):
+        return tuple(to_ember(x) for x in v)
+    return v
+
+
+def to_torch(v):
+    """An ember state-dict value as torch's."""
+    if isinstance(v, ember.Tensor):
+        if v.is_quantized:
+            ints = torch.from_numpy(v.int_repr().numpy())
+            if str(v.qscheme()) == 'torch.per_tensor_affine':
+                return torch._make_per_tensor_quantized_tensor(ints, v.q_scale(),
+                                                               v.q_zero_point())
+            return torch._make_per_channel_quantized_tensor(
+                ints, torch.from_numpy(v.q_per_channel_scales().numpy()),
+                torch.from_numpy(v.q_per_channel_zero_points().numpy()),
+                v.q_per_channel_axis())
+        return torch.from_numpy(v.detach().numpy().copy())
+    if isinstance(v, ember.dtype):
+        return getattr(torch, str(v).split('.')[-1])
+    if isinstance(v, tuple):
+        return tuple(to_torch(x) for x in v)
+    return v
+
+
+def same_values(e, t, key=''):
+    if isinstance(t, torch.Tensor):
+        assert isinstance(e, ember.Tensor), key
+        assert tuple(e.shape) == tuple(t.shape), key
+        assert bool(e.is_quantized) == bool(t.is_quantized), key
+        if t.is_quantized:
+            np.testing.assert_array_equal(e.int_repr().numpy(), t.int_repr().numpy(),
+                                          err_msg=key)
+            assert str(e.dtype) == str(t.dtype), key
+            assert str(e.qscheme()) == str(t.qscheme()), key
+            if t.qscheme() == torch.per_tensor_affine:
+                assert (e.q_scale(), e.q_zero_point()) == (t.q_scale(), t.q_zero_point()), key
+            else:
+                np.testing.assert_array_equal(e.q_per_channel_scales().numpy(),
+                                              t.q_per_channel_scales().numpy())
+        else:
+            assert str(e.dtype) == str(t.dtype), key
+            np.testing.assert_array_equal(e.detach().numpy(), t.detach().numpy(), err_msg=key)
+    elif isinstance(t, tuple):
+        assert isinstance(e, tuple) and len(e) == len(t), key
+        for a, b in zip(e, t):
+            same_values(a, b, key)
+    elif isinstance(t, torch.dtype):
+        assert str(e) == str(t), key
+    else:
+        assert e == t, key
+
+
+def same_state(e_mod, t_mod):
+    es, ts = e_mod.state_dict(), t_mod.state_dict()
+    assert list(es) == list(ts)
+    for k in ts:
+        same_values(es[k], ts[k], k)
+
+
+def convert_state(sd, f):
+    """A state dict converted value by value, with its ``_metadata`` (the modules'
+    versions, which both libraries read to pick the key layout)."""
+    from collections import OrderedDict
+    out = OrderedDict((k, f(v)) for k, v in sd.items())
+    out._metadata = getattr(sd, '_metadata', None)
+    return out
+
+
+def check_state_both_ways(e_mod, t_mod, e_fresh, t_fresh):
+    """torch's state loads into a fresh ember module and ember's into a fresh torch one,
+    each giving the other's state."""
+    e_fresh.load_state_dict(convert_state(t_mod.state_dict(), to_ember))
+    same_state(e_fresh, t_mod)
+    t_fresh.load_state_dict(convert_state(e_mod.state_dict(), to_torch))
+    same_state(e_mod, t_fresh)
+
+
+def qx(shape, scale=0.05, zp=60, seed=1):
+    ints = np.random.default_rng(seed).integers(0, 256, shape).astype(np.uint8)
+    return (torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints), scale, zp),
+            ember._make_per_tensor_quantized_tensor(ember.tensor(ints), scale, zp))
+
+
+def same_q(e, t):
+    assert e.is_quantized and t.is_quantized
+    assert (e.q_scale(), e.q_zero_point()) == (t.q_scale(), t.q_zero_point())
+    assert tuple(e.shape) == tuple(t.shape)
+    np.testing.assert_array_equal(e.int_repr().numpy(), t.int_repr().numpy())
+
+
+def qweight(shape, per_channel, seed=0, axis=0):
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal(shape) * 0.3).astype(np.float32)
+    if per_channel:
+        n = shape[axis]
+        sc = rng.uniform(0.005, 0.02, n)
+        z = np.zeros(n, np.int64)
+        tw = torch.quantize_per_channel(torch.from_numpy(w), torch.from_numpy(sc),
+                                        torch.from_numpy(z), axis, torch.qint8)
+    else:
+        tw = torch.quantize_per_tensor(torch.from_numpy(w), 0.011, 0, torch.qint8)
+    return tw, to_ember(tw)
+
+
+# ------------------------------------------------------------------ Linear
+@pytest.mark.parametrize('per_channel', [False, True])
+@pytest.mark.parametrize('bias', [True, False])
+@pytest.mark.parametrize('relu', [False, True])
+def test_linear(per_channel, bias, relu):
+    T, E = (tnniq.LinearReLU, enniq.LinearReLU) if relu else (tnnq.Linear, ennq.Linear)
+    t, e = T(20, 7, bias), E(20, 7, bias)
+    tw, ew = qweight((7, 20), per_channel)
+    b = np.linspace(-1, 1, 7).astype(np.float32)
+    t.set_weight_bias(tw, torch.from_numpy(b) if bias else None)
+    e.set_weight_bias(ew, ember.tensor(b) if bias else None)
+    t.scale, t.zero_point = 0.07, 100
+    e.scale, e.zero_point = 0.07, 100
+    assert repr(e) == repr(t)
+    tx, ex = qx((3, 5, 20))
+    same_q(e(ex), t(tx))
+    same_state(e, t)
+    check_state_both_ways(e, t, E(20, 7, bias), T(20, 7, bias))
+    e2, t2 = E(20, 7, bias), T(20, 7, bias)
+    e2.load_state_dict(convert_state(t.state_dict(), to_ember))
+    t2.load_state_dict(t.state_dict())
+    same_q(e2(ex), t2(tx))
+
+
+def test_linear_defaults_and_errors():
+    t, e = tnnq.Linear(4, 3), ennq.Linear(4, 3)
+    assert repr(e) == repr(t)
+    # torch's default weight is uninitialised memory: compare its layout only
+    assert tuple(e.weight().shape) == tuple(t.weight().shape)
+    assert (e.weight().q_scale(), e.weight().q_zero_point()) == (
+        t.weight().q_scale(), t.weight().q_zero_point())
+    assert list(e.state_dict()) == list(t.state_dict())
+    bad = convert_state(t.state_dict(), to_ember)
+    del bad['_packed_params._packed_params']
+    with pytest.raises(RuntimeError, match='Missing key'):
+        e.load_state_dict(bad)
+    with pytest.raises(RuntimeError, match='Expected input data type QUInt8'):
+        e(ember.quantize_per_tensor(ember.ones(2, 4), 0.1, 0, ember.qint8))
+
+
+# ------------------------------------------------------------------ Conv
+CONVS = [
+    ('Conv2d', (3, 6, 3), dict(stride=1, padding=1), (2, 3, 7, 6)),
+    ('Conv2d', (4, 6, (3, 2)), dict(stride=(2, 1), padding=(0, 1), dilation=(1, 2), groups=2),
+     (1, 4, 9, 8)),
+    ('Conv1d', (3, 5, 3), dict(stride=2, padding=1), (2, 3, 11)),
+    ('Conv3d', (2, 4, (2, 3, 2)), dict(padding=1), (1, 2, 4, 7, 5)),
+    ('ConvTranspose2d', (4, 3, 3), dict(stride=2, padding=1, output_padding=1), (2, 4, 5, 5)),
+    ('ConvTranspose1d', (4, 3, 3), dict(stride=2), (2, 4, 6)),
+]
+
+
+@pytest.fixture
+def engine():
+    """Sets torch's and ember's quantized engine for a test, giving both back after."""
+    old_t, old_e = torch.backends.quantized.engine, ember.backends.quantized.engine
+
+    def set_(name):
+        torch.backends.quantized.engine = name
+        ember.backends.quantized.engine = name
+    yield set_
+    torch.backends.quantized.engine = old_t
+    ember.backends.quantized.engine = old_e
+
+
+@pytest.mark.parametrize('name,args,kwargs,xshape', CONVS)
+@pytest.mark.parametrize('per_channel', [False, True])
+def test_conv(name, args, kwargs, xshape, per_channel, engine):
+    if 'Transpose' in name:
+        # torch's x86 engine runs transposed convolutions without output padding through
+        # oneDNN, whose results are not conv_transpose's float semantics; ember computes as
+        # fbgemm (and qnnpack) do
+        engine('fbgemm')
+        per_channel = False
+    t, e = getattr(tnnq, name)(*args, **kwargs), getattr(ennq, name)(*args, **kwargs)
+    assert repr(e) == repr(t)
+    tw, ew = qweight(tuple(t.weight().shape), per_channel)
+    b = np.linspace(-1, 1, t.out_channels).astype(np.float32)
+    t.set_weight_bias(tw, torch.from_numpy(b))
+    e.set_weight_bias(ew, ember.tensor(b))
+    t.scale, t.zero_point = 0.09, 70
+    e.scale, e.zero_point = 0.09, 70
+    assert repr(e) == repr(t)
+    tx, ex = qx(xshape)
+    same_q(e(ex), t(tx))
+    same_state(e, t)
+    check_state_both_ways(e, t, getattr(ennq, name)(*args, **kwargs),
+                          getattr(tnnq, name)(*args, **kwargs))
+
+
+@pytest.mark.parametrize('nd', [1, 2, 3])
+def test_conv_relu(nd):
+    args, xshape = (3, 4, 3), (2, 3) + (6,) * nd
+    T, E = getattr(tnniq, f'ConvReLU{nd}d'), getattr(enniq, f'ConvReLU{nd}d')
+    t, e = T(*args, padding=1), E(*args, padding=1)
+    tw, ew = qweight(tuple(t.weight().shape), nd == 2)
+    t.set_weight_bias(tw, None)
+    e.set_weight_bias(ew, None)
+    t.scale, t.zero_point = 0.04, 90
+    e.scale, e.zero_point = 0.04, 90
+    assert repr(e) == repr(t)
+    tx, ex = qx(xshape)
+    same_q(e(ex), t(tx))
+
+
+# ------------------------------------------------------------------ small modules
+def test_quantize_dequantize():
+    t, e = tnnq.Quantize(0.05, 3, torch.quint8), ennq.Quantize(0.05, 3, ember.quint8)
+    assert repr(e) == repr(t)
+    same_state(e, t)
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    tq, eq = t(torch.from_numpy(x)), e(ember.tensor(x))
+    same_q(eq, tq)
+    np.testing.assert_array_equal(ennq.DeQuantize()(eq).numpy(), tnnq.DeQuantize()(tq).numpy())
+    assert repr(ennq.DeQuantize()) == repr(tnnq.DeQuantize())
+    t2, e2 = tnnq.Quantize(1.0, 0, torch.quint8), ennq.Quantize(1.0, 0, ember.quint8)
+    t2.load_state_dict(t.state_dict())
+    e2.load_state_dict(convert_state(t.state_dict(), to_ember))
+    same_q(e2(ember.tensor(x)), t2(torch.from_numpy(x)))
+
+
+ACTS = [
+    ('ReLU6', (), {}),
+    ('ReLU6', (True,), {}),
+    ('Hardswish', (0.03, 40), {}),
+    ('ELU', (0.03, 40), {'alpha': 0.7}),
+    ('LeakyReLU', (0.03, 40), {'negative_slope': 0.2}),
+    ('Sigmoid', (1 / 256, 0), {}),
+    ('Dropout', (0.3,), {}),
+]
+
+
+@pytest.mark.parametrize('name,args,kwargs', ACTS)
+def test_activations(name, args, kwargs):
+    t, e = getattr(tnnq, name)(*args, **kwargs), getattr(ennq, name)(*args, **kwargs)
+    assert repr(e) == repr(t)
+    same_state(e, t)
+    tx, ex = qx((3, 300), 0.05, 100)
+    same_q(e(ex), t(tx))
+    if name in ('Hardswish', 'LeakyReLU'):
+        t2, e2 = getattr(tnnq, name)(1.0, 0), getattr(ennq, name)(1.0, 0)
+        check_state_both_ways(e, t, e2, t2)
+        same_q(e2(ex), t2(tx))
+
+
+def test_float_functional_and_qfunctional():
+    t, e = tnnq.FloatFunctional(), ennq.FloatFunctional()
+    assert repr(e) == repr(t)
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    tx, ex = torch.from_numpy(x), ember.tensor(x)
+    for op, args in (('add', (1,)), ('mul', (1,)), ('add_relu', (1,)), ('add_scalar', (0.5,)),
+                     ('mul_scalar', (2.0,))):
+        ta = (tx,) if args == (1,) else args
+        ea = (ex,) if args == (1,) else args
+        np.testing.assert_array_equal(getattr(e, op)(ex, *ea).numpy(),
+                                      getattr(t, op)(tx, *ta).numpy())
+    np.testing.assert_array_equal(e.cat([ex, ex], 1).numpy(), t.cat([tx, tx], 1).numpy())
+    with pytest.raises(RuntimeError, match='not intended to use'):
+        e(ex)
+    tq, eq = tnnq.QFunctional(), ennq.QFunctional()
+    tq.scale, tq.zero_point = 0.1, 50
+    eq.scale, eq.zero_point = 0.1, 50
+    assert repr(eq) == repr(tq)
+    same_state(eq, tq)
+    ta, ea = qx((4, 70), 0.05, 60, 1)
+    tb, eb = qx((4, 70), 0.07, 20, 2)
+    for op in ('add', 'mul', 'add_relu'):
+        same_q(getattr(eq, op)(ea, eb), getattr(tq, op)(ta, tb))
+    for op, c in (('add_scalar', 0.35), ('mul_scalar', -1.5)):
+        same_q(getattr(eq, op)(ea, c), getattr(tq, op)(ta, c))
+    same_q(eq.cat([ea, eb], 1), tq.cat([ta, tb], 1))
+    t2, e2 = tnnq.QFunctional(), ennq.QFunctional()
+    check_state_both_ways(eq, tq, e2, t2)
+    fx = ennq.FXFloatFunctional()
+    np.testing.assert_array_equal(fx.add(ex, ex).numpy(),
+                                  tnnq.FXFloatFunctional().add(tx, tx).numpy())
+
+
+# ------------------------------------------------------------------ normalization
+@pytest.mark.parametrize('name,nd,relu', [('BatchNorm2d', 4, False), ('BatchNorm3d', 5, False),
+                                          ('BNReLU2d', 4, True)])
+def test_batch_norm(name, nd, relu):
+    mods_t, mods_e = (tnniq, enniq) if relu else (tnnq, ennq)
+    t, e = getattr(mods_t, name)(5), getattr(mods_e, name)(5)
+    rng = np.random.default_rng(0)
+    with torch.no_grad():
+        t.weight.copy_(torch.from_numpy(rng.uniform(0.5, 2, 5).astype(np.float32)))
+        t.bias.copy_(torch.from_numpy(rng.standard_normal(5).astype(np.float32)))
+        t.running_mean.copy_(torch.from_numpy(rng.standard_normal(5).astype(np.float32)))
+        t.running_var.copy_(torch.from_numpy(rng.uniform(0.5, 2, 5).astype(np.float32)))
+    t.scale, t.zero_point = torch.tensor(0.07), torch.tensor(80)
+    t.eval()
+    e.load_state_dict(convert_state(t.state_dict(), to_ember))
+    e.eval()
+    assert repr(e) == repr(t)
+    assert e.scale.item() == t.scale.item() and e.zero_point.item() == 80
+    tx, ex = qx((2, 5) + (4,) * (nd - 2))
+    same_q(e(ex), t(tx))
+    same_state(e, t)
+
+
+def test_layer_group_instance_norm():
+    rng = np.random.default_rng(0)
+    w = rng.uniform(0.5, 2, 6).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    tp = lambda a: torch.nn.Parameter(torch.from_numpy(a))  # noqa: E731
+    ep = lambda a: ember.nn.Parameter(ember.tensor(a))  # noqa: E731
+    cases = [
+        (lambda M, P: M.LayerNorm([6], P(w), P(b), 0.03, 120), (3, 4, 6)),
+        (lambda M, P: M.GroupNorm(3, 6, P(w), P(b), 0.03, 120), (2, 6, 5)),
+        (lambda M, P: M.InstanceNorm1d(6, P(w), P(b), 0.03, 120), (2, 6, 9)),
+        (lambda M, P: M.InstanceNorm2d(6, P(w), P(b), 0.03, 120), (2, 6, 3, 4)),
+    ]
+    for make, shape in cases:
+        t, e = make(tnnq, tp), make(ennq, ep)
+        assert repr(e) == repr(t)
+        same_state(e, t)
+        tx, ex = qx(shape)
+        same_q(e(ex), t(tx))
+
+
+# ------------------------------------------------------------------ functional
+def test_functional():
+    import torch.ao.nn.quantized.functional as tF
+    import ember.ao.nn.quantized.functional as eF
+    tx, ex = qx((2, 3, 8, 8))
+    tw, ew = qweight((4, 3, 3, 3), False)
+    same_q(eF.conv2d(ex, ew, None, padding=1, scale=0.2, zero_point=10),
+           tF.conv2d(tx, tw, None, padding=1, scale=0.2, zero_point=10))
+    tw2, ew2 = qweight((5, 8), True)
+    tl, el = qx((3, 8))
+    same_q(eF.linear(el, ew2, None, 0.1, 30), tF.linear(tl, tw2, None, 0.1, 30))
+    for f in ('max_pool2d', 'avg_pool2d'):
+        same_q(getattr(eF, f)(ex, 2), getattr(tF, f)(tx, 2))
+    same_q(eF.adaptive_avg_pool2d(ex, 3), tF.adaptive_avg_pool2d(tx, 3))
+    same_q(eF.hardswish(ex, 0.02, 10), tF.hardswish(tx, 0.02, 10))
+    same_q(eF.leaky_relu(ex, 0.1, scale=0.02, zero_point=10),
+           tF.leaky_relu(tx, 0.1, scale=0.02, zero_point=10))
+    same_q(eF.elu(ex, 0.02, 10), tF.elu(tx, 0.02, 10))
+    same_q(eF.hardtanh(ex, -0.5, 0.5), tF.hardtanh(tx, -0.5, 0.5))
+    same_q(eF.clamp(ex, -0.5, 0.5), tF.clamp(tx, -0.5, 0.5))
+    same_q(eF.threshold(ex, 0.1, 0.3), tF.threshold(tx, 0.1, 0.3))
+    same_q(eF.interpolate(ex, scale_factor=2), tF.interpolate(tx, scale_factor=2))
+    with pytest.raises(ValueError, match="must be quantized"):
+        eF.hardswish(ember.ones(2), 0.1, 0)

@@ -490,3 +490,24 @@ def test_per_channel_zero_point_out_of_range_is_refused_in_both_formats(legacy):
                                                   ember.tensor([0.5, 0.25]), ember.tensor([1, -9]), 0)
     got = ember.load(io.BytesIO(_ember_bytes(ok, legacy)))
     _same_q(got, ok)
+
+
+@pytest.mark.parametrize('name,args', [('Linear', (6, 5)), ('Conv2d', (2, 4, 3))])
+def test_quantized_module_state_dict_between_torch_and_ember(name, args):
+    """torch's quantized Linear / Conv2d state_dict (packed params, per-tensor weight) loads
+    into ember's module through ember.load, and ember's back into torch's; deepcopy keeps it."""
+    import torch.ao.nn.quantized as tnq
+    import ember.ao.nn.quantized as enq
+    torch.manual_seed(0)
+    t = getattr(tnq, name)(*args)
+    t.set_weight_bias(torch.quantize_per_tensor(torch.randn(t.weight().shape), 0.02, 0, torch.qint8),
+                      torch.randn(args[1]))
+    e = getattr(enq, name)(*args)
+    e.load_state_dict(ember.load(io.BytesIO(_torch_bytes(t.state_dict()))))
+    _check_same(e.weight(), t.weight())
+    c = copy.deepcopy(e)
+    _check_same(c.weight(), t.weight())
+    t2 = getattr(tnq, name)(*args)
+    t2.load_state_dict(torch.load(io.BytesIO(_ember_bytes(c.state_dict())), weights_only=True))
+    assert torch.equal(t2.weight().int_repr(), t.weight().int_repr())
+    assert torch.equal(t2.bias(), t.bias()) and t2.scale == t.scale

@@ -336,7 +336,7 @@ class PackedLinearWeight:
     """
 
     __slots__ = ('wq', 'w_t', 'w_colsum', 'w_scales', 'w_scales32', 'w_zps', 'bias',
-                 'out_features', 'in_features', 'per_channel')
+                 'out_features', 'in_features', 'per_channel', 'f32_exact', 'has_wzp')
 
     def __init__(self, wq, w_scales, w_zero_points, bias=None):
         wq = np.asarray(wq, dtype=np.int8)
@@ -347,8 +347,12 @@ class PackedLinearWeight:
         self.w_scales = np.broadcast_to(np.asarray(w_scales, dtype=np.float64), (n,)).copy()
         self.w_scales32 = self.w_scales.astype(np.float32)
         self.w_zps = np.broadcast_to(np.asarray(w_zero_points, dtype=np.int64), (n,)).copy()
+        self.has_wzp = bool(self.w_zps.any())
         self.w_t = np.ascontiguousarray(wq.T, dtype=np.float32)
         self.w_colsum = wq.sum(axis=1, dtype=np.int64)
+        # x_shift * colsum is exact in float32 for any |x_shift| <= 128
+        self.f32_exact = (k * 128 * 128 <= _F32_EXACT
+                          and 128 * int(np.abs(self.w_colsum).max(initial=0)) <= _F32_EXACT)
         self.bias = None if bias is None else np.asarray(bias, dtype=np.float32)
 
 
@@ -364,15 +368,15 @@ def _linear_acc_f32(xq_f32_centered, x_shift, packed, exact64=False):
     corr = x_shift * packed.w_colsum                       # int64, per output column
     if exact64:
         corr = corr[None, :]
-        if packed.w_zps.any():
+        if packed.has_wzp:
             rowsum = xq_f32_centered.sum(axis=1, dtype=np.float64).astype(np.int64) + K * x_shift
             corr = corr - rowsum[:, None] * packed.w_zps[None, :]
         return s.astype(np.float64) + corr                 # exact below 2**53
-    if packed.w_zps.any():
+    if packed.has_wzp:
         rowsum = xq_f32_centered.sum(axis=1, dtype=np.float64).astype(np.int64) + K * x_shift
         corr = corr[None, :] - rowsum[:, None] * packed.w_zps[None, :]
         return (s.astype(np.float64) + corr).astype(np.float32)
-    if np.abs(corr).max(initial=0) <= _F32_EXACT and K * 128 * 128 <= _F32_EXACT:
+    if packed.f32_exact:
         # both terms are exact float32 integers: one float32 add rounds their exact sum once
         return s + corr.astype(np.float32)
     return (s.astype(np.float64) + corr).astype(np.float32)
@@ -1208,6 +1212,12 @@ def max_pool(q, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
     kernel, stride, padding, dilation = _pool_args(q, kernel_size, stride, padding, dilation)
     outs = [_pool_out_size(q.shape[2 + i], kernel[i], padding[i], stride[i], dilation[i],
                            ceil_mode) for i in range(len(kernel))]
+    nd = len(kernel)
+    if (kernel == stride and not any(padding) and all(d == 1 for d in dilation)
+            and all(q.shape[2 + i] == outs[i] * kernel[i] for i in range(nd))):
+        # non-overlapping windows tiling the input: one reshape and one reduction
+        split = q.shape[:2] + tuple(v for o, k in zip(outs, kernel) for v in (o, k))
+        return q.reshape(split).max(axis=tuple(range(3, 3 + 2 * nd, 2)))
     lowest = np.iinfo(q.dtype).min
     a = _pad_for_pool(q, kernel, stride, padding, dilation, outs, lowest)
     out = None

@@ -759,6 +759,8 @@ def conv_transpose_static(xq, x_scale, x_zero_point, wq, w_scales, w_zero_points
 # elements). Positions are memory positions: pass a channels-last tensor (what torch's
 # quantized convolutions return) as its NHWC array, e.g. ``np.moveaxis(q, 1, -1)``, and
 # move the result back; the logical NCHW order would split body and tail elsewhere.
+# With ``num_threads`` > 1 (torch's ``get_num_threads()``) and 32768 elements or more, each
+# thread's range has its own tail, as torch's ``parallel_for`` splits it (see ``_chunks``).
 
 SIMD_BYTES = 64     # AVX-512, the capability torch 2.13 dispatches to on this class of CPU
 
@@ -802,16 +804,33 @@ def _q_val(y, scale, zp, dtype):
     return _quantize_mul_add(y, _inv_scale(scale), np.float32(zp), np_dt, qmin, qmax)
 
 
-def _unary(q, dtype, body, tail):
-    """Apply ``body`` to the SIMD part and ``tail`` to the scalar tail of flat ``q``."""
+_GRAIN = 32768      # torch's TensorIterator grain size
+
+
+def _chunks(n, num_threads):
+    """The ranges torch's ``parallel_for`` gives its threads for ``n`` elements: one range
+    below the grain size or with one thread, else ``ceil(n / t)``-sized pieces for
+    ``t = min(num_threads, ceil(n / grain))`` threads. Each piece has its own scalar tail."""
+    if n < _GRAIN or num_threads <= 1:
+        return [(0, n)]
+    t = min(int(num_threads), -(-n // _GRAIN))
+    size = -(-n // t)
+    return [(b, min(n, b + size)) for b in range(0, n, size)]
+
+
+def _unary(q, dtype, body, tail, num_threads=1, arrays=None):
+    """Apply ``body`` to the SIMD part and ``tail`` to the scalar tail of each thread's
+    range of flat ``q`` (``arrays`` are further flat operands sliced alike)."""
     q = np.asarray(q)
     flat = q.reshape(-1)
-    m = _split(flat.size, dtype)
+    others = [np.asarray(a).reshape(-1) for a in (arrays or ())]
     out = np.empty(flat.shape, dtype=_qinfo(dtype)[0])
-    if m:
-        out[:m] = body(flat[:m])
-    if m < flat.size:
-        out[m:] = tail(flat[m:])
+    for lo, hi in _chunks(flat.size, num_threads):
+        m = lo + _split(hi - lo, dtype)
+        if m > lo:
+            out[lo:m] = body(flat[lo:m], *[a[lo:m] for a in others])
+        if m < hi:
+            out[m:hi] = tail(flat[m:hi], *[a[m:hi] for a in others])
     return out.reshape(q.shape)
 
 
@@ -860,7 +879,7 @@ def clamp(q, scale, zero_point, min_val=None, max_val=None, dtype='quint8'):
 
 
 def _dequant_map_quant(q, scale, zp, out_scale, out_zp, dtype, f_vec, f_tail=None,
-                       inv=None, deq_vec=_deq_fma):
+                       inv=None, deq_vec=_deq_fma, num_threads=1):
     """The dequantize -> float function -> quantize pattern of torch's quantized
     activations. ``inv`` is the float32 reciprocal the SIMD body multiplies by (kernels
     differ in how they compute it); the tail always uses ``quantize_val``."""
@@ -870,11 +889,12 @@ def _dequant_map_quant(q, scale, zp, out_scale, out_zp, dtype, f_vec, f_tail=Non
     return _unary(
         q, dtype,
         lambda a: _q_vec(f_vec(deq_vec(a, scale, zp)), inv, out_zp, dtype),
-        lambda a: _q_val(f_tail(_deq_sub(a, scale, zp)), out_scale, out_zp, dtype))
+        lambda a: _q_val(f_tail(_deq_sub(a, scale, zp)), out_scale, out_zp, dtype),
+        num_threads)
 
 
 def leaky_relu(q, scale, zero_point, negative_slope, out_scale, out_zero_point,
-               dtype='quint8'):
+               dtype='quint8', num_threads=1):
     """Quantized ``leaky_relu`` (``torch.ops.quantized.leaky_relu`` / ``F.leaky_relu`` on a
     quantized tensor): ``x if x > 0 else x * negative_slope`` in float32 between a
     dequantize and a quantize with the output parameters.
@@ -888,10 +908,11 @@ def leaky_relu(q, scale, zero_point, negative_slope, out_scale, out_zero_point,
 
     def f(x):
         return np.where(x > 0, x, x * a)
-    return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype, f)
+    return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype, f,
+                              num_threads=num_threads)
 
 
-def hardsigmoid(q, scale, zero_point, dtype='quint8'):
+def hardsigmoid(q, scale, zero_point, dtype='quint8', num_threads=1):
     """Quantized hardsigmoid: ``min(max(x + 3, 0), 6) / 6``, output scale 1/256 (2**-32
     for qint32) and zero point 0 (-128 for qint8), as torch fixes them.
 
@@ -909,11 +930,13 @@ def hardsigmoid(q, scale, zero_point, dtype='quint8'):
     def f(x):
         return np.minimum(np.maximum(x + np.float32(3), np.float32(0)), np.float32(6)) / \
             np.float32(6)
-    out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, f)
+    out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, f,
+                             num_threads=num_threads)
     return out, out_scale, out_zp
 
 
-def hardswish(q, scale, zero_point, out_scale, out_zero_point, dtype='quint8'):
+def hardswish(q, scale, zero_point, out_scale, out_zero_point, dtype='quint8',
+              num_threads=1):
     """Quantized hardswish: ``x * min(max(x + 3, 0), 6) / 6`` in float32.
 
     Example::
@@ -926,7 +949,7 @@ def hardswish(q, scale, zero_point, out_scale, out_zero_point, dtype='quint8'):
                               np.float32(6)) / np.float32(6)
     inv = np.float32(1.0 / float(out_scale))
     return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype, f,
-                              inv=inv)
+                              inv=inv, num_threads=num_threads)
 
 
 def _fixed_out_params(dtype, signed_zp, unsigned_zp, bits8_scale, int32_scale):
@@ -935,7 +958,7 @@ def _fixed_out_params(dtype, signed_zp, unsigned_zp, bits8_scale, int32_scale):
     return bits8_scale, (signed_zp if dtype == 'qint8' else unsigned_zp)
 
 
-def sigmoid(q, scale, zero_point, dtype='quint8'):
+def sigmoid(q, scale, zero_point, dtype='quint8', num_threads=1):
     """Quantized sigmoid, output scale 1/256 and zero point 0 (qint8: -128; qint32:
     2**-32 and 0), as torch fixes them.
 
@@ -963,11 +986,12 @@ def sigmoid(q, scale, zero_point, dtype='quint8'):
         with np.errstate(over='ignore'):
             return (1.0 / (1.0 + np.exp(-x).astype(np.float64))).astype(np.float32)
     out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, f_vec, f_tail,
-                             inv=np.float32(1.0 / out_scale), deq_vec=_deq_sub)
+                             inv=np.float32(1.0 / out_scale), deq_vec=_deq_sub,
+                             num_threads=num_threads)
     return out, out_scale, out_zp
 
 
-def tanh(q, scale, zero_point, dtype='quint8'):
+def tanh(q, scale, zero_point, dtype='quint8', num_threads=1):
     """Quantized tanh, output scale 2/256 with zero point 128 (quint8) or 0 (qint8);
     qint32: 2**-31 and 0, as torch fixes them.
 
@@ -984,11 +1008,12 @@ def tanh(q, scale, zero_point, dtype='quint8'):
     """
     out_scale, out_zp = _fixed_out_params(dtype, 0, 128, 2.0 / 256, 2.0 ** -31)
     out = _dequant_map_quant(q, scale, zero_point, out_scale, out_zp, dtype, np.tanh,
-                             inv=np.float32(1.0 / out_scale))
+                             inv=np.float32(1.0 / out_scale), num_threads=num_threads)
     return out, out_scale, out_zp
 
 
-def elu(q, scale, zero_point, out_scale, out_zero_point, alpha=1.0, dtype='quint8'):
+def elu(q, scale, zero_point, out_scale, out_zero_point, alpha=1.0, dtype='quint8',
+        num_threads=1):
     """Quantized ELU (``torch.ops.quantized.elu``): ``x`` for ``x > 0``, else
     ``expm1(x) * alpha``, in float32.
 
@@ -1009,24 +1034,15 @@ def elu(q, scale, zero_point, out_scale, out_zero_point, alpha=1.0, dtype='quint
         return np.where(x >= 0, x, np.expm1(x) * a)
     inv = np.float32(1.0 / float(np.float32(out_scale)))
     return _dequant_map_quant(q, scale, zero_point, out_scale, out_zero_point, dtype,
-                              f_vec, f_tail, inv=inv)
+                              f_vec, f_tail, inv=inv, num_threads=num_threads)
 
 
-def _binary(a, b, dtype, body, tail):
-    a = np.asarray(a)
-    b = np.asarray(b)
-    fa, fb = a.reshape(-1), b.reshape(-1)
-    m = _split(fa.size, dtype)
-    out = np.empty(fa.shape, dtype=_qinfo(dtype)[0])
-    if m:
-        out[:m] = body(fa[:m], fb[:m])
-    if m < fa.size:
-        out[m:] = tail(fa[m:], fb[m:])
-    return out.reshape(a.shape)
+def _binary(a, b, dtype, body, tail, num_threads=1):
+    return _unary(a, dtype, body, tail, num_threads, arrays=(b,))
 
 
 def add(qa, a_scale, a_zp, qb, b_scale, b_zp, out_scale, out_zp, relu=False,
-        dtype='quint8'):
+        dtype='quint8', num_threads=1):
     """Quantized addition (``torch.ops.quantized.add`` / ``add_relu``) of two same-shape,
     contiguous, per-tensor quantized arrays of the same dtype.
 
@@ -1052,7 +1068,7 @@ def add(qa, a_scale, a_zp, qb, b_scale, b_zp, out_scale, out_zp, relu=False,
         if relu:
             c = np.maximum(c, zero)
         return _q_val(c, out_scale, out_zp, dtype)
-    return _binary(qa, qb, dtype, body, tail)
+    return _binary(qa, qb, dtype, body, tail, num_threads)
 
 
 def _requantize_from_int(c, multiplier, zp, dtype):
@@ -1759,7 +1775,8 @@ def prelu(q, scale, zero_point, qw, w_scale, w_zero_point, out_scale, out_zero_p
     return _requantize_from_int(acc, mult, int(out_zero_point), dtype)
 
 
-def threshold(q, scale, zero_point, threshold_value, value, dtype='quint8'):
+def threshold(q, scale, zero_point, threshold_value, value, dtype='quint8',
+              num_threads=1):
     """Quantized ``threshold`` (``x if x > threshold else value``) with the input's
     parameters for the output, dequantize -> compare -> quantize as torch.
 
@@ -1774,7 +1791,8 @@ def threshold(q, scale, zero_point, threshold_value, value, dtype='quint8'):
     def f(x):
         return np.where(x > t, x, v)
     inv = np.float32(1.0 / float(np.float32(scale)))
-    return _dequant_map_quant(q, scale, zero_point, scale, zero_point, dtype, f, inv=inv)
+    return _dequant_map_quant(q, scale, zero_point, scale, zero_point, dtype, f, inv=inv,
+                              num_threads=num_threads)
 
 
 def matmul(qa, a_scale, a_zp, qb, b_scale, b_zp, out_scale, out_zp, dtype='quint8'):

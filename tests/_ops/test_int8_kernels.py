@@ -91,7 +91,7 @@ def test_quantize_per_tensor(dtype):
     _, qmin, qmax = K.QTYPES[dtype]
     for it in range(300):
         scale = float(np.exp(rng.uniform(-12, 3)))
-        zp = int(rng.integers(-1000, 1000)) if dtype == 'qint32' else int(rng.integers(qmin, qmax + 1))
+        zp = int(rng.integers(-1000, 1000) if dtype == 'qint32' else rng.integers(qmin, qmax + 1))
         if it % 10 == 0:
             zp = qmin if dtype != 'qint32' else 0
         x = _values(rng, int(rng.integers(1, 70)), scale)
@@ -784,3 +784,22 @@ def test_embedding_4bit_rowwise():
         want = torch.ops.quantized.embedding_4bit(qbag._packed_params._packed_weight,
                                                   torch.from_numpy(idx), False)
         np.testing.assert_array_equal(K.embedding_byte(q, s2, z2, idx, bits=4), want.numpy())
+
+
+def test_elementwise_thread_ranges():
+    # from 32768 elements on, each of torch's threads rounds its own range's tail
+    rng = np.random.default_rng(60)
+    for threads in (2, 3):
+        torch.set_num_threads(threads)       # the fixture gives the count back
+        for _ in range(3):
+            n = int(rng.integers(40000, 140000))
+            a, b = (rng.integers(0, 256, n).astype(np.uint8) for _ in range(2))
+            sa, sb, so = (float(v) for v in rng.choice(TIE_SCALES, 3))
+            za, zb, zo = (int(v) for v in rng.integers(0, 256, 3))
+            want = torch.ops.quantized.add(_pt(a, sa, za), _pt(b, sb, zb), so, zo)
+            np.testing.assert_array_equal(
+                K.add(a, sa, za, b, sb, zb, so, zo, num_threads=threads), want.int_repr().numpy())
+            want = torch.ops.quantized.leaky_relu(_pt(a, sa, za), 0.01, False, so, zo)
+            np.testing.assert_array_equal(
+                K.leaky_relu(a, sa, za, 0.01, so, zo, num_threads=threads),
+                want.int_repr().numpy())

@@ -662,10 +662,13 @@ def _fused_moving_avg_obs_fq_helper(input, observer_on, fake_quant_on, running_m
             zero_point.resize_(size)
     observe = int(_item(observer_on))
     if observe:
+        if per_row_fake_quant and ch_axis != 0:
+            raise RuntimeError("Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is "
+                               "only supported on axis == 0")
+        if input.dtype != D.float32:
+            raise RuntimeError("expected scalar type Float but found "
+                               f"{_legacy_name(input.dtype)}")
         if per_row_fake_quant:
-            if ch_axis != 0:
-                raise RuntimeError("Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is "
-                                   "only supported on axis == 0")
             cur_min = y.min(axis=1).astype(np.float32)
             cur_max = y.max(axis=1).astype(np.float32)
         else:

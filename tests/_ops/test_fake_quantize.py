@@ -349,3 +349,22 @@ def test_fused_per_channel_axis_handling(ch_axis, observe, ndim):
         except Exception as e:   # noqa: BLE001 - the same error as torch's is the point
             return (type(e).__name__, str(e), tuple(mn.shape))
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize('observe', [0, 1])
+@pytest.mark.parametrize('per_channel', [False, True])
+def test_fused_half_input(observe, per_channel):
+    x = np.random.default_rng(11).normal(size=(2, 3)).astype(np.float32)
+
+    def run(m):
+        n = 2 if per_channel else 1
+        mn = m.zeros(2) - 1 if per_channel else m.tensor(-1.0)
+        mx = m.ones(2) if per_channel else m.tensor(1.0)
+        y = m.fused_moving_avg_obs_fake_quant(
+            m.tensor(x).half(), m.tensor([observe]), m.tensor([1]), mn, mx, m.ones(n),
+            m.zeros(n, dtype=m.int32), 0.01, 0, 255, 0, per_channel, False)
+        return to_np(y)
+    if observe:
+        errors_both(run, 'expected scalar type Float but found Half')
+    else:
+        np.testing.assert_array_equal(run(ember), run(torch))

@@ -28,8 +28,29 @@ each claim against the real kernels):
   :func:`linear_static`.
 
 Integer matrix products are computed as float32 GEMMs on exactly representable integers
-(see :func:`_int_matmul`): every partial sum stays below 2**24, so float32 is exact, and
-BLAS gives the speed that NumPy's integer ``matmul`` lacks.
+(see :func:`_int_matmul_f32`): every partial sum stays below 2**24, so float32 is exact,
+and BLAS gives the speed that NumPy's integer ``matmul`` lacks.
+
+What is here (integer-equal to torch unless marked ~):
+
+* tensors: ``quantize_per_tensor``, ``quantize_per_channel``,
+  ``quantize_per_channel_float_qparams`` (also 4-bit), ``dequantize_per_tensor``,
+  ``dequantize_per_channel``, ``choose_qparams``/``tensor_min_max``, ``pack_4bit``/``unpack_4bit``;
+* matrix ops: ``PackedLinearWeight``, ``linear_static``, ``linear_dynamic`` (float32 result
+  bit-equal), ``PackedConvWeight``, ``conv_static`` (1-3d), ``conv_transpose_static``
+  (1-3d), each with ``engine='fbgemm'`` (= x86, onednn for conv) or ``'qnnpack'``;
+  ~``matmul`` (float GEMM inside, as torch);
+* elementwise: ``relu``, ``relu6``, ``clamp``, ``leaky_relu``, ``hardsigmoid``,
+  ``hardswish``, ``threshold``, ``prelu``, ``add``, ``mul`` (and ReLU forms), ``add_scalar``,
+  ``mul_scalar``, ``cat``; ~``sigmoid``, ~``tanh``, ~``elu``, ~``softmax`` (transcendental
+  functions: NumPy's instead of SLEEF's, equal except next to a rounding boundary);
+* pooling: ``max_pool``, ``avg_pool``, ``adaptive_avg_pool`` (NCHW and channels-last),
+  ``avg_pool_qnnpack``, ``upsample_nearest``;
+* normalization: ``batch_norm``, ``layer_norm``, ``group_norm``, ``instance_norm``;
+* embeddings: ``embedding_byte``, ``embedding_bag_byte`` (8-bit and 4-bit rows).
+
+Inputs are not validated here: the ops built on these kernels check them first, with
+torch's errors.
 
 NOTE: these kernels are CPU-only (quantized tensors are CPU-only in PyTorch), so they use
 NumPy directly rather than the backend's array module.

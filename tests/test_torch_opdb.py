@@ -44,7 +44,6 @@ KNOWN = {
     # ops ember does not have yet
     'jiterator_binary': ('missing:', MISSING),
     'sparse.sampled_addmm': ('missing:', MISSING),
-    'torch._scaled_mm': ('missing:', MISSING),
     # reasoned differences
     '__radd__': ('error_input: ember did not raise', _UNBOUND_DUNDER),
     '__rand__': ('error_input: ember did not raise', _UNBOUND_DUNDER),

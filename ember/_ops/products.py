@@ -10,9 +10,9 @@ from . import _args
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad
+from .._tensor import Tensor, _Mode, _wrap_dim, _NoGrad, _legacy_name
 from ..autograd.graph import _named
-from ._util import wrap, Node, register, record, binary_arrays
+from ._util import wrap, Node, register, record, binary_arrays, write_out
 from .._backend import array_module
 from ._pointwise_common import _make_inplace
 from ._linalg_common import (_st, _c, _mH, _eye_like, _shape_str, _fresh, _out,
@@ -1086,3 +1086,78 @@ for _node_cls, _names in ((MmBackward0, ('self', 'mat2')), (MvBackward0, ('self'
                (LinalgCrossBackward0, ('self', 'other'))):
     _node_cls._saved_names = _names
 del _node_cls, _names
+
+
+# ------------------------------------------------------------------ _scaled_mm
+_FP8 = ('float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')
+
+
+def _is_fp8(dt):
+    return str(dt).split('.')[-1] in _FP8
+
+
+@register(method=False)
+def _scaled_mm(input, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None,
+               use_fast_accum=False, *, out=None):
+    """The float8 matrix product ``(input @ mat2) * scale_a * scale_b (+ bias)``, accumulated
+    in float32 and rounded to ``out_dtype`` (default: ``input``'s dtype; a float8 result
+    saturates at that type's largest finite value).
+
+    Args:
+        input (Tensor): ``(m, k)``, a float8 dtype.
+        mat2 (Tensor): ``(k, n)``, a float8 dtype.
+        scale_a (Tensor): float32, one element (tensor-wise) or ``(m, 1)`` (row-wise).
+        scale_b (Tensor): float32, one element or ``(1, n)``.
+        bias (Tensor, optional): ``(n,)``, added to the scaled product. Default: None.
+        scale_result (Tensor, optional): accepted; unused on the CPU (as in PyTorch).
+        out_dtype (ember.dtype, optional): the result's dtype. Default: ``input``'s.
+        use_fast_accum (bool, optional): accepted; the CPU always accumulates in float32.
+
+    Example::
+
+        >>> a = ember.eye(2).to(ember.float8_e4m3fn)
+        >>> ember._scaled_mm(a, a, ember.tensor(2.), ember.tensor(3.),
+        ...                  out_dtype=ember.float32)
+        tensor([[6., 0.],
+                [0., 6.]])
+    """
+    for t in (input, mat2, scale_a, scale_b):
+        if not isinstance(t, Tensor):
+            _args.tensor(t, '_scaled_mm')
+    if input.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError("mat1 must be a matrix" if input.dim() != 2 else
+                           "mat2 must be a matrix")
+    m, k = input.shape
+    if mat2.shape[0] != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    n = mat2.shape[1]
+    f32 = D.float32
+    tensorwise = scale_a.numel() == 1 and scale_b.numel() == 1
+    rowwise = tuple(scale_a.shape) == (m, 1) and tuple(scale_b.shape) == (1, n)
+    if not (_is_fp8(input.dtype) and _is_fp8(mat2.dtype) and scale_a.dtype is f32 and
+            scale_b.dtype is f32 and (tensorwise or rowwise)):
+        def nm(t):
+            return _legacy_name(t.dtype)
+        raise ValueError(
+            "Invalid scaling configuration.\n- For TensorWise scaling, a and b should be "
+            "float8, scales should be float and singletons.\n- For RowWise scaling, a and b "
+            f"should be float8, scales should be float, scale_a should be ({m}, 1) and "
+            f"scale_b should be (1, {n}), and both should be contiguous.\nGot "
+            f"mat_a.dtype()={nm(input)}, scale_a.dtype()={nm(scale_a)}, "
+            f"scale_a.size()={list(scale_a.shape)}, scale_a.stride()={list(scale_a.stride())}, "
+            f"mat_b.dtype()={nm(mat2)}, scale_b.dtype()={nm(scale_b)}, "
+            f"scale_b.size()={list(scale_b.shape)} and "
+            f"scale_b.stride()={list(scale_b.stride())}")
+    odt = input.dtype if out_dtype is None else _args.as_dtype(out_dtype, '_scaled_mm')
+    a, b = input._data, mat2._data
+    xp = array_module(a)
+    r = xp.matmul(a.astype('float32'), b.astype('float32'))
+    r = r * scale_a._data.astype('float32') * scale_b._data.astype('float32')
+    if bias is not None:
+        r = r + bias._data.astype('float32')
+    if _is_fp8(odt):
+        big = float(D.finfo(odt).max)
+        r = xp.clip(r, -big, big)
+    res = wrap(xp.ascontiguousarray(r.astype(odt._np)))
+    return res if out is None else write_out(res, out, '_scaled_mm')

@@ -371,3 +371,56 @@ def test_addbmm_inplace_resizes_a_broadcast_self(shape):
     run_both(f, rtol=1e-5, atol=1e-5)
     check_error(lambda m: m.ones(3, 10).addbmm_(m.ones(5, 5, 5), m.ones(5, 5, 10)),
                 match='must match the existing size')
+
+
+# ------------------------------------------------------------------ _scaled_mm
+def _fp8_pair(seed, da, db):
+    g = torch.Generator().manual_seed(seed)
+    a = (torch.randn(15, 16, generator=g) * 2).to(da)
+    b = (torch.randn(16, 32, generator=g) * 2).to(db)
+    return a, b
+
+
+@pytest.mark.parametrize('da,db', [('float8_e4m3fn', 'float8_e4m3fn'),
+                                   ('float8_e4m3fn', 'float8_e5m2'),
+                                   ('float8_e5m2', 'float8_e4m3fnuz')])
+@pytest.mark.parametrize('out_dtype', [None, 'float32', 'bfloat16', 'float16', 'float8_e5m2'])
+def test_scaled_mm(da, db, out_dtype):
+    ta, tb = _fp8_pair(1, getattr(torch, da), getattr(torch, db))
+    tb = tb.t().contiguous().t()
+
+    def run(m, a, b, sa, sb, **kw):
+        if out_dtype is not None:
+            kw['out_dtype'] = getattr(m, out_dtype)
+        return m._scaled_mm(a, b, sa, sb, **kw)
+
+    ea, eb = (ember.tensor(t.float().numpy()).to(getattr(ember, str(t.dtype).split('.')[-1]))
+              for t in (ta, tb))
+    for sa, sb, kw in [(0.7, 1.3, {}), (100., 1.3, {}),          # saturating float8 results
+                       ([[0.5]] * 15, [[0.25] * 32], {}),        # row-wise scales
+                       (0.7, 1.3, dict(bias='b'))]:
+        if kw.get('bias') and out_dtype not in ('bfloat16', 'float32'):
+            continue
+        rs = []
+        for m, a, b in ((torch, ta, tb), (ember, ea, eb)):
+            k = dict(kw)
+            if 'bias' in k:
+                k['bias'] = m.linspace(-1, 1, 32, dtype=getattr(m, out_dtype))
+            rs.append(run(m, a, b, m.tensor(sa), m.tensor(sb), **k))
+        t, e = rs
+        assert str(e.dtype) == str(t.dtype) and tuple(e.shape) == tuple(t.shape)
+        # float32 accumulation in another order: within a few float32 ulps, then rounded to
+        # the output dtype (at most one of its ulps apart)
+        tol = {'float32': 1e-5, 'bfloat16': 8e-3, 'float16': 1e-3}.get(out_dtype, 0.13)
+        np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=tol, atol=1e-4)
+
+
+def test_scaled_mm_errors():
+    ta, tb = _fp8_pair(2, torch.float8_e4m3fn, torch.float8_e4m3fn)
+    ea, eb = (ember.tensor(t.float().numpy()).to(ember.float8_e4m3fn) for t in (ta, tb))
+    for (ma, mb), (m, x, y) in zip([(torch, torch), (ember, ember)], [(torch, ta, tb),
+                                                                       (ember, ea, eb)]):
+        with pytest.raises(ValueError, match='Invalid scaling configuration'):
+            m._scaled_mm(x.float(), y, m.tensor(1.), m.tensor(1.))
+        with pytest.raises(ValueError, match=r'scale_a should be \(15, 1\)'):
+            m._scaled_mm(x, y, m.tensor(1.).double(), m.tensor(1.))

@@ -432,18 +432,81 @@ class _Capture(TorchFunctionMode):
         from ..onnx._capture import _Capture as _OnnxCapture
         from ..utils import _pytree as pytree
         swaps = _OnnxCapture.observe_attrs(module)
+        shadows = _observe_static(module)
         try:
             res = call(module, *args, **kwargs)
         finally:
             self.stack.pop()
             for k, v in swaps:
                 module.__dict__[k] = v
+            for cls, k, attr in reversed(shadows):
+                setattr(cls, k, attr)
         if qual in self.preserve and qual not in self.call_sigs:
             ins, in_spec = pytree.tree_flatten((tuple(args), dict(kwargs)))
             outs, out_spec = pytree.tree_flatten(res)
             self.call_sigs[qual] = ([self.arg(a) for a in ins], in_spec,
                                     [self.arg(o) for o in outs], out_spec)
         return res
+
+
+def _observed(v):
+    """The observing binding of op function ``v`` (a raw op the seam cannot see, held
+    before the capture began), or None."""
+    import ember
+    from .._ops import _dispatch
+    from ..nn import functional as F
+    name = getattr(v, '__name__', None)
+    if not callable(v) or not isinstance(name, str):
+        return None
+    for ns in (F, ember):
+        w = getattr(ns, name, None)
+        if w is not None and w is not v and _dispatch._raw_of.get(id(w)) is v:
+            return w
+    return None
+
+
+def _observe_static(module):
+    """Op functions a layer class holds as ``staticmethod`` attributes (``nn.Softmax``'s
+    ``_fn``) are replaced on their class by their observing bindings while the layer runs
+    (the bindings run the same op); returns ``(class, name, original)`` to put back."""
+    swaps = []
+    for cls in type(module).__mro__:
+        for k, attr in list(vars(cls).items()):
+            if isinstance(attr, staticmethod):
+                w = _observed(attr.__func__)
+                if w is not None:
+                    setattr(cls, k, staticmethod(w))
+                    swaps.append((cls, k, attr))
+    return swaps
+
+
+class _ObservedFamily:
+    """Stands in, while capturing, for an op family module (``ember._ops.conv``) that a
+    layer module imported (``C.conv_transpose2d(...)``): its op functions resolve to their
+    observing bindings, so the capture sees them; anything else is the module's own."""
+
+    def __init__(self, mod):
+        self._mod = mod
+
+    def __getattr__(self, name):
+        v = getattr(self._mod, name)
+        w = _observed(v)
+        return v if w is None else w
+
+
+def _observe_families():
+    """Swap the op family modules the layer modules imported for :class:`_ObservedFamily`
+    stand-ins; returns what to put back."""
+    import types
+    swaps = []
+    for modname, m in list(sys.modules.items()):
+        if not modname.startswith('ember.nn.modules.') or m is None:
+            continue
+        for k, v in list(vars(m).items()):
+            if isinstance(v, types.ModuleType) and v.__name__.startswith('ember._ops.'):
+                swaps.append((m, k, v))
+                setattr(m, k, _ObservedFamily(v))
+    return swaps
 
 
 def capture(mod, flat_inputs, input_names, rebuild, state, dynamic, preserve=()):
@@ -574,6 +637,7 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic, preserve=())
     saved = [(t, t._version, t.detach().clone()) for kind, _, t, _ in state
              if kind == 'buffer']
     rng = ember.get_rng_state()
+    families = []
     Module.__call__ = patched
     Tensor.shape = property(shape)
     Tensor.size = size
@@ -585,6 +649,7 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic, preserve=())
             setattr(Tensor, a, prop(a, pr.fget))
         for a, fn in members.items():
             setattr(Tensor, a, reads(a, fn))
+        families.extend(_observe_families())
         with ember.enable_grad(), cap:
             out = cap.call_module(mod, original, args, kwargs)
     finally:
@@ -598,6 +663,8 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic, preserve=())
             setattr(Tensor, a, pr)
         for a, fn in members.items():
             setattr(Tensor, a, fn)
+        for m, k, v in families:
+            setattr(m, k, v)
         with ember.no_grad():
             for t, version, before in saved:
                 if t._version != version:

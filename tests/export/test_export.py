@@ -563,6 +563,24 @@ def test_other_layers_capture():
         assert all(ember.allclose(a, b) for a, b in zip(out, ref))
 
 
+def test_layers_holding_raw_ops_are_captured():
+    # nn.Softmax keeps its op as a class staticmethod, ConvTranspose calls it through the
+    # op family module: both are observed while capturing, and put back afterwards
+    import types
+    before = (ember.nn.Softmax.__dict__['_fn'], ember.nn.modules.conv.C)
+    ember.manual_seed(0)
+    m = ember.nn.Sequential(ember.nn.ConvTranspose2d(2, 3, 3, stride=2),
+                            ember.nn.AdaptiveAvgPool2d((1, 1)), ember.nn.Flatten(),
+                            ember.nn.Softmax(-1))
+    x = ember.randn(1, 2, 4, 4)
+    ep = export(m, (x,))
+    names = [getattr(n.target, '__name__', '') for n in ep.graph.nodes]
+    assert 'conv_transpose2d' in names and 'softmax' in names
+    assert ember.allclose(ep.module()(x), m(x))
+    assert (ember.nn.Softmax.__dict__['_fn'], ember.nn.modules.conv.C) == before
+    assert isinstance(ember.nn.modules.conv.C, types.ModuleType)
+
+
 def test_untracked_computation_is_reported():
     class Double(ember.autograd.Function):
         @staticmethod

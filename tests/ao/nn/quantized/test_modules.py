@@ -382,3 +382,88 @@ def test_functional():
     same_q(eF.interpolate(ex, scale_factor=2), tF.interpolate(tx, scale_factor=2))
     with pytest.raises(ValueError, match="must be quantized"):
         eF.hardswish(ember.ones(2), 0.1, 0)
+
+
+# ------------------------------------------------------------------ from_float
+def _observed(make, qconfig='default_qconfig', seed=0):
+    """The same float module in torch and ember (dyadic weights, so the observers see the
+    same numbers), with a qconfig and an activation observer fed the same dyadic data."""
+    mods = []
+    for M in (torch, ember):
+        M.manual_seed(seed)
+        m = make(M)
+        mods.append(m)
+    t, e = mods
+    with torch.no_grad():
+        for p in t.parameters():
+            p.copy_(torch.round(p * 64) / 64)
+    with ember.no_grad():
+        tp = dict(t.named_parameters())
+        tp.update(dict(t.named_buffers()))
+        for n, p in list(e.named_parameters()) + list(e.named_buffers()):
+            p.copy_(ember.tensor(tp[n].detach().numpy()).to(p.dtype))
+    act = (np.round(np.random.default_rng(seed).standard_normal(64) * 8) / 8).astype(np.float32)
+    for m, M in ((t, torch), (e, ember)):
+        m.qconfig = getattr(M.ao.quantization, qconfig)
+        for c in m.children():             # as propagate_qconfig_ leaves a fused module
+            c.qconfig = m.qconfig
+        m.activation_post_process = m.qconfig.activation()
+        m.activation_post_process(M.tensor(act))
+    return e, t
+
+
+FROM_FLOAT = [
+    ('Linear', lambda M: M.nn.Linear(8, 5), 'default_qconfig', None),
+    ('Linear', lambda M: M.nn.Linear(8, 5), 'default_per_channel_qconfig', None),
+    ('Conv2d', lambda M: M.nn.Conv2d(2, 3, 3, padding=1), 'default_per_channel_qconfig', None),
+    ('Conv1d', lambda M: M.nn.Conv1d(2, 3, 3), 'default_qconfig', None),
+    ('Hardswish', lambda M: M.nn.Hardswish(), 'default_qconfig', None),
+    ('LeakyReLU', lambda M: M.nn.LeakyReLU(0.2), 'default_qconfig', None),
+    ('ELU', lambda M: M.nn.ELU(0.5), 'default_qconfig', None),
+    ('BatchNorm2d', lambda M: M.nn.BatchNorm2d(3).eval(), 'default_qconfig', None),
+    ('LayerNorm', lambda M: M.nn.LayerNorm(4), 'default_qconfig', None),
+    ('Dropout', lambda M: M.nn.Dropout(0.2), 'default_qconfig', None),
+    ('ReLU6', lambda M: M.nn.ReLU6(), 'default_qconfig', None),
+    ('ConvReLU2d', lambda M: M.ao.nn.intrinsic.ConvReLU2d(M.nn.Conv2d(2, 3, 3),
+                                                           M.nn.ReLU()), 'default_qconfig',
+     'intrinsic'),
+    ('LinearReLU', lambda M: M.ao.nn.intrinsic.LinearReLU(M.nn.Linear(8, 5), M.nn.ReLU()),
+     'default_qconfig', 'intrinsic'),
+]
+
+
+@pytest.mark.parametrize('name,make,qconfig,pkg', FROM_FLOAT)
+def test_from_float(name, make, qconfig, pkg):
+    e, t = _observed(make, qconfig)
+    te, tt = (enniq, tnniq) if pkg else (ennq, tnnq)
+    qe, qt = getattr(te, name).from_float(e), getattr(tt, name).from_float(t)
+    assert repr(qe) == repr(qt)
+    same_state(qe, qt)
+    shapes = {'Linear': (3, 8), 'LinearReLU': (3, 8), 'Conv2d': (2, 2, 5, 5),
+              'ConvReLU2d': (2, 2, 5, 5), 'Conv1d': (2, 2, 6), 'BatchNorm2d': (2, 3, 4, 4),
+              'LayerNorm': (3, 4)}
+    tx, ex = qx(shapes.get(name, (4, 50)))
+    same_q(qe(ex), qt(tx))
+
+
+def test_quantize_and_qfunctional_from_float():
+    obs_t, obs_e = torch.ao.quantization.MinMaxObserver(), ember.ao.quantization.MinMaxObserver()
+    x = (np.round(np.random.default_rng(0).standard_normal(32) * 8) / 8).astype(np.float32)
+    obs_t(torch.from_numpy(x))
+    obs_e(ember.tensor(x))
+    ft, fe = tnnq.FloatFunctional(), ennq.FloatFunctional()
+    ft.activation_post_process, fe.activation_post_process = obs_t, obs_e
+    qt, qe = tnnq.QFunctional.from_float(ft), ennq.QFunctional.from_float(fe)
+    assert repr(qe) == repr(qt)
+    stub_t, stub_e = torch.nn.Module(), ember.nn.Module()
+    stub_t.activation_post_process, stub_e.activation_post_process = obs_t, obs_e
+    assert repr(ennq.Quantize.from_float(stub_e)) == repr(tnnq.Quantize.from_float(stub_t))
+
+
+def test_from_float_errors():
+    with pytest.raises(AssertionError, match='nnq.Linear.from_float only works for Linear'):
+        ennq.Linear.from_float(ember.nn.Conv1d(1, 1, 1))
+    with pytest.raises(AssertionError, match='must have qconfig defined'):
+        ennq.Linear.from_float(ember.nn.Linear(2, 2))
+    with pytest.raises(AssertionError, match='nnq.Conv2d.from_float only works for Conv2d'):
+        ennq.Conv2d.from_float(ember.nn.Linear(2, 2))

@@ -495,17 +495,26 @@ class _ObservedFamily:
 
 
 def _observe_families():
-    """Swap the op family modules the layer modules imported for :class:`_ObservedFamily`
-    stand-ins; returns what to put back."""
+    """In the layer modules (and ``ember.nn.functional``), swap the op family modules they
+    imported for :class:`_ObservedFamily` stand-ins and the op functions they imported by
+    name (``from ..._ops.creation import zeros``) for their observing bindings; returns
+    what to put back. Called with the capture's mode active (the bindings observing)."""
     import types
     swaps = []
     for modname, m in list(sys.modules.items()):
-        if not modname.startswith('ember.nn.modules.') or m is None:
+        if m is None or not (modname.startswith('ember.nn.modules.') or
+                             modname == 'ember.nn.functional'):
             continue
         for k, v in list(vars(m).items()):
-            if isinstance(v, types.ModuleType) and v.__name__.startswith('ember._ops.'):
-                swaps.append((m, k, v))
-                setattr(m, k, _ObservedFamily(v))
+            if isinstance(v, types.ModuleType):
+                if v.__name__.startswith('ember._ops.'):
+                    swaps.append((m, k, v))
+                    setattr(m, k, _ObservedFamily(v))
+            elif isinstance(v, types.FunctionType) and not k.startswith('__'):
+                w = _observed(v)
+                if w is not None:
+                    swaps.append((m, k, v))
+                    setattr(m, k, w)
     return swaps
 
 
@@ -649,8 +658,8 @@ def capture(mod, flat_inputs, input_names, rebuild, state, dynamic, preserve=())
             setattr(Tensor, a, prop(a, pr.fget))
         for a, fn in members.items():
             setattr(Tensor, a, reads(a, fn))
-        families.extend(_observe_families())
         with ember.enable_grad(), cap:
+            families.extend(_observe_families())     # the bindings observe now
             out = cap.call_module(mod, original, args, kwargs)
     finally:
         _active.pop(cap.thread, None)

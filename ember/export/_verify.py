@@ -44,6 +44,12 @@ def same_graph(g1, g2):
     for a, b in zip(n1, n2):
         if a.op != b.op or a.target is not b.target and a.target != b.target:
             return False
+        if a.op == 'placeholder' and a.meta.get('_kind', ('',))[0] == 'constant':
+            # a tensor the capture could not follow, made from the sizes
+            va, vb = a.meta.get('val'), b.meta.get('val')
+            if getattr(va, 'shape', None) != getattr(vb, 'shape', None) or \
+                    getattr(va, 'dtype', None) != getattr(vb, 'dtype', None):
+                return False
         if not _same(a.args, b.args, i1, i2) or not _same(a.kwargs, b.kwargs, i1, i2):
             return False
     return True

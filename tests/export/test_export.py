@@ -468,6 +468,31 @@ def test_guard_on_dynamic_dim_raises():
     assert want[1].startswith(got[1])    # PyTorch goes on with the guard it generated
 
 
+def test_dynamic_layers_run_at_other_sizes():
+    ember.manual_seed(0)
+    B, S = Dim('batch', max=64), Dim('seq', max=128)
+    cases = [(ember.nn.LSTM(4, 5, batch_first=True), (2, 6, 4), {0: B, 1: S}, (3, 9, 4)),
+             (ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval(),
+              (2, 6, 8), {0: B, 1: S}, (3, 9, 8))]
+    for m, shape, spec, other in cases:
+        ep = export(m, (ember.randn(*shape),), dynamic_shapes=(spec,))
+        x = ember.randn(*other)
+        out = ember.utils._pytree.tree_leaves(ep.module()(x))
+        ref = ember.utils._pytree.tree_leaves(m(x))
+        assert all(ember.allclose(a, b, atol=1e-6) for a, b in zip(out, ref))
+
+
+def test_constant_made_from_a_dynamic_size_is_refused():
+    from ember._ops.creation import zeros as raw_zeros      # not seen by the capture
+
+    class M(ember.nn.Module):
+        def forward(self, x):
+            return x + raw_zeros(x.shape[0], 1)
+    from ember._dynamo.exc import UserError
+    with pytest.raises(UserError, match='specialized it to be a constant'):
+        export(M(), (ember.ones(3, 2),), dynamic_shapes=({0: Dim('b')},))
+
+
 def test_size_arithmetic_is_recorded():
     class E(ember.nn.Module):
         def forward(self, x):

@@ -1792,8 +1792,12 @@ def bincount(input, weights=None, minlength=0):
     w = weights._data
     if w.ndim != 1 or w.shape[0] != a.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    odt = np.float32 if w.dtype == np.float32 else np.float64
-    return wrap(xp.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(odt))
+    if w.dtype == np.float32:
+        # PyTorch adds float32 weights in float32, in input order
+        out = xp.zeros(builtins.max(minlength, int(a.max()) + 1 if a.size else 0), np.float32)
+        xp.add.at(out, a, w)
+        return wrap(out)
+    return wrap(xp.bincount(a, weights=w.astype(np.float64), minlength=minlength))
 
 
 @register()

@@ -492,6 +492,9 @@ def test_bincount_histc():
     for w in (rand(6, dtype=F32), rand(6, dtype=F64), np.arange(6, dtype=np.int32)):
         check(lambda m, t, ww: t.bincount(ww), [x, w])
     check(lambda m, t: t.bincount(), [x.astype(np.uint8)])
+    # float32 weights add in float32, in input order (30000 * 0.1 is not 3000 there)
+    check(lambda m, t, ww: m.bincount(t, ww, minlength=3),
+          [np.zeros(30000, np.int64), np.full(30000, 0.1, np.float32)])
     check_error(lambda m, t: t.bincount(), [np.array([-1, 2])], match='bincount only supports 1-d non-negative integral inputs.')
     check_error(lambda m, t: t.bincount(), [np.array([[1, 2]])])
     check_error(lambda m, t: t.bincount(), [np.array([1., 2.])])

@@ -25,3 +25,29 @@ __all__ = [_n for _s in ('quant_type', 'observer', 'fake_quantize', 'qconfig', '
                          'stubs', 'quantization_mappings', 'fuse_modules',
                          'fuser_method_mappings', 'quantize', 'utils')
            for _n in _sys.modules[f'{__name__}.{_s}'].__all__]
+
+from typing import Union as _Union  # noqa: E402
+
+# what an observer slot may hold (a type alias, as torch's)
+ObserverOrFakeQuantize = _Union[ObserverBase, FakeQuantizeBase]  # noqa: F405
+
+
+def default_eval_fn(model, calib_data):
+    """Calibration by running ``model`` on the inputs of ``calib_data`` (an iterable of
+    ``(data, target)`` pairs), as ``torch.ao.quantization.default_eval_fn``: the default
+    ``run_fn`` of :func:`quantize`.
+
+    Args:
+        model (Module): the prepared model.
+        calib_data (iterable): ``(data, target)`` pairs; the targets are not used.
+
+    Example::
+
+        >>> m = ember.nn.Linear(2, 2)
+        >>> default_eval_fn(m, [(ember.ones(1, 2), 0)])
+    """
+    for data, _target in calib_data:
+        model(data)
+
+
+__all__ += ['ObserverOrFakeQuantize', 'default_eval_fn']

@@ -60,6 +60,19 @@ def _input_names(mod, args, kwargs):
     return names
 
 
+def _argument(v):
+    """The signature argument of a graph value: a node (tensor, or a number read at run
+    time) by its name, anything else as a constant."""
+    if hasattr(v, 'op'):
+        val = v.meta.get('val')
+        if isinstance(val, int) and not isinstance(val, bool):
+            return SymIntArgument(v.name)
+        if isinstance(val, float):
+            return SymFloatArgument(v.name)
+        return TensorArgument(v.name)
+    return ConstantArgument('', v)
+
+
 def _leaf_names(names, args, kwargs):
     """A placeholder name per leaf of ``(args, kwargs)``: the argument's name, with the
     path inside it (``xs_0``, ``d_a``)."""
@@ -180,6 +193,7 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
                               preserve_module_call_signature)
 
     g, cap, flat_out, out_spec, placeholders = run(flat, per_leaf)
+    shapes = {}         # node name -> {dim: symbolic size}, for printing
     if symbols:
         # the program must be the same for other sizes of the dynamic dimensions
         from ._verify import verify
@@ -215,15 +229,8 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
                 ConstantArgument(name, v)
             input_specs.append(InputSpec(InputKind.USER_INPUT, arg, None))
     out_node = next(n for n in g.nodes if n.op == 'output')
-    output_specs = []
-    for o in out_node.args[0]:
-        if hasattr(o, 'op'):
-            v = o.meta.get('val')
-            arg = SymIntArgument(o.name) if isinstance(v, int) else \
-                SymFloatArgument(o.name) if isinstance(v, float) else TensorArgument(o.name)
-        else:
-            arg = ConstantArgument('', o)
-        output_specs.append(OutputSpec(OutputKind.USER_OUTPUT, arg, None))
+    output_specs = [OutputSpec(OutputKind.USER_OUTPUT, _argument(o), None)
+                    for o in out_node.args[0]]
     signature = ExportGraphSignature(input_specs, output_specs)
 
     state_dict = {}
@@ -237,7 +244,7 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
 
     # guards checked by the module: every dim of each tensor input
     guards = []
-    symbolic = dict(shapes) if symbols and not auto else {}
+    symbolic = dict(shapes)
     user_ph = [n for n, s in zip(placeholders, input_specs) if s.kind == InputKind.USER_INPUT]
     for i, (v, n) in enumerate(zip(flat, user_ph)):
         where = n.target
@@ -257,20 +264,13 @@ def _export(mod, args, kwargs, dynamic_shapes, preserve_module_call_signature):
 
     call_graph = [ModuleCallEntry('', ModuleCallSignature([], [], in_spec, out_spec,
                                                           forward_arg_names=names))]
-    def argument(v):
-        if hasattr(v, 'op'):
-            val = v.meta.get('val')
-            return SymIntArgument(v.name) if isinstance(val, int) else \
-                SymFloatArgument(v.name) if isinstance(val, float) else TensorArgument(v.name)
-        return ConstantArgument('', v)
-
     for fqn, _ in mod.named_modules():
         if fqn:
             sig = None
             if fqn in cap.call_sigs:
                 ins, ispec, outs, ospec = cap.call_sigs[fqn]
-                sig = ModuleCallSignature([argument(v) for v in ins], [argument(v) for v in outs],
-                                          ispec, ospec)
+                sig = ModuleCallSignature([_argument(v) for v in ins],
+                                          [_argument(v) for v in outs], ispec, ospec)
             call_graph.append(ModuleCallEntry(fqn, sig))
     ep = ExportedProgram({}, g, signature, state_dict, symbols, call_graph,
                          (args, dict(kwargs)), constants, _symbolic=symbolic,

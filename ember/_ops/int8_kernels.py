@@ -84,6 +84,11 @@ def _inv_scale(scale):
         return np.float32(1.0) / s
 
 
+_MID_MASK = np.uint64(0x1FFFFFFF)     # the float64 bits below float32's last bit
+_MID_HALF = np.uint64(0x10000000)     # ... as they are exactly halfway between two float32
+_F32_TINY = np.float32(2.0 ** -126)
+
+
 def _fma_f32(a, b, c):
     """``fma(a, b, c)`` rounded once to float32, for float32 ``a``, ``b`` and ``c`` (arrays or
     scalars that broadcast).
@@ -94,30 +99,35 @@ def _fma_f32(a, b, c):
     in the float32 subnormal range). Those few elements are redone with the exact error
     of the sum (two-sum), whose sign decides the rounding.
     """
-    p = np.multiply(a, b, dtype=np.float64)
+    s = np.multiply(a, b, dtype=np.float64)
     c = np.asarray(c, dtype=np.float64)
+    out_shape = np.broadcast_shapes(s.shape, c.shape)
     with np.errstate(invalid='ignore', over='ignore'):
-        s = np.atleast_1d(p + c)
+        if s.ndim and out_shape == s.shape:
+            np.add(s, c, out=s)
+        else:
+            s = np.atleast_1d(s + c)
+        shape = s.shape
+        s = s.reshape(-1)
         f = s.astype(np.float32)
-        bits = np.ascontiguousarray(s).view(np.uint64)
-        maybe = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
-            np.abs(s) < 2.0 ** -126)
+        maybe = np.bitwise_and(s.view(np.uint64), _MID_MASK) == _MID_HALF
+        if f.size and np.abs(f).min() < _F32_TINY:
+            maybe |= np.abs(f) < _F32_TINY
         if maybe.any():
             idx = np.flatnonzero(maybe)
-            pb = np.broadcast_to(p, s.shape).reshape(-1)[idx]
-            cb = np.broadcast_to(c, s.shape).reshape(-1)[idx]
-            sb = s.reshape(-1)[idx]
+            pb = np.broadcast_to(np.multiply(a, b, dtype=np.float64), shape).reshape(-1)[idx]
+            cb = np.broadcast_to(c, shape).reshape(-1)[idx]
+            sb = s[idx]
             bp = sb - cb
             e = (pb - bp) + (cb - (sb - bp))          # exact error of sb = pb + cb
-            ff = f.reshape(-1)
-            fb = ff[idx]
+            fb = f[idx]
             fd = fb.astype(np.float64)
             up = np.float32(np.inf)
             g = np.nextafter(fb, np.where(sb > fd, up, -up))
             tie = (e != 0) & np.isfinite(sb) & (sb != fd) & (
                 sb == (fd + g.astype(np.float64)) * 0.5)
-            ff[idx] = np.where(tie, np.where(e > 0, np.maximum(fb, g), np.minimum(fb, g)), fb)
-    return f.reshape(np.shape(p + c))
+            f[idx] = np.where(tie, np.where(e > 0, np.maximum(fb, g), np.minimum(fb, g)), fb)
+    return f.reshape(out_shape)
 
 
 def quantize_per_tensor(x, scale, zero_point, dtype='quint8'):

@@ -432,13 +432,13 @@ def _requantize_u8(acc_f32, x_scale, packed_scales32, bias, out_scale, out_zp, r
     v = acc_f32
     if bias is not None:
         v = v + bias / act
-    y = v * mult
-    big = ~(np.abs(y) < np.float32(2 ** 31))
-    r = np.rint(y)
-    if big.any():
-        r[big] = -2.0 ** 31
+    r = v * mult
+    if not np.abs(r).max(initial=0) < np.float32(2 ** 31):
+        r[~(np.abs(r) < np.float32(2 ** 31))] = -2.0 ** 31
+    np.rint(r, out=r)
     r += np.float32(out_zp)
-    return np.clip(r, out_zp if relu else 0, 255).astype(np.uint8)
+    np.clip(r, out_zp if relu else 0, 255, out=r)
+    return r.astype(np.uint8)
 
 
 def _qnnp_bias_int32(bias, x_scale, packed_scales32, per_channel):
@@ -555,8 +555,10 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
     qnnp = engine == 'qnnpack'
     scale, zp = choose_qparams(mn, mx, 0, 255, reduce_range and not qnnp)
     inv = _inv_scale(scale)
-    t = np.fmin(_fma_f32(x2, inv, np.float32(zp)), _F32_BELOW_2_31)
-    xc = np.clip(np.rint(t), 0, 255)
+    xc = _fma_f32(x2, inv, np.float32(zp))          # quantize_per_tensor, in place
+    np.fmin(xc, _F32_BELOW_2_31, out=xc)
+    np.rint(xc, out=xc)
+    np.clip(xc, 0, 255, out=xc)
     xc -= np.float32(128)
     acc = _linear_acc_f32(xc, 128 - zp, packed)
     m = np.float32(scale) * packed.w_scales32

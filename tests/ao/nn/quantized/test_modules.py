@@ -26,6 +26,13 @@ def to_ember(v):
             if v.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
                 return ember._make_per_tensor_quantized_tensor(ints, v.q_scale(),
                                                                v.q_zero_point())
+            if v.qscheme() == torch.per_channel_affine_float_qparams:
+                from ember._quantized.tensor import _make
+                return _make(v.int_repr().numpy().copy(), getattr(ember, str(v.dtype)[6:]),
+                             (ember.per_channel_affine_float_qparams,
+                              ember.tensor(v.q_per_channel_scales().numpy()),
+                              ember.tensor(v.q_per_channel_zero_points().numpy()),
+                              v.q_per_channel_axis()))
             return ember._make_per_channel_quantized_tensor(
                 ints, ember.tensor(v.q_per_channel_scales().numpy()),
                 ember.tensor(v.q_per_channel_zero_points().numpy()), v.q_per_channel_axis())
@@ -45,6 +52,13 @@ def to_torch(v):
             if str(v.qscheme()) == 'torch.per_tensor_affine':
                 return torch._make_per_tensor_quantized_tensor(ints, v.q_scale(),
                                                                v.q_zero_point())
+            if str(v.qscheme()) == 'torch.per_channel_affine_float_qparams':
+                # torch makes these only by quantizing: requantize the exact float values
+                return torch.quantize_per_channel(
+                    torch.from_numpy(v.dequantize().numpy()),
+                    torch.from_numpy(v.q_per_channel_scales().numpy()),
+                    torch.from_numpy(v.q_per_channel_zero_points().numpy()),
+                    v.q_per_channel_axis(), getattr(torch, str(v.dtype)[6:]))
             return torch._make_per_channel_quantized_tensor(
                 ints, torch.from_numpy(v.q_per_channel_scales().numpy()),
                 torch.from_numpy(v.q_per_channel_zero_points().numpy()),
@@ -467,3 +481,36 @@ def test_from_float_errors():
         ennq.Linear.from_float(ember.nn.Linear(2, 2))
     with pytest.raises(AssertionError, match='nnq.Conv2d.from_float only works for Conv2d'):
         ennq.Conv2d.from_float(ember.nn.Linear(2, 2))
+
+
+# ------------------------------------------------------------------ embeddings
+@pytest.mark.parametrize('bag', [False, True])
+def test_embedding_from_float(bag):
+    name = 'EmbeddingBag' if bag else 'Embedding'
+    e, t = _observed(lambda M: getattr(M.nn, name)(30, 16), 'float_qparams_weight_only_qconfig')
+    with torch.no_grad():     # non-dyadic rows: the row-wise ranges are not round numbers
+        t.weight.copy_(torch.randn(30, 16, generator=torch.Generator().manual_seed(3)))
+    with ember.no_grad():
+        e.weight.copy_(ember.tensor(t.weight.detach().numpy()))
+    qe, qt = getattr(ennq, name).from_float(e), getattr(tnnq, name).from_float(t)
+    assert repr(qe) == repr(qt)
+    same_state(qe, qt)
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 30, 40)
+    if bag:
+        offs = np.array([0, 5, 6, 20, 33, 40])
+        psw = rng.standard_normal(40).astype(np.float32)
+        for kw_t, kw_e in (({}, {}),
+                           ({'per_sample_weights': torch.from_numpy(psw)},
+                            {'per_sample_weights': ember.tensor(psw)})):
+            np.testing.assert_array_equal(
+                qe(ember.tensor(idx), ember.tensor(offs), **kw_e).numpy(),
+                qt(torch.from_numpy(idx), torch.from_numpy(offs), **kw_t).numpy())
+        i2 = idx.reshape(8, 5)
+        np.testing.assert_array_equal(qe(ember.tensor(i2)).numpy(),
+                                      qt(torch.from_numpy(i2)).numpy())
+    else:
+        i2 = idx.reshape(5, 8)
+        np.testing.assert_array_equal(qe(ember.tensor(i2)).numpy(),
+                                      qt(torch.from_numpy(i2)).numpy())
+    check_state_both_ways(qe, qt, getattr(ennq, name)(30, 16), getattr(tnnq, name)(30, 16))

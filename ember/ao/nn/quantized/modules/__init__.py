@@ -9,13 +9,14 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .dropout import Dropout
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear
+from .embedding_ops import Embedding, EmbeddingBag
 from .batchnorm import BatchNorm2d, BatchNorm3d
 from .normalization import (LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d,
                             InstanceNorm3d)
 
 __all__ = ['BatchNorm2d', 'BatchNorm3d', 'GroupNorm', 'InstanceNorm1d', 'InstanceNorm2d',
            'InstanceNorm3d', 'LayerNorm', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d',
-           'ConvTranspose3d', 'DeQuantize', 'ELU', 'Hardswish', 'LeakyReLU', 'Linear',
+           'ConvTranspose3d', 'DeQuantize', 'ELU', 'Embedding', 'EmbeddingBag', 'Hardswish', 'LeakyReLU', 'Linear',
            'Quantize', 'ReLU6', 'Sigmoid', 'Softmax', 'Dropout', 'FloatFunctional',
            'FXFloatFunctional', 'QFunctional']
 

@@ -194,17 +194,8 @@ del _n, _f, _cls
 
 
 def _map(obj, fn):
-    if isinstance(obj, Size):
-        return tuple(_map(o, fn) for o in obj)
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, '_fields'):
-        return type(obj)(_map(o, fn) for o in obj)
-    if isinstance(obj, tuple):                       # named tuple (return_types)
-        return tuple(_map(o, fn) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _map(v, fn) for k, v in obj.items()}
-    if isinstance(obj, slice):
-        return slice(_map(obj.start, fn), _map(obj.stop, fn), _map(obj.step, fn))
-    return fn(obj)
+    from ..onnx._capture import _map as map_
+    return map_(obj, fn)
 
 
 def _leaves(obj, acc):

@@ -2,6 +2,8 @@
 quantize_qat, quantize_dynamic, add_quant_dequant, QuantWrapper) against torch on small
 models: the prepared/converted model's repr and state_dict keys, observers' statistics,
 outputs, and torch 2.13's warnings."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -169,3 +171,155 @@ def test_quantize_dynamic_unknown_dtype_as_torch(spec):
             quiet(_ns(T).quantize_dynamic, m, qs, dtype=T.float32)
         errs.append((type(ex.value), str(ex.value)))
     assert errs[0] == errs[1]
+
+
+def _static_model(T, eps=0.0):
+    nn, q = T.nn, _ns(T)
+
+    class Static(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = q.QuantStub()
+            self.conv = nn.Conv2d(2, 4, 3)
+            self.bn = nn.BatchNorm2d(4, eps=eps)   # with running_var 4 the folding is exact
+            self.bn.running_var.fill_(4.0)
+            self.relu = nn.ReLU()
+            self.conv2 = nn.Conv2d(4, 4, 1)
+            self.relu2 = nn.ReLU()
+            self.fc = nn.Linear(16, 5)
+            self.relu3 = nn.ReLU()
+            self.fc2 = nn.Linear(5, 3)
+            self.dequant = q.DeQuantStub()
+
+        def forward(self, x):
+            x = self.relu(self.bn(self.conv(self.quant(x))))
+            x = self.relu2(self.conv2(x))
+            x = self.relu3(self.fc(x.reshape(x.shape[0], -1)))
+            return self.dequant(self.fc2(x))
+    return Static()
+
+
+STATIC_FUSE = [['conv', 'bn', 'relu'], ['conv2', 'relu2'], ['fc', 'relu3']]
+
+
+@pytest.mark.parametrize('backend', ['x86', 'fbgemm', 'qnnpack'])
+def test_static_flow_converted_model_matches_torch(backend):
+    e, t = both(_static_model)
+    dyadic_params(e, t)
+    res = {}
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        m.eval()
+        m = q.fuse_modules(m, STATIC_FUSE)
+        m.qconfig = quiet(q.get_default_qconfig, backend)
+        prepared = quiet(q.prepare, m)
+        tensor = e_tensor if T is ember else torch.from_numpy
+        for seed in range(2):
+            prepared(tensor(_x(seed, (4, 2, 4, 4))))
+        converted, w = record(q.convert, prepared)
+        res[T.__name__] = (converted, converted(tensor(_x(9, (4, 2, 4, 4)))), w)
+    (ce, ye, we), (ct, yt, wt) = res['ember'], res['torch']
+    assert repr(ce) == repr(ct)
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    assert _warn_kinds(we) == _warn_kinds(wt)
+    np.testing.assert_array_equal(to_np(ye), to_np(yt))
+    assert not hasattr(ce, 'qconfig') and not hasattr(ce.conv, 'activation_post_process')
+
+
+def test_quantize_one_call_and_inplace():
+    e, t = both(_static_model)
+    dyadic_params(e, t)
+    outs = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        m.qconfig = quiet(q.get_default_qconfig, 'x86')
+        tensor = e_tensor if T is ember else torch.from_numpy
+        calib = lambda model, xs: [model(x) for x in xs]
+        qm, w = record(q.quantize, m, calib, ([tensor(_x(s, (4, 2, 4, 4))) for s in range(2)],))
+        assert [c for c, _ in w].count('DeprecationWarning') == 3
+        assert type(m.conv).__name__ == 'Conv2d'          # a copy
+        outs.append((qm, qm(tensor(_x(5, (4, 2, 4, 4))))))
+    assert repr(outs[0][0]) == repr(outs[1][0])
+    np.testing.assert_array_equal(to_np(outs[0][1]), to_np(outs[1][1]))
+
+
+def test_quantize_qat_one_call():
+    e, t = both(lambda T: _static_model(T, eps=1e-5))
+    dyadic_params(e, t)
+    outs = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        m.qconfig = quiet(q.get_default_qat_qconfig, 'x86')
+        tensor = e_tensor if T is ember else torch.from_numpy
+        run = lambda model, x: model(x)
+        qm, w = record(q.quantize_qat, m, run, (tensor(_x(1, (4, 2, 4, 4))),))
+        assert [c for c, _ in w].count('DeprecationWarning') == 5
+        qm.eval()
+        outs.append((qm, qm(tensor(_x(5, (4, 2, 4, 4))))))
+    # the training pass normalizes with batch statistics: float round-off may move the
+    # qparams by an ulp, so the numbers are compared to 4 digits, the outputs to one step
+    num = re.compile(r'-?[0-9]+[.][0-9]+(e-?[0-9]+)?')
+    reprs = [num.sub(lambda m: f'{float(m.group()):.4g}', repr(qm)) for qm, _ in outs]
+    assert reprs[0] == reprs[1]
+    np.testing.assert_allclose(to_np(outs[0][1]), to_np(outs[1][1]), rtol=0,
+                               atol=float(outs[1][0].fc2.scale) * 1.01)
+
+
+def _dyn_model(T):
+    nn = T.nn
+    return nn.Sequential(nn.Linear(6, 8), nn.ReLU(),
+                         nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 4)))
+
+
+@pytest.mark.parametrize('spec,dtype', [
+    (None, 'qint8'), ('set', 'qint8'), ('set', 'float16'), ('names', 'qint8'),
+    ('dict', 'qint8'), ('fused', 'qint8')])
+def test_quantize_dynamic_matches_torch(spec, dtype):
+    e, t = both(_dyn_model)
+    dyadic_params(e, t)
+    outs = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        kw = {'dtype': getattr(T, dtype)}
+        if spec == 'set':
+            kw['qconfig_spec'] = {T.nn.Linear}
+        elif spec == 'names':
+            kw['qconfig_spec'] = {'0', '2.1'}
+        elif spec == 'dict':
+            kw['qconfig_spec'] = {'2': q.per_channel_dynamic_qconfig,
+                                  T.nn.Linear: q.default_dynamic_qconfig}
+        elif spec == 'fused':
+            m = q.fuse_modules(m.eval(), ['0', '1'])
+        qm, w = record(q.quantize_dynamic, m, **kw)
+        assert [c for c, _ in w].count('DeprecationWarning') == 2
+        tensor = e_tensor if T is ember else torch.from_numpy
+        outs.append((qm, qm(tensor(_x(3, (5, 6)))), m))
+    (qe, ye, me), (qt, yt, mt) = outs
+    assert repr(qe) == repr(qt)
+    assert list(qe.state_dict()) == list(qt.state_dict())
+    if spec == 'names':      # '2.0' stays a float Linear: float round-off after it
+        np.testing.assert_allclose(to_np(ye), to_np(yt), rtol=1e-6, atol=1e-7)
+    else:
+        np.testing.assert_array_equal(to_np(ye), to_np(yt))
+    assert me[0] is not qe[0]       # not in place by default
+
+
+def test_quantize_dynamic_inplace_and_mapping():
+    m = _dyn_model(ember)
+    q, _ = record(eq.quantize_dynamic, m, {ember.nn.Linear}, inplace=True)
+    assert q is m and m[0]._get_name() == 'DynamicQuantizedLinear'
+    m = _dyn_model(ember)
+    q, _ = record(eq.quantize_dynamic, m, {ember.nn.Linear}, mapping={})
+    assert type(q[0]) is ember.nn.Linear
+
+
+def test_swap_module_keeps_user_hooks():
+    lin = ember.nn.Linear(4, 4)
+    lin.qconfig = eq.default_dynamic_qconfig
+    seen = []
+    lin.register_forward_pre_hook(lambda m, a: seen.append('pre'))
+    lin.register_forward_hook(lambda m, a, o: seen.append('post'))
+    new = eq.swap_module(lin, eq.get_default_dynamic_quant_module_mappings(), {})
+    assert new._get_name() == 'DynamicQuantizedLinear'
+    new(ember.randn(2, 4))
+    assert seen == ['pre', 'post']

@@ -1200,6 +1200,9 @@ def matrix_exp(A):
     Args:
         A (Tensor): tensor of shape `(*, n, n)`, float or complex.
 
+    NOTE: unlike PyTorch 2.13 (whose CPU kernel returns wrong values for them), float16 and
+    bfloat16 inputs get the exponential computed in float32 and rounded to their dtype.
+
     Example::
 
         >>> ember.linalg.matrix_exp(ember.zeros(2, 2))
@@ -1209,7 +1212,8 @@ def matrix_exp(A):
     _check_square(A, 'linalg.matrix_exp')
     a = A._data if hasattr(A, '_data') else A.numpy()
     xp = array_module(a)
-    res = wrap(_expm_array(a, xp))
+    r = _expm_array(a, xp)
+    res = wrap(r if r.dtype == a.dtype else r.astype(a.dtype))   # half precision: rounded
     if _Mode.grad and A.requires_grad:
         record(res, LinalgMatrixExpBackward0(), (A,), save=(A,))
     return res

@@ -304,12 +304,14 @@ def dist(input, other, p=2):
     if not isinstance(other, Tensor):
         _args.tensor(other, 'dist', 'other', 2)
     a, b, xp = binary_arrays(input, other)
-    if a.dtype.kind not in 'fc':
+    if a.dtype.kind not in 'fcV':
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_tname(a)} instead.")
     p = float(p)
     d = (a - b).reshape(-1)
-    res = wrap(xp.asarray(_pnorm_last(xp, d, p), dtype=a.dtype))
+    if a.dtype.kind == 'V':     # bfloat16: the difference rounded, the norm in float32
+        d = d.astype('float32')
+    res = wrap(xp.asarray(_pnorm_last(xp, d, p)).astype(a.dtype))
     if _Mode.grad and (input._rg or other._rg):
         node = DistBackward0()
         node.p = p
@@ -365,6 +367,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     import ember
     a, b = x1, x2
     ka, kb = a._data.dtype.kind, b._data.dtype.kind
+    ka, kb = ('f' if k == 'V' else k for k in (ka, kb))      # bfloat16 is floating point
     if ka not in 'fc' and kb not in 'fc':
         dt = ember.result_type(a, b)
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "

@@ -398,10 +398,10 @@ def frexp(input, *, out=None):
     """
     _check_tensor(input, 'frexp')
     a = input._data
-    if a.dtype.kind not in 'f':
+    if a.dtype.kind not in 'fV':
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     xp = array_module(a)
-    m, e = xp.frexp(a)
+    m, e = xp.frexp(a.astype(np.float32) if a.dtype.kind == 'V' else a)   # bfloat16: exact
     m = wrap(m.astype(a.dtype, copy=False))
     e = wrap(e.astype(np.int32, copy=False))
     if grad_needed(input):
@@ -487,6 +487,20 @@ class NextafterBackward0(Node):
         return (g if self.needs[0] else None), (g.new_zeros(self.oshape) if self.needs[1] else None)
 
 
+def _nextafter_bf16(a, b, xp):
+    """``nextafter`` on bfloat16 arrays (NumPy has no loop for it): one step of the 16-bit
+    pattern towards ``b``."""
+    a, b = xp.broadcast_arrays(a, b)
+    fa, fb = a.astype(np.float32), b.astype(np.float32)
+    bits = xp.ascontiguousarray(a).view(np.uint16).astype(np.int32)
+    step = xp.where((fb > fa) == (fa > 0), 1, -1)
+    tiny = xp.where(fb < 0, 0x8001, 0x0001)               # the smallest subnormal, signed
+    r = xp.where(fa == 0, tiny, bits + step)
+    r = xp.where(fa == fb, xp.ascontiguousarray(b).view(np.uint16).astype(np.int32), r)
+    r = xp.where(xp.isnan(fa) | xp.isnan(fb), 0x7FC0, r)
+    return r.astype(np.uint16).view(a.dtype)
+
+
 @register()
 def nextafter(input, other, *, out=None):
     """The next floating-point value after ``input`` towards ``other``, elementwise.
@@ -499,11 +513,14 @@ def nextafter(input, other, *, out=None):
     from ._util import binary
     _check_tensor(input, 'nextafter')
     a, b, xp = binary(input, other)
-    if a.dtype.kind != 'f':
+    if a.dtype.kind == 'V':
+        res = wrap(_nextafter_bf16(a, b, xp))
+    elif a.dtype.kind != 'f':
         from .._tensor import _legacy_name
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for "
                                   f"'{_legacy_name(_NP2DT[a.dtype])}'")
-    res = wrap(xp.asarray(xp.nextafter(a, b)).astype(a.dtype, copy=False))
+    else:
+        res = wrap(xp.asarray(xp.nextafter(a, b)).astype(a.dtype, copy=False))
     if grad_needed(input, other):
         node = NextafterBackward0()
         node.oshape = tuple(other.shape) if isinstance(other, Tensor) else ()
@@ -535,13 +552,15 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     xp = array_module(e if e is not None else t)
     from .._tensor import _legacy_name
     for arr in (e, t):
-        if arr is not None and arr.dtype.kind in 'bcV':
+        if arr is not None and arr.dtype.kind in 'bc':
             raise RuntimeError("Unsupported input type encountered for isin(): "
                                f"{_legacy_name(_NP2DT[arr.dtype])}")
     if e is None:
         e = xp.asarray(elements)
     if t is None:
         t = xp.asarray(test_elements)
+    if e.dtype.kind == 'V' or t.dtype.kind == 'V':      # bfloat16: compared in float32
+        e, t = e.astype(np.float32), t.astype(np.float32)
     res = xp.isin(e, t, invert=_bool(invert))
     return wrap(xp.asarray(res))
 

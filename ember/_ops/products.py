@@ -961,6 +961,8 @@ def einsum(equation, *operands):
         want = tuple(sizes[c] for c in t)
         ins.append(xp.broadcast_to(a, want) if a.shape != want else a)
     spec = ','.join(terms) + '->' + rhs
+    if dt.kind == 'V':      # bfloat16: NumPy's einsum has no loops for it; float32, rounded once
+        ins = [a.astype(np.float32) for a in ins]
     if len(ins) > 2:
         r = xp.einsum(spec, *ins, optimize='greedy')
     elif len(ins) == 2:

@@ -306,7 +306,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(None if _all_dims(dim) else dim, nd)
     xp = array_module(a)
     acc = _acc(a)
-    r = xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim, dtype=acc)
+    # NumPy's nansum sees NaN only in its own float types: bfloat16 goes through float32
+    r = xp.nansum(a.astype(acc) if a.dtype.kind == 'V' else a, axis=_axis(dims, nd),
+                  keepdims=keepdim, dtype=acc)
     if acc is not None:
         r = r.astype(a.dtype)
     res = wrap(_arr(r, xp))

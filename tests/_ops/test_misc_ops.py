@@ -63,3 +63,16 @@ def test_aten_slice(args):
 ])
 def test_aten_slice_errors(fn, match):
     errors_both(fn, match)
+
+
+# ------------------------------------------------------------------ bfloat16 paths
+_BF16 = np.array([0., -0., 1., -1., 3.14, -2.5, np.inf, -np.inf, np.nan, 1e-40, 65504., 1e38])
+
+
+def test_nextafter_frexp_isin_bfloat16():
+    check(lambda m, x, y: (m.nextafter(x.bfloat16(), y.bfloat16()),
+                           m.nextafter(x.bfloat16(), x.bfloat16()),
+                           m.nextafter(x.bfloat16(), m.tensor(5.).bfloat16()),
+                           m.frexp(x[:8].bfloat16()),
+                           m.isin(x.bfloat16(), y.bfloat16())),
+          [_BF16, np.roll(_BF16, 3)], rtol=0, atol=0)

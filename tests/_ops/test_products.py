@@ -424,3 +424,13 @@ def test_scaled_mm_errors():
             m._scaled_mm(x.float(), y, m.tensor(1.), m.tensor(1.))
         with pytest.raises(ValueError, match=r'scale_a should be \(15, 1\)'):
             m._scaled_mm(x, y, m.tensor(1.).double(), m.tensor(1.))
+
+
+def test_einsum_bfloat16():
+    # NumPy's einsum has no bfloat16 loops: computed in float32, rounded once, as torch
+    x = np.linspace(-2, 3, 12).reshape(3, 4)
+    y = np.cos(np.arange(12.)).reshape(3, 4)
+    check(lambda m, a, b: (m.einsum('ij->', a.bfloat16()), m.einsum('ij,kj->ik', a.bfloat16(),
+                                                                    b.bfloat16()),
+                           m.einsum('ij,ij->i', a.bfloat16(), b.bfloat16())), [x, y],
+          rtol=0, atol=0)

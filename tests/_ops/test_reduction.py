@@ -726,3 +726,9 @@ def test_hash_tensor_errors(fn, match):
 
 def test_hash_tensor_empty_rows():
     check(lambda m, t: m.hash_tensor(t, 1), [np.zeros((0, 3))])
+
+
+def test_nansum_nanmean_bfloat16():
+    x = np.array([[1., np.nan, 2.5], [np.nan, np.nan, -3.]])
+    check(lambda m, t: (m.nansum(t.bfloat16()), m.nansum(t.bfloat16(), 1),
+                        m.nanmean(t.bfloat16(), 0)), [x], rtol=0, atol=0)

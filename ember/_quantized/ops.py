@@ -418,6 +418,25 @@ _IMPL['upsample_nearest'] = _upsample_nearest
 _IMPL['upsample_bilinear'] = _upsample_bilinear
 
 
+@_impl('pad')
+def _pad(input, pad, mode='constant', value=None):
+    """Padding a quantized tensor: constant (the value quantized with the tensor's scale
+    and zero point) or reflect, on the integers."""
+    _check_q(input, 'constant_pad_nd')
+    s, z = _pt(input)
+    F = _ember().nn.functional
+    if mode == 'constant':
+        fill = z if value is None else _scalar_quant(value, s, z, input.dtype)
+        r = F.pad(_float_of(input), pad, 'constant', float(fill))
+    elif mode == 'reflect':
+        r = F.pad(_float_of(input), pad, 'reflect')
+    elif mode == 'replicate':
+        raise _not_impl(f'replication_pad{len(pad) // 2}d.out')
+    else:
+        raise _not_impl(f'{mode}_pad')
+    return _exact_back(r, input)
+
+
 # ------------------------------------------------------------------ writes and comparisons
 def _quantize_into(q, value):
     """Integers of ``value`` (a number or float tensor) quantized with ``q``'s parameters;

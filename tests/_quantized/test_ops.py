@@ -359,3 +359,20 @@ def test_conv_transpose(nd):
     tx, ex = _xq((2, 4) + (5,) * nd)
     _same(getattr(torch.ops.quantized, f'conv_transpose{nd}d')(tx, tp, 0.09, 70),
           getattr(ember.ops.quantized, f'conv_transpose{nd}d')(ex, ep, 0.09, 70))
+
+
+@pytest.mark.parametrize('mode,value', [('constant', None), ('constant', 0.55),
+                                        ('constant', -3.0), ('reflect', None)])
+def test_pad(mode, value):
+    ints = _domain(np.uint8, 0, 255, 2 * 3 * 5).reshape(2, 3, 5)
+    t, e = _q(ints, 0.1, 10)
+    kw = {} if value is None else {'value': value}
+    for pad in ((1, 2), (2, 1, 1, 0)):
+        _same(TF.pad(t, pad, mode=mode, **kw), EF.pad(e, pad, mode=mode, **kw))
+
+
+def test_pad_replicate_refused():
+    t, e = _q(_domain(np.uint8, 0, 255, 6).reshape(1, 2, 3), 0.1, 10)
+    for F, q in ((TF, t), (EF, e)):
+        with pytest.raises(NotImplementedError, match='replication_pad1d'):
+            F.pad(q, (1, 1), mode='replicate')

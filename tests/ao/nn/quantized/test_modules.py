@@ -197,6 +197,7 @@ CONVS = [
     ('Conv2d', (4, 6, (3, 2)), dict(stride=(2, 1), padding=(0, 1), dilation=(1, 2), groups=2),
      (1, 4, 9, 8)),
     ('Conv1d', (3, 5, 3), dict(stride=2, padding=1), (2, 3, 11)),
+    ('Conv2d', (3, 4, 3), dict(padding=(1, 2), padding_mode='reflect'), (1, 3, 6, 7)),
     ('Conv3d', (2, 4, (2, 3, 2)), dict(padding=1), (1, 2, 4, 7, 5)),
     ('ConvTranspose2d', (4, 3, 3), dict(stride=2, padding=1, output_padding=1), (2, 4, 5, 5)),
     ('ConvTranspose1d', (4, 3, 3), dict(stride=2), (2, 4, 6)),

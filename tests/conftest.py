@@ -26,6 +26,39 @@ def pytest_configure(config):
             strict_backend.enable()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    """Keep the cyclic garbage collector's full passes short. Collecting the suite builds
+    about a million objects that live to the end of the run (the test modules, torch, ember,
+    the test items), and the run adds about as many (the reports it keeps); every full pass
+    (a test's ``gc.collect()``, the observer fixture below, the automatic ones) walked them
+    all: seconds each, dozens of times. So the automatic passes pause while the suite is
+    collected; then, after one full collection, the survivors move to the collector's
+    permanent generation (``gc.freeze()``), and so does, after each test file, what outlives
+    the file (``pytest_runtest_protocol``). Nothing a test sees changes: reference counting
+    still frees those objects (only a cycle among them that dies later stays, a little
+    memory), and everything a test makes is collected as before."""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    yield
+    if nextitem is None or nextitem.path != item.path:   # the file's last test is done
+        import gc
+        gc.collect()
+        gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _torch_one_thread():
     try:

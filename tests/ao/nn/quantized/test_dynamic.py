@@ -132,3 +132,16 @@ def test_rnn_errors():
         f.qconfig = M.ao.quantization.default_dynamic_qconfig
         with pytest.raises(AssertionError, match='mod.bias must be True'):
             mod.GRU.from_float(f)
+
+
+def test_linear_relu_dynamic():
+    import torch.ao.nn.intrinsic.quantized.dynamic as tniqd
+    import ember.ao.nn.intrinsic.quantized.dynamic as eniqd
+    e, t = float_pair(lambda M: M.ao.nn.intrinsic.LinearReLU(M.nn.Linear(20, 7), M.nn.ReLU()))
+    for m, M in ((e, ember), (t, torch)):
+        m.qconfig = M.ao.quantization.default_dynamic_qconfig
+        m[0].qconfig = m.qconfig
+    qe, qt = eniqd.LinearReLU.from_float(e), tniqd.LinearReLU.from_float(t)
+    assert repr(qe) == repr(qt)
+    x = np.random.default_rng(0).standard_normal((3, 20)).astype(np.float32)
+    np.testing.assert_array_equal(qe(ember.tensor(x)).numpy(), qt(torch.from_numpy(x)).numpy())

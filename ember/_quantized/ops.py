@@ -437,6 +437,37 @@ def _pad(input, pad, mode='constant', value=None):
     return _exact_back(r, input)
 
 
+def _order(name):
+    """The quantized form of an ordering op (``sort``, ``topk``, ``max``, ``min``,
+    ``argsort``): it runs on the integers (exactly, as float64), the values keep the
+    tensor's scale and zero point."""
+    def impl(input, *args, **kwargs):
+        _check_q(input, name)
+        _pt(input)
+        r = getattr(_ember(), name)(_float_of(input), *args, **kwargs)
+        if name == 'argsort':
+            return r
+        if isinstance(r, Tensor):
+            return _exact_back(r, input)
+        return type(r)((_exact_back(r[0], input), r[1]))
+    impl.__name__ = name
+    return impl
+
+
+for _n in ('sort', 'topk', 'max', 'min', 'argsort', 'msort'):
+    _IMPL[_n] = _order(_n)
+
+
+def _refuse(name):
+    def impl(*args, **kwargs):
+        raise _not_impl(name)
+    return impl
+
+
+_IMPL['amax'] = _refuse('amax.out')
+_IMPL['amin'] = _refuse('amin.out')
+
+
 # ------------------------------------------------------------------ writes and comparisons
 def _quantize_into(q, value):
     """Integers of ``value`` (a number or float tensor) quantized with ``q``'s parameters;

@@ -376,3 +376,30 @@ def test_pad_replicate_refused():
     for F, q in ((TF, t), (EF, e)):
         with pytest.raises(NotImplementedError, match='replication_pad1d'):
             F.pad(q, (1, 1), mode='replicate')
+
+
+ORDER = ['q.sort()', 'q.sort(1, descending=True)', 'q.topk(2)', 'q.topk(2, 0, largest=False)',
+         'q.max()', 'q.max(1)', 'q.min()', 'q.min(0, keepdim=True)', 'M.argsort(q, 1)']
+
+
+@pytest.mark.parametrize('expr', ORDER)
+def test_ordering(expr):
+    ints = np.array([[5, 200, 3, 3, 77], [9, 9, 1, 250, 0]], np.uint8)
+    t, e = _q(ints, 0.1, 7)
+    rt, re_ = _run(expr, torch, t), _run(expr, ember, e)
+    rt = rt if isinstance(rt, tuple) else (rt,)
+    re_ = re_ if isinstance(re_, tuple) else (re_,)
+    assert type(re_).__name__ == type(rt).__name__ or len(rt) == 1
+    for a, b in zip(rt, re_):
+        if a.is_quantized:
+            _same(a, b)
+        else:
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+def test_amax_refused():
+    t, e = _q(np.arange(6, dtype=np.uint8), 0.1, 7)
+    for q in (t, e):
+        with pytest.raises(NotImplementedError, match="amax.out' with arguments from the "
+                                                      "'QuantizedCPU'"):
+            q.amax()

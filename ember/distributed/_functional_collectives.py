@@ -12,7 +12,9 @@ waited for at once); the result is still an :class:`AsyncCollectiveTensor` and
 from .. import _tensor as _T
 
 __all__ = ['all_reduce', 'all_gather_tensor', 'reduce_scatter_tensor', 'wait_tensor',
-           'AsyncCollectiveTensor', 'all_reduce_coalesced', 'all_to_all_single', 'broadcast']
+           'AsyncCollectiveTensor', 'all_reduce_coalesced', 'all_to_all_single', 'broadcast',
+           'all_gather_tensor_autograd', 'reduce_scatter_tensor_autograd',
+           'all_to_all_single_autograd']
 
 
 class AsyncCollectiveTensor(_T.Tensor):
@@ -261,3 +263,111 @@ def wait_tensor(tensor):
     if isinstance(tensor, AsyncCollectiveTensor):
         return tensor.wait()
     return tensor
+
+
+def _autograd_fns():
+    """The differentiable forms' Functions (made once, on first use: ``autograd.function``
+    is imported lazily so that this module stays light)."""
+    global _FNS
+    if _FNS is not None:
+        return _FNS
+    from ..autograd.function import Function
+
+    class _AllGatherT(Function):
+        @staticmethod
+        def forward(ctx, x, dim, group):
+            ctx.dim, ctx.group = dim, group
+            return wait_tensor(all_gather_tensor(x, dim, group))
+
+        @staticmethod
+        def backward(ctx, g):
+            return wait_tensor(reduce_scatter_tensor(g, 'sum', ctx.dim, ctx.group)), None, None
+
+    class _ReduceScatterT(Function):
+        @staticmethod
+        def forward(ctx, x, op, dim, group):
+            ctx.dim, ctx.group, ctx.avg = dim, group, str(op).lower() == 'avg'
+            return wait_tensor(reduce_scatter_tensor(x, op, dim, group))
+
+        @staticmethod
+        def backward(ctx, g):
+            full = wait_tensor(all_gather_tensor(g, ctx.dim, ctx.group))
+            if ctx.avg:
+                full = full / _resolve_group(ctx.group).size()
+            return full, None, None, None
+
+    class _AllToAllT(Function):
+        @staticmethod
+        def forward(ctx, x, out_splits, in_splits, group):
+            ctx.splits, ctx.group = (out_splits, in_splits), group
+            return wait_tensor(all_to_all_single(x, out_splits, in_splits, group))
+
+        @staticmethod
+        def backward(ctx, g):
+            out_splits, in_splits = ctx.splits
+            return (wait_tensor(all_to_all_single(g, in_splits, out_splits, ctx.group)),
+                    None, None, None)
+
+    _FNS = (_AllGatherT, _ReduceScatterT, _AllToAllT)
+    return _FNS
+
+
+_FNS = None
+
+
+def all_gather_tensor_autograd(self, gather_dim, group, tag=''):
+    """:func:`all_gather_tensor` that autograd differentiates: the gradient of each rank's
+    piece is the sum over ranks of the gradients of the gathered tensor (a reduce-scatter).
+
+    Args:
+        self (Tensor): this rank's tensor.
+        gather_dim (int): the dimension to concatenate along.
+        group: the ranks (see the module's docstring).
+        tag (str): ignored.
+
+    Example::
+
+        >>> y = funcol.all_gather_tensor_autograd(x, 0, dist.group.WORLD)
+        >>> y.sum().backward()
+    """
+    return _autograd_fns()[0].apply(self, gather_dim, group)
+
+
+def reduce_scatter_tensor_autograd(self, reduceOp, scatter_dim, group, tag=''):
+    """:func:`reduce_scatter_tensor` that autograd differentiates (its backward all-gathers
+    the gradient; divided by the group size for ``'avg'``).
+
+    Args:
+        self (Tensor): this rank's tensor.
+        reduceOp (str): 'sum' or 'avg' (the differentiable reductions).
+        scatter_dim (int): the dimension that is split.
+        group: the ranks (see the module's docstring).
+        tag (str): ignored.
+
+    Example::
+
+        >>> y = funcol.reduce_scatter_tensor_autograd(x, 'sum', 0, dist.group.WORLD)
+    """
+    if str(getattr(reduceOp, 'name', reduceOp)).lower() not in ('sum', 'avg'):
+        raise RuntimeError(f"reduce_scatter_tensor_autograd: reduceOp {reduceOp} is not "
+                           f"differentiable (use 'sum' or 'avg')")
+    return _autograd_fns()[1].apply(self, str(getattr(reduceOp, 'name', reduceOp)).lower(),
+                                    scatter_dim, group)
+
+
+def all_to_all_single_autograd(self, output_split_sizes, input_split_sizes, group, tag=''):
+    """:func:`all_to_all_single` that autograd differentiates (its backward is the
+    all-to-all with the split sizes swapped).
+
+    Args:
+        self (Tensor): this rank's tensor, split along dim 0.
+        output_split_sizes (list of int, optional): rows received from each rank.
+        input_split_sizes (list of int, optional): rows sent to each rank.
+        group: the ranks (see the module's docstring).
+        tag (str): ignored.
+
+    Example::
+
+        >>> y = funcol.all_to_all_single_autograd(x, None, None, dist.group.WORLD)
+    """
+    return _autograd_fns()[2].apply(self, output_split_sizes, input_split_sizes, group)

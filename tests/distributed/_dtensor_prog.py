@@ -198,6 +198,22 @@ for k, f in [('gather0', lambda: funcol.all_gather_tensor(xf, 0, g)),
     R['funcol_' + k] = [type(v).__name__, funcol.wait_tensor(v).tolist()]
 R['funcol_mesh'] = funcol.all_reduce(xf, 'sum', mesh).wait().tolist()
 R['funcol_mesh_dim'] = funcol.all_reduce(xf, 'avg', (mesh, 0)).wait().tolist()
+# the differentiable forms: values and the gradients their backward collectives give
+wa = torch.arange(12., dtype=torch.float64).reshape(6, 2).sin()
+xa = (torch.arange(6., dtype=torch.float64) + 10 * r).reshape(3, 2).requires_grad_()
+ya = funcol.all_gather_tensor_autograd(xa, 0, g)
+(ya * wa).sum().backward()
+R['funcol_ag_autograd'] = [ya.tolist(), xa.grad.tolist()]
+xb = (torch.arange(8., dtype=torch.float64) * (r + 1)).reshape(4, 2).requires_grad_()
+yb = funcol.reduce_scatter_tensor_autograd(xb, 'sum', 0, g)
+(yb * wa[:2] * (r + 2)).sum().backward()
+R['funcol_rs_autograd'] = [yb.tolist(), xb.grad.tolist()]
+xc = (torch.arange(10., dtype=torch.float64) + 100 * r).reshape(5, 2).requires_grad_()
+ins, outs = ([2, 3], [2, 1]) if r == 0 else ([1, 4], [3, 4])
+yc = funcol.all_to_all_single_autograd(xc, outs, ins, g)
+(yc * torch.arange(float(yc.numel()), dtype=torch.float64).reshape(yc.shape).cos()).sum() \
+    .backward()
+R['funcol_a2a_autograd'] = [yc.tolist(), xc.grad.tolist()]
 consts = importlib.import_module(M + '.distributed.constants')
 R['constants'] = [consts.default_pg_timeout.total_seconds(), consts.default_pg_nccl_timeout]
 with open(f'{OUT}/{M}_{r}.json', 'w') as f:    # (too big for a pipe's buffer)

@@ -217,3 +217,13 @@ def test_future_semantics():
     assert tc.wait() == 11
     w = edist.Work()
     assert w.is_completed() and w.wait() and w.get_future().wait() == []
+
+
+def test_device_mesh_module():
+    """``distributed.device_mesh`` is a module of its own with torch's public names, the
+    same objects as ``distributed.DeviceMesh``/``init_device_mesh``."""
+    import torch.distributed.device_mesh as tdm
+    import ember.distributed as edist
+    import ember.distributed.device_mesh as edm
+    assert sorted(edm.__all__) == sorted(tdm.__all__)
+    assert edm.DeviceMesh is edist.DeviceMesh and edm.init_device_mesh is edist.init_device_mesh

@@ -131,3 +131,18 @@ def test_state_dict_helpers_resume_training(tmp_path):
     estep(em2, eopt2)
     for (k, v), (k2, w) in zip(em2.state_dict().items(), tm.state_dict().items()):
         np.testing.assert_allclose(v.numpy(), w.detach().numpy(), atol=1e-6, err_msg=k)
+
+
+def test_hf_storage_is_a_clear_not_implemented():
+    """``checkpoint.hf_storage`` (imported by transformers) has torch's two classes, as
+    storage types; building one says it is not implemented in ember."""
+    import torch.distributed.checkpoint.hf_storage as th
+    from ember.distributed.checkpoint import hf_storage as eh
+    assert sorted(eh.__all__) == sorted(n for n in ('HuggingFaceStorageWriter',
+                                                    'HuggingFaceStorageReader')
+                                        if hasattr(th, n))
+    assert issubclass(eh.HuggingFaceStorageWriter, dcp.StorageWriter)
+    assert issubclass(eh.HuggingFaceStorageReader, dcp.StorageReader)
+    for cls in (eh.HuggingFaceStorageWriter, eh.HuggingFaceStorageReader):
+        with pytest.raises(NotImplementedError, match='not implemented in ember'):
+            cls('ckpt')

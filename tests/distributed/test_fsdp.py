@@ -124,3 +124,76 @@ def test_fully_shard_training_equals_single_process(n):
     for f, s in fractions:
         assert abs(f - 1 / n) < 0.6 / n and abs(f - s) < 1e-12, fractions
     assert abs(sum(f for f, _ in fractions) - 2) < 1e-9      # both reshard settings
+
+
+FORWARD_METHOD = r'''
+import copy
+import ember as torch, ember.nn as nn, ember.distributed as dist
+import ember.nn.functional as F
+from ember.distributed.fsdp import fully_shard, register_fsdp_forward_method
+from ember.distributed._composable.fsdp import fully_shard as old_fully_shard
+assert old_fully_shard is fully_shard
+dist.init_process_group('gloo')
+torch.manual_seed(0)
+lin = nn.Linear(4, 4, dtype=torch.float64)
+ref = copy.deepcopy(lin)
+x = torch.randn(3, 4, dtype=torch.float64)
+register_fsdp_forward_method(lin, 'missing')       # not an FSDPModule yet: nothing happens
+fully_shard(lin)
+
+
+def twice(v):          # uses the parameters without going through forward
+    return F.linear(F.linear(v, lin.weight, lin.bias), lin.weight, lin.bias)
+
+
+lin.twice = twice
+try:
+    lin.twice(x)                # the sharded parameters cannot meet a plain tensor
+    raise AssertionError('no error')
+except RuntimeError as e:
+    assert 'mixed' in str(e), e
+register_fsdp_forward_method(lin, 'twice')
+out = lin.twice(x)
+out.square().sum().backward()
+exp = F.linear(F.linear(x, ref.weight, ref.bias), ref.weight, ref.bias)
+exp.square().sum().backward()
+assert torch.allclose(out, exp), (out, exp)
+assert torch.allclose(lin.weight.grad.full_tensor(), ref.weight.grad)
+assert type(lin.weight).__name__ == 'DTensor'     # resharded after the method
+try:
+    register_fsdp_forward_method(lin, 'nope')
+    raise AssertionError('no error')
+except ValueError as e:
+    assert 'does not have a method nope' in str(e), e
+print('ok', flush=True)
+'''
+
+
+def test_register_fsdp_forward_method():
+    """A method other than forward gathers the parameters when registered (gradients
+    reduce-scattered as for forward), as torch's register_fsdp_forward_method."""
+    outs = run_ranks(FORWARD_METHOD, n=2, timeout=60)
+    for o in outs:
+        assert o.strip().splitlines()[-1] == 'ok', o
+
+
+def test_fsdp_module_paths_and_enums_match_torch():
+    """The FSDP names libraries import: the older ``_composable.fsdp`` path gives the same
+    objects; the FSDP1 option enums have torch's members and values; the FSDP1 class exists
+    for ``isinstance`` checks and refuses to build (not implemented in ember)."""
+    import torch.distributed.fsdp as tf
+    import ember
+    import ember.distributed.fsdp as ef
+    from ember.distributed._composable import fsdp as old
+    from ember.distributed._composable.fsdp import fully_shard as old_mod
+    from ember.distributed.fsdp import fully_sharded_data_parallel as fsdp1
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(ef, name)
+    assert old_mod is ef.fully_shard
+    for name in ('ShardingStrategy', 'BackwardPrefetch', 'StateDictType'):
+        assert ([(m.name, m.value) for m in getattr(ef, name)] ==
+                [(m.name, m.value) for m in getattr(tf, name)]), name
+    assert fsdp1.FullyShardedDataParallel is ef.FullyShardedDataParallel
+    assert not isinstance(ember.nn.Linear(2, 2), ef.FullyShardedDataParallel)
+    with pytest.raises(NotImplementedError, match='fully_shard'):
+        ef.FullyShardedDataParallel(ember.nn.Linear(2, 2))

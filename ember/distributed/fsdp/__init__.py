@@ -5,7 +5,10 @@ gradients reduce-scattered).
 NOTE: unlike PyTorch, the FSDP1 wrapper ``FullyShardedDataParallel`` is not implemented yet.
 """
 from ._fully_shard import (fully_shard, FSDPModule, MixedPrecisionPolicy, OffloadPolicy,
-                           CPUOffloadPolicy)
+                           CPUOffloadPolicy, register_fsdp_forward_method)
+from .api import BackwardPrefetch, ShardingStrategy, StateDictType
+from .fully_sharded_data_parallel import FullyShardedDataParallel
 
-__all__ = ['fully_shard', 'FSDPModule', 'MixedPrecisionPolicy', 'OffloadPolicy',
-           'CPUOffloadPolicy']
+__all__ = ['BackwardPrefetch', 'ShardingStrategy', 'StateDictType', 'FullyShardedDataParallel',
+           'fully_shard', 'FSDPModule', 'MixedPrecisionPolicy', 'OffloadPolicy',
+           'CPUOffloadPolicy', 'register_fsdp_forward_method']

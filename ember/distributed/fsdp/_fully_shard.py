@@ -305,3 +305,37 @@ def _shard(p, mesh):
             loc = loc.new_empty(loc.shape)
     pl = (Shard(0),) if p.dim() else (Replicate(),)
     return _make(loc.contiguous(), mesh, pl, tuple(p.shape))
+
+
+def register_fsdp_forward_method(module, method_name):
+    """Make ``module.<method_name>`` gather the sharded parameters before it runs and free
+    them after, as ``forward`` does (for methods such as ``generate`` that call the
+    submodules without going through ``forward``). On a module that is not an
+    :class:`FSDPModule` this does nothing.
+
+    Args:
+        module (nn.Module): the module whose method is patched (on the instance).
+        method_name (str): the method's name.
+
+    Example::
+
+        >>> fully_shard(model)
+        >>> register_fsdp_forward_method(model, 'generate')
+    """
+    if not isinstance(module, FSDPModule):
+        return
+    if not hasattr(module, method_name):
+        raise ValueError(f"{type(module)} does not have a method {method_name}")
+    inner = getattr(module, method_name)
+
+    def patched(*args, **kwargs):
+        args, kwargs = _pre_forward(module, args, kwargs)
+        try:
+            out = inner(*args, **kwargs)
+        except BaseException:
+            _post_forward(module, args, None)
+            raise
+        return _post_forward(module, args, out)
+    patched.__name__ = getattr(inner, '__name__', method_name)
+    patched.__doc__ = getattr(inner, '__doc__', None)
+    setattr(module, method_name, patched)

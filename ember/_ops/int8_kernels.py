@@ -257,6 +257,9 @@ def choose_qparams(x_min, x_max, qmin=0, qmax=255, reduce_range=False,
     Returns:
         (float, int): the scale (a float64 value) and the zero point.
 
+    Raises:
+        RuntimeError: ``x_min > x_max`` or either is NaN (torch's message).
+
     Example::
 
         >>> choose_qparams(-1.0, 3.0)
@@ -264,6 +267,9 @@ def choose_qparams(x_min, x_max, qmin=0, qmax=255, reduce_range=False,
     """
     x_min = np.float32(x_min)
     x_max = np.float32(x_max)
+    if not x_min <= x_max:
+        raise RuntimeError('In ChooseQuantizationParams, min should be less than or equal '
+                           'to max')
     if reduce_range:
         qmin = int(qmin / 2)
         qmax = int(qmax / 2)
@@ -302,6 +308,8 @@ def choose_qparams(x_min, x_max, qmin=0, qmax=255, reduce_range=False,
         zp = qmin
     elif zp0 > qmax:
         zp = qmax
+    elif zp0 != zp0:        # an infinite range: torch's int conversion of NaN
+        zp = -2 ** 31
     else:
         zp = int(np.rint(zp0))
     return float(scale), zp
@@ -318,7 +326,14 @@ def tensor_min_max(x):
     x = np.asarray(x, dtype=np.float32)
     if x.size == 0:
         return 0.0, 0.0
-    return float(x.min()), float(x.max())
+    mn, mx = float(x.min()), float(x.max())
+    if mn != mn:
+        # torch's scan starts from the first value and its comparisons skip later NaNs
+        # (NOTE: its SIMD lanes can keep a NaN in rarer positions; not reproduced)
+        if np.isnan(x.flat[0]):
+            return float('nan'), float('nan')
+        mn, mx = float(np.nanmin(x)), float(np.nanmax(x))
+    return mn, mx
 
 
 # ---------------------------------------------------------------------------------------
@@ -559,8 +574,15 @@ def linear_dynamic(x, w, w_scales=None, w_zero_points=None, bias=None, reduce_ra
     np.fmin(xc, _F32_BELOW_2_31, out=xc)
     np.rint(xc, out=xc)
     np.clip(xc, 0, 255, out=xc)
-    xc -= np.float32(128)
-    acc = _linear_acc_f32(xc, 128 - zp, packed)
+    if not 0 <= zp <= 255:
+        # an infinite input range gives torch a zero point of -2**31; its int32
+        # accumulator wraps around
+        xd = xc.astype(np.int64) - zp
+        wd = packed.wq.astype(np.int64) - packed.w_zps[:, None]
+        acc = np.matmul(xd, wd.T).astype(np.int32).astype(np.float32)
+    else:
+        xc -= np.float32(128)
+        acc = _linear_acc_f32(xc, 128 - zp, packed)
     m = np.float32(scale) * packed.w_scales32
     if packed.bias is None:
         y = acc * m

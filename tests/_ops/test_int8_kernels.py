@@ -803,3 +803,25 @@ def test_elementwise_thread_ranges():
             np.testing.assert_array_equal(
                 K.leaky_relu(a, sa, za, 0.01, so, zo, num_threads=threads),
                 want.int_repr().numpy())
+
+
+def test_linear_dynamic_non_finite_inputs():
+    torch.backends.quantized.engine = 'fbgemm'
+    rng = np.random.default_rng(61)
+    wq = rng.integers(-128, 128, (3, 5)).astype(np.int8)
+    b = rng.standard_normal(3).astype(np.float32)
+    packed = torch.ops.quantized.linear_prepack(_pt(wq, 0.01, 0), torch.from_numpy(b))
+    for bad in (np.inf, -np.inf, np.nan, 3e38):
+        for pos in ((0, 0), (0, 1), (1, 4)):
+            x = rng.standard_normal((2, 5)).astype(np.float32)
+            x[pos] = bad
+            for rr in (True, False):
+                try:
+                    want = torch.ops.quantized.linear_dynamic(torch.from_numpy(x), packed, rr)
+                except RuntimeError as e:            # a NaN first value: min > max
+                    with pytest.raises(RuntimeError, match='min should be less than'):
+                        K.linear_dynamic(x, wq, 0.01, 0, b, rr)
+                    assert 'min should be less than' in str(e)
+                    continue
+                np.testing.assert_array_equal(K.linear_dynamic(x, wq, 0.01, 0, b, rr),
+                                              want.numpy())

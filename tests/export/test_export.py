@@ -15,6 +15,15 @@ from ember.export import Dim, export
 from ember.export._serialize import SerializeError
 
 
+@pytest.fixture(autouse=True, scope='module')
+def _restore_rng():
+    """The tests build modules (and seed): both libraries' global RNG states are put back."""
+    states = ember.get_rng_state(), torch.get_rng_state()
+    yield
+    ember.set_rng_state(states[0])
+    torch.set_rng_state(states[1])
+
+
 def _both(src):
     """Build the module ``src`` defines (names: ``nn``, ``torch``) under both libraries,
     with torch's weights copied into ember's."""

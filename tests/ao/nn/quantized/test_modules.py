@@ -515,3 +515,33 @@ def test_embedding_from_float(bag):
         np.testing.assert_array_equal(qe(ember.tensor(i2)).numpy(),
                                       qt(torch.from_numpy(i2)).numpy())
     check_state_both_ways(qe, qt, getattr(ennq, name)(30, 16), getattr(tnnq, name)(30, 16))
+
+
+def test_checkpoint_files_both_ways(tmp_path):
+    """A quantized model's state dict saved by torch loads in ember and back (packed
+    linear parameters, conv weights, dtypes, scales)."""
+    t_lin, t_conv = tnnq.Linear(4, 3), tnnq.Conv2d(2, 3, 3)
+    tw, _ = qweight((3, 4), True)
+    t_lin.set_weight_bias(tw, torch.linspace(-1, 1, 3))
+    t_lin.scale, t_lin.zero_point = 0.2, 5
+    cw, _ = qweight((3, 2, 3, 3), False)
+    t_conv.set_weight_bias(cw, None)
+    torch.save({'lin': t_lin.state_dict(), 'conv': t_conv.state_dict()}, tmp_path / 't.pt')
+    sd = ember.load(tmp_path / 't.pt', weights_only=True)
+    e_lin, e_conv = ennq.Linear(4, 3), ennq.Conv2d(2, 3, 3)
+    e_lin.load_state_dict(sd['lin'])
+    e_conv.load_state_dict(sd['conv'])
+    t_lin2, t_conv2 = tnnq.Linear(4, 3), tnnq.Conv2d(2, 3, 3)
+    t_lin2.load_state_dict(t_lin.state_dict())
+    t_conv2.load_state_dict(t_conv.state_dict())
+    same_state(e_lin, t_lin2)
+    same_state(e_conv, t_conv2)
+    ember.save({'lin': e_lin.state_dict(), 'conv': e_conv.state_dict()}, tmp_path / 'e.pt')
+    sd2 = torch.load(tmp_path / 'e.pt', weights_only=True)
+    t_lin3, t_conv3 = tnnq.Linear(4, 3), tnnq.Conv2d(2, 3, 3)
+    t_lin3.load_state_dict(sd2['lin'])
+    t_conv3.load_state_dict(sd2['conv'])
+    same_state(e_lin, t_lin3)
+    same_state(e_conv, t_conv3)
+    tx, ex = qx((2, 4))
+    same_q(e_lin(ex), t_lin3(tx))

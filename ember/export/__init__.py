@@ -116,13 +116,17 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
     Returns:
         ExportedProgram
 
-    NOTE: unlike PyTorch, ``strict=True`` traces the same way (ember has no TorchDynamo);
-    sizes are traced by value, and a dynamic size read in Python (``x.shape[0]``) is
-    recorded as a ``sym_size`` node, but branching on a dynamic size is not checked: the
-    branch taken is baked in (PyTorch raises a constraint violation when the branch
-    specializes the dimension). Values a forward computes outside ember's ops (on NumPy
-    arrays) cannot be captured: when they depend on a floating-point input this raises
-    ``ExportCaptureError``.
+    NOTE: unlike PyTorch, the module runs for real on copies of the inputs (no fake tensors;
+    ``strict=True`` traces the same way, ember has no TorchDynamo). A dynamic size read in
+    Python (``x.shape[0]``, ``x.size(1)``) is a ``sym_size`` node and arithmetic on it is
+    recorded; the dynamic dimensions are then checked by capturing again at other sizes in
+    their ranges: a program that comes out different (a size baked in, a branch on a size,
+    two sizes that must be equal) raises PyTorch's constraint-violation ``UserError`` (the
+    guard PyTorch would print is not derived), and a specialized ``Dim.AUTO`` dimension
+    becomes static. ``Tensor.item()`` is recorded; ``numpy()``, ``tolist()`` and
+    ``bool``/``int``/``float`` of a captured value raise ``ExportCaptureError`` (a
+    ``RuntimeError``), as PyTorch refuses data-dependent values; so does a value computed
+    from a floating-point input by code the capture cannot see (NumPy on arrays).
 
     Example::
 

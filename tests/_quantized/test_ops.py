@@ -403,3 +403,16 @@ def test_amax_refused():
         with pytest.raises(NotImplementedError, match="amax.out' with arguments from the "
                                                       "'QuantizedCPU'"):
             q.amax()
+
+
+@pytest.mark.parametrize('expr', [
+    'Q.softmax(q, 1, 1 / 256, 0)', 'Q.softmax(q, 0, 0.002, 3)',
+    'Q.matmul(q, q.t(), 20.0, 7)', 'Q.celu(q, 0.05, 100, 1.5)',
+    'Q.layer_norm(q, [9], None, None, 1e-5, 0.02, 128)',
+    'Q.group_norm(q.reshape(2, 6, 3), 3, None, None, 1e-5, 0.02, 128)',
+    'Q.instance_norm(q.reshape(2, 3, 6), None, None, 1e-5, 0.02, 128)',
+])
+def test_float_path_ops(expr):
+    ints = np.random.default_rng(7).integers(0, 256, (4, 9)).astype(np.uint8)
+    t, e = _q(ints, 0.05, 100)
+    _same(_run(expr, torch, t), _run(expr, ember, e))

@@ -281,6 +281,8 @@ ACTS = [
     ('LeakyReLU', (0.03, 40), {'negative_slope': 0.2}),
     ('Sigmoid', (1 / 256, 0), {}),
     ('Dropout', (0.3,), {}),
+    ('Softmax', (1, 1 / 256, 0), {}),
+    ('Softmax', (0, 0.002, 3), {}),
 ]
 
 

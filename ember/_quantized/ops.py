@@ -1743,3 +1743,80 @@ def embedding_bag_byte(weight, indices, offsets=None, scale_grad_by_freq=False, 
         pos = starts[live] + k
         out[live] = _emb_rows(weight, idx[pos], None if psw is None else psw[pos], out[live])
     return _ember().as_tensor(out)
+
+
+class _FusedRows(EmbeddingPackedParamsBase):
+    """A fused 8-bit row-wise table (``uint8`` rows, then each row's float32 scale and
+    bias in its last 8 bytes) read for the embedding-bag kernels."""
+
+    def __init__(self, packed):
+        a = np.ascontiguousarray(np.asarray(packed._data))
+        if a.dtype != np.uint8 or a.ndim < 2:
+            raise RuntimeError("Expected a 2-D uint8 fused 8-bit row-wise table")
+        a = a.reshape(-1, a.shape[-1])
+        self._ints = a[:, :-8].astype(np.float64)
+        self._scales = a[:, -8:-4].copy().view(_F32).reshape(-1)
+        self._bias = a[:, -4:].copy().view(_F32).reshape(-1)
+        self._weight = packed
+
+
+@_op('embedding_bag_byte_prepack')
+def embedding_bag_byte_prepack(weight):
+    """``torch.ops.quantized.embedding_bag_byte_prepack``: a float table quantized per row
+    to 8 bits (``scale = (max - min) / 255``, ``bias = min``), as ``uint8`` rows each
+    followed by its float32 scale and bias (``embedding_dim + 8`` bytes).
+
+    Example::
+
+        >>> p = ember.ops.quantized.embedding_bag_byte_prepack(ember.tensor([[0.0, 1.0]]))
+        >>> p.shape, p[0, :2]
+        (torch.Size([1, 10]), tensor([  0, 255], dtype=torch.uint8))
+    """
+    w = np.asarray(weight.detach().float()._data, _F32)
+    lo = w.min(axis=-1, keepdims=True)
+    hi = w.max(axis=-1, keepdims=True)
+    rng = (hi - lo).astype(_F32)
+    scale = (rng / _F32(255)).astype(_F32)
+    inv = (_F32(255) / (rng + _F32(1e-8))).astype(_F32)
+    q = np.clip(np.rint(((w - lo).astype(_F32) * inv).astype(_F32)), 0, 255).astype(np.uint8)
+    out = np.concatenate([q, scale.view(np.uint8).reshape(scale.shape[:-1] + (4,)),
+                          lo.astype(_F32).view(np.uint8).reshape(lo.shape[:-1] + (4,))],
+                         axis=-1)
+    return _ember().as_tensor(out)
+
+
+@_op('embedding_bag_byte_unpack')
+def embedding_bag_byte_unpack(weight):
+    """``torch.ops.quantized.embedding_bag_byte_unpack``: the float rows of a fused 8-bit
+    row-wise table (``q * scale + bias``, one rounding).
+
+    Example::
+
+        >>> p = ember.ops.quantized.embedding_bag_byte_prepack(ember.tensor([[0.0, 1.0]]))
+        >>> ember.ops.quantized.embedding_bag_byte_unpack(p)
+        tensor([[0., 1.]])
+    """
+    t = _FusedRows(weight)
+    rows = (t._ints * t._scales[:, None].astype(np.float64) + t._bias[:, None]).astype(_F32)
+    lead = tuple(weight.shape[:-1])
+    return _ember().as_tensor(rows.reshape(lead + (rows.shape[-1],)))
+
+
+@_op('embedding_bag_byte_rowwise_offsets')
+def embedding_bag_byte_rowwise_offsets(weight, indices, offsets=None, scale_grad_by_freq=False,
+                                       mode=0, pruned_weights=False, per_sample_weights=None,
+                                       compressed_indices_mapping=None,
+                                       include_last_offset=False):
+    """``torch.ops.quantized.embedding_bag_byte_rowwise_offsets``: bag sums over a fused
+    8-bit row-wise table (from :func:`embedding_bag_byte_prepack`); arguments as
+    :func:`embedding_bag_byte`.
+
+    Example::
+
+        >>> p = ember.ops.quantized.embedding_bag_byte_prepack(ember.tensor([[0.0, 1.0], [1.0, 1.0]]))
+        >>> ember.ops.quantized.embedding_bag_byte_rowwise_offsets(p, ember.tensor([0, 1]), ember.tensor([0]))
+        tensor([[1., 2.]])
+    """
+    return embedding_bag_byte(_FusedRows(weight), indices, offsets, scale_grad_by_freq, mode,
+                              pruned_weights, per_sample_weights, compressed_indices_mapping,
+                              include_last_offset)

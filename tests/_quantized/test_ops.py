@@ -416,3 +416,26 @@ def test_float_path_ops(expr):
     ints = np.random.default_rng(7).integers(0, 256, (4, 9)).astype(np.uint8)
     t, e = _q(ints, 0.05, 100)
     _same(_run(expr, torch, t), _run(expr, ember, e))
+
+
+def test_embedding_bag_byte_rowwise():
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((30, 17)).astype(np.float32)
+    w[4] = 0.5                                  # a constant row
+    tp = torch.ops.quantized.embedding_bag_byte_prepack(torch.from_numpy(w))
+    ep = ember.ops.quantized.embedding_bag_byte_prepack(ember.tensor(w))
+    np.testing.assert_array_equal(ep.numpy(), tp.numpy())
+    np.testing.assert_array_equal(ember.ops.quantized.embedding_bag_byte_unpack(ep).numpy(),
+                                  torch.ops.quantized.embedding_bag_byte_unpack(tp).numpy())
+    idx = rng.integers(0, 30, 40)
+    offs = np.array([0, 5, 6, 20, 33])
+    psw = rng.standard_normal(40).astype(np.float32)
+    for w_, last in ((None, False), (psw, False), (None, True)):
+        o = np.append(offs, 40) if last else offs
+        args_t = (torch.from_numpy(idx), torch.from_numpy(o), False, 0, False,
+                  None if w_ is None else torch.from_numpy(w_), None, last)
+        args_e = (ember.tensor(idx), ember.tensor(o), False, 0, False,
+                  None if w_ is None else ember.tensor(w_), None, last)
+        np.testing.assert_array_equal(
+            ember.ops.quantized.embedding_bag_byte_rowwise_offsets(ep, *args_e).numpy(),
+            torch.ops.quantized.embedding_bag_byte_rowwise_offsets(tp, *args_t).numpy())

@@ -145,3 +145,14 @@ def test_linear_relu_dynamic():
     assert repr(qe) == repr(qt)
     x = np.random.default_rng(0).standard_normal((3, 20)).astype(np.float32)
     np.testing.assert_array_equal(qe(ember.tensor(x)).numpy(), qt(torch.from_numpy(x)).numpy())
+
+
+def test_linear_float16():
+    e, t = with_qconfig(*float_pair(lambda M: M.nn.Linear(20, 7)), 'float16_dynamic_qconfig')
+    qe, qt = ennqd.Linear.from_float(e), tnnqd.Linear.from_float(t)
+    assert repr(qe) == repr(qt)
+    same_state(qe, qt)
+    x = np.random.default_rng(0).standard_normal((3, 20)).astype(np.float32)
+    # fbgemm's float16 GEMM sums in its own order: the float32 results agree to rounding
+    np.testing.assert_allclose(qe(ember.tensor(x)).detach().numpy(),
+                               qt(torch.from_numpy(x)).detach().numpy(), rtol=0, atol=1e-6)

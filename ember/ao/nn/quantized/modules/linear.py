@@ -100,10 +100,12 @@ class LinearPackedParams(Module):
 
 
 class _Fp16Packed:
-    """float16 weights for dynamic linear layers (``dtype=float16``)."""
+    """float16 weights for dynamic linear layers (``dtype=float16``): kept rounded to
+    float16 (as float32 values, which ``unpack`` gives, as PyTorch's)."""
 
     def __init__(self, weight, bias):
-        self._weight, self._bias = weight, bias
+        self._weight = weight.detach().float().half().float()
+        self._bias = bias
 
     def unpack(self):
         return self._weight, self._bias

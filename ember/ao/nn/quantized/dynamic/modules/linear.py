@@ -1,6 +1,4 @@
 """Dynamically quantized ``Linear``: int8 weight, float input and output."""
-import numpy as np
-
 import ember
 from ember import _dtype as D
 from ember import nn as _nn
@@ -14,10 +12,8 @@ __all__ = ['Linear']
 def _fp16_linear(x, packed, relu=False):
     """A float16-weight dynamic linear layer: the weight rounded to float16, the product
     in float32."""
-    w, b = packed.unpack()
-    w16 = ember.as_tensor(np.asarray(w.detach()._data, np.float32).astype(np.float16)
-                          .astype(np.float32))
-    y = ember.nn.functional.linear(x, w16, b)
+    w, b = packed.unpack()          # float16 values (as float32)
+    y = ember.nn.functional.linear(x, w, b)
     return ember.nn.functional.relu(y) if relu else y
 
 

@@ -108,7 +108,7 @@ def number_overflow(v):
 # the C++ type names PyTorch's "value cannot be converted to type ... without overflow" uses
 C_TYPE_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half',
                 'bfloat16': 'c10::BFloat16', 'bool': 'bool', 'uint8': 'uint8_t',
-                'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int32_t', 'int64': 'int64_t',
+                'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int', 'int64': 'int64_t',
                 'uint16': 'uint16_t', 'uint32': 'uint32_t', 'uint64': 'uint64_t'}
 _NUMBER_TYPES = (_bool, _int, _float, complex, np.number, np.bool_)
 
@@ -124,7 +124,9 @@ def fill_value(v, dtype, int_limit=None):
     convert`` past uint64, or ``int_limit``'s error when given), a complex value into a
     real dtype (a nonzero imaginary part) and an out-of-range value into an integer dtype
     raise PyTorch's RuntimeError. Returns ``v`` (a complex with zero imaginary part as its
-    real part for a real dtype). The caller has checked that ``v`` is a number."""
+    real part for a real dtype; a negative integer for an unsigned dtype wrapped into it, as
+    PyTorch's conversion wraps it: -1 is 255 for uint8). The caller has checked that ``v`` is
+    a number."""
     if type(v) is _int:
         if int_limit is not None:
             int_limit(v)
@@ -139,6 +141,9 @@ def fill_value(v, dtype, int_limit=None):
     if cat == 1 and not isinstance(v, (_bool, np.bool_)) and _out_of_int_range(v, dtype):
         raise RuntimeError(f"value cannot be converted to type "
                            f"{C_TYPE_NAMES.get(dtype._name, dtype._name)} without overflow")
+    if cat == 1 and not dtype.is_signed and isinstance(v, (_int, np.integer)) and \
+            not isinstance(v, (_bool, np.bool_)) and v < 0:
+        v = _int(v) % (1 << (8 * dtype.itemsize))
     return v
 
 

@@ -78,7 +78,14 @@ def _scale_alpha(y, x, alpha):
     if x.dtype.kind in 'biu' and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    r = y * alpha
+    if y.dtype.kind in 'iu' and not isinstance(alpha, (bool, float, complex)):
+        # torch converts alpha to the integer dtype (checked; an unsigned dtype wraps
+        # negatives: -3 is 253 for uint8)
+        alpha = y.dtype.type(_args.fill_value(int(alpha), D._NP2DT[y.dtype]))
+        with np.errstate(over='ignore'):        # integer products wrap, as in torch
+            r = y * alpha
+    else:
+        r = y * alpha
     return r.astype(x.dtype) if r.dtype != x.dtype else r
 
 
@@ -1059,7 +1066,8 @@ def _clamp_arrays(input, min, max):
                 check_broadcast(r.shape, v._data.shape)
             return v._data.astype(dt)
         if type(v) is int and dt.kind in 'iu':
-            _args.fill_value(v, D._NP2DT[dt])     # PyTorch converts the bound with a check
+            # PyTorch converts the bound with a check (an unsigned dtype wraps negatives)
+            v = _args.fill_value(v, D._NP2DT[dt])
         return dt.type(v)
     if min is not None:
         r = xp.maximum(r, arr(min))

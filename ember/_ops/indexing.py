@@ -940,7 +940,11 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     o = a.copy()
     src = _moved(s, d) if s.ndim else s.reshape(1)
     if alpha != 1:
-        src = src * alpha
+        if src.dtype.kind in 'iu' and isinstance(alpha, int) and not isinstance(alpha, bool):
+            # alpha converted to the integer dtype (an unsigned one wraps negatives)
+            alpha = src.dtype.type(_args.fill_value(alpha, _NP2DT[src.dtype]))
+        with np.errstate(over='ignore'):
+            src = src * alpha
         if src.dtype != a.dtype:
             src = src.astype(a.dtype)
     xp.add.at(_moved(o, d), idx, src)

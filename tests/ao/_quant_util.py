@@ -3,6 +3,7 @@ weights, warnings recorded (and the filters given back), outputs compared."""
 import warnings
 
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -123,3 +124,13 @@ def dyadic(shape, seed=0, step=8):
     """Random float32 inputs that are multiples of ``1/step``."""
     x = np.random.default_rng(seed).standard_normal(shape)
     return (np.round(x * step) / step).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def keep_rng():
+    """Give back torch's and ember's global random states after each test (the tests seed
+    them); imported by each quantization test module."""
+    ts, es = torch.get_rng_state(), ember.get_rng_state()
+    yield
+    torch.set_rng_state(ts)
+    ember.set_rng_state(es)

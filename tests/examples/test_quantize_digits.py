@@ -6,6 +6,8 @@ import importlib.util
 import os
 import warnings
 
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
+
 EXAMPLE = os.path.join(os.path.dirname(__file__), '..', '..', 'examples', 'quantize_digits.py')
 
 

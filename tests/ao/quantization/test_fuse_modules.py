@@ -6,6 +6,7 @@ import torch
 
 import ember
 import ember.ao.quantization as eq
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
 from ao._quant_util import both, close, e_tensor
 
 

@@ -10,6 +10,7 @@ import torch
 
 import ember
 import ember.ao.quantization as eq
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
 from ao._quant_util import (both, close, compare_state, dyadic, dyadic_params, e_tensor, quiet,
                             record, to_np)
 

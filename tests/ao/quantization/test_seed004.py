@@ -12,6 +12,7 @@ import pytest
 import torch as real_torch
 
 import ember
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
 from ao._quant_util import compare_state, dyadic, dyadic_params, e_tensor, record, to_np
 
 

@@ -5,6 +5,7 @@ import torch
 
 import ember
 import ember.ao.nn.intrinsic.modules as e_nni
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
 from ao._quant_util import both, close, e_tensor
 
 

@@ -4,6 +4,7 @@ import torch
 
 import ember
 import ember.ao.nn.qat as e_nnqat
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
 from ao._quant_util import both, compare_state, qat_qconfig, quiet, train_steps
 
 CASES = [

@@ -9,6 +9,7 @@ import torch
 import ember
 import ember.ao.nn.intrinsic.modules as e_nni
 import ember.ao.nn.intrinsic.qat as e_nniqat
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
 from ao._quant_util import both, compare_state, qat_qconfig, quiet, train_steps
 
 

@@ -116,16 +116,20 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
             return True
         return False
 
-    def pick(r, k, low):
+    def pick(r, k, mode):
+        """A size to try for ``r``: next to the example's ('near'), at the low end of
+        its range ('low') or far up it ('far'); ``k`` keeps the roots' sizes apart."""
         rng = symbols[r]
         lo = max(rng.lower, 2)
         hi = None if rng.upper == int_oo else rng.upper
-        if low:
+        if mode == 'low':
             v = lo + k
             if v == hint[r]:
                 v += len(roots) + 1
-        else:
+        elif mode == 'near':
             v = hint[r] + 1 + k
+        else:
+            v = (hi if hi is not None else max(8 * hint[r], hint[r] + 64)) - k
         if hi is not None and v > hi:
             v = max(lo, hint[r] - 1 - k)
         if v < lo or (hi is not None and v > hi) or v == hint[r]:
@@ -133,27 +137,28 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
         return v
 
     trials = []
-    for low in (False, True):
+    for mode in ('near', 'low', 'far'):
         choice = {}
         for k, r in enumerate(roots):
-            v = pick(r, k, low)
+            v = pick(r, k, mode)
             if v is not None:
                 choice[r] = v
-        if choice:
+        if choice and choice not in trials:
             trials.append(choice)
     if all(ok(c) for c in trials):
         return set(), _shape_exprs(graph, seen, hint)
     # find the culprit(s)
     auto = set()
+    narrowed = {}
     for r in roots:
         fails = []
-        for low in (False, True):
-            v = pick(r, 0, low)
+        for mode in ('near', 'low', 'far'):
+            v = pick(r, 0, mode)
             if v is not None and not ok({r: v}):
-                fails.append((low, v))
+                fails.append(v)
         if not fails:
             continue
-        low, v = fails[0]
+        v = fails[0]
         name = r.dim_name if r.hint_kind is None else where[r]
         partner = next((q for q in roots if q is not r and hint[q] == hint[r] and
                         ok({r: v, q: v})), None)
@@ -167,10 +172,11 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
                 f'TORCH_LOGS="+dynamic".\n  - The values of {name} = {where[r]} and '
                 f'{pname} = {where[partner]} must always be equal.\n'
                 f'Suggested fixes:\n  {name} = {pname}\n')
-        if r.hint_kind == 'AUTO':
-            auto.add(r)
-            continue
-        if not low:
+        lo_r, hi_r = _valid_range(r, hint[r], symbols[r], ok)
+        if lo_r == hi_r:                      # only the example's size works
+            if r.hint_kind == 'AUTO':
+                auto.add(r)
+                continue
             raise _error(
                 f'Constraints violated ({name})! For more information, run with '
                 f'TORCH_LOGS="+dynamic".\n  - You marked {name} as dynamic but your code '
@@ -179,11 +185,75 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
                 'using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.\n'
                 + (f'Suggested fixes:\n  {name} = {hint[r]}\n' if r.hint_kind is None
                    else ''))
+        if r.hint_kind is not None:           # a hint: the range narrows to what works
+            narrowed[r] = (lo_r, hi_r)
+            continue
+        rng = symbols[r]
+        spec = ''.join([f'{rng.lower} <= ' if rng.lower > 2 else '', name,
+                        f' <= {rng.upper}' if rng.upper != int_oo else ''])
+        spec = f' {spec}' if spec != name else ''
+        upper = 'IntInfinity()' if hi_r == int_oo else hi_r
+        fix = ', '.join([repr(name)] + ([f'min={lo_r}'] if lo_r != 2 else []) +
+                        ([f'max={hi_r}'] if hi_r != int_oo else []))
         raise _error(
             f'Constraints violated ({name})! For more information, run with '
             f'TORCH_LOGS="+dynamic".\n  - Not all values of {name} = {where[r]} in the '
-            'specified range satisfy the generated guard')
+            f'specified range{spec} satisfy the generated guard {lo_r} <= {where[r]} and '
+            f'{where[r]} <= {upper}\nSuggested fixes:\n  {name} = Dim({fix})\n')
+    if narrowed:
+        from .dynamic_shapes import ValueRanges
+        for r, (lo_r, hi_r) in narrowed.items():
+            symbols[r] = ValueRanges(lo_r, hi_r)
+            for s in list(symbols):
+                if s.fn is not None and s.root is r:
+                    symbols[s] = ValueRanges(s.fn(lo_r),
+                                             int_oo if hi_r == int_oo else s.fn(hi_r))
+        again, shapes = verify(recapture, flat, per_leaf, symbols, graph, srcs)
+        return auto | again, shapes
     return auto, {}
+
+
+def _valid_range(r, h, rng, ok):
+    """The interval of sizes around the example's ``h`` for which the program is the same
+    (searched by bisection, assuming one interval): ``(lower, upper)``, ``upper`` possibly
+    ``int_oo``."""
+    from .dynamic_shapes import int_oo
+    lo = max(rng.lower, 2)
+    if h < lo:
+        lo = h
+
+    def good(v):
+        return v == h or ok({r: v})
+    if good(lo):
+        low = lo
+    else:
+        bad, fine = lo, h            # good(bad) False, good(fine) True
+        while fine - bad > 1:
+            mid = (bad + fine) // 2
+            if good(mid):
+                fine = mid
+            else:
+                bad = mid
+        low = fine
+    if rng.upper != int_oo:
+        top = rng.upper
+        if good(top):
+            return low, top
+    else:
+        fine, top = h, max(2 * h, h + 8)
+        while good(top):
+            if top > 1 << 16:
+                return low, int_oo
+            fine, top = top, 2 * top
+    fine = max(h, low)
+    bad = top
+    while bad - fine > 1:
+        mid = (fine + bad) // 2
+        if good(mid):
+            fine = mid
+        else:
+            bad = mid
+    return low, fine
 
 
 def _expr(a, sym, b):

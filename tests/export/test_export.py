@@ -468,13 +468,31 @@ def test_specialized_dynamic_dims_raise_as_torch(body, shapes, spec):
     assert _violation(ember, body, shapes, spec) == _violation(torch, body, shapes, spec)
 
 
-def test_guard_on_dynamic_dim_raises():
-    got = _violation(ember, 'x * 2 if x.shape[0] > 2 else x', [(3, 4)],
-                     lambda lib: ({0: lib.export.Dim('batch')},))
-    want = _violation(torch, 'x * 2 if x.shape[0] > 2 else x', [(3, 4)],
-                      lambda lib: ({0: lib.export.Dim('batch')},))
-    assert got[0] == want[0] == 'UserError'
-    assert want[1].startswith(got[1])    # PyTorch goes on with the guard it generated
+@pytest.mark.parametrize('body, dim', [
+    ('x * 2 if x.shape[0] > 2 else x', lambda lib: lib.export.Dim('batch')),
+    ('x * 2 if x.shape[0] > 2 else x', lambda lib: lib.export.Dim('batch', max=64)),
+    ('x * 2 if x.shape[0] < 6 else x', lambda lib: lib.export.Dim('batch', min=2, max=10)),
+    ('x * 2 if 3 < x.shape[0] < 9 else x', lambda lib: lib.export.Dim('batch')),
+], ids=['min', 'min-max', 'max', 'interval'])
+def test_guard_on_dynamic_dim_raises_as_torch(body, dim):
+    n = 5 if '3 <' in body else 3
+    assert _violation(ember, body, [(n, 2)], lambda lib: ({0: dim(lib)},)) == \
+        _violation(torch, body, [(n, 2)], lambda lib: ({0: dim(lib)},))
+
+
+def test_guard_on_dynamic_hint_narrows_its_range_as_torch():
+    got = []
+    for lib in (ember, torch):
+        ns = {'lib': lib}
+        exec('class C(lib.nn.Module):\n    def forward(self, x):\n'
+             '        return x * 2 if x.shape[0] > 2 else x', ns)
+        ep = lib.export.export(ns['C'](), (lib.ones(3, 2),),
+                               dynamic_shapes=({0: lib.export.Dim.DYNAMIC},))
+        with pytest.raises(AssertionError) as info:
+            ep.module()(lib.ones(2, 2))
+        got.append(([repr(r) for r in ep.range_constraints.values()], str(info.value),
+                    tuple(ep.module()(lib.ones(7, 2)).shape)))
+    assert got[0] == got[1]
 
 
 def test_dynamic_layers_run_at_other_sizes():

@@ -185,10 +185,20 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
                 'using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.\n'
                 + (f'Suggested fixes:\n  {name} = {hint[r]}\n' if r.hint_kind is None
                    else ''))
+        rng = symbols[r]
+        full = (lo_r, hi_r) == (max(rng.lower, 2), rng.upper)
+        if full:                              # not an interval (say, even sizes only)
+            if r.hint_kind == 'AUTO':
+                auto.add(r)
+                continue
+            raise _error(
+                f'Constraints violated ({name})! For more information, run with '
+                f'TORCH_LOGS="+dynamic".\n  - Not all values of {name} = {where[r]} in the '
+                f'specified range satisfy the generated guard (the program is not the same '
+                f'for {where[r]} = {v})')
         if r.hint_kind is not None:           # a hint: the range narrows to what works
             narrowed[r] = (lo_r, hi_r)
             continue
-        rng = symbols[r]
         spec = ''.join([f'{rng.lower} <= ' if rng.lower > 2 else '', name,
                         f' <= {rng.upper}' if rng.upper != int_oo else ''])
         spec = f' {spec}' if spec != name else ''

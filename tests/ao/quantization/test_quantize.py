@@ -324,3 +324,52 @@ def test_swap_module_keeps_user_hooks():
     assert new._get_name() == 'DynamicQuantizedLinear'
     new(ember.randn(2, 4))
     assert seen == ['pre', 'post']
+
+
+def _bn_model(T):
+    nn, q = T.nn, _ns(T)
+
+    class BN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = q.QuantStub()
+            self.conv = nn.Conv2d(2, 4, 3)
+            self.bn = nn.BatchNorm2d(4)
+            self.relu = nn.ReLU()
+            self.conv2 = nn.Conv2d(4, 4, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(4)
+            self.fc = nn.Linear(16, 5)
+            self.bn3 = nn.BatchNorm1d(5)
+            self.dequant = q.DeQuantStub()
+
+        def forward(self, x):
+            x = self.bn2(self.conv2(self.relu(self.bn(self.conv(self.quant(x))))))
+            return self.dequant(self.bn3(self.fc(x.reshape(x.shape[0], -1))))
+    return BN()
+
+
+def test_qat_conv_bn_flow_matches_torch():
+    """fuse_modules_qat -> prepare_qat -> training passes -> convert, with the batch norms
+    folded: QAT state within round-off; converted from the same state, integer-equal."""
+    e, t = both(_bn_model)
+    groups = [['conv', 'bn', 'relu'], ['conv2', 'bn2'], ['fc', 'bn3']]
+    models = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        m = q.fuse_modules_qat(m.train(), groups)
+        m.qconfig = quiet(q.get_default_qat_qconfig, 'x86')
+        m = quiet(q.prepare_qat, m)
+        tensor = e_tensor if T is ember else torch.from_numpy
+        for seed in range(3):
+            m(tensor(_x(seed, (6, 2, 4, 4))))
+        models.append(m.eval())
+    me, mt = models
+    assert type(me.conv).__name__ == 'ConvBnReLU2d' and type(me.fc).__name__ == 'LinearBn1d'
+    assert list(me.state_dict()) == list(mt.state_dict())
+    compare_state(me, mt, atol=1e-4)
+    me.load_state_dict({k: e_tensor(v) for k, v in mt.state_dict().items()})
+    ce, ct = quiet(eq.convert, me), quiet(tq.convert, mt)
+    assert repr(ce) == repr(ct)
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    ye, yt = ce(e_tensor(_x(7, (3, 2, 4, 4)))), ct(torch.from_numpy(_x(7, (3, 2, 4, 4))))
+    np.testing.assert_array_equal(to_np(ye), to_np(yt))

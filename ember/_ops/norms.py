@@ -110,6 +110,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _reduce_extreme(t, d, largest, keepdim):
+    if largest and t.shape[d] == 0:     # torch: the largest of no (non-negative) norms is 0
+        return t.sum(d, keepdim=keepdim)
     return t.amax(d, keepdim=keepdim) if largest else t.amin(d, keepdim=keepdim)
 
 

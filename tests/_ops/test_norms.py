@@ -27,3 +27,19 @@ def test_vector_norm_gradcheck_general_p():
                      requires_grad=True)
     for p in (0.5, 3.0, -1.0):
         assert ember.autograd.gradcheck(lambda t: ember.linalg.vector_norm(t, p, dim=1), (x,))
+
+
+@pytest.mark.parametrize('shape', [(0, 3), (3, 0), (0, 0), (2, 0, 3), (2, 3, 0)])
+@pytest.mark.parametrize('ord', [float('inf'), 1, 2, -1, -2, float('-inf'), 'fro', 'nuc'])
+def test_matrix_norm_empty(shape, ord):
+    # torch: the largest of no norms is 0; the smallest of none is amin's error
+
+    res = []
+    for m in (torch, ember):
+        try:
+            r = (m.linalg.matrix_norm(m.zeros(shape), ord),
+                 m.linalg.matrix_norm(m.zeros(shape, dtype=m.complex64), ord, keepdim=True))
+            res.append([(tuple(t.shape), str(t.dtype), t.tolist()) for t in r])
+        except IndexError as e:
+            res.append(('IndexError', 'amin()' in str(e)))
+    assert res[0] == res[1]

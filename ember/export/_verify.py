@@ -129,7 +129,7 @@ def verify(recapture, flat, per_leaf, symbols, graph, srcs):
         elif mode == 'near':
             v = hint[r] + 1 + k
         else:
-            v = (hi if hi is not None else max(8 * hint[r], hint[r] + 64)) - k
+            v = (hi if hi is not None else max(4 * hint[r], hint[r] + 16)) - k
         if hi is not None and v > hi:
             v = max(lo, hint[r] - 1 - k)
         if v < lo or (hi is not None and v > hi) or v == hint[r]:

@@ -120,10 +120,12 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
     ``strict=True`` traces the same way, ember has no TorchDynamo). A dynamic size read in
     Python (``x.shape[0]``, ``x.size(1)``) is a ``sym_size`` node and arithmetic on it is
     recorded; the dynamic dimensions are then checked by capturing again at other sizes in
-    their ranges: a program that comes out different (a size baked in, a branch on a size,
-    two sizes that must be equal) raises PyTorch's constraint-violation ``UserError`` (the
-    guard PyTorch would print is not derived), and a specialized ``Dim.AUTO`` dimension
-    becomes static. ``Tensor.item()`` is recorded; ``numpy()``, ``tolist()`` and
+    their ranges (next to the example's, at the low end, and the top of the range or 4x the
+    example's): a program that comes out different (a size baked in, a branch on a size,
+    two sizes that must be equal) raises PyTorch's constraint-violation ``UserError``, with
+    the interval a guard allows found by bisection (a ``Dim.DYNAMIC``/``Dim.AUTO`` range
+    narrows to it, a specialized ``Dim.AUTO`` becomes static); a guard past the sizes tried
+    is not seen, and one that is not an interval is reported with a size that differs. ``Tensor.item()`` is recorded; ``numpy()``, ``tolist()`` and
     ``bool``/``int``/``float`` of a captured value raise ``ExportCaptureError`` (a
     ``RuntimeError``), as PyTorch refuses data-dependent values; so does a value computed
     from a floating-point input by code the capture cannot see (NumPy on arrays).

@@ -373,3 +373,23 @@ def test_qat_conv_bn_flow_matches_torch():
     assert list(ce.state_dict()) == list(ct.state_dict())
     ye, yt = ce(e_tensor(_x(7, (3, 2, 4, 4)))), ct(torch.from_numpy(_x(7, (3, 2, 4, 4))))
     np.testing.assert_array_equal(to_np(ye), to_np(yt))
+
+
+def test_embedding_qat_and_weight_only_flows_match_torch():
+    e, t = both(lambda T: T.nn.Sequential(T.nn.Embedding(10, 4), T.nn.Linear(4, 2)))
+    idx = np.arange(6).reshape(2, 3) % 10
+    res = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        m[0].qconfig = q.default_embedding_qat_qconfig
+        p = quiet(q.prepare_qat, m.train(), mapping=q.get_embedding_qat_module_mappings())
+        x = T.tensor(idx)
+        p(x)
+        c = quiet(q.convert, p.eval(), mapping=q.get_embedding_static_quant_module_mappings())
+        d = quiet(q.quantize_dynamic, T.nn.Sequential(c[1], T.nn.EmbeddingBag(10, 4)),
+                  dtype=T.quint8)
+        res.append((c, c[0](x), d))
+    (ce, ye, de), (ct, yt, dt) = res
+    assert repr(ce) == repr(ct) and repr(de) == repr(dt)
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    np.testing.assert_array_equal(to_np(ye), to_np(yt))

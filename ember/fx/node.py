@@ -71,6 +71,11 @@ def _qualified_name(func):
     if isinstance(func, (types.MethodDescriptorType, types.WrapperDescriptorType)) and \
             func is getattr(getattr(func, '__objclass__', None), func.__name__, None):
         return f'{func.__objclass__.__module__}.{func.__objclass__.__qualname__}.{func.__name__}'
+    if type(func).__name__ in ('OpOverloadPacket', 'OpOverload') and \
+            isinstance(getattr(func, '_qualname', None), str):     # ember.ops.<ns>.<op>
+        ns, _, op = func._qualname.partition('::')
+        suffix = '' if type(func).__name__ == 'OpOverloadPacket' else '.default'
+        return f'torch.ops.{ns}.{op}{suffix}'
     name = getattr(func, '__qualname__', None) or func.__name__
     module = getattr(func, '__module__', None) or ''
     if module == '_operator':

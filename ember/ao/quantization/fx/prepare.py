@@ -1,0 +1,211 @@
+"""Observer insertion on an FX graph (as ``torch.ao.quantization.fx.prepare``).
+
+Each node is matched (latest first, longest pattern first) against the patterns of the
+backend config; a matched pattern whose qconfig is supported by one of its dtype configs
+is quantized: its tensor inputs get the qconfig's activation observer unless already
+observed (an input observer of the same value is reused), and its last node gets an output
+observer (``activation_post_process_<i>``), which for ``OUTPUT_SHARE_OBSERVER_WITH_INPUT``
+patterns is the input's observer module registered under a second name. For QAT, modules
+are first swapped for their QAT forms."""
+from ember.fx import GraphModule
+
+from .utils import (match_chain, _sorted_configs, generate_node_name_to_qconfig,
+                    get_new_attr_name_with_prefix, is_activation_post_process_node)
+
+__all__ = ['prepare', 'ObservedGraphModuleAttrs']
+
+
+class ObservedGraphModuleAttrs:
+    """What ``prepare`` records in ``model.meta['_observed_graph_module_attrs']`` for
+    ``convert``: each node's qconfig and scope, the observed node names, the matched
+    patterns, whether it is QAT, the qconfig mapping and backend config.
+
+    Example::
+
+        >>> attrs = prepared.meta['_observed_graph_module_attrs']
+        >>> attrs.is_qat
+        False
+    """
+
+    def __init__(self, node_name_to_qconfig, node_name_to_scope, prepare_custom_config,
+                 equalization_node_name_to_qconfig, qconfig_mapping, is_qat,
+                 observed_node_names, is_observed_standalone_module=False,
+                 standalone_module_input_quantized_idxs=None,
+                 standalone_module_output_quantized_idxs=None):
+        self.node_name_to_qconfig = node_name_to_qconfig
+        self.node_name_to_scope = node_name_to_scope
+        self.prepare_custom_config = prepare_custom_config
+        self.equalization_node_name_to_qconfig = equalization_node_name_to_qconfig
+        self.qconfig_mapping = qconfig_mapping
+        self.is_qat = is_qat
+        self.observed_node_names = observed_node_names
+        self.is_observed_standalone_module = is_observed_standalone_module
+        self.standalone_module_input_quantized_idxs = standalone_module_input_quantized_idxs
+        self.standalone_module_output_quantized_idxs = standalone_module_output_quantized_idxs
+        self.backend_config = None
+
+
+def _flattened_qconfig_dict(mapping):
+    d = {"": mapping.global_qconfig}
+    d.update(mapping.object_type_qconfigs)
+    d.update(mapping.module_name_qconfigs)
+    return d
+
+
+def _qconfig_supported(qconfig, dtype_configs):
+    """Whether one of the pattern's dtype configs takes the qconfig's dtypes (static
+    activation, and the weight's dtype where the config names one)."""
+    if qconfig is None:
+        return False
+    act = qconfig.activation()
+    act_dtype = getattr(act, 'dtype', None)
+    is_dynamic = getattr(act, 'is_dynamic', False)
+    weight_dtype = getattr(qconfig.weight(), 'dtype', None)
+    for dc in dtype_configs:
+        if bool(dc.is_dynamic) != bool(is_dynamic):
+            continue
+        if dc.input_dtype != act_dtype:
+            continue
+        if not is_dynamic and dc.output_dtype != act_dtype:
+            continue
+        if dc.weight_dtype is not None and dc.weight_dtype != weight_dtype:
+            continue
+        return True
+    return False
+
+
+def _is_quantized_dtype(obs_ctr):
+    import ember
+    return getattr(obs_ctr(), 'dtype', None) in (ember.quint8, ember.qint8, ember.qint32)
+
+
+def _tensor_args(node, modules, non_tensor):
+    """The node's arguments that carry activations (Nodes, also inside lists: ``cat``),
+    skipping weights of functional linear/conv and sizes."""
+    from ember.nn import functional as F
+    args = list(node.args)
+    if node.op == 'call_function' and node.target in (
+            F.linear, F.conv1d, F.conv2d, F.conv3d):
+        args = args[:1]
+    out = []
+    for a in args:
+        items = a if isinstance(a, (list, tuple)) else [a]
+        for x in items:
+            if hasattr(x, 'op') and x.op != 'get_attr' and x not in non_tensor:
+                out.append(x)
+    return out
+
+
+def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
+            prepare_custom_config=None, _equalization_config=None, backend_config=None,
+            is_standalone_module=False):
+    """Insert observers into the traced and fused ``model`` (see the module docstring).
+
+    Args:
+        model (GraphModule): the traced, fused model (changed in place).
+        qconfig_mapping (QConfigMapping): the qconfigs.
+        is_qat (bool): quantization-aware training (swap modules to their QAT forms;
+            fake-quantize modules as observers).
+        node_name_to_scope (dict): node name -> ``(module_path, module_type)``.
+        example_inputs (tuple): example inputs (unused by the insertion itself).
+        prepare_custom_config: unused (kept for PyTorch's signature).
+        backend_config (BackendConfig, optional): default: the native config.
+        is_standalone_module (bool): unused.
+
+    Returns:
+        GraphModule: the observed model.
+
+    Example::
+
+        >>> observed = prepare(fused_gm, get_default_qconfig_mapping(), False, scopes, (x,))
+    """
+    from ..backend_config import get_native_backend_config, ObservationType
+    from ..quantize import propagate_qconfig_, convert as _eager_convert
+    if backend_config is None:
+        backend_config = get_native_backend_config()
+    configs = _sorted_configs(backend_config.configs)
+    propagate_qconfig_(model, _flattened_qconfig_dict(qconfig_mapping))
+    if is_qat:
+        qat_map = {c.pattern: c.qat_module for c in configs
+                   if c.qat_module is not None and isinstance(c.pattern, type)}
+        _eager_convert(model, mapping=qat_map, inplace=True, remove_qconfig=False)
+    graph = model.graph
+    modules = dict(model.named_modules(remove_duplicate=False))
+    node_name_to_qconfig = generate_node_name_to_qconfig(graph, modules, qconfig_mapping,
+                                                         node_name_to_scope)
+
+    # ---- match patterns (latest node first, longest pattern first)
+    matched = {}          # node -> (chain, config, qconfig)
+    for node in reversed(list(graph.nodes)):
+        if node in matched or node.op not in ('call_module', 'call_function', 'call_method'):
+            continue
+        for conf in configs:
+            chain = match_chain(node, conf.pattern, modules)
+            if chain is None or any(n in matched for n in chain):
+                continue
+            qconfig = node_name_to_qconfig.get(chain[0].name)
+            for n in chain:
+                matched[n] = (chain, conf, qconfig)
+            break
+
+    non_tensor = set()
+    for node in graph.nodes:
+        if node.op == 'call_method' and node.target in ('size', 'shape'):
+            non_tensor.add(node)
+        elif node.op == 'call_function' and node.args and all(
+                (a in non_tensor) or not hasattr(a, 'op') for a in node.args) and any(
+                a in non_tensor for a in node.args):
+            non_tensor.add(node)
+
+    observed_node_names = set()
+    input_obs = {}        # value node -> its input observer node
+
+    def new_observer(ctr_module, after=None, before=None):
+        name = get_new_attr_name_with_prefix('activation_post_process_')(model)
+        setattr(model, name, ctr_module)
+        modules[name] = ctr_module
+        return name
+
+    for node in list(graph.nodes):
+        if node not in matched:
+            continue
+        chain, conf, qconfig = matched[node]
+        if conf.observation_type == ObservationType.INPUT_OUTPUT_NOT_OBSERVED:
+            continue
+        if not _qconfig_supported(qconfig, conf.dtype_configs) or \
+                not _is_quantized_dtype(qconfig.activation):
+            continue
+        if node is chain[0]:
+            observed_node_names.add(node.name)
+            for arg in _tensor_args(node, modules, non_tensor):
+                if is_activation_post_process_node(arg, modules):
+                    continue
+                obs_node = input_obs.get(arg)
+                if obs_node is None:
+                    name = new_observer(qconfig.activation())
+                    with graph.inserting_before(node):
+                        obs_node = graph.create_node('call_module', name, (arg,), {})
+                    input_obs[arg] = obs_node
+                node.replace_input_with(arg, obs_node)
+        if node is chain[-1]:
+            if conf.observation_type == ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT:
+                ins = _tensor_args(chain[0], modules, non_tensor)
+                first = ins[0] if ins else None
+                if first is None or not is_activation_post_process_node(first, modules):
+                    continue
+                obs = modules[first.target]
+            else:
+                obs = qconfig.activation()
+            name = new_observer(obs)
+            with graph.inserting_after(node):
+                out_obs = graph.create_node('call_module', name, (node,), {})
+            node.replace_all_uses_with(out_obs, delete_user_cb=lambda u: u is not out_obs)
+
+    observed = GraphModule(model, graph)
+    attrs = ObservedGraphModuleAttrs(
+        node_name_to_qconfig, node_name_to_scope, prepare_custom_config,
+        {k: None for k in node_name_to_qconfig}, qconfig_mapping, is_qat,
+        observed_node_names)
+    attrs.backend_config = backend_config
+    observed.meta['_observed_graph_module_attrs'] = attrs
+    return observed

@@ -93,7 +93,7 @@ class _ConvNd(_QParamsState, Module):
         return s
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
+        Module._save_to_state_dict(self, destination, prefix, keep_vars)   # weight first
         w, b = self._weight_bias()
         destination[prefix + 'weight'] = w
         destination[prefix + 'bias'] = b
@@ -114,7 +114,6 @@ class _ConvNd(_QParamsState, Module):
                               f"{w.shape} from checkpoint, the shape in current model is "
                               f"{self.weight().shape}.")
         self.__dict__['_pending_wb'] = wb
-        self._load_qparams(state_dict, prefix, missing_keys)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys,
                                       unexpected_keys, error_msgs)
 

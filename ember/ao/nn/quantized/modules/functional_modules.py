@@ -119,16 +119,6 @@ class QFunctional(_QParamsState, Module):
         self.zero_point = 0
         self.activation_post_process = Identity()
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        self._save_qparams(destination, prefix)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        self._load_qparams(state_dict, prefix, missing_keys)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys,
-                                      unexpected_keys, error_msgs)
-
     def _get_name(self):
         return 'QFunctional'
 

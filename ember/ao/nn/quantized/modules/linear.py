@@ -6,7 +6,8 @@ from ember import _dtype as D
 from ember import nn as _nn
 from ember.nn import Module, Linear as _FloatLinear
 from ember._quantized import ops as _qops
-from .utils import (_quantize_weight, _hide_packed_params_repr, _QParamsState)
+from .utils import (_quantize_weight, _hide_packed_params_repr, _QParamsState,
+                    _float_module_check)
 
 __all__ = ['LinearPackedParams', 'Linear']
 
@@ -168,13 +169,8 @@ class Linear(_QParamsState, Module):
         return _qops.linear(x, self._packed_params._packed_params, self.scale,
                             self.zero_point)
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        self._save_qparams(destination, prefix)
-
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        self._load_qparams(state_dict, prefix, missing_keys)
         version = local_metadata.get('version', None)
         if version is None or version == 1:
             # version 1 kept weight and bias at this level
@@ -216,13 +212,7 @@ class Linear(_QParamsState, Module):
             weight_post_process = mod.weight_fake_quant
             activation_post_process = mod.activation_post_process
         else:
-            float_modules = cls._float_modules()
-            names = ', '.join(m.__name__ for m in float_modules)
-            if type(mod) not in float_modules:
-                raise AssertionError(f"nnq.{cls.__name__}.from_float only works for {names}, "
-                                     f"but got: {type(mod)}")
-            if not hasattr(mod, 'qconfig'):
-                raise AssertionError("Input float module must have qconfig defined")
+            _float_module_check(cls, mod, cls._float_modules())
             activation_post_process = mod.activation_post_process
             if isinstance(mod, _nn.Sequential):      # a fused LinearReLU: its linear
                 mod = mod[0]

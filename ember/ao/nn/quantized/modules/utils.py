@@ -28,16 +28,13 @@ def _quantize_weight(float_wt, observer):
 
 
 def _float_module_check(cls, mod, float_modules):
+    """``from_float``'s checks: ``mod`` is one of ``float_modules`` and has a qconfig."""
     names = ', '.join(m.__name__ for m in float_modules)
     if type(mod) not in float_modules:
         raise AssertionError(f"nnq.{cls.__name__}.from_float only works for {names}, but got: "
                              f"{type(mod)}")
     if not hasattr(mod, 'qconfig'):
         raise AssertionError("Input float module must have qconfig defined")
-
-
-def _as_list(v):
-    return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
 def _hide_packed_params_repr(self, params_cls):
@@ -84,6 +81,16 @@ class _QParamsState:
             else:
                 missing_keys.append(key)
         self.__dict__['_pending_qparams'] = vals
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        self._save_qparams(destination, prefix)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        self._load_qparams(state_dict, prefix, missing_keys)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def _commit_loads(self):
         super()._commit_loads()

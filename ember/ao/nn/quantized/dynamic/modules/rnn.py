@@ -55,6 +55,23 @@ def _project(x, packed):
     return _qops.linear_dynamic(x, packed, reduce_range=True)
 
 
+def _lstm_gates(gates, c):
+    """One LSTM step from the summed gate projections: the new ``(h, c)``."""
+    i, f, g, o = gates.chunk(4, -1)
+    c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
+    return ember.sigmoid(o) * ember.tanh(c), c
+
+
+def _gru_gates(gi, gh, h):
+    """One GRU step from the input and hidden projections: the new ``h``."""
+    ir, iz, in_ = gi.chunk(3, -1)
+    hr, hz, hn = gh.chunk(3, -1)
+    r = ember.sigmoid(ir + hr)
+    z = ember.sigmoid(iz + hz)
+    n = ember.tanh(in_ + r * hn)
+    return n + z * (h - n)
+
+
 class _CellParams:
     """One layer-direction's packed input and hidden weights (PyTorch's
     ``CellParamsBase`` of a dynamic quantized RNN)."""
@@ -324,11 +341,7 @@ class LSTM(_RNNBase):
 
     def _step(self, xw_t, state, packed_hh):
         h, c = state
-        gates = xw_t + _project(h, packed_hh)
-        i, f, g, o = gates.chunk(4, 1)
-        c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
-        h = ember.sigmoid(o) * ember.tanh(c)
-        return h, c
+        return _lstm_gates(xw_t + _project(h, packed_hh), c)
 
     def forward(self, input, hx=None):
         x, hx, batched = self._prepare(input, hx, 2)
@@ -355,13 +368,7 @@ class GRU(_RNNBase):
 
     def _step(self, xw_t, state, packed_hh):
         (h,) = state
-        gh = _project(h, packed_hh)
-        ir, iz, in_ = xw_t.chunk(3, 1)
-        hr, hz, hn = gh.chunk(3, 1)
-        r = ember.sigmoid(ir + hr)
-        z = ember.sigmoid(iz + hz)
-        n = ember.tanh(in_ + r * hn)
-        return (n + z * (h - n),)
+        return (_gru_gates(xw_t, _project(h, packed_hh), h),)
 
     def forward(self, input, hx=None):
         x, hx, batched = self._prepare(input, hx, 1)
@@ -483,10 +490,8 @@ class LSTMCell(_CellBase):
 
     def forward(self, input, hx=None):
         h, c = self._hx(input, hx, 2)
-        gates = _project(input, self._packed_weight_ih) + _project(h, self._packed_weight_hh)
-        i, f, g, o = gates.chunk(4, -1)
-        c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
-        return ember.sigmoid(o) * ember.tanh(c), c
+        return _lstm_gates(_project(input, self._packed_weight_ih) +
+                           _project(h, self._packed_weight_hh), c)
 
 
 class GRUCell(_CellBase):
@@ -497,14 +502,8 @@ class GRUCell(_CellBase):
 
     def forward(self, input, hx=None):
         (h,) = self._hx(input, hx, 1)
-        gi = _project(input, self._packed_weight_ih)
-        gh = _project(h, self._packed_weight_hh)
-        ir, iz, in_ = gi.chunk(3, -1)
-        hr, hz, hn = gh.chunk(3, -1)
-        r = ember.sigmoid(ir + hr)
-        z = ember.sigmoid(iz + hz)
-        n = ember.tanh(in_ + r * hn)
-        return n + z * (h - n)
+        return _gru_gates(_project(input, self._packed_weight_ih),
+                          _project(h, self._packed_weight_hh), h)
 
 
 class RNNCell(_CellBase):

@@ -769,6 +769,12 @@ def test_load_refuses_hostile_archives(linear):
     with pytest.raises(SerializeError):
         ember.export.load(io.BytesIO(bad))
     with pytest.raises(zipfile.BadZipFile):
+        ember.export.load(io.BytesIO(data[:len(data) // 2]))      # truncated
+    flipped = bytearray(data)
+    flipped[data.find(b'ember_pt2/data/0') + 40] ^= 0xFF          # a tensor's bytes
+    with pytest.raises(SerializeError, match='CRC'):
+        ember.export.load(io.BytesIO(bytes(flipped)))
+    with pytest.raises(zipfile.BadZipFile):
         ember.export.load(io.BytesIO(b'garbage'))
     with pytest.raises(zipfile.BadZipFile):
         torch.export.load(io.BytesIO(b'garbage'))

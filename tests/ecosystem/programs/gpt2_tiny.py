@@ -3,7 +3,10 @@ sampled generate, save_pretrained/from_pretrained through safetensors."""
 import tempfile
 
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel
+
+import _torchvision_schemas  # noqa: E402,F401  (the oracle's torchvision schemas)
+
+from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 
 torch.manual_seed(0)
 cfg = GPT2Config(n_layer=2, n_head=2, n_embd=32, vocab_size=100, n_positions=64,

@@ -1,6 +1,9 @@
 """lightning: Trainer.fit for two epochs, validate, predict (a linear regression)."""
 import torch
-import lightning as L
+
+import _torchvision_schemas  # noqa: E402,F401  (the oracle's torchvision schemas)
+
+import lightning as L  # noqa: E402
 
 
 class Reg(L.LightningModule):

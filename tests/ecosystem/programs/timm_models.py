@@ -2,16 +2,7 @@
 features_only, the optimizer and scheduler factories."""
 import torch
 
-if '+ember' not in str(torch.__version__):
-    # PyTorch's CPU wheel cannot load torchvision's compiled operators, and torchvision then
-    # fails at import (it registers fake kernels for them); define their schemas so that
-    # timm imports on the oracle too. Nothing here calls them.
-    try:
-        torch.ops.torchvision.nms
-    except (AttributeError, RuntimeError):
-        _lib = torch.library.Library("torchvision", "DEF")
-        for _op in ("nms", "qnms"):
-            _lib.define(f"{_op}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+import _torchvision_schemas  # noqa: E402,F401  (the oracle's torchvision schemas)
 
 import timm  # noqa: E402
 import timm.optim  # noqa: E402

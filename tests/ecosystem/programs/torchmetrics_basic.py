@@ -1,7 +1,10 @@
 """torchmetrics: classification metrics, a regression metric, a MetricCollection, updated
 over batches."""
 import torch
-import torchmetrics
+
+import _torchvision_schemas  # noqa: E402,F401  (the oracle's torchvision schemas)
+
+import torchmetrics  # noqa: E402
 
 torch.manual_seed(0)
 acc = torchmetrics.classification.MulticlassAccuracy(num_classes=3)

@@ -393,3 +393,37 @@ def test_embedding_qat_and_weight_only_flows_match_torch():
     assert repr(ce) == repr(ct) and repr(de) == repr(dt)
     assert list(ce.state_dict()) == list(ct.state_dict())
     np.testing.assert_array_equal(to_np(ye), to_np(yt))
+
+
+def test_float_functional_is_observed_and_converted_as_torch():
+    def make(T):
+        nn, q = T.nn, _ns(T)
+        nnq = torch.ao.nn.quantized if T is torch else ember.ao.nn.quantized
+
+        class Add(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.quant = q.QuantStub()
+                self.fc = nn.Linear(4, 4)
+                self.add = nnq.FloatFunctional()
+                self.dequant = q.DeQuantStub()
+
+            def forward(self, x):
+                x = self.quant(x)
+                return self.dequant(self.add.add(self.fc(x), x))
+        return Add()
+    e, t = both(make)
+    dyadic_params(e, t)
+    res = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _ns(T)
+        m.eval().qconfig = q.default_qconfig
+        p = quiet(q.prepare, m)
+        tensor = e_tensor if T is ember else torch.from_numpy
+        p(tensor(_x(0, (5, 4))))
+        c = quiet(q.convert, p)
+        res.append((p, c, c(tensor(_x(1, (5, 4))))))
+    (pe, ce, ye), (pt, ct, yt) = res
+    assert repr(pe) == repr(pt) and repr(ce) == repr(ct)
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    np.testing.assert_array_equal(to_np(ye), to_np(yt))

@@ -427,3 +427,16 @@ def test_float_functional_is_observed_and_converted_as_torch():
     assert repr(pe) == repr(pt) and repr(ce) == repr(ct)
     assert list(ce.state_dict()) == list(ct.state_dict())
     np.testing.assert_array_equal(to_np(ye), to_np(yt))
+
+
+def test_prepare_qat_gives_sigmoid_and_tanh_fixed_qparams_as_torch():
+    def make(T):
+        return T.nn.Sequential(_ns(T).QuantStub(), T.nn.Linear(3, 3), T.nn.Sigmoid(),
+                               T.nn.Linear(3, 3), T.nn.Tanh(), _ns(T).DeQuantStub())
+    e, t = both(make)
+    for T, m in ((ember, e), (torch, t)):
+        m.qconfig = quiet(_ns(T).get_default_qat_qconfig, 'x86')
+    pe, pt = quiet(eq.prepare_qat, e), quiet(tq.prepare_qat, t)
+    assert repr(pe) == repr(pt)
+    assert type(pe[2].activation_post_process).__name__ == 'FixedQParamsFakeQuantize'
+    close(pe(e_tensor(_x(0, (4, 3)))), pt(torch.from_numpy(_x(0, (4, 3)))), atol=1e-6)

@@ -197,10 +197,16 @@ def det(A, *, out=None):
 
 class LinalgSlogdetBackward0(Node):
     def backward(self, gsign, glog):
-        (A,) = self.saved_tensors
-        if A.is_complex():
-            raise RuntimeError("slogdet backward for complex inputs is not implemented in ember")
-        return glog.unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
+        A, sign = self.saved_tensors
+        if not A.is_complex():
+            return glog.unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
+        # d logabsdet = Re t, d sign = i sign Im t, t = tr(A^-1 dA): the gradient is
+        # conj(c) A^-H with c = glog + i Im(conj(gsign) sign)
+        c = glog if glog is not None else sign.real.new_zeros(sign.shape)
+        c = c + 0j
+        if gsign is not None:
+            c = c + 1j * (_c(gsign) * sign).imag
+        return _c(c).unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
 
 
 @with_out('linalg_slogdet', exact=True)
@@ -230,7 +236,7 @@ def _slogdet(A, name):
     lad = wrap(_fresh(l, xp, _real_dtype(a.dtype)))
     if _Mode.grad and A._rg:
         node = LinalgSlogdetBackward0()
-        record((sign, lad), node, (A,), save=(A,))
+        record((sign, lad), node, (A,), save=(A, sign))
     return sign, lad
 
 

@@ -100,3 +100,19 @@ def test_matrix_exp_half_dtype():
             torch.tensor(a).to(getattr(torch, str(dt).split('.')[-1]))).dtype == \
             getattr(torch, str(dt).split('.')[-1])
         np.testing.assert_allclose(e.float().numpy(), ref, rtol=tol)
+
+
+def test_slogdet_logdet_complex_grad():
+    rng = np.random.default_rng(0)
+    a = _c(rng, (2, 3, 3))
+    w = _c(rng, (2,))
+
+    def loss(m, A):
+        s, l = m.linalg.slogdet(A)
+        return (s * m.tensor(w)).real.sum() + (l * l).sum() + m.logdet(A).abs().sum() \
+            + m.slogdet(A)[1].sum()
+    np.testing.assert_allclose(_grad(ember, a, loss), _grad(torch, a, loss), rtol=1e-9,
+                               atol=1e-10)
+    A = ember.tensor(a[0], requires_grad=True)
+    assert ember.autograd.gradcheck(ember.linalg.slogdet, (A,))
+    assert ember.autograd.gradcheck(ember.logdet, (A,))

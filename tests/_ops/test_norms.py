@@ -33,7 +33,6 @@ def test_vector_norm_gradcheck_general_p():
 @pytest.mark.parametrize('ord', [float('inf'), 1, 2, -1, -2, float('-inf'), 'fro', 'nuc'])
 def test_matrix_norm_empty(shape, ord):
     # torch: the largest of no norms is 0; the smallest of none is amin's error
-
     res = []
     for m in (torch, ember):
         try:

@@ -37,7 +37,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .._ops import int8_kernels as _K
 from .tensor import (_IMPL, _make, _ints, _dequant_array, _round_per_tensor, _is_q, _not_impl,
-                     _need_per_tensor, _check_zero_point, _ember)
+                     _need_per_tensor, _ember)
 
 __all__ = []
 
@@ -1820,3 +1820,84 @@ def embedding_bag_byte_rowwise_offsets(weight, indices, offsets=None, scale_grad
     return embedding_bag_byte(_FusedRows(weight), indices, offsets, scale_grad_by_freq, mode,
                               pruned_weights, per_sample_weights, compressed_indices_mapping,
                               include_last_offset)
+
+
+class _LinearFp16PackedParams(LinearPackedParamsBase):
+    """A linear layer's weight rounded to float16 (kept as float32 values, which
+    ``unpack`` gives, as PyTorch's) and its float bias."""
+
+    def __init__(self, weight, bias=None):
+        if _is_q(weight) or not weight.dtype.is_floating_point:
+            raise RuntimeError("quantized::linear_prepack_fp16: expected a float weight")
+        self._weight = weight.detach().float().half().float()
+        self._bias = None if bias is None else bias.detach()
+        self._packed = None
+
+    def __setstate__(self, state):
+        self.__init__(*state)
+
+
+@_op('linear_prepack_fp16')
+def linear_prepack_fp16(W, B=None):
+    """``torch.ops.quantized.linear_prepack_fp16``: pack a float weight (rounded to
+    float16) and bias for :func:`linear_dynamic_fp16`.
+
+    Example::
+
+        >>> p = ember.ops.quantized.linear_prepack_fp16(ember.tensor([[1.0001, 2.0]]))
+        >>> p.unpack()[0]
+        tensor([[1., 2.]])
+    """
+    return _LinearFp16PackedParams(W, B)
+
+
+@_op('linear_unpack_fp16')
+def linear_unpack_fp16(W_prepack):
+    """``torch.ops.quantized.linear_unpack_fp16``: the ``(weight, bias)`` of float16
+    packed linear parameters.
+
+    Example::
+
+        >>> p = ember.ops.quantized.linear_prepack_fp16(ember.ones(1, 2))
+        >>> ember.ops.quantized.linear_unpack_fp16(p)[1] is None
+        True
+    """
+    return W_prepack.unpack()
+
+
+def _linear_fp16(X, W_prepack, relu):
+    _check_packed(W_prepack, _LinearFp16PackedParams, 'quantized::linear_dynamic_fp16')
+    w, b = W_prepack.unpack()
+    y = _ember().nn.functional.linear(X, w, b)
+    return _ember().relu(y) if relu else y
+
+
+@_op('linear_dynamic_fp16')
+def linear_dynamic_fp16(X, W_prepack):
+    """``torch.ops.quantized.linear_dynamic_fp16``: a linear layer with a float16 weight
+    (float32 input, products summed in float32).
+
+    NOTE: unlike PyTorch (fbgemm's float16 GEMM), the float32 sums may differ in the last
+    bit (summation order).
+
+    Example::
+
+        >>> p = ember.ops.quantized.linear_prepack_fp16(ember.ones(1, 2))
+        >>> ember.ops.quantized.linear_dynamic_fp16(ember.ones(1, 2), p)
+        tensor([[2.]])
+    """
+    return _linear_fp16(X, W_prepack, False)
+
+
+@_op('linear_relu_dynamic_fp16')
+def linear_relu_dynamic_fp16(X, W_prepack):
+    """``torch.ops.quantized.linear_relu_dynamic_fp16``: :func:`linear_dynamic_fp16`
+    followed by ReLU.
+
+    Example::
+
+        >>> p = ember.ops.quantized.linear_prepack_fp16(-ember.ones(1, 2))
+        >>> ember.ops.quantized.linear_relu_dynamic_fp16(ember.ones(1, 2), p)
+        tensor([[0.]])
+    """
+    return _linear_fp16(X, W_prepack, True)

@@ -439,3 +439,18 @@ def test_embedding_bag_byte_rowwise():
         np.testing.assert_array_equal(
             ember.ops.quantized.embedding_bag_byte_rowwise_offsets(ep, *args_e).numpy(),
             torch.ops.quantized.embedding_bag_byte_rowwise_offsets(tp, *args_t).numpy())
+
+
+def test_linear_fp16():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((7, 20)).astype(np.float32)
+    b = rng.standard_normal(7).astype(np.float32)
+    x = rng.standard_normal((3, 20)).astype(np.float32)
+    tp = torch.ops.quantized.linear_prepack_fp16(torch.from_numpy(w), torch.from_numpy(b))
+    ep = ember.ops.quantized.linear_prepack_fp16(ember.tensor(w), ember.tensor(b))
+    np.testing.assert_array_equal(ember.ops.quantized.linear_unpack_fp16(ep)[0].numpy(),
+                                  torch.ops.quantized.linear_unpack_fp16(tp)[0].numpy())
+    for op in ('linear_dynamic_fp16', 'linear_relu_dynamic_fp16'):
+        np.testing.assert_allclose(getattr(ember.ops.quantized, op)(ember.tensor(x), ep).numpy(),
+                                   getattr(torch.ops.quantized, op)(torch.from_numpy(x), tp).numpy(),
+                                   rtol=0, atol=2e-6)

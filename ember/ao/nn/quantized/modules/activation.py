@@ -2,7 +2,6 @@
 ``LeakyReLU``, ``Sigmoid``, ``Softmax``, ``PReLU``)."""
 import ember
 from ember import nn as _nn
-from ember.nn import Module
 from ember._quantized import ops as _qops
 from .utils import _register_qparams
 

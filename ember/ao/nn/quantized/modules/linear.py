@@ -44,7 +44,7 @@ class LinearPackedParams(Module):
         if self.dtype is D.qint8:
             self._packed_params = _qops.linear_prepack(weight, bias)
         else:
-            self._packed_params = _Fp16Packed(weight, bias)
+            self._packed_params = _qops.linear_prepack_fp16(weight, bias)
 
     def _weight_bias(self):
         return self._packed_params.unpack()
@@ -98,18 +98,6 @@ class LinearPackedParams(Module):
 
     def __repr__(self):
         return repr(self._weight_bias())
-
-
-class _Fp16Packed:
-    """float16 weights for dynamic linear layers (``dtype=float16``): kept rounded to
-    float16 (as float32 values, which ``unpack`` gives, as PyTorch's)."""
-
-    def __init__(self, weight, bias):
-        self._weight = weight.detach().float().half().float()
-        self._bias = bias
-
-    def unpack(self):
-        return self._weight, self._bias
 
 
 class Linear(_QParamsState, Module):

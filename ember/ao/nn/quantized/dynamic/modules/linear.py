@@ -1,5 +1,4 @@
 """Dynamically quantized ``Linear``: int8 weight, float input and output."""
-import ember
 from ember import _dtype as D
 from ember import nn as _nn
 from ember._quantized import ops as _qops
@@ -7,14 +6,6 @@ from ember.ao.nn.quantized.modules import linear as _qlinear
 from ember.ao.nn.quantized.modules.utils import _quantize_weight
 
 __all__ = ['Linear']
-
-
-def _fp16_linear(x, packed, relu=False):
-    """A float16-weight dynamic linear layer: the weight rounded to float16, the product
-    in float32."""
-    w, b = packed.unpack()          # float16 values (as float32)
-    y = ember.nn.functional.linear(x, w, b)
-    return ember.nn.functional.relu(y) if relu else y
 
 
 class Linear(_qlinear.Linear):
@@ -52,7 +43,7 @@ class Linear(_qlinear.Linear):
             else:
                 y = _qops.linear_dynamic(x, packed, reduce_range=True)
         elif self._packed_params.dtype is D.float16:
-            y = _fp16_linear(x, packed)
+            y = _qops.linear_dynamic_fp16(x, packed)
         else:
             raise RuntimeError("Unsupported dtype on dynamic quantized linear!")
         return y.to(x.dtype)

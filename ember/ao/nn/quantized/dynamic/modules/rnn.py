@@ -7,7 +7,6 @@ sequence at once (one dynamic quantization over all time steps, ``reduce_range``
 step adds the projection of the hidden state (quantized on its own) and applies the gates in
 float32.
 """
-import numpy as np
 
 import ember
 from ember import _dtype as D
@@ -29,29 +28,16 @@ def _weight_observer_method(mod):
 def _pack(w, b, observer_method, dtype):
     """A float weight (and bias) quantized with a fresh weight observer and packed."""
     if dtype is D.float16:
-        return _Fp16Cell()._init(w, b)
+        return _qops.linear_prepack_fp16(w, b)
     obs = observer_method()
     obs(w)
     qweight = _quantize_weight(w.detach().float(), obs)
     return _qops.linear_prepack(qweight, None if b is None else b.detach())
 
 
-class _Fp16Cell:
-    """float16 weights of a recurrent layer (``dtype=float16``)."""
-
-    def _init(self, w, b):
-        self._w = ember.as_tensor(np.asarray(w.detach()._data, np.float32).astype(np.float16)
-                                  .astype(np.float32))
-        self._b = None if b is None else b.detach()
-        return self
-
-    def unpack(self):
-        return self._w, self._b
-
-
 def _project(x, packed):
-    if isinstance(packed, _Fp16Cell):
-        return ember.nn.functional.linear(x, packed._w, packed._b)
+    if isinstance(packed, _qops._LinearFp16PackedParams):
+        return _qops.linear_dynamic_fp16(x, packed)
     return _qops.linear_dynamic(x, packed, reduce_range=True)
 
 
@@ -159,8 +145,8 @@ class _RNNBase(Module):
                     cell = _CellParams(_qops.linear_prepack(qi, b_ih),
                                        _qops.linear_prepack(qh, b_hh))
                 else:
-                    cell = _CellParams(_Fp16Cell()._init(w_ih, b_ih),
-                                       _Fp16Cell()._init(w_hh, b_hh))
+                    cell = _CellParams(_qops.linear_prepack_fp16(w_ih, b_ih),
+                                       _qops.linear_prepack_fp16(w_hh, b_hh))
                 params.append(PackedParameter(cell))
         self._all_weight_values = ModuleList(params)
 
@@ -394,8 +380,8 @@ class _CellBase(Module):
             self._packed_weight_ih = _qops.linear_prepack(wi, b_ih)
             self._packed_weight_hh = _qops.linear_prepack(wh, b_hh)
         else:
-            self._packed_weight_ih = _Fp16Cell()._init(ember.randn(n, input_size), b_ih)
-            self._packed_weight_hh = _Fp16Cell()._init(ember.randn(n, hidden_size), b_hh)
+            self._packed_weight_ih = _qops.linear_prepack_fp16(ember.randn(n, input_size), b_ih)
+            self._packed_weight_hh = _qops.linear_prepack_fp16(ember.randn(n, hidden_size), b_hh)
 
     def _get_name(self):
         return 'DynamicQuantized' + type(self).__name__

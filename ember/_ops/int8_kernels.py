@@ -1322,8 +1322,10 @@ def avg_pool(q, zero_point, kernel_size, stride=None, padding=0, ceil_mode=False
     size with or without padding, or ``divisor_override``), and the output is
     ``rint(float32(float32(acc) * multiplier) + zero_point)``, clamped to the dtype.
 
-    ``channels_last=True`` gives what torch computes for a channels-last input (the
-    memory format torch's quantized convolutions return): channels below
+    ``channels_last=True`` gives what torch computes for a channels-last-contiguous input
+    (the memory format torch's quantized convolutions return; an NCHW tensor with one
+    channel or a 1x1 spatial size is one too, and torch takes this path for it): channels
+    below
     ``C - C % 16`` (8-bit) round ``rint(float32(acc) * multiplier)`` and add the zero point
     after rounding; the others quantize ``acc`` with scale ``1 / multiplier`` as
     ``quantize_val`` does.
@@ -1437,7 +1439,8 @@ def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm',
     function does the same (``scale`` and ``zero_point``, the input's, are used only
     there and with ``channels_last``).
 
-    ``channels_last=True`` gives torch's channels-last kernel: ``acc = sum - size * zp``,
+    ``channels_last=True`` gives torch's channels-last kernel (taken for any
+    channels-last-contiguous input, one-channel NCHW included): ``acc = sum - size * zp``,
     ``multiplier = float32(1 / size)``; channels below ``C - C % 16`` (and a further block
     of 8 when 8 or more remain) are quantized with scale ``1 / multiplier`` by the fused
     multiply-add quantizer, the rest by ``quantize_val``.
@@ -1892,8 +1895,9 @@ def upsample_nearest(q, output_size, scales=None):
     dimensions (``F.interpolate(mode='nearest')`` on a quantized tensor): source index
     ``min(floor(dst * scale), in - 1)`` with the float32 ratio ``in / out`` (or
     ``1 / scales[i]`` when given). The integers are copied (output qparams are the
-    input's). NOTE: unlike PyTorch 2.13, whose kernel mixes channels when the input's
-    spatial size is 1x1 and it has several channels, this copies each channel's value.
+    input's). For an (N, C, 1, 1) input with several channels torch 2.13 writes its
+    channels-last result in NCHW order (the values of several channels mix); so does
+    this.
 
     Example::
 
@@ -1913,4 +1917,96 @@ def upsample_nearest(q, output_size, scales=None):
         src = np.minimum(np.floor(np.arange(n_out, dtype=np.float32) * ratio).astype(np.int64),
                          n_in - 1)
         out = np.take(out, src, axis=axis)
-    return np.ascontiguousarray(out)
+    return _nhwc_into_nchw(q, np.ascontiguousarray(out))
+
+
+def _nhwc_into_nchw(q, out):
+    """torch 2.13 runs its channels-last kernel on an (N, C, 1, 1) input (it is
+    channels-last contiguous) but gives the output the contiguous layout, so the NHWC
+    values land in NCHW order; reproduce that for 4-d inputs with several channels."""
+    if q.ndim == 4 and q.shape[1] > 1 and q.shape[2:] == (1, 1) and out.shape[2:] != (1, 1):
+        return np.ascontiguousarray(np.moveaxis(out, 1, -1)).reshape(out.shape)
+    return out
+
+
+def _source_index(n_in, n_out, align_corners, scale, fused=False):
+    """torch's bilinear source coordinates (float32) for every output index (``fused``:
+    ``scale * (d + 0.5) - 0.5`` as one fused multiply-add, as torch's channels-last
+    kernel computes it)."""
+    f32 = np.float32
+    if align_corners:
+        r = f32(n_in - 1) / f32(n_out - 1) if n_out > 1 else f32(0)
+    elif scale:
+        r = f32(1.0 / scale)
+    else:
+        r = f32(n_in) / f32(n_out)
+    d = np.arange(n_out, dtype=f32)
+    if align_corners:
+        return r * d
+    if fused:
+        return np.maximum(_fma_f32(r, d + f32(0.5), f32(-0.5)), f32(0))
+    return np.maximum(r * (d + f32(0.5)) - f32(0.5), f32(0))
+
+
+def upsample_bilinear(q, zero_point, output_size, align_corners=False, scales=None,
+                      dtype='quint8', channels_last=False):
+    """Quantized bilinear upsampling (``F.interpolate(mode='bilinear')`` on a quantized
+    tensor; output qparams are the input's): per output pixel, in float32,
+    ``h0 * (w0 * p00 + w1 * p01) + h1 * (w0 * p10 + w1 * p11) - zero_point`` from the
+    integers, then ``quantize_val`` with scale 1 and the zero point. An output of the
+    input's size is a copy.
+
+    ``channels_last=True`` gives torch's channels-last kernel, which torch runs whenever
+    the input is channels-last contiguous (an NCHW tensor with one channel, or a 1x1
+    spatial size, is): the source coordinates and the two interpolation levels are fused
+    multiply-adds, ``fma(h0, fma(w0, p00, w1 * p01), h1 * fma(w0, p10, w1 * p11))``, and
+    with the other products fused in the channels of whole 16-channel SIMD blocks. An
+    (N, C, 1, 1) input's result comes out in torch's mixed order (see
+    :func:`upsample_nearest`).
+
+    Example::
+
+        >>> upsample_bilinear(np.array([[[[0, 10]]]], np.uint8), 0, (1, 4))
+        array([[[[ 0,  2,  8, 10]]]], dtype=uint8)
+    """
+    q = np.asarray(q)
+    f32 = np.float32
+    H, W = q.shape[-2:]
+    oh, ow = (int(v) for v in output_size)
+    if (H, W) == (oh, ow):
+        return q.copy()
+    sh, sw = (None, None) if scales is None else scales
+    hr = _source_index(H, oh, align_corners, sh, channels_last)
+    wr = _source_index(W, ow, align_corners, sw, channels_last)
+    h1 = hr.astype(np.int64)
+    w1 = wr.astype(np.int64)
+    h1p = (h1 < H - 1).astype(np.int64)
+    w1p = (w1 < W - 1).astype(np.int64)
+    h1l = (hr - h1.astype(f32)).astype(f32)
+    w1l = (wr - w1.astype(f32)).astype(f32)
+    h0l = f32(1) - h1l
+    w0l = f32(1) - w1l
+    x = q.astype(f32)
+    p00 = x[..., h1[:, None], w1[None, :]]
+    p01 = x[..., h1[:, None], (w1 + w1p)[None, :]]
+    p10 = x[..., (h1 + h1p)[:, None], w1[None, :]]
+    p11 = x[..., (h1 + h1p)[:, None], (w1 + w1p)[None, :]]
+    w0 = w0l[None, :]
+    w1_ = w1l[None, :]
+    h0, h1_ = h0l[:, None], h1l[:, None]
+    if channels_last:
+        # scalar channels: fma(h0, A, h1 * B) with A = fma(w0, p00, w1 * p01); the
+        # 16-channel SIMD blocks contract the other products: fma(h1, B', h0 * A') with
+        # A' = fma(w1, p01, w0 * p00)
+        r = _fma_f32(h0, _fma_f32(w0, p00, w1_ * p01), h1_ * _fma_f32(w0, p10, w1_ * p11))
+        c = q.shape[1]
+        cv = c - c % 16 if q.dtype.itemsize == 1 else 0
+        if cv:
+            sl = (slice(None), slice(0, cv))
+            rv = _fma_f32(h1_, _fma_f32(w1_, p11[sl], w0 * p10[sl]),
+                          h0 * _fma_f32(w1_, p01[sl], w0 * p00[sl]))
+            r[sl] = rv
+        r = r - f32(zero_point)
+        return _nhwc_into_nchw(q, _q_val(r, 1.0, zero_point, dtype))
+    r = h0 * (w0 * p00 + w1_ * p01) + h1_ * (w0 * p10 + w1_ * p11) - f32(zero_point)
+    return _q_val(r, 1.0, zero_point, dtype)

@@ -825,3 +825,33 @@ def test_linear_dynamic_non_finite_inputs():
                     continue
                 np.testing.assert_array_equal(K.linear_dynamic(x, wq, 0.01, 0, b, rr),
                                               want.numpy())
+
+
+def test_upsample_bilinear_and_nearest():
+    F = torch.nn.functional
+    rng = np.random.default_rng(71)
+    for it in range(120):
+        dt = ['quint8', 'qint8'][it % 2]
+        np_dt, qmin, qmax = K.QTYPES[dt]
+        C = int(rng.choice([1, 2, 3, 16, 17, 33]))
+        shape = (int(rng.integers(1, 3)), C, int(rng.integers(1, 8)), int(rng.integers(1, 8)))
+        q = rng.integers(qmin, qmax + 1, shape).astype(np_dt)
+        z = int(rng.integers(qmin, qmax + 1))
+        x = _pt(q, 0.1, z)
+        if it % 3 == 0:
+            x = x.contiguous(memory_format=torch.channels_last)
+        ac = it % 2 == 0
+        if it % 4:
+            osz, sc = (int(rng.integers(1, 15)), int(rng.integers(1, 15))), None
+            want = F.interpolate(x, size=osz, mode='bilinear', align_corners=ac)
+        else:
+            sf = float(rng.choice([1.5, 2.0, 2.5, 3.0]))
+            want = F.interpolate(x, scale_factor=sf, mode='bilinear', align_corners=ac)
+            osz, sc = want.shape[2:], (sf, sf)
+        # torch takes its channels-last kernel for any channels-last-contiguous input
+        cl = x.is_contiguous(memory_format=torch.channels_last)
+        got = K.upsample_bilinear(q, z, osz, ac, sc, dt, channels_last=cl)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want.int_repr().numpy())
+        want = F.interpolate(x, size=osz, mode='nearest')
+        np.testing.assert_array_equal(K.upsample_nearest(q, osz), want.int_repr().numpy())

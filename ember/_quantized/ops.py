@@ -27,7 +27,13 @@ The integers are PyTorch 2.13's x86 CPU kernels', measured element for element a
 NOTE: unlike PyTorch, the element-wise kernels' vector/remainder split is the one of a single
 thread over a contiguous tensor on an AVX-512 machine; PyTorch splits tensors of 32,768
 elements or more among its threads, and a machine without AVX-512 uses 32-lane vectors, so a
-rounding tie in those positions may come out one integer apart.
+rounding tie in those positions may come out one integer apart. Bilinear interpolation with
+``align_corners=True`` may differ by one integer at rounding ties. Transposed convolutions
+compute as PyTorch's fbgemm and qnnpack engines do; its x86 engine runs those without output
+padding through oneDNN, whose integers differ. PyTorch's x86 engine also keeps, in a packed
+convolution weight, the fused ReLU (or its absence) of the first call made with it; ember
+applies what each call asks. ``linear_leaky_relu``, ``linear_tanh``, ``conv2d_add`` (oneDNN
+only in PyTorch) and ``prelu`` are not provided.
 """
 import math
 
@@ -1440,22 +1446,21 @@ def _batch_norm(qx, weight, bias, mean, var, eps, output_scale, output_zero_poin
     return _new(r, qx.dtype, os_, oz)
 
 
-def _bn_op(nd, relu):
-    name = f"batch_norm{nd - 2 if nd > 2 else 1}d{'_relu' if relu else ''}" if nd != 2 \
-        else f"batch_norm1d{'_relu' if relu else ''}"
-
+def _bn_op(name, dims, relu):
+    """``torch.ops.quantized.<name>``: batch norm for inputs of ``dims`` dimensions."""
     def bn(qx, weight, bias, mean, var, eps, output_scale, output_zero_point):
+        nd = qx.dim() if qx.dim() in dims else dims[0]
         return _batch_norm(qx, weight, bias, mean, var, eps, output_scale, output_zero_point,
-                           relu, qx.dim() if nd == 2 else nd, f'quantized::{name}')
-    bn.__name__ = name
+                           relu, nd, f'quantized::{name}')
     then = ', then ReLU' if relu else ''
+    bn.__name__ = name
     bn.__doc__ = f"""``torch.ops.quantized.{name}``: inference batch normalization of a
     quantized tensor (per channel ``x * alpha + beta`` from the running statistics){then},
     quantized with ``output_scale`` and ``output_zero_point``.
 
     Example::
 
-        >>> q = ember.quantize_per_tensor(ember.ones(1, 1{', 1' * (nd - 2)}), 0.1, 0, ember.quint8)
+        >>> q = ember.quantize_per_tensor(ember.ones(1, 1{', 1' * (dims[0] - 2)}), 0.1, 0, ember.quint8)
         >>> one, zero = ember.ones(1), ember.zeros(1)
         >>> ember.ops.quantized.{name}(q, one, zero, zero, one, 0.0, 0.1, 0).int_repr().flatten()
         tensor([10], dtype=torch.uint8)
@@ -1463,11 +1468,10 @@ def _bn_op(nd, relu):
     return bn
 
 
-for _nd, _nm in ((2, 'batch_norm1d'), (4, 'batch_norm2d'), (5, 'batch_norm3d')):
+for _nm, _dims in (('batch_norm1d', (2, 3)), ('batch_norm2d', (4,)), ('batch_norm3d', (5,))):
     for _fused in (False, True):
-        _f = _bn_op(_nd, _fused)
-        _f.__name__ = _nm + ('_relu' if _fused else '')
-        OPS[_f.__name__] = _f
+        _n = _nm + ('_relu' if _fused else '')
+        OPS[_n] = _bn_op(_n, _dims, _fused)
 OPS['batch_norm'] = OPS['batch_norm2d']
 OPS['batch_norm_relu'] = OPS['batch_norm2d_relu']
 

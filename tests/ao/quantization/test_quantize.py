@@ -440,3 +440,28 @@ def test_prepare_qat_gives_sigmoid_and_tanh_fixed_qparams_as_torch():
     assert repr(pe) == repr(pt)
     assert type(pe[2].activation_post_process).__name__ == 'FixedQParamsFakeQuantize'
     close(pe(e_tensor(_x(0, (4, 3)))), pt(torch.from_numpy(_x(0, (4, 3)))), atol=1e-6)
+
+
+def test_quantize_dynamic_default_spec_takes_rnns_as_torch():
+    class Net:
+        @staticmethod
+        def make(T):
+            nn = T.nn
+
+            class RNNNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(4, 5, batch_first=True)
+                    self.cell = nn.GRUCell(5, 3)
+                    self.fc = nn.Linear(3, 2)
+
+                def forward(self, x):
+                    y, _ = self.lstm(x)
+                    return self.fc(self.cell(y[:, -1]))
+            return RNNNet()
+    e, t = both(Net.make)
+    qe, qt = quiet(eq.quantize_dynamic, e), quiet(tq.quantize_dynamic, t)
+    assert repr(qe) == repr(qt)
+    assert list(qe.state_dict()) == list(qt.state_dict())
+    x = _x(2, (3, 6, 4))
+    close(qe(e_tensor(x)), qt(torch.from_numpy(x)), atol=1e-5)

@@ -252,7 +252,7 @@ class _ConvTranspose(_ConvNd):
 
     def forward(self, input, output_size=None):
         op = self._output_padding(input, output_size)
-        fn = (C.conv_transpose1d, C.conv_transpose2d, C.conv_transpose3d)[self._nd - 1]
+        fn = getattr(F, ('conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d')[self._nd - 1])
         return fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                   self.dilation)
 

@@ -386,3 +386,24 @@ def test_piecewise_linear_double_backward(fn):
         (ggx,) = m.autograd.grad(gx, x, m.ones(4, dtype=m.float64))
         res.append((gx.requires_grad, gx.grad_fn.name(), ggx.tolist()))
     assert res[0] == res[1]
+
+
+def test_softmax_modules_and_conv_transpose_reach_modes():
+    # the modules call their functional op at call time, so a TorchFunctionMode sees it
+    from ember.overrides import TorchFunctionMode
+    seen = []
+
+    class Mode(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, '__name__', ''))
+            return func(*args, **(kwargs or {}))
+
+    mods = [ember.nn.Softmax(1), ember.nn.Softmin(1), ember.nn.LogSoftmax(1)]
+    ct = ember.nn.ConvTranspose2d(1, 1, 2)
+    x, y = ember.ones(2, 2), ember.ones(1, 1, 3, 3)
+    with Mode():
+        for m in mods:
+            m(x)
+        ct(y)
+    for name in ('softmax', 'softmin', 'log_softmax', 'conv_transpose2d'):
+        assert name in seen, (name, seen)

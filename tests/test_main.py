@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+from _side_by_side import run_side_by_side
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -37,21 +39,12 @@ def test_torch_script_prints_torch_numbers():
     weights come from the same random streams)."""
     script = os.path.join(os.path.dirname(__file__), 'scripts', 'torch_train_script.py')
     env = dict(os.environ, OMP_NUM_THREADS='1')
-    runs, procs = {}, {}
-    try:    # two independent one-thread processes: side by side
-        for name, cmd in (('ember', [sys.executable, '-m', 'ember', 'run', script, '3']),
-                          ('torch', [sys.executable, script, '3'])):
-            procs[name] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                           text=True, env=env)
-        done = {name: p.communicate(timeout=300) for name, p in procs.items()}
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    for name, (stdout, stderr) in done.items():
-        assert procs[name].returncode == 0, stderr
-        runs[name] = stdout.split('\n')
+    runs = {}
+    for name, r in zip(('ember', 'torch'), run_side_by_side(
+            [[sys.executable, '-m', 'ember', 'run', script, '3'], [sys.executable, script, '3']],
+            timeout=300, env=env)):
+        assert r.returncode == 0, r.stderr
+        runs[name] = r.stdout.split('\n')
     assert runs['ember'][-2] == 'backend ember' and runs['torch'][-2] == 'backend torch'
     le = [float(l.split()[-1]) for l in runs['ember'] if l.startswith('epoch')]
     lt = [float(l.split()[-1]) for l in runs['torch'] if l.startswith('epoch')]

@@ -20,11 +20,12 @@ that arrives is reported with a warning): ``KNOWN`` is kept as short as it is ho
 """
 import json
 import os
-import subprocess
 import sys
 import warnings
 
 import pytest
+
+from _side_by_side import run_side_by_side
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WALK = os.path.join(HERE, '_torch_opdb_walk.py')
@@ -74,25 +75,15 @@ def walk(request, tmp_path_factory):
     full = _full(request.config)
     d = tmp_path_factory.mktemp('opdb')
     env = dict(os.environ, OMP_NUM_THREADS='1', PYTHONWARNINGS='ignore')
-    # the op walk and the module walk are independent one-thread processes: side by side
+    # the op walk and the module walk: two independent one-thread processes, side by side
     parts = {'ops': [], 'modules': ['--modules', '--no-ops']}
-    procs = {}
-    try:
-        for part, args in parts.items():
-            cmd = [sys.executable, WALK, *args, '--json', str(d / f'{part}.json')] + \
-                (['--full'] if full else [])
-            procs[part] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.PIPE, text=True, env=env)
-        errs = {part: p.communicate(timeout=None if full else 600)[1]
-                for part, p in procs.items()}
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
+    runs = run_side_by_side(
+        [[sys.executable, WALK, *args, '--json', str(d / f'{part}.json')] +
+         (['--full'] if full else []) for part, args in parts.items()],
+        timeout=None if full else 600, env=env)
     rep = {}
-    for part in parts:
-        assert procs[part].returncode == 0, errs[part][-4000:]
+    for part, r in zip(parts, runs):
+        assert r.returncode == 0, r.stderr[-4000:]
         with open(d / f'{part}.json') as f:
             rep[part] = json.load(f)[part]
     return rep, full

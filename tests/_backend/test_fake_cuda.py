@@ -18,6 +18,8 @@ import pytest
 import ember
 from ember._backend import fake_cuda as fc
 
+from _side_by_side import run_side_by_side
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
 ON = fc.enabled() and ember.cuda.is_available()
@@ -450,19 +452,10 @@ def test_device_suite_in_a_child_process():
     groups = [('test_op_on_cuda_matches_cpu',),
               ('test_ember_cuda_on_the_fake_device', 'test_nn_module_on_cuda_matches_cpu',
                'test_digits_example_on_cuda', 'test_nn_training_step_on_cuda_matches_cpu')]
-    procs = []
-    try:
-        for tests in groups:
-            procs.append(subprocess.Popen(
-                [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
-                 '-p', 'no:randomly', '--tb=line'] + [f'{__file__}::{t}' for t in tests],
-                cwd=TESTS, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        outs = [p.communicate(timeout=900) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    for p, (stdout, stderr) in zip(procs, outs):
-        assert p.returncode == 0, stdout[-8000:] + stderr[-2000:]
-        assert ' passed' in stdout and ' skipped' not in stdout, stdout[-2000:]
+    runs = run_side_by_side(
+        [[sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-p', 'no:randomly',
+          '--tb=line'] + [f'{__file__}::{t}' for t in tests] for tests in groups],
+        timeout=900, cwd=TESTS, env=env)
+    for r in runs:
+        assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
+        assert ' passed' in r.stdout and ' skipped' not in r.stdout, r.stdout[-2000:]

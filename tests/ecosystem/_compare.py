@@ -2,8 +2,9 @@
 compare every number it prints."""
 import os
 import re
-import subprocess
 import sys
+
+from _side_by_side import run_side_by_side
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -14,24 +15,13 @@ def run(program, timeout=600):
     path = os.path.join(HERE, 'programs', program)
     env = dict(os.environ, OMP_NUM_THREADS='1', TOKENIZERS_PARALLELISM='false',
                HF_HUB_OFFLINE='1', TRANSFORMERS_VERBOSITY='error', PYTHONWARNINGS='ignore')
-    # the two runs are independent processes: run them side by side (each is one thread)
-    procs = {}
-    try:
-        for name, cmd in (('torch', [sys.executable, path]),
-                          ('ember', [sys.executable, '-m', 'ember', 'run', path])):
-            procs[name] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                           text=True, env=env, cwd=ROOT)
-        done = {name: p.communicate(timeout=timeout) for name, p in procs.items()}
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
+    runs = run_side_by_side([[sys.executable, path],
+                             [sys.executable, '-m', 'ember', 'run', path]],
+                            timeout=timeout, env=env, cwd=ROOT)
     out = {}
-    for name in ('torch', 'ember'):
-        stdout, stderr = done[name]
-        assert procs[name].returncode == 0, f"{program} failed on {name}:\n{stderr[-4000:]}"
-        out[name] = [ln for ln in stdout.splitlines() if ln.startswith('@')]
+    for name, r in zip(('torch', 'ember'), runs):
+        assert r.returncode == 0, f"{program} failed on {name}:\n{r.stderr[-4000:]}"
+        out[name] = [ln for ln in r.stdout.splitlines() if ln.startswith('@')]
     return out['torch'], out['ember']
 
 

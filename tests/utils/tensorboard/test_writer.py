@@ -23,6 +23,8 @@ import ember  # noqa: E402
 from ember.utils import tensorboard as etb  # noqa: E402
 from ember.utils.tensorboard import summary as esummary  # noqa: E402
 
+from _side_by_side import run_side_by_side  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 
@@ -738,6 +740,11 @@ def _run(code):
                           text=True, timeout=120)
 
 
+def _run_both(codes):
+    """``_run`` of each code, the children side by side."""
+    return run_side_by_side([[sys.executable, '-c', c] for c in codes], timeout=120, cwd=ROOT)
+
+
 def test_import_ember_does_not_load_tensorboard():
     r = _run("import sys, ember, ember.utils, ember.utils.data\n"
              "assert 'tensorboard' not in sys.modules, 'loaded'\n"
@@ -754,9 +761,9 @@ def test_import_without_tensorboard():
                "            raise ModuleNotFoundError(f\"No module named '{name}'\", name=name)\n"
                "sys.meta_path.insert(0, Block())\n")
     msgs = []
-    for mod in ('torch.utils.tensorboard', 'ember.utils.tensorboard'):
-        r = _run(blocker + f"import ember.utils\ntry:\n    import {mod}\n"
-                 "except ModuleNotFoundError as e:\n    print(type(e).__name__, e.name, e)\n")
+    for r in _run_both([blocker + f"import ember.utils\ntry:\n    import {mod}\n"
+                        "except ModuleNotFoundError as e:\n    print(type(e).__name__, e.name, e)\n"
+                        for mod in ('torch.utils.tensorboard', 'ember.utils.tensorboard')]):
         assert r.returncode == 0, r.stderr
         msgs.append(r.stdout.strip())
     assert msgs[0] == msgs[1] == "ModuleNotFoundError tensorboard No module named 'tensorboard'"
@@ -767,10 +774,10 @@ def test_import_with_old_tensorboard(tmp_path):
     fake.mkdir()
     (fake / '__init__.py').write_text("__version__ = '1.14.0'\n")
     msgs = []
-    for mod in ('torch.utils.tensorboard', 'ember.utils.tensorboard'):
-        r = _run(f"import sys; sys.path.insert(0, {str(tmp_path)!r})\nimport ember.utils\n"
-                 f"try:\n    import {mod}\nexcept ImportError as e:\n"
-                 "    print(type(e).__name__, e)\n")
+    for r in _run_both([f"import sys; sys.path.insert(0, {str(tmp_path)!r})\nimport ember.utils\n"
+                        f"try:\n    import {mod}\nexcept ImportError as e:\n"
+                        "    print(type(e).__name__, e)\n"
+                        for mod in ('torch.utils.tensorboard', 'ember.utils.tensorboard')]):
         assert r.returncode == 0, r.stderr
         msgs.append(r.stdout.strip())
     assert msgs[0] == msgs[1] == ('ImportError TensorBoard logging requires TensorBoard '
@@ -804,10 +811,10 @@ def test_training_script_under_ember_run(tmp_path):
     script = tmp_path / 'train.py'
     script.write_text(TRAIN)
     outs = {}
-    for name, cmd in (('torch', [sys.executable, str(script)]),
-                      ('ember', [sys.executable, '-m', 'ember', 'run', str(script)])):
-        r = subprocess.run(cmd + [str(tmp_path / name)], cwd=ROOT, capture_output=True,
-                           text=True, timeout=300)
+    runs = run_side_by_side([[sys.executable, str(script), str(tmp_path / 'torch')],
+                             [sys.executable, '-m', 'ember', 'run', str(script),
+                              str(tmp_path / 'ember')]], timeout=300, cwd=ROOT)
+    for name, r in zip(('torch', 'ember'), runs):
         assert r.returncode == 0, r.stderr
         outs[name] = r.stdout.strip()
     assert outs['ember'] == 'ember.utils.tensorboard.writer'

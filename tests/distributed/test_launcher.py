@@ -13,6 +13,7 @@ import ember.distributed as edist
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _ranks import free_port  # noqa: E402
+from _side_by_side import run_side_by_side  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not edist.is_mpi_available(), reason='mpi4py not installed')
 
@@ -158,9 +159,8 @@ def test_spawn_error_carries_rank_traceback(tmp_path):
     script = tmp_path / 'sp.py'
     script.write_text(SPAWN)
     outs = []
-    for mod in ('torch', 'ember'):
-        p = subprocess.run([sys.executable, str(script), mod], capture_output=True, text=True,
-                           timeout=60, env=dict(os.environ, OMP_NUM_THREADS='1'))
+    for p in run_side_by_side([[sys.executable, str(script), mod] for mod in ('torch', 'ember')],
+                              timeout=60, env=dict(os.environ, OMP_NUM_THREADS='1')):
         assert p.returncode == 0, p.stderr
         outs.append(p.stdout)
     assert outs[0] == outs[1], outs

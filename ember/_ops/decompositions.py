@@ -431,12 +431,19 @@ class LinalgCholeskyExBackward0(Node):
         (L,) = self.saved_tensors
         if self.upper:
             L, gL = _mH(L), _mH(gL)
-        phi = _mH(L).matmul(gL)
-        phi = phi * _phi_mask(phi)
-        # gA = L^{-H} phi L^{-1}, then symmetrised
-        X = solve_triangular(_mH(L), phi, upper=True)
-        gA = _mH(solve_triangular(_mH(L), _mH(X), upper=True))
-        return (gA + _mH(gA)) * 0.5
+        P = _mH(L).matmul(gL)
+        phi = P * _phi_mask(P)
+
+        def sandwich(M):        # L^{-H} M L^{-1}
+            X = solve_triangular(_mH(L), M, upper=True)
+            return _mH(solve_triangular(_mH(L), _mH(X), upper=True))
+        gA = sandwich(phi)
+        gA = (gA + _mH(gA)) * 0.5
+        if L.is_complex():
+            # torch keeps the imaginary part of phi's diagonal as an anti-Hermitian term
+            d = P.diagonal(0, -2, -1).imag * 0.5
+            gA = gA + sandwich(d.diag_embed() * 1j)
+        return gA
 
 
 CholeskyBackward0 = _named(type('CholeskyBackward0', (LinalgCholeskyExBackward0,), {}),

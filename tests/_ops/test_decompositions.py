@@ -116,3 +116,19 @@ def test_slogdet_logdet_complex_grad():
     A = ember.tensor(a[0], requires_grad=True)
     assert ember.autograd.gradcheck(ember.linalg.slogdet, (A,))
     assert ember.autograd.gradcheck(ember.logdet, (A,))
+
+
+@pytest.mark.parametrize('shape', [(3, 3), (2, 4, 4)])
+@pytest.mark.parametrize('upper', [False, True])
+def test_cholesky_complex_grad(shape, upper):
+    # torch's complex gradient: the Hermitian part of L^-H Phi(L^H gL) L^-1 plus the
+    # anti-Hermitian term of Phi's imaginary diagonal
+    rng = np.random.default_rng(len(shape))
+    x = _c(rng, shape)
+    a = x @ np.conj(np.swapaxes(x, -1, -2)) + np.eye(shape[-1])
+    w = _c(rng, shape)
+
+    def loss(m, A):
+        return (m.linalg.cholesky(A, upper=upper) * m.tensor(w)).real.sum()
+    np.testing.assert_allclose(_grad(ember, a, loss), _grad(torch, a, loss), rtol=1e-9,
+                               atol=1e-10)

@@ -156,3 +156,25 @@ def test_linear_float16():
     # fbgemm's float16 GEMM sums in its own order: the float32 results agree to rounding
     np.testing.assert_allclose(qe(ember.tensor(x)).detach().numpy(),
                                qt(torch.from_numpy(x)).detach().numpy(), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize('name,kwargs', [('LSTM', dict(num_layers=2, bidirectional=True)),
+                                         ('GRU', dict(batch_first=True))])
+def test_rnn_packed_sequence(name, kwargs):
+    e, t = with_qconfig(*float_pair(lambda M: getattr(M.nn, name)(5, 4, **kwargs)))
+    qe = getattr(ennqd, name).from_float(e)
+    qt = getattr(tnnqd, name).from_float(t)
+    bf = kwargs.get('batch_first', False)
+    x = np.random.default_rng(1).standard_normal((3, 6, 5) if bf else (6, 3, 5)).astype(
+        np.float32)
+    lengths = [4, 6, 2]
+    pe = ember.nn.utils.rnn.pack_padded_sequence(ember.tensor(x), ember.tensor(lengths), bf,
+                                                 enforce_sorted=False)
+    pt = torch.nn.utils.rnn.pack_padded_sequence(torch.from_numpy(x), torch.tensor(lengths),
+                                                 bf, enforce_sorted=False)
+    ye, he = qe(pe)
+    yt, ht = qt(pt)
+    _rnn_close(ye.data, yt.data)
+    np.testing.assert_array_equal(ye.batch_sizes.numpy(), yt.batch_sizes.numpy())
+    for a, b in zip(he if isinstance(he, tuple) else (he,), ht if isinstance(ht, tuple) else (ht,)):
+        _rnn_close(a, b)

@@ -8,6 +8,8 @@ step adds the projection of the hidden state (quantized on its own) and applies 
 float32.
 """
 
+import numpy as np
+
 import ember
 from ember import _dtype as D
 from ember import nn as _nn
@@ -192,65 +194,85 @@ class _RNNBase(Module):
         """The biases, by PyTorch's parameter names."""
         return self._weight_bias()['bias']
 
-    def _cell(self, xw_t, h, state, packed_hh):
-        raise NotImplementedError
+    def _direction(self, xw, state, packed_hh, reverse, batch_sizes):
+        """One layer-direction over the projected inputs ``xw``: ``(T, B, G)`` padded, or
+        ``(N, G)`` packed with ``batch_sizes`` (the first ``batch_sizes[t]`` sequences are
+        live at step ``t``). Returns the outputs (``(T, B, H)`` or ``(N, H)``) and the final
+        state."""
+        E = ember
+        if batch_sizes is None:
+            steps = range(xw.shape[0])
+            seq = [None] * xw.shape[0]
+            for t in (reversed(steps) if reverse else steps):
+                state = self._step(xw[t], state, packed_hh)
+                seq[t] = state[0]
+            return (E.stack(seq) if seq else xw.new_zeros(0)), state
+        starts = np.concatenate([[0], np.cumsum(batch_sizes)[:-1]]).tolist()
+        seq = [None] * len(batch_sizes)
+        steps = range(len(batch_sizes))
+        for t in (reversed(steps) if reverse else steps):
+            b, s0 = batch_sizes[t], starts[t]
+            new = self._step(xw[s0:s0 + b], tuple(x[:b] for x in state), packed_hh)
+            state = tuple(n if b == x.shape[0] else E.cat([n, x[b:]]) for n, x in
+                          zip(new, state))
+            seq[t] = new[0]
+        return E.cat(seq), state
 
-    def _run(self, input, hx):
+    def _run(self, input, hx, batch_sizes=None):
         num_directions = 2 if self.bidirectional else 1
-        layer_input = input                   # (T, B, I)
+        layer_input = input
         h_out, c_out = [], []
         E = ember
         for layer in range(self.num_layers):
             outs = []
             for direction in range(num_directions):
-                cell = self._all_weight_values[layer * num_directions + direction].param
                 idx = layer * num_directions + direction
-                state = tuple(s[idx] for s in hx)
+                cell = self._all_weight_values[idx].param
+                # the whole sequence is projected at once (one dynamic quantization)
                 xw = _project(layer_input, cell.packed_ih)
-                steps = range(xw.shape[0])
-                if direction == 1:
-                    steps = reversed(steps)
-                seq = [None] * xw.shape[0]
-                for t in steps:
-                    state = self._step(xw[t], state, cell.packed_hh)
-                    seq[t] = state[0]
-                outs.append(E.stack(seq) if seq else xw.new_zeros(0))
+                out, state = self._direction(xw, tuple(s[idx] for s in hx), cell.packed_hh,
+                                             direction == 1, batch_sizes)
+                outs.append(out)
                 h_out.append(state[0])
                 if len(state) > 1:
                     c_out.append(state[1])
-            layer_input = outs[0] if num_directions == 1 else E.cat(outs, 2)
+            layer_input = outs[0] if num_directions == 1 else E.cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = E.nn.functional.dropout(layer_input, self.dropout, True)
         h = E.stack(h_out)
         return layer_input, (h, E.stack(c_out)) if c_out else h
 
-    def _prepare(self, input, hx, n_states):
-        if isinstance(input, _nn.utils.rnn.PackedSequence):
-            raise NotImplementedError("NOTE: unlike PyTorch, ember's dynamic quantized RNNs "
-                                      "do not take PackedSequence input yet")
+    def _forward(self, input, hx, n_states):
+        num_directions = 2 if self.bidirectional else 1
+        PS = _nn.utils.rnn.PackedSequence
+        if isinstance(input, PS):
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            B = int(batch_sizes[0])
+            if hx is None:
+                z = ember.zeros(self.num_layers * num_directions, B, self.hidden_size,
+                                dtype=data.dtype)
+                hx = (z,) * n_states
+            else:
+                hx = hx if isinstance(hx, tuple) else (hx,)
+                if sorted_indices is not None:
+                    hx = tuple(h.index_select(1, sorted_indices) for h in hx)
+            out, states = self._run(data, hx, [int(b) for b in batch_sizes])
+            if unsorted_indices is not None:
+                states = tuple(st.index_select(1, unsorted_indices) for st in states) \
+                    if isinstance(states, tuple) else states.index_select(1, unsorted_indices)
+            return PS(out, batch_sizes, sorted_indices, unsorted_indices), states
         if input.dim() != 3:
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
-        batched = True
         if self.batch_first:
             input = input.transpose(0, 1)
-        num_directions = 2 if self.bidirectional else 1
-        B = input.shape[1]
         if hx is None:
-            z = ember.zeros(self.num_layers * num_directions, B, self.hidden_size,
-                            dtype=input.dtype)
+            z = ember.zeros(self.num_layers * num_directions, input.shape[1],
+                            self.hidden_size, dtype=input.dtype)
             hx = (z,) * n_states
         else:
             hx = hx if isinstance(hx, tuple) else (hx,)
-            if not batched:
-                hx = tuple(h.unsqueeze(1) for h in hx)
-        return input, hx, batched
-
-    def _finish(self, out, states, batched):
-        if not batched:
-            out = out.squeeze(1)
-            states = tuple(s.squeeze(1) for s in states) if isinstance(states, tuple) \
-                else states.squeeze(1)
-        elif self.batch_first:
+        out, states = self._run(input, hx)
+        if self.batch_first:
             out = out.transpose(0, 1)
         return out, states
 
@@ -330,9 +352,7 @@ class LSTM(_RNNBase):
         return _lstm_gates(xw_t + _project(h, packed_hh), c)
 
     def forward(self, input, hx=None):
-        x, hx, batched = self._prepare(input, hx, 2)
-        out, states = self._run(x, hx)
-        return self._finish(out, states, batched)
+        return self._forward(input, hx, 2)
 
 
 class GRU(_RNNBase):
@@ -357,9 +377,8 @@ class GRU(_RNNBase):
         return (_gru_gates(xw_t, _project(h, packed_hh), h),)
 
     def forward(self, input, hx=None):
-        x, hx, batched = self._prepare(input, hx, 1)
-        out, h = self._run(x, hx)
-        return self._finish(out, h, batched)
+        out, h = self._forward(input, hx, 1)
+        return out, h[0] if isinstance(h, tuple) else h
 
 
 class _CellBase(Module):

@@ -66,7 +66,15 @@ def _op_matches(node, op, modules):
         return node.op == "call_module" and type(modules.get(node.target)) is op
     if isinstance(op, str):
         return node.op == "call_method" and node.target == op
-    return node.op == "call_function" and node.target is op
+    if node.op != "call_function":
+        return False
+    t = node.target
+    if t is op or getattr(t, '__wrapped__', None) is op:
+        return True
+    # the same ember function seen through another binding (observing wrappers)
+    return (callable(op) and getattr(t, '__name__', None) == getattr(op, '__name__', 0)
+            and getattr(t, '__module__', None) == getattr(op, '__module__', 0)
+            and str(getattr(op, '__module__', '')).startswith('ember'))
 
 
 def match_chain(node, pattern, modules):

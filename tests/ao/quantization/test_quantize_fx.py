@@ -1,0 +1,275 @@
+"""FX graph mode quantization (fuse_fx, prepare_fx, prepare_qat_fx, convert_fx,
+convert_to_reference_fx, backend_config) against torch 2.13 on an MLP, a small CNN with
+BN/ReLU/maxpool/flatten/add and a model with functional relu and ``x + y``: module
+structure, observer names and sharing, observers' statistics, state_dict keys, outputs
+(integer-equal after lowering) and torch's deprecation warnings."""
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+import torch.ao.quantization.backend_config.utils  # noqa: F401  (torch's configs need it)
+import torch.ao.quantization.quantize_fx  # noqa: F401
+
+import ember
+import ember.ao.quantization.quantize_fx  # noqa: F401
+from ao._quant_util import keep_rng  # noqa: F401  (autouse fixture)
+from ao._quant_util import both, close, dyadic, dyadic_params, e_tensor, quiet, record, to_np
+
+
+def _fx(T):
+    return (torch.ao.quantization.quantize_fx if T is torch
+            else ember.ao.quantization.quantize_fx)
+
+
+def _q(T):
+    return torch.ao.quantization if T is torch else ember.ao.quantization
+
+
+def _mlp(T):
+    nn = T.nn
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(8, 16)
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+    return MLP()
+
+
+def _cnn(T):
+    nn, F = T.nn, T.nn.functional
+
+    class CNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.bn1 = nn.BatchNorm2d(8)
+            self.relu1 = nn.ReLU()
+            self.pool = nn.MaxPool2d(2)
+            self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+            self.bn2 = nn.BatchNorm2d(8)
+            self.fc = nn.Linear(8 * 4 * 4, 10)
+
+        def forward(self, x):
+            x = self.pool(self.relu1(self.bn1(self.conv1(x))))
+            y = self.bn2(self.conv2(x))
+            x = F.relu(x + y)
+            x = T.flatten(x, 1)
+            return self.fc(x)
+    return CNN()
+
+
+def _func(T):
+    nn, F = T.nn, T.nn.functional
+
+    class Func(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.b = nn.Linear(4, 4)
+
+        def forward(self, x):
+            y = F.relu(self.a(x))
+            z = self.b(x)
+            return y + z
+    return Func()
+
+
+MODELS = {'mlp': (_mlp, (6, 8)), 'cnn': (_cnn, (4, 3, 8, 8)), 'func': (_func, (6, 4))}
+
+
+def _pair(name, train=False):
+    factory, shape = MODELS[name]
+    e, t = both(factory)
+    dyadic_params(e, t)
+    if name == 'cnn':       # give the batch norms non-trivial (dyadic) statistics
+        with torch.no_grad():
+            for bn in (t.bn1, t.bn2):
+                bn.running_mean.copy_(torch.arange(8.) / 8 - 0.5)
+                bn.running_var.copy_(torch.arange(8.) / 4 + 0.5)
+        from ao._quant_util import copy_state
+        copy_state(e, t)
+    (e.train() if train else e.eval()), (t.train() if train else t.eval())
+    return e, t, shape
+
+
+def _names(gm):
+    return [n for n, _ in gm.named_modules()]
+
+
+def _apps(gm):
+    mods = dict(gm.named_modules(remove_duplicate=False))
+    return {n: m for n, m in mods.items() if n.startswith('activation_post_process_')
+            and '.' not in n}
+
+
+@pytest.mark.parametrize('name', ['mlp', 'cnn', 'func'])
+def test_fuse_fx_matches_torch(name):
+    e, t, shape = _pair(name)
+    fe, we = record(_fx(ember).fuse_fx, e)
+    ft, wt = record(_fx(torch).fuse_fx, t)
+    assert repr(fe).split('\n\n\n')[0] == repr(ft).split('\n\n\n')[0]
+    assert list(fe.state_dict()) == list(ft.state_dict())
+    x = dyadic(shape)
+    close(fe(e_tensor(x)), ft(torch.from_numpy(x)), atol=1e-5)
+    assert [c for c, _ in we] == [c for c, _ in wt] == []
+
+
+
+def _prepare_both(name, qat=False, backend='x86'):
+    e, t, shape = _pair(name, train=qat)
+    out = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _q(T)
+        mapping = (q.get_default_qat_qconfig_mapping(backend) if qat
+                   else q.get_default_qconfig_mapping(backend))
+        fn = _fx(T).prepare_qat_fx if qat else _fx(T).prepare_fx
+        x = dyadic(shape)
+        xin = e_tensor(x) if T is ember else torch.from_numpy(x)
+        out.append(record(fn, m, mapping, (xin,)))
+    (pe, we), (pt, wt) = out
+    return pe, pt, we, wt, shape
+
+
+@pytest.mark.parametrize('name', ['mlp', 'cnn', 'func'])
+def test_prepare_fx_observers_as_torch(name):
+    pe, pt, we, wt, shape = _prepare_both(name)
+    assert _names(pe) == _names(pt)
+    ae, at = _apps(pe), _apps(pt)
+    assert list(ae) == list(at)
+    # which observers are one module under several names (ops sharing their input's)
+    assert [[m for m in ae if ae[m] is ae[n]] for n in ae] == \
+        [[m for m in at if at[m] is at[n]] for n in at]
+    assert [type(m).__name__ for m in ae.values()] == [type(m).__name__ for m in at.values()]
+    # the call order of observers and modules in the graph
+    seq = lambda gm: [n.target for n in gm.graph.nodes if n.op == 'call_module']  # noqa: E731
+    assert seq(pe) == seq(pt)
+    assert sorted({c for c, _ in we}) == sorted({c for c, _ in wt})
+    assert [m for c, m in we if c == 'DeprecationWarning'] == \
+        [m for c, m in wt if c == 'DeprecationWarning']
+    for i in range(2):
+        x = dyadic(shape, seed=i + 1)
+        close(pe(e_tensor(x)), pt(torch.from_numpy(x)), atol=1e-5)
+    for n in ae:
+        if hasattr(at[n], 'min_val'):
+            np.testing.assert_allclose(to_np(ae[n].min_val), to_np(at[n].min_val), atol=1e-6)
+            np.testing.assert_allclose(to_np(ae[n].max_val), to_np(at[n].max_val), atol=1e-6)
+
+
+def test_prepare_qat_fx_fake_quant_as_torch():
+    pe, pt, we, wt, shape = _prepare_both('cnn', qat=True)
+    assert _names(pe) == _names(pt)
+    assert [type(m).__name__ for m in pe.modules()] == [type(m).__name__ for m in pt.modules()]
+    assert list(pe.state_dict()) == list(pt.state_dict())
+    assert [c for c, _ in we if c == 'DeprecationWarning'] == \
+        [c for c, _ in wt if c == 'DeprecationWarning']
+    x = dyadic(shape, seed=3)
+    close(pe(e_tensor(x)), pt(torch.from_numpy(x)), atol=1e-4)
+    ae, at = _apps(pe), _apps(pt)
+    for n in ae:
+        np.testing.assert_allclose(to_np(ae[n].activation_post_process.min_val),
+                                   to_np(at[n].activation_post_process.min_val), atol=1e-5)
+        np.testing.assert_allclose(to_np(ae[n].scale), to_np(at[n].scale), rtol=1e-5)
+
+
+def _calibrated(name, backend='x86'):
+    pe, pt, _, _, shape = _prepare_both(name, backend=backend)
+    for i in range(3):
+        x = dyadic(shape, seed=10 + i)
+        pe(e_tensor(x))
+        pt(torch.from_numpy(x))
+    return pe, pt, shape
+
+
+@pytest.mark.parametrize('name', ['mlp', 'cnn', 'func'])
+def test_convert_to_reference_fx_matches_torch(name):
+    pe, pt, shape = _calibrated(name)
+    re_, we = record(_fx(ember).convert_to_reference_fx, pe)
+    rt, wt = record(_fx(torch).convert_to_reference_fx, pt)
+    assert repr(re_).split('\n\n\n')[0] == repr(rt).split('\n\n\n')[0]
+    es, ts = re_.state_dict(), rt.state_dict()
+    assert list(es) == list(ts)
+    for k, v in ts.items():
+        if isinstance(v, torch.Tensor):
+            np.testing.assert_allclose(to_np(es[k]), to_np(v), rtol=1e-6, err_msg=k)
+        else:
+            assert str(es[k]) == str(v), k
+    assert [c for c, _ in we if c == 'DeprecationWarning'] == \
+        [c for c, _ in wt if c == 'DeprecationWarning']
+    for i in range(2):
+        x = dyadic(shape, seed=20 + i)
+        close(re_(e_tensor(x)), rt(torch.from_numpy(x)), atol=1e-5)
+
+
+@pytest.mark.parametrize('name,backend', [('mlp', 'x86'), ('cnn', 'x86'), ('func', 'x86'),
+                                          ('cnn', 'fbgemm')])
+def test_convert_fx_integer_equal_to_torch(name, backend):
+    pe, pt, shape = _calibrated(name, backend)
+    ce, we = record(_fx(ember).convert_fx, pe)
+    ct, wt = record(_fx(torch).convert_fx, pt)
+    assert repr(ce).split('\n\n\n')[0] == repr(ct).split('\n\n\n')[0]
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    assert [m for c, m in we if c == 'DeprecationWarning'] == \
+        [m for c, m in wt if c == 'DeprecationWarning']
+    mods_t = dict(ct.named_modules())
+    for n, m in ce.named_modules():
+        if hasattr(mods_t[n], 'scale') and not callable(mods_t[n].scale):
+            assert float(m.scale) == float(mods_t[n].scale), n
+            assert int(m.zero_point) == int(mods_t[n].zero_point), n
+    for i in range(2):
+        x = dyadic(shape, seed=30 + i)
+        ye, yt = ce(e_tensor(x)), ct(torch.from_numpy(x))
+        np.testing.assert_array_equal(to_np(ye), to_np(yt))
+
+
+def test_qconfig_mapping_none_leaves_module_float():
+    out = []
+    for T in (ember, torch):
+        m = _mlp(T).eval()
+        q = _q(T)
+        mapping = q.get_default_qconfig_mapping().set_module_name('fc2', None)
+        x = dyadic((2, 8))
+        xin = e_tensor(x) if T is ember else torch.from_numpy(x)
+        p = quiet(_fx(T).prepare_fx, m, mapping, (xin,))
+        p(xin)
+        c = quiet(_fx(T).convert_fx, p)
+        out.append((list(_apps(p)), [type(m).__name__ for m in c.modules()]))
+    assert out[0] == out[1]
+
+
+def test_convert_fx_rejects_non_graph_module():
+    with pytest.raises(ValueError, match='input model must be a GraphModule') as ee:
+        quiet(_fx(ember).convert_fx, ember.nn.Linear(2, 2))
+    with pytest.raises(ValueError, match='input model must be a GraphModule') as et:
+        quiet(_fx(torch).convert_fx, torch.nn.Linear(2, 2))
+    assert str(ee.value).replace('ember', 'torch') == str(et.value)
+
+
+def test_backend_config_api():
+    from ember.ao.quantization import backend_config as eb
+    from torch.ao.quantization import backend_config as tb
+    for fn in ('get_native_backend_config', 'get_fbgemm_backend_config',
+               'get_qnnpack_backend_config'):
+        assert getattr(eb, fn)().name == getattr(tb, fn)().name
+    for B in (eb, tb):
+        T = ember if B is eb else torch
+        c = (B.BackendPatternConfig((T.nn.Linear, T.nn.ReLU))
+             .set_observation_type(B.ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT)
+             .add_dtype_config(B.DTypeConfig(input_dtype=T.quint8, output_dtype=T.quint8)))
+        bc = B.BackendConfig('b').set_backend_pattern_config(c)
+        assert len(bc.configs) == 1 and bc.configs[0].pattern == (T.nn.Linear, T.nn.ReLU)
+        d = c.dtype_configs[0]
+        assert str(d.input_dtype) == 'torch.quint8' and d.weight_dtype is None
+    e_pats = {str(c.pattern).replace('ember', 'torch') for c in eb.get_native_backend_config().configs
+              if isinstance(c.pattern, tuple) and c.fused_module is not None}
+    t_pats = {str(c.pattern) for c in tb.get_native_backend_config().configs
+              if isinstance(c.pattern, tuple) and c.fused_module is not None}
+    for p in ("(<class 'torch.nn.modules.conv.Conv2d'>, <class 'torch.nn.modules.batchnorm.BatchNorm2d'>)",
+              "(<class 'torch.nn.modules.linear.Linear'>, <class 'torch.nn.modules.activation.ReLU'>)"):
+        assert p in t_pats and p in e_pats

@@ -547,3 +547,28 @@ def test_checkpoint_files_both_ways(tmp_path):
     same_state(e_conv, t_conv3)
     tx, ex = qx((2, 4))
     same_q(e_lin(ex), t_lin3(tx))
+
+
+def test_nn_aliases_are_the_ao_modules():
+    """``ember.nn.quantized`` & co. are the ``ember.ao.nn`` packages (as torch.nn.quantized
+    re-exports torch.ao.nn.quantized): same classes, importable by either name."""
+    import importlib
+    import ember.nn.quantized.dynamic as d
+    from ember.nn.intrinsic.quantized import ConvReLU2d
+    assert d is importlib.import_module('ember.ao.nn.quantized.dynamic')
+    assert d.LSTM is ennqd_lstm()
+    assert ConvReLU2d is enniq.ConvReLU2d
+    assert ember.nn.quantized.Linear is ennq.Linear
+    assert ember.nn.quantized.functional.conv2d is importlib.import_module(
+        'ember.ao.nn.quantized.functional').conv2d
+    assert ember.nn.intrinsic.ConvReLU2d is importlib.import_module(
+        'ember.ao.nn.intrinsic.modules.fused').ConvReLU2d
+    assert ember.nn.qat.Linear.__module__.startswith('ember.ao.nn.qat')
+    assert torch.nn.quantized.Linear is tnnq.Linear
+    with pytest.raises(AttributeError):
+        ember.nn.no_such_alias
+
+
+def ennqd_lstm():
+    import ember.ao.nn.quantized.dynamic as d
+    return d.LSTM

@@ -51,3 +51,10 @@ def default_eval_fn(model, calib_data):
 
 
 __all__ += ['ObserverOrFakeQuantize', 'default_eval_fn']
+
+
+def __getattr__(name):
+    # the DEFAULT_* mapping tables, resolved on first use (as torch's package has them)
+    if name.startswith('DEFAULT_') and name in quantization_mappings._TABLES:
+        return getattr(quantization_mappings, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

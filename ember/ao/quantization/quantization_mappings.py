@@ -48,7 +48,7 @@ _PACKAGES = {
     'nnqd': 'ember.ao.nn.quantized.dynamic',
     'nnqr': 'ember.ao.nn.quantized.reference',
     'nnquantizable': 'ember.ao.nn.quantizable',
-    'qops': 'ember.ops.quantized',
+    'qops': None,       # ember.ops.quantized: a namespace object, not a module
     'sparseq': 'ember.ao.nn.sparse.quantized',
     'sparseqd': 'ember.ao.nn.sparse.quantized.dynamic',
 }
@@ -121,10 +121,16 @@ def _resolve(spec):
     """The object a table entry names (``'nnq.Linear'``), or ``_MISSING`` when its package or
     name does not exist (yet)."""
     prefix, _, path = spec.partition('.')
-    try:
-        obj = importlib.import_module(_PACKAGES[prefix])
-    except ImportError:
-        return _MISSING
+    if _PACKAGES[prefix] is None:
+        import ember
+        obj = getattr(getattr(ember, 'ops', None), 'quantized', _MISSING)
+        if obj is _MISSING:
+            return _MISSING
+    else:
+        try:
+            obj = importlib.import_module(_PACKAGES[prefix])
+        except ImportError:
+            return _MISSING
     for part in path.split('.'):
         obj = getattr(obj, part, _MISSING)
         if obj is _MISSING:

@@ -6,6 +6,7 @@ import importlib
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import functional  # noqa: F401
+from ember.nn import MaxPool2d  # noqa: F401  (runs on quantized tensors as it is, as torch's)
 
 __all__ = list(_modules_all)
 

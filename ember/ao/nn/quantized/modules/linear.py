@@ -123,7 +123,7 @@ class Linear(_QParamsState, Module):
         torch.Size([3, 2])
     """
     _version = 3
-    _FLOAT_MODULE = (_FloatLinear,)
+    _FLOAT_MODULE = (_FloatLinear, _nn.modules.linear.NonDynamicallyQuantizableLinear)
 
     def __init__(self, in_features, out_features, bias_=True, dtype=D.qint8):
         super().__init__()

@@ -178,3 +178,17 @@ def test_rnn_packed_sequence(name, kwargs):
     np.testing.assert_array_equal(ye.batch_sizes.numpy(), yt.batch_sizes.numpy())
     for a, b in zip(he if isinstance(he, tuple) else (he,), ht if isinstance(ht, tuple) else (ht,)):
         _rnn_close(a, b)
+
+
+def test_rnn_argument_errors():
+    for M, mod in ((torch, tnnqd), (ember, ennqd)):
+        m, g = mod.LSTM(3, 4), mod.GRU(3, 4)
+        with pytest.raises(RuntimeError, match='input.size.-1. must be equal to input_size. '
+                                               'Expected 3, got 7'):
+            m(M.ones(5, 2, 7))
+        with pytest.raises(RuntimeError, match=r'Expected hidden\[0\] size \(1, 2, 4\), got '
+                                               r'\[1, 3, 4\]'):
+            m(M.ones(5, 2, 3), (M.zeros(1, 3, 4), M.zeros(1, 2, 4)))
+        with pytest.raises(RuntimeError, match=r'Expected hidden size \(1, 2, 4\), got '
+                                               r'\[1, 2, 5\]'):
+            g(M.ones(5, 2, 3), M.zeros(1, 2, 5))

@@ -263,14 +263,22 @@ class _RNNBase(Module):
             return PS(out, batch_sizes, sorted_indices, unsorted_indices), states
         if input.dim() != 3:
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
         if self.batch_first:
             input = input.transpose(0, 1)
+        expected = (self.num_layers * num_directions, input.shape[1], self.hidden_size)
         if hx is None:
-            z = ember.zeros(self.num_layers * num_directions, input.shape[1],
-                            self.hidden_size, dtype=input.dtype)
+            z = ember.zeros(*expected, dtype=input.dtype)
             hx = (z,) * n_states
         else:
             hx = hx if isinstance(hx, tuple) else (hx,)
+            for i, h in enumerate(hx):
+                if tuple(h.shape) != expected:
+                    which = f'hidden[{i}]' if n_states > 1 else 'hidden'
+                    raise RuntimeError(f"Expected {which} size {expected}, got "
+                                       f"{list(h.shape)}")
         out, states = self._run(input, hx)
         if self.batch_first:
             out = out.transpose(0, 1)

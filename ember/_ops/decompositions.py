@@ -531,6 +531,15 @@ def _cholesky_top(input, upper=False, *, out=None):
 
 
 # ------------------------------------------------------------------ qr
+def _copyltu(M):
+    """``tril(M, -1) + tril(M, -1)^H`` plus the real part of ``M``'s diagonal (R's diagonal
+    is real, so only that part of it moves)."""
+    strict = M * _tri_mask(M, False, 0, True)
+    d = M.diagonal(0, -2, -1)
+    d = (d.real + 0j if M.is_complex() else d).diag_embed()
+    return strict + _mH(strict) + d
+
+
 class LinalgQrBackward0(Node):
     def backward(self, gQ, gR):
         Q, R = self.saved_tensors
@@ -546,9 +555,7 @@ class LinalgQrBackward0(Node):
         if m >= n:
             # gA = [gQ + Q copyltu(M)] R^{-H},  M = R gR^H - gQ^H Q
             M = R.matmul(_mH(gR)) - _mH(gQ).matmul(Q)
-            low = M * _tri_mask(M, False, 0)
-            strict = M * _tri_mask(M, False, 0, True)
-            b = gQ + Q.matmul(low + _mH(strict))
+            b = gQ + Q.matmul(_copyltu(M))
             # b R^{-H} = solve(R, b^H)^H   (R upper triangular)
             return _mH(solve_triangular(R, _mH(b), upper=True))
         # m < n: A = Q [X | Y], X square
@@ -558,9 +565,7 @@ class LinalgQrBackward0(Node):
         gY = gR[..., :, m:]
         gQ2 = gQ + Q.matmul(Y).matmul(_mH(gY))
         M = X.matmul(_mH(gX)) - _mH(gQ2).matmul(Q)
-        low = M * _tri_mask(M, False, 0)
-        strict = M * _tri_mask(M, False, 0, True)
-        b = gQ2 + Q.matmul(low + _mH(strict))
+        b = gQ2 + Q.matmul(_copyltu(M))
         gAX = _mH(solve_triangular(X, _mH(b), upper=True))
         gAY = Q.matmul(gY)
         return _cat_last(gAX, gAY)

@@ -132,3 +132,20 @@ def test_cholesky_complex_grad(shape, upper):
         return (m.linalg.cholesky(A, upper=upper) * m.tensor(w)).real.sum()
     np.testing.assert_allclose(_grad(ember, a, loss), _grad(torch, a, loss), rtol=1e-9,
                                atol=1e-10)
+
+
+@pytest.mark.parametrize('shape', [(5, 5), (5, 3), (3, 5), (2, 4, 3)])
+def test_qr_complex_grad(shape):
+    # R's diagonal is real: only the real part of copyltu's diagonal moves
+    rng = np.random.default_rng(shape[-1])
+    a = _c(rng, shape)
+    k = min(shape[-2:])
+    wq, wr = _c(rng, shape[:-1] + (k,)), _c(rng, shape[:-2] + (k, shape[-1]))
+
+    def loss(m, A):
+        Q, R = m.linalg.qr(A)
+        return (Q * m.tensor(wq)).real.sum() + (R * m.tensor(wr)).real.sum()
+    np.testing.assert_allclose(_grad(ember, a, loss), _grad(torch, a, loss), rtol=1e-9,
+                               atol=1e-10)
+    A = ember.tensor(a, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda A: ember.linalg.qr(A), (A,))

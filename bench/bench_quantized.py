@@ -55,14 +55,10 @@ def dynamic_linear():
            'torch': lambda: torch.ops.quantized.linear_dynamic(xt, packed_t, True),
            'float32': lambda: x @ w.T + b,
            'ember_F': lambda: ember.nn.functional.linear(xe, we, be)}
-    # one run, three ratios (best of 15 rounds each: the machine may be shared)
-    best = {}
-
-    def grab(name, ref, target):
-        best[ref] = compare(name, fns, ref=ref, number=20, rounds=15, target=target)
-    grab('dynamic Linear 1024x1024, batch 64 (vs torch)', 'torch', 2)
-    grab('dynamic Linear 1024x1024, batch 64 (vs numpy f32)', 'float32', 1.3)
-    grab('dynamic Linear 1024x1024, batch 64 (vs ember F)', 'ember_F', 1.3)
+    # best of 15 rounds each: the machine may be shared
+    for ref, target in (('torch', 2), ('float32', 1.3), ('ember_F', 1.3)):
+        compare(f'dynamic Linear 1024x1024, batch 64 (vs {ref})', fns, ref=ref, number=20,
+                rounds=15, target=target)
 
 
 def lenet_static(batch=64):

@@ -53,9 +53,13 @@ def test_save_two_ranks_load_other_world_sizes(tmp_path):
     ck = str(tmp_path / 'ckpt')
     run_ranks(SAVE, 2, timeout=60, args=(ck,))
     assert sorted(os.listdir(ck)) == ['.metadata', '__0_0.distcp', '__1_0.distcp']
-    # every entry written once: the files hold disjoint keys covering the checkpoint
-    parts = [ember.load(os.path.join(ck, f'__{r}_0.distcp')) for r in range(2)]
-    assert not set(parts[0]) & set(parts[1]) and 'shard.1' in parts[1] and 'shard.0' in parts[0]
+    # every entry written once: each stored piece in one file, a rank's own shard in its file
+    md = dcp.FileSystemReader(ck).read_metadata()
+    files = {}
+    for idx, info in md.storage_data.items():
+        files.setdefault(idx.fqn, []).append(info.relative_path)
+    assert all(len(v) == 1 for v in files.values()) and set(files) == set(md.state_dict_metadata)
+    assert files['shard.0'] == ['__0_0.distcp'] and files['shard.1'] == ['__1_0.distcp']
     # world size 1 (no process group): everything, both shards
     ember.manual_seed(0)
     ref = ember.nn.Linear(4, 3)
@@ -133,16 +137,86 @@ def test_state_dict_helpers_resume_training(tmp_path):
         np.testing.assert_allclose(v.numpy(), w.detach().numpy(), atol=1e-6, err_msg=k)
 
 
-def test_hf_storage_is_a_clear_not_implemented():
-    """``checkpoint.hf_storage`` (imported by transformers) has torch's two classes, as
-    storage types; building one says it is not implemented in ember."""
-    import torch.distributed.checkpoint.hf_storage as th
+
+def _st_header(path):
+    import json
+    import struct
+    with open(path, 'rb') as f:
+        n = struct.unpack('<Q', f.read(8))[0]
+        h = json.loads(f.read(n))
+    meta = h.pop('__metadata__')
+    meta['DCP_SHARDING_INFO'] = json.loads(meta['DCP_SHARDING_INFO'])
+    return meta, h
+
+
+def test_hf_storage_exchanges_checkpoints_with_torch(tmp_path):
+    """dcp.save/load through the Hugging Face storages: torch's files load into ember and
+    ember's into torch (and into the safetensors library), with torch's file names, index,
+    headers (dtype codes, shapes, DCP sharding record) and errors."""
+    import json
+    import warnings
+    import torch
+    import torch.distributed.checkpoint as tdcp
+    from torch.distributed.checkpoint import hf_storage as th
+    from safetensors.torch import load_file
     from ember.distributed.checkpoint import hf_storage as eh
-    assert sorted(eh.__all__) == sorted(n for n in ('HuggingFaceStorageWriter',
-                                                    'HuggingFaceStorageReader')
-                                        if hasattr(th, n))
-    assert issubclass(eh.HuggingFaceStorageWriter, dcp.StorageWriter)
-    assert issubclass(eh.HuggingFaceStorageReader, dcp.StorageReader)
-    for cls in (eh.HuggingFaceStorageWriter, eh.HuggingFaceStorageReader):
-        with pytest.raises(NotImplementedError, match='not implemented in ember'):
-            cls('ckpt')
+    assert sorted(eh.__all__) == sorted(['HuggingFaceStorageWriter', 'HuggingFaceStorageReader'])
+    vals = {'model.w': np.arange(6.).reshape(2, 3), 'model.v': np.array([[1.5], [-2.]]),
+            'x': np.arange(4), 'h': np.array([0.5, -1.25]), 'm': np.array([True, False])}
+    dts = {'model.w': 'float32', 'model.v': 'float64', 'x': 'int64', 'h': 'bfloat16',
+           'm': 'bool'}
+    mapping = {'model.w': 1, 'model.v': 2, 'x': 2, 'h': 1, 'm': 2}
+
+    def build(lib):
+        t = {k: lib.tensor(v, dtype=getattr(lib, dts[k])) for k, v in vals.items()}
+        return {'model': {'w': t['model.w'], 'v': t['model.v']}, 'x': t['x'], 'h': t['h'],
+                'm': t['m']}
+
+    def empty(lib):
+        sd = build(lib)
+        for v in (sd['model']['w'], sd['model']['v'], sd['x'], sd['h'], sd['m']):
+            v.zero_()
+        return sd
+
+    def flat(sd):
+        return {'model.w': sd['model']['w'], 'model.v': sd['model']['v'], 'x': sd['x'],
+                'h': sd['h'], 'm': sd['m']}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        tdcp.save(build(torch), storage_writer=th.HuggingFaceStorageWriter(
+            str(tmp_path / 't'), fqn_to_index_mapping=mapping))
+        md = dcp.save(build(ember), storage_writer=eh.HuggingFaceStorageWriter(
+            str(tmp_path / 'e'), fqn_to_index_mapping=mapping))
+        assert sorted(md.state_dict_metadata) == sorted(vals)
+        assert sorted(os.listdir(tmp_path / 'e')) == sorted(os.listdir(tmp_path / 't'))
+        idx = 'model.safetensors.index.json'
+        assert (json.load(open(tmp_path / 'e' / idx)) == json.load(open(tmp_path / 't' / idx)))
+        for name in os.listdir(tmp_path / 't'):
+            if name.endswith('.safetensors'):
+                assert _st_header(tmp_path / 'e' / name)[0] == _st_header(tmp_path / 't' / name)[0]
+                he, ht = _st_header(tmp_path / 'e' / name)[1], _st_header(tmp_path / 't' / name)[1]
+                assert ({k: (v['dtype'], v['shape']) for k, v in he.items()} ==
+                        {k: (v['dtype'], v['shape']) for k, v in ht.items()})
+                for k, v in load_file(str(tmp_path / 'e' / name)).items():
+                    assert torch.equal(v, flat(build(torch))[k]), k
+        # each side reads the other's files
+        sd_e = empty(ember)
+        dcp.load(sd_e, storage_reader=eh.HuggingFaceStorageReader(str(tmp_path / 't')))
+        sd_t = empty(torch)
+        tdcp.load(sd_t, storage_reader=th.HuggingFaceStorageReader(str(tmp_path / 'e')))
+    for k, v in flat(sd_e).items():
+        assert v.dtype == getattr(ember, dts[k])
+        assert v.float().tolist() == flat(sd_t)[k].float().tolist() == \
+            torch.tensor(vals[k]).to(getattr(torch, dts[k])).float().tolist(), k
+    # errors: a name the files lack, a shape that differs (nothing is written before)
+    with pytest.raises(dcp.CheckpointException, match='Missing key in checkpoint state_dict: zz'):
+        dcp.load({'x': ember.zeros(4), 'zz': ember.zeros(1)},
+                 storage_reader=eh.HuggingFaceStorageReader(str(tmp_path / 't')))
+    h = ember.ones(2)
+    with pytest.raises(dcp.CheckpointException, match=r'Size mismatch between saved .*4.* '
+                       r'and current: .*5.* for x'):
+        dcp.load({'h': h, 'x': ember.zeros(5)},
+                 storage_reader=eh.HuggingFaceStorageReader(str(tmp_path / 't')))
+    assert h.tolist() == [1., 1.]
+    with pytest.raises(NotImplementedError, match='save_distributed'):
+        eh.HuggingFaceStorageWriter(str(tmp_path / 'd'), save_distributed=True)

@@ -1,7 +1,7 @@
 """save / load of (possibly sharded) state_dicts into a folder, across ranks."""
-import dataclasses
 import os
 
+from .metadata import Metadata
 from .stateful import Stateful
 
 __all__ = ['save', 'async_save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
@@ -38,24 +38,6 @@ class CheckpointException(Exception):
 
     def __str__(self):
         return f"CheckpointException ranks:{self._failures!r}"
-
-
-@dataclasses.dataclass
-class Metadata:
-    """The index of a checkpoint: ``state_dict_metadata`` maps each flattened key to
-    ``{'file', 'kind', 'shape', 'dtype'}``.
-
-    Example::
-
-        >>> md = dcp.save(sd, checkpoint_id='ckpt')
-        >>> sorted(md.state_dict_metadata)[:1]
-        ['model.bias']
-    """
-    state_dict_metadata: dict
-    planner_data: object = None
-    storage_data: object = None
-    storage_meta: object = None
-    version: str = '1.0.0'
 
 
 class StorageWriter:
@@ -111,22 +93,40 @@ class FileSystemReader(StorageReader):
 
     def read_metadata(self):
         """The checkpoint's :class:`Metadata`."""
-        from ...serialization import load as _load
-        return Metadata(_load(os.path.join(self.path, _META), weights_only=True))
+        from .metadata import _read_metadata
+        return _read_metadata(os.path.join(self.path, _META))
 
 
-def _flatten(obj, prefix, out, setters, parent=None, key=None):
+def _flatten(state_dict):
+    """``fqn -> (path, value, container, key)`` of the leaves of ``state_dict``, as torch's DCP
+    flattens: mappings are walked (keys joined with '.'), lists only when they hold tensors
+    or mappings (or such lists); other values (tuples, lists of plain values) are leaves."""
     from ..._tensor import Tensor
-    if isinstance(obj, dict) and obj and not isinstance(obj, Tensor):
-        for k, v in obj.items():
-            _flatten(v, prefix + (str(k),), out, setters, obj, k)
-    elif isinstance(obj, list) and obj:
-        for i, v in enumerate(obj):
-            _flatten(v, prefix + (str(i),), out, setters, obj, i)
-    else:
-        fqn = '.'.join(prefix)
-        out[fqn] = obj
-        setters[fqn] = (parent, key)
+    out = {}
+
+    def terminal(v):
+        if isinstance(v, dict):
+            return False
+        if not isinstance(v, list):
+            return True
+        return not any(isinstance(e, Tensor) or (isinstance(e, (dict, list)) and not terminal(e))
+                       for e in v)
+
+    def walk(path, v, parent, key):
+        if isinstance(v, dict):
+            for k, w in v.items():
+                walk(path + (str(k),), w, v, k)
+        elif terminal(v):
+            fqn = '.'.join(map(str, path))
+            if fqn in out:
+                raise ValueError(f"duplicated flatten key {fqn}")
+            out[fqn] = (path, v, parent, key)
+        else:
+            for i, w in enumerate(v):
+                walk(path + (i,), w, v, i)
+    for k, v in state_dict.items():
+        walk((str(k),), v, state_dict, k)
+    return out
 
 
 def _resolve_stateful(state_dict):
@@ -157,9 +157,11 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
          process_group=None, no_dist=False, use_cached=False):
     """Save ``state_dict`` (called on every rank) into the folder ``checkpoint_id``.
 
-    Entries present on several ranks (replicated) are written once, by the rank with the
-    least data assigned so far; entries present on one rank only (its shard) by that rank.
-    Each rank writes ``__{rank}_0.distcp``; rank 0 writes the ``.metadata`` index.
+    The folder is in PyTorch's format (``torch.distributed.checkpoint`` loads it, and this
+    loads torch's): rank ``r`` writes ``__r_0.distcp``, rank 0 the ``.metadata`` index. A
+    DTensor is stored as the pieces its ranks hold (with their offsets in the whole
+    tensor); a piece or value present on several ranks (replicated) is written once, by the
+    holder with the fewest bytes assigned so far.
 
     Args:
         state_dict (dict): nested dicts/lists of tensors and plain values; top-level
@@ -177,58 +179,12 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
 
         >>> dcp.save({'model': model.state_dict(), 'step': 10}, checkpoint_id='ckpt')
     """
-    from ...serialization import save as _save
-    from ..._tensor import Tensor
+    from ._format import save_flat
     path = _path(checkpoint_id, storage_writer, 'storage_writer')
     dist, rank, ws = _dist_info(process_group, no_dist)
     os.makedirs(path, exist_ok=True)
-    flat, _ = {}, {}
-    _flatten(_resolve_stateful(state_dict), (), flat, {})
-
-    def size(v):
-        return v.numel() * v.element_size() if isinstance(v, Tensor) else 64
-    mine = {k: size(v) for k, v in flat.items()}
-    if dist is not None:
-        everyone = [None] * ws
-        dist.all_gather_object(everyone, mine, group=process_group)
-    else:
-        everyone = [mine]
-    # every key to one writer: the holder with the fewest bytes assigned so far
-    load_ = [0] * ws
-    writer = {}
-    for k in sorted(set().union(*[set(e) for e in everyone])):
-        holders = [r for r in range(ws) if k in everyone[r]]
-        w = min(holders, key=lambda r: (load_[r], r))
-        writer[k] = w
-        load_[w] += everyone[w][k]
-    fname = f'__{rank}_0.distcp'
-    mine_out = {}
-    for k, v in flat.items():
-        if writer[k] == rank:
-            mine_out[k] = v.detach() if isinstance(v, Tensor) else v
-    _save(mine_out, os.path.join(path, fname))
-    meta = {}
-    for k, w in writer.items():
-        v = flat.get(k) if w == rank else None
-        meta[k] = {'file': f'__{w}_0.distcp'}
-        if v is not None:
-            meta[k].update(kind='tensor' if isinstance(v, Tensor) else 'bytes',
-                           shape=list(v.shape) if isinstance(v, Tensor) else None,
-                           dtype=str(v.dtype) if isinstance(v, Tensor) else None)
-    if dist is not None:
-        metas = [None] * ws
-        dist.all_gather_object(metas, {k: m for k, m in meta.items() if 'kind' in m},
-                               group=process_group)
-        full = {}
-        for m in metas:
-            full.update(m)
-    else:
-        full = meta
-    if rank == 0:
-        _save(full, os.path.join(path, _META))
-    if dist is not None:
-        dist.barrier(group=process_group)
-    return Metadata(full)
+    flat = _flatten(_resolve_stateful(state_dict))
+    return save_flat(flat, path, dist, rank, ws, process_group)
 
 
 def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
@@ -257,8 +213,8 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
     """Fill ``state_dict`` in place from the checkpoint folder ``checkpoint_id`` (any number
     of ranks, or one process, may load what any number saved).
 
-    Tensors are copied into the tensors of ``state_dict`` (same shapes; dtypes cast), other
-    values replaced; top-level ``Stateful`` objects get ``load_state_dict`` with the loaded
+    Tensors are copied into the tensors of ``state_dict`` (same shapes; dtypes cast; a
+    DTensor receives its own piece, whatever pieces were saved), other values replaced; top-level ``Stateful`` objects get ``load_state_dict`` with the loaded
     values. Only the keys present in ``state_dict`` are read.
 
     Args:
@@ -275,38 +231,12 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
         >>> sd = {'model': model.state_dict()}
         >>> dcp.load(sd, checkpoint_id='ckpt')
     """
-    from ...serialization import load as _load
-    from ..._tensor import Tensor
+    from ._format import load_flat
     path = _path(checkpoint_id, storage_reader, 'storage_reader')
     _d, rank, _ws = _dist_info(process_group, no_dist)
-    meta = _load(os.path.join(path, _META), weights_only=True)
     resolved = _resolve_stateful(state_dict)
-    flat, setters = {}, {}
-    _flatten(resolved, (), flat, setters)
-    for k in flat:
-        if k not in meta:
-            raise CheckpointException("load failed", {rank: RuntimeError(
-                f"Missing key in checkpoint state_dict: {k}.")})
-    files = {}
-    from ...autograd.grad_mode import no_grad
-    for k, dst in flat.items():
-        f = meta[k]['file']
-        if f not in files:
-            files[f] = _load(os.path.join(path, f), weights_only=True)
-        src = files[f][k]
-        if isinstance(dst, Tensor) and isinstance(src, Tensor):
-            if tuple(dst.shape) != tuple(src.shape):
-                raise CheckpointException("load failed", {rank: ValueError(
-                    f"Size mismatch between saved {tuple(src.shape)} and current: "
-                    f"{tuple(dst.shape)} for {k}")})
-            with no_grad():
-                dst.copy_(src)
-        else:
-            parent, key = setters[k]
-            if parent is not None:
-                parent[key] = src
-            else:
-                resolved[k] = src
+    load_flat(_flatten(resolved), path, rank)
+    from ..._tensor import Tensor
     for k, v in state_dict.items():
         if isinstance(v, Stateful) and not isinstance(v, Tensor):
             v.load_state_dict(resolved[k])

@@ -1,8 +1,6 @@
 """The ops on quantized tensors and ``ember.ops.quantized`` against PyTorch 2.13 (x86
 engine): the integers, scales and zero points of every result, over every 8-bit input value
 in vector and remainder positions, with rounding ties."""
-import warnings
-
 import numpy as np
 import pytest
 import torch
@@ -11,7 +9,8 @@ import torch.nn.functional as TF
 import ember
 import ember.nn.functional as EF
 
-warnings.filterwarnings('ignore', message='.*deprecated.*')
+# torch's and ember's once-per-process deprecation warning for quantized tensors
+pytestmark = pytest.mark.filterwarnings('ignore:.*deprecated.*:UserWarning')
 
 DT = [('quint8', np.uint8, 0, 255), ('qint8', np.int8, -128, 127)]
 QP = [(0.05, 100, 3), (0.0371, 17, 17), (1 / 3, 200, -50), (0.013, 5, 5)]

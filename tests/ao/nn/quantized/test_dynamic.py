@@ -1,8 +1,6 @@
 """nn.quantized.dynamic against torch.ao.nn.quantized.dynamic: modules made by from_float
 (each library's own default dynamic qconfig, whose observers give the same qparams) hold the
 same int8 weights and give torch's float outputs; repr; Linear's state dict both ways."""
-import warnings
-
 import numpy as np
 import pytest
 import torch
@@ -13,13 +11,15 @@ import ember.ao.nn.quantized.dynamic as ennqd
 
 from .test_modules import same_state, check_state_both_ways, same_values
 
-warnings.filterwarnings('ignore', message='.*deprecated.*')
+# torch's and ember's once-per-process deprecation warning for quantized tensors
+pytestmark = pytest.mark.filterwarnings('ignore:.*deprecated.*:UserWarning')
 
 
 def float_pair(make, seed=0):
     """The same float module in torch and ember (torch's initial weights copied)."""
-    torch.manual_seed(seed)
-    t = make(torch)
+    with torch.random.fork_rng():           # the global generator is given back after
+        torch.manual_seed(seed)
+        t = make(torch)
     e = make(ember)
     with ember.no_grad():
         tp = dict(t.named_parameters())

@@ -1,8 +1,6 @@
 """nn.quantized modules against torch.ao.nn.quantized: the same weights and quantization
 parameters give integer-equal outputs; repr, state_dict keys and values; state dicts load
 both ways; from_float with observers."""
-import warnings
-
 import numpy as np
 import pytest
 import torch
@@ -13,7 +11,8 @@ import ember
 import ember.ao.nn.quantized as ennq
 import ember.ao.nn.intrinsic.quantized as enniq
 
-warnings.filterwarnings('ignore', message='.*deprecated.*')
+# torch's and ember's once-per-process deprecation warning for quantized tensors
+pytestmark = pytest.mark.filterwarnings('ignore:.*deprecated.*:UserWarning')
 
 
 # ------------------------------------------------------------------ conversions
@@ -405,12 +404,10 @@ def test_functional():
 def _observed(make, qconfig='default_qconfig', seed=0):
     """The same float module in torch and ember (dyadic weights, so the observers see the
     same numbers), with a qconfig and an activation observer fed the same dyadic data."""
-    mods = []
-    for M in (torch, ember):
-        M.manual_seed(seed)
-        m = make(M)
-        mods.append(m)
-    t, e = mods
+    with torch.random.fork_rng():           # the global generator is given back after
+        torch.manual_seed(seed)
+        t = make(torch)
+    e = make(ember)
     with torch.no_grad():
         for p in t.parameters():
             p.copy_(torch.round(p * 64) / 64)

@@ -15,7 +15,7 @@ import operator
 import ember as _em
 from ember.fx import GraphModule
 
-from .utils import create_getattr_from_value, _is_obs_module
+from .utils import create_getattr_from_value, _is_obs_module, fn_key
 
 __all__ = ['convert']
 
@@ -31,7 +31,7 @@ def _module_path_and_prefix(obs_node, node_name_to_scope):
         users = list(obs_node.users)
         first = users[0] if users else None
         for u in users:
-            if u.op == 'call_function' and u.target is _em.nn.functional.linear:
+            if u.op == 'call_function' and fn_key(u.target) == fn_key(_em.nn.functional.linear):
                 first = u
                 break
         prefix = '_input'
@@ -120,7 +120,8 @@ def _is_dq(n):
 
 
 def _is_q(n):
-    return hasattr(n, 'op') and n.op == 'call_function' and n.target is _em.quantize_per_tensor
+    return hasattr(n, 'op') and n.op == 'call_function' and \
+        fn_key(n.target) == fn_key(_em.quantize_per_tensor)
 
 
 def _single_q_user(node):
@@ -156,14 +157,15 @@ def _lower(model, graph):
     for c in get_native_backend_config().configs:
         if c.observation_type == ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT and \
                 not isinstance(c.pattern, tuple) and c.pattern is not _em.cat:
-            share_ops.add(c.pattern)
+            share_ops.add(fn_key(c.pattern))
     modules = dict(model.named_modules(remove_duplicate=False))
-    relu_ops = (F.relu, _em.relu, 'relu')
+    relu_ops = {fn_key(F.relu), fn_key(_em.relu), 'relu'}
+    binary_ops = {fn_key(f): f for f in (operator.add, _em.add, operator.mul, _em.mul)}
 
     def is_relu(n):
         if n.op == 'call_module':
             return type(modules.get(n.target)) is nn.ReLU
-        return n.target in relu_ops and n.op in ('call_function', 'call_method')
+        return n.op in ('call_function', 'call_method') and fn_key(n.target) in relu_ops
 
     for node in list(graph.nodes):
         if node.op == 'call_module':
@@ -191,8 +193,7 @@ def _lower(model, graph):
                 _erase_if_unused(graph, sz + [dq])
                 continue
         # binary ops, optionally followed by relu
-        if node.op == 'call_function' and node.target in (operator.add, _em.add,
-                                                          operator.mul, _em.mul):
+        if node.op == 'call_function' and fn_key(node.target) in binary_ops:
             if len(node.args) != 2 or node.kwargs:
                 continue
             a, b = node.args
@@ -204,7 +205,7 @@ def _lower(model, graph):
             q = _single_q_user(last)
             if q is None:
                 continue
-            is_add = node.target in (operator.add, _em.add)
+            is_add = binary_ops[fn_key(node.target)] in (operator.add, _em.add)
             opname = ('add' if is_add else 'mul') + ('_relu' if relu is not None else '')
             qop = getattr(_em.ops.quantized, opname)
             with graph.inserting_before(q):
@@ -222,7 +223,7 @@ def _lower(model, graph):
         if node.op == 'call_module':
             key = type(modules.get(node.target))
         elif node.op in ('call_function', 'call_method'):
-            key = node.target
+            key = fn_key(node.target)
         else:
             continue
         if key in share_ops and node.args and _is_dq(node.args[0]):

@@ -6,7 +6,7 @@ from ember import nn as _nn
 from ember.nn import functional as _F
 from ember.fx import GraphModule
 
-from .utils import match_chain, _sorted_configs
+from .utils import match_chain, _sorted_configs, fn_key
 
 __all__ = ['fuse']
 
@@ -55,7 +55,7 @@ def fuse(model, is_qat, fuse_custom_config=None, backend_config=None):
             for n in chain:
                 if n.op == 'call_module':
                     mods.append(modules[n.target])
-                elif n.target is _F.relu:
+                elif fn_key(n.target) == fn_key(_F.relu):
                     relu = _nn.ReLU()
                     relu.training = model.training
                     mods.append(relu)

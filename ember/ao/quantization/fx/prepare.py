@@ -10,7 +10,7 @@ are first swapped for their QAT forms."""
 from ember.fx import GraphModule
 
 from .utils import (match_chain, _sorted_configs, generate_node_name_to_qconfig,
-                    get_new_attr_name_with_prefix, is_activation_post_process_node)
+                    get_new_attr_name_with_prefix, is_activation_post_process_node, fn_key)
 
 __all__ = ['prepare', 'ObservedGraphModuleAttrs']
 
@@ -84,8 +84,8 @@ def _tensor_args(node, modules, non_tensor):
     skipping weights of functional linear/conv and sizes."""
     from ember.nn import functional as F
     args = list(node.args)
-    if node.op == 'call_function' and node.target in (
-            F.linear, F.conv1d, F.conv2d, F.conv3d):
+    if node.op == 'call_function' and fn_key(node.target) in {
+            fn_key(f) for f in (F.linear, F.conv1d, F.conv2d, F.conv3d)}:
         args = args[:1]
     out = []
     for a in args:

@@ -4,7 +4,7 @@ and the qconfig of each node (as ``torch.ao.quantization.fx.utils`` /
 import re
 
 __all__ = ['get_new_attr_name_with_prefix', 'create_getattr_from_value',
-           'is_activation_post_process_node', 'match_chain']
+           'is_activation_post_process_node', 'match_chain', 'fn_key']
 
 
 def get_new_attr_name_with_prefix(prefix):
@@ -66,15 +66,20 @@ def _op_matches(node, op, modules):
         return node.op == "call_module" and type(modules.get(node.target)) is op
     if isinstance(op, str):
         return node.op == "call_method" and node.target == op
-    if node.op != "call_function":
-        return False
-    t = node.target
-    if t is op or getattr(t, '__wrapped__', None) is op:
-        return True
-    # the same ember function seen through another binding (observing wrappers)
-    return (callable(op) and getattr(t, '__name__', None) == getattr(op, '__name__', 0)
-            and getattr(t, '__module__', None) == getattr(op, '__module__', 0)
-            and str(getattr(op, '__module__', '')).startswith('ember'))
+    return node.op == "call_function" and fn_key(node.target) == fn_key(op)
+
+
+def fn_key(f):
+    """The function ``f`` stands for, whatever binding of it is seen: ember switches its
+    functions to observing wrappers (``__wrapped__`` names the function) while tensor
+    subclasses are alive; the innermost function is the key."""
+    seen = 0
+    while callable(f) and not isinstance(f, type) and seen < 8:
+        inner = getattr(f, '__wrapped__', None)
+        if inner is None:
+            break
+        f, seen = inner, seen + 1
+    return f
 
 
 def match_chain(node, pattern, modules):
@@ -114,7 +119,13 @@ def _sorted_configs(configs):
 
 # ------------------------------------------------------------------ qconfigs per node
 def _object_type_qconfig(mapping, object_type, fallback):
-    return mapping.object_type_qconfigs.get(object_type, fallback)
+    if object_type in mapping.object_type_qconfigs:
+        return mapping.object_type_qconfigs[object_type]
+    key = fn_key(object_type)
+    for k, v in mapping.object_type_qconfigs.items():
+        if fn_key(k) == key:
+            return v
+    return fallback
 
 
 def _module_name_regex_qconfig(mapping, module_name, fallback):
@@ -157,11 +168,12 @@ def generate_node_name_to_qconfig(graph, modules, mapping, node_name_to_scope):
             qconfig = _object_type_qconfig(mapping, node.target, global_qconfig)
             qconfig = _qconfig_for_module_type_or_name(mapping, module_type, module_path,
                                                        qconfig)
-            key = (module_path, node.target)
+            key = (module_path, fn_key(node.target))
             idx = counts.get(key, 0)
             counts[key] = idx + 1
-            qconfig = mapping.module_name_object_type_order_qconfigs.get(
-                (module_path, node.target, idx), qconfig)
+            for (p, t, i), qc in mapping.module_name_object_type_order_qconfigs.items():
+                if p == module_path and i == idx and fn_key(t) == fn_key(node.target):
+                    qconfig = qc
         elif node.op == "call_module":
             mod = modules[node.target]
             qconfig = getattr(mod, "qconfig", None)

@@ -188,6 +188,8 @@ def test_hf_storage_exchanges_checkpoints_with_torch(tmp_path):
         md = dcp.save(build(ember), storage_writer=eh.HuggingFaceStorageWriter(
             str(tmp_path / 'e'), fqn_to_index_mapping=mapping))
         assert sorted(md.state_dict_metadata) == sorted(vals)
+        assert md.state_dict_metadata['model.w'].size == (2, 3)
+        assert md.state_dict_metadata['h'].properties.dtype == ember.bfloat16
         assert sorted(os.listdir(tmp_path / 'e')) == sorted(os.listdir(tmp_path / 't'))
         idx = 'model.safetensors.index.json'
         assert (json.load(open(tmp_path / 'e' / idx)) == json.load(open(tmp_path / 't' / idx)))

@@ -180,6 +180,8 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
         >>> dcp.save({'model': model.state_dict(), 'step': 10}, checkpoint_id='ckpt')
     """
     from ._format import save_flat
+    if hasattr(storage_writer, '_ember_save'):    # a storage with a format of its own
+        return Metadata(storage_writer._ember_save(state_dict, process_group, no_dist))
     path = _path(checkpoint_id, storage_writer, 'storage_writer')
     dist, rank, ws = _dist_info(process_group, no_dist)
     os.makedirs(path, exist_ok=True)
@@ -232,6 +234,8 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
         >>> dcp.load(sd, checkpoint_id='ckpt')
     """
     from ._format import load_flat
+    if hasattr(storage_reader, '_ember_load'):    # a storage with a format of its own
+        return storage_reader._ember_load(state_dict, process_group, no_dist)
     path = _path(checkpoint_id, storage_reader, 'storage_reader')
     _d, rank, _ws = _dist_info(process_group, no_dist)
     resolved = _resolve_stateful(state_dict)

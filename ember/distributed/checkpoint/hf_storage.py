@@ -110,10 +110,10 @@ class HuggingFaceStorageWriter(StorageWriter):
         self.fqn_to_index_mapping = fqn_to_index_mapping
 
     def _ember_save(self, state_dict, process_group, no_dist):
-        from ..._tensor import Tensor
+        from ..._tensor import Size, Tensor
+        from .metadata import ChunkStorageMetadata, TensorProperties, TensorStorageMetadata
         _one_process(process_group, no_dist)
-        flat = {}
-        _flatten(_resolve_stateful(state_dict), (), flat, {})
+        flat = {k: e[1] for k, e in _flatten(_resolve_stateful(state_dict)).items()}
         for k, v in flat.items():
             if not isinstance(v, Tensor):
                 raise ValueError(f"HuggingFaceStorageWriter stores tensors only; {k!r} is a "
@@ -135,8 +135,9 @@ class HuggingFaceStorageWriter(StorageWriter):
             total += _write_file(os.path.join(self.path, name), items)
             for k, v in items:
                 weight_map[k] = name
-                meta[k] = {'file': name, 'kind': 'tensor', 'shape': list(v.shape),
-                           'dtype': str(v.dtype)}
+                meta[k] = TensorStorageMetadata(
+                    TensorProperties.create_from_tensor(v), v.shape,
+                    [ChunkStorageMetadata(Size([0] * v.dim()), v.shape)])
         with open(os.path.join(self.path, _INDEX), 'w') as f:
             json.dump({'metadata': {'total_size': total}, 'weight_map': weight_map}, f, indent=2)
         return meta
@@ -176,8 +177,7 @@ class HuggingFaceStorageReader(StorageReader):
                     if k != '__metadata__':
                         where[k] = (full, start, info)
         resolved = _resolve_stateful(state_dict)
-        flat = {}
-        _flatten(resolved, (), flat, {})
+        flat = {k: e[1] for k, e in _flatten(resolved).items()}
         for k in flat:
             if k not in where:
                 raise CheckpointException("load failed", {0: RuntimeError(

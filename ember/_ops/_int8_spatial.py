@@ -1,6 +1,8 @@
 """Quantized pooling, upsampling and embedding kernels (see :mod:`ember._ops.int8_kernels`,
 which re-exports everything)."""
 
+import itertools
+
 import numpy as np
 
 from ._int8_base import QTYPES, _F32_BELOW_2_31, _fma_f32, _q_val, _qinfo
@@ -64,16 +66,10 @@ def max_pool(q, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
     kernel, stride, padding, dilation = _pool_args(q, kernel_size, stride, padding, dilation)
     outs = [_pool_out_size(q.shape[2 + i], kernel[i], padding[i], stride[i], dilation[i],
                            ceil_mode) for i in range(len(kernel))]
-    nd = len(kernel)
-    if (kernel == stride and not any(padding) and all(d == 1 for d in dilation)
-            and all(q.shape[2 + i] == outs[i] * kernel[i] for i in range(nd))):
-        # non-overlapping windows tiling the input: one reshape and one reduction
-        split = q.shape[:2] + tuple(v for o, k in zip(outs, kernel) for v in (o, k))
-        return q.reshape(split).max(axis=tuple(range(3, 3 + 2 * nd, 2)))
     lowest = np.iinfo(q.dtype).min
     a = _pad_for_pool(q, kernel, stride, padding, dilation, outs, lowest)
     out = None
-    for off in np.ndindex(*kernel):             # one strided slice per kernel offset
+    for off in itertools.product(*map(range, kernel)):   # a strided slice per offset
         sl = (Ellipsis,) + tuple(slice(o * d, o * d + (m - 1) * st + 1, st)
                                  for o, d, m, st in zip(off, dilation, outs, stride))
         out = a[sl].copy() if out is None else np.maximum(out, a[sl], out=out)
@@ -248,7 +244,7 @@ def adaptive_avg_pool(q, output_size, scale=1.0, zero_point=0, engine='fbgemm',
         en = np.ceil((idx + 1) * np.float32(n) / np.float32(o)).astype(np.int64)
         bounds.append((st, en))
     q64 = q.astype(np.int64)
-    for pos in np.ndindex(*[int(o) for o in output_size]):
+    for pos in itertools.product(*(range(int(o)) for o in output_size)):
         sl = tuple(slice(int(bounds[i][0][p]), int(bounds[i][1][p])) for i, p in enumerate(pos))
         ks = [int(bounds[i][1][p] - bounds[i][0][p]) for i, p in enumerate(pos)]
         s = q64[(Ellipsis,) + sl].sum(axis=tuple(range(-nd, 0)))

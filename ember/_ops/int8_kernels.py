@@ -56,6 +56,8 @@ NOTE: these kernels are CPU-only (quantized tensors are CPU-only in PyTorch), so
 NumPy directly rather than the backend's array module.
 """
 
+import itertools
+
 import numpy as np
 
 from ._int8_base import (  # noqa: F401  (re-exported)
@@ -517,7 +519,7 @@ def conv_transpose_static(xq, x_scale, x_zero_point, wq, w_scales, w_zero_points
     full = [(spatial[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
             + output_padding[i] for i in range(nd)]
     acc = np.zeros((n, cout) + tuple(full), dtype=np.float64)
-    for off in np.ndindex(*kernel):                                       # col2im
+    for off in itertools.product(*map(range, kernel)):                    # col2im
         sl = (slice(None), slice(None)) + tuple(
             slice(o * d, o * d + (m - 1) * st + 1, st)
             for o, d, m, st in zip(off, dilation, spatial, stride))

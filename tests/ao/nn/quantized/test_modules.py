@@ -569,3 +569,50 @@ def test_nn_aliases_are_the_ao_modules():
 def ennqd_lstm():
     import ember.ao.nn.quantized.dynamic as d
     return d.LSTM
+
+
+QAT = [
+    ('Linear', lambda M, qc: M.ao.nn.qat.Linear(8, 5, qconfig=qc), (3, 8), None),
+    ('Conv2d', lambda M, qc: M.ao.nn.qat.Conv2d(2, 3, 3, qconfig=qc), (2, 2, 6, 6), None),
+    ('ConvReLU2d', lambda M, qc: M.ao.nn.intrinsic.qat.ConvBnReLU2d(2, 3, 3, qconfig=qc),
+     (2, 2, 6, 6), 'intrinsic'),
+    ('Conv2d', lambda M, qc: M.ao.nn.intrinsic.qat.ConvBn2d(2, 3, 3, qconfig=qc),
+     (2, 2, 6, 6), None),
+]
+
+
+@pytest.mark.parametrize('name,make,xshape,pkg', QAT)
+def test_from_float_qat(name, make, xshape, pkg):
+    """QAT modules (weight_fake_quant; ConvBn folded first) convert as torch's."""
+    mods = {}
+    for M in (torch, ember):
+        qc = M.ao.quantization.get_default_qat_qconfig('x86')
+        if M is torch:
+            with torch.random.fork_rng():
+                torch.manual_seed(0)
+                mods[M] = make(M, qc)
+        else:
+            mods[M] = make(M, qc)
+    t, e = mods[torch], mods[ember]
+    with torch.no_grad():
+        for p in t.parameters():
+            p.copy_(torch.round(p * 64) / 64)
+    with ember.no_grad():
+        tp = dict(t.named_parameters())
+        tp.update(dict(t.named_buffers()))
+        for n, p in list(e.named_parameters()) + list(e.named_buffers()):
+            if n in tp and tuple(p.shape) == tuple(tp[n].shape):
+                # a copy: a numpy view would pin torch's storage (its fused fake-quant
+                # resizes its buffers on first use)
+                p.copy_(ember.tensor(tp[n].detach().clone().numpy()).to(p.dtype))
+    x = (np.round(np.random.default_rng(0).standard_normal(xshape) * 8) / 8).astype(np.float32)
+    for m, M in ((t, torch), (e, ember)):
+        m.activation_post_process = m.qconfig.activation()
+        m.eval()
+        m.activation_post_process(m(M.tensor(x)))
+    te, tt = (enniq, tnniq) if pkg else (ennq, tnnq)
+    qe, qt = getattr(te, name).from_float(e), getattr(tt, name).from_float(t)
+    assert repr(qe) == repr(qt)
+    same_state(qe, qt)
+    tx, ex = qx(xshape)
+    same_q(qe(ex), qt(tx))

@@ -273,3 +273,49 @@ def test_backend_config_api():
     for p in ("(<class 'torch.nn.modules.conv.Conv2d'>, <class 'torch.nn.modules.batchnorm.BatchNorm2d'>)",
               "(<class 'torch.nn.modules.linear.Linear'>, <class 'torch.nn.modules.activation.ReLU'>)"):
         assert p in t_pats and p in e_pats
+
+
+@pytest.mark.parametrize('name', ['mlp', 'cnn'])
+def test_qat_convert_fx_matches_torch(name):
+    pe, pt, _, _, shape = _prepare_both(name, qat=True)
+    for i in range(3):                      # training-mode passes update the fake-quants
+        x = dyadic(shape, seed=40 + i)
+        pe(e_tensor(x))
+        pt(torch.from_numpy(x))
+    pe.eval()
+    pt.eval()
+    ce, ct = quiet(_fx(ember).convert_fx, pe), quiet(_fx(torch).convert_fx, pt)
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    assert [type(m).__name__ for m in ce.modules()] == [type(m).__name__ for m in ct.modules()]
+    mods_t = dict(ct.named_modules())
+    # the MLP's float path is exact; the CNN's training-mode batch-norm statistics
+    # (sums over the batch) may differ from torch's by float32 round-off
+    rtol = 0 if name == 'mlp' else 1e-6
+    for n, m in ce.named_modules():
+        if hasattr(mods_t[n], 'scale') and not callable(mods_t[n].scale):
+            np.testing.assert_allclose(float(m.scale), float(mods_t[n].scale), rtol=rtol)
+            assert int(m.zero_point) == int(mods_t[n].zero_point), n
+    x = dyadic(shape, seed=50)
+    ye, yt = ce(e_tensor(x)), ct(torch.from_numpy(x))
+    if name == 'mlp':
+        np.testing.assert_array_equal(to_np(ye), to_np(yt))
+    else:
+        close(ye, yt, atol=1e-5)
+
+
+def test_prepare_fx_qnnpack_backend_config():
+    out = []
+    e, t, _ = _pair('mlp')
+    for T, m in ((ember, e), (torch, t)):
+        q = _q(T)
+        from importlib import import_module
+        bc = import_module(q.__name__ + '.backend_config').get_qnnpack_backend_config()
+        x = dyadic((3, 8))
+        xin = e_tensor(x) if T is ember else torch.from_numpy(x)
+        p = quiet(_fx(T).prepare_fx, m, q.get_default_qconfig_mapping('qnnpack'), (xin,),
+                  backend_config=bc)
+        p(xin)
+        c = quiet(_fx(T).convert_fx, p, backend_config=bc)
+        out.append((list(_apps(p)), list(c.state_dict()), to_np(c(xin))))
+    assert out[0][:2] == out[1][:2]
+    np.testing.assert_array_equal(out[0][2], out[1][2])

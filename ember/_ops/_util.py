@@ -318,6 +318,11 @@ def write_out(res, out, name, cast=False):
                            "differentiation, but one of the arguments requires grad.")
     src = res._data
     dst = out._data
+    if 0 in dst.strides and any(n > 1 and st == 0 for n, st in zip(dst.shape, dst.strides)):
+        # an expanded out: two of its elements are one memory location
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
     if not cast and src.dtype != dst.dtype:
         rd, od = _NP2DT[src.dtype], _NP2DT[dst.dtype]
         if rd._cat > od._cat:

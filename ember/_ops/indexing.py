@@ -1136,7 +1136,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         record(res, node, (input,))
     if out is not None:
         from ._pointwise_common import _out
-        check_out_overlap(out, (input,), full=True)
+        check_out_overlap(out, (input, index), full=True)
         check_exact_out(res, out)
         return _out(res, out)
     return res
@@ -1409,7 +1409,7 @@ def take(input, index, *, out=None):
                                f"self.dtype = {_legacy_name(input.dtype)} and out.dtype = "
                                f"{_legacy_name(out.dtype)}")
         from ._pointwise_common import _out
-        check_out_overlap(out, (input,))
+        check_out_overlap(out, (input, index), full=True)
         return _out(res, out)
     return res
 
@@ -1684,6 +1684,7 @@ def masked_select(input, mask, *, out=None):
         record(res, node, (input,))
     if out is not None:
         from ._pointwise_common import _out
+        check_out_overlap(out, (input, mask), full=True)    # read while writing, as torch
         return _out(res, out)
     return res
 

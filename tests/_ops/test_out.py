@@ -342,3 +342,20 @@ def test_out_dtype_rules_as_torch():
             np.testing.assert_allclose(np.array(got[1][1][0], dtype=float),
                                        np.array(got[0][1][0], dtype=float), rtol=1e-5,
                                        err_msg=name)
+
+
+@pytest.mark.parametrize('fn', [
+    lambda m, o: m.add(m.ones(3), 1, out=o(3)),
+    lambda m, o: m.gather(m.ones(6), 0, m.tensor([0, 1, 2]), out=o(3)),
+    lambda m, o: m.index_select(m.ones(3, 6), 1, m.tensor([0, 1]), out=o(2, 6)),
+    lambda m, o: m.take(m.ones(6), m.tensor([0, 1, 2]), out=o(3)),
+    lambda m, o: m.masked_select(m.ones(6), m.ones(6, dtype=m.bool), out=o(6)),
+    lambda m, o: m.bernoulli(m.ones(6) * 0.5, out=o(6)),
+    lambda m, o: m.mm(m.ones(2, 2), m.ones(2, 2), out=o(2, 2)),
+])
+def test_out_with_internal_overlap(fn):
+    # an expanded out (two elements, one memory location) is refused with torch's error
+    for m in (torch, ember):
+        with pytest.raises(RuntimeError, match='more than one element of the written-to '
+                                               'tensor refers to a single memory location'):
+            fn(m, lambda *shape: m.zeros((1,) * len(shape)).expand(*shape))

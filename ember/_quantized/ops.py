@@ -26,8 +26,9 @@ The integers are PyTorch 2.13's x86 CPU kernels', measured element for element a
 
 NOTE: unlike PyTorch, the element-wise kernels' vector/remainder split is the one of a single
 thread over a contiguous tensor on an AVX-512 machine; PyTorch splits tensors of 32,768
-elements or more among its threads, and a machine without AVX-512 uses 32-lane vectors, so a
-rounding tie in those positions may come out one integer apart. Bilinear interpolation with
+elements or more among its threads, a machine without AVX-512 uses 32-lane vectors, and some
+kernels walk a non-contiguous (e.g. transposed) input in another order, so a rounding tie in
+those positions may come out one integer apart. Bilinear interpolation with
 ``align_corners=True`` may differ by one integer at rounding ties. Transposed convolutions
 compute as PyTorch's fbgemm and qnnpack engines do; its x86 engine runs those without output
 padding through oneDNN, whose integers differ. PyTorch's x86 engine also keeps, in a packed

@@ -867,6 +867,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            f"{_legacy_name(input.dtype)}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if isinstance(out, Tensor) and out.dtype is not D.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: "
+                           f"{_legacy_name(out.dtype)}")
     k = a.shape[-1]
     if not replacement and num_samples > k:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "

@@ -400,3 +400,12 @@ def test_generator_does_not_touch_default():
     assert ember.get_rng_state().tolist() == st.tolist()
     ember.rand(1)
     assert ember.get_rng_state().tolist() != st.tolist()
+
+
+def test_multinomial_out_must_be_long():
+    # checked before drawing: the generator state is unchanged
+    for m in (torch, ember):
+        st = m.get_rng_state()
+        with pytest.raises(RuntimeError, match='multinomial expects Long tensor out, got: Float'):
+            m.multinomial(m.ones(1, 2), 2, out=m.zeros(1, 2))
+        assert m.equal(m.get_rng_state(), st)

@@ -154,6 +154,14 @@ for _name, _view, _sig, _fn in (
     elif _name == 'permute_copy':
         def _fn(input, dims):
             return input.permute(dims)
+    elif _name == 'narrow_copy':
+        def _fn(input, dim, start, length):
+            if isinstance(dim, int) and dim >= input.dim() > 0:     # torch's own check
+                raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to "
+                                   "be true, but got false.  (Could this error message be "
+                                   "improved?  If so, please report an enhancement request "
+                                   "to PyTorch.)")
+            return input.narrow(dim, start, length)
     register(_name, method=_name == 'narrow_copy')(_copy_variant(_name, _view, _sig, _fn))
 
 

@@ -76,3 +76,11 @@ def test_nextafter_frexp_isin_bfloat16():
                            m.frexp(x[:8].bfloat16()),
                            m.isin(x.bfloat16(), y.bfloat16())),
           [_BF16, np.roll(_BF16, 3)], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('dim,match', [
+    (3, 'Expected dim < static_cast<int64_t>(self_sizes.size()) to be true'),
+    (-4, 'Dimension out of range'),
+])
+def test_narrow_copy_dim_errors(dim, match):
+    errors_both(lambda m: m.narrow_copy(m.zeros(10, 5, 20), dim, 0, 0), match)

@@ -346,7 +346,7 @@ def test_conv(nd, wshape, stride, padding, dilation, groups, xshape, per_channel
               getattr(ember.ops.quantized, f'conv{nd}d{relu}')(ex, ep, 0.09, 70))
 
 
-@pytest.mark.parametrize('nd', [1, 2])
+@pytest.mark.parametrize('nd', [1, 2, 3])
 def test_conv_transpose(nd):
     wshape = (4, 3) + (3,) * nd
     tw, ew, _, _ = _weights(wshape, False, 0)

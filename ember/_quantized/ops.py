@@ -340,9 +340,11 @@ def _dropout(input, p=0.5, training=True, inplace=False):
 
 # ------------------------------------------------------------------ pooling / averages
 def _float_of(q, centred=False):
-    """The integers of ``q`` as a plain float64 ember tensor (exact), minus the zero point
-    if ``centred``."""
-    a = _ints(q).astype(np.float64)
+    """The integers of ``q`` as a plain float ember tensor, minus the zero point if
+    ``centred``: float64 for averages (exact sums), float32 for the data-only ops on 8-bit
+    integers (exact values, half the memory)."""
+    small = not centred and q.dtype._int.itemsize == 1
+    a = _ints(q).astype(np.float32 if small else np.float64)
     if centred:
         a = a - q._qp[2]
     return _ember().as_tensor(a)

@@ -650,6 +650,8 @@ def run_errors(op, failures):
         return
     for ei in eis:
         s = ei.sample_input
+        if not _torch_raises(op, s):    # not an error on this torch build: nothing to match
+            continue
         _SAME.clear()
         try:
             a, b, c = convert(s.input), convert(s.args), convert(s.kwargs)
@@ -666,6 +668,18 @@ def run_errors(op, failures):
             continue
         failures.append(f'error_input: ember did not raise; torch '
                         f'{ei.error_type.__name__} /{ei.error_regex}/  [{_sample_desc(s)}]')
+
+
+def _torch_raises(op, s):
+    """Whether torch's own op raises on error input ``s`` (a few error inputs of op_db do
+    not raise on the CPU build)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            op.op(s.input, *s.args, **s.kwargs)
+    except Exception:  # noqa: BLE001
+        return True
+    return False
 
 
 def _same_kind(ex, et):

@@ -71,8 +71,7 @@ class _AoAliasFinder:
 
 
 import sys as _sys  # noqa: E402
-if not any(f is _AoAliasFinder or type(f).__name__ == '_AoAliasFinder'
-           for f in _sys.meta_path):
+if not any(getattr(f, '__name__', None) == '_AoAliasFinder' for f in _sys.meta_path):
     _sys.meta_path.insert(0, _AoAliasFinder)   # before the path finder, which would load
     # a second copy of a submodule found through the shared package's __path__
 

@@ -162,6 +162,9 @@ def test_hf_storage_exchanges_checkpoints_with_torch(tmp_path):
     from safetensors.torch import load_file
     from ember.distributed.checkpoint import hf_storage as eh
     assert sorted(eh.__all__) == sorted(['HuggingFaceStorageWriter', 'HuggingFaceStorageReader'])
+    assert dcp.HuggingFaceStorageWriter is eh.HuggingFaceStorageWriter    # as torch exports them
+    assert tdcp.HuggingFaceStorageReader is th.HuggingFaceStorageReader
+    assert dcp.HuggingFaceStorageReader is eh.HuggingFaceStorageReader
     vals = {'model.w': np.arange(6.).reshape(2, 3), 'model.v': np.array([[1.5], [-2.]]),
             'x': np.arange(4), 'h': np.array([0.5, -1.25]), 'm': np.array([True, False])}
     dts = {'model.w': 'float32', 'model.v': 'float64', 'x': 'int64', 'h': 'bfloat16',

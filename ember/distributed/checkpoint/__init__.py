@@ -11,8 +11,10 @@ from .api import (CheckpointException, FileSystemReader, FileSystemWriter, Metad
                   StorageReader, StorageWriter, async_save, load, load_state_dict, save,
                   save_state_dict)
 from .stateful import Stateful
+from .hf_storage import HuggingFaceStorageReader, HuggingFaceStorageWriter
 from . import state_dict  # noqa: F401  (the get/set_state_dict helpers)
 
 __all__ = ['save', 'async_save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
            'FileSystemReader', 'StorageWriter', 'StorageReader', 'Metadata',
-           'CheckpointException', 'Stateful']
+           'CheckpointException', 'Stateful', 'HuggingFaceStorageReader',
+           'HuggingFaceStorageWriter']

@@ -11,9 +11,13 @@ NOTE: unlike PyTorch, custom module configs (``PrepareCustomConfig`` /
 ``ConvertCustomConfig`` / ``FuseCustomConfig``: standalone and custom modules, preserved
 attributes) are accepted as plain dicts and only ``non_traceable_module_name`` /
 ``non_traceable_module_class`` and ``preserved_attributes`` are read; dynamic and float16
-qconfigs are not quantized (the patterns stay float); lowering covers the weighted modules,
-``add``/``mul`` (with ReLU) and the ops that keep their input's qparams (other quantized
-ops stay in their reference ``dequantize -> op -> quantize`` form).
+qconfigs are not quantized (the patterns stay float); functional ``F.linear``/``F.conv*``
+get no weight observer (their weights stay float in the reference model and they are not
+lowered); lowering covers the weighted modules, ``add``/``mul`` (with ReLU), batch norm,
+ELU, LeakyReLU, Hardswish, Dropout, Softmax and BNReLU modules, and the ops that keep
+their input's qparams or have fixed ones (pooling, ``cat``, ``flatten``, ``relu``,
+``sigmoid``, views...); other quantized ops stay in their reference
+``dequantize -> op -> quantize`` form.
 """
 import copy
 import warnings

@@ -81,7 +81,31 @@ def _func(T):
     return Func()
 
 
-MODELS = {'mlp': (_mlp, (6, 8)), 'cnn': (_cnn, (4, 3, 8, 8)), 'func': (_func, (6, 4))}
+def _misc(T):
+    nn, F = T.nn, T.nn.functional
+
+    class Misc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(2, 4, 1)
+            self.c2 = nn.Conv2d(2, 4, 1)
+            self.bn = nn.BatchNorm2d(8)
+            self.hs = nn.Hardswish()
+            self.elu = nn.ELU()
+            self.avg = nn.AdaptiveAvgPool2d(1)
+            self.c3 = nn.Conv1d(8, 2, 1)
+
+        def forward(self, x):
+            y = T.cat([F.relu(self.c1(x)), self.c2(x)], 1)
+            y = self.bn(y)
+            y = self.hs(y) * self.elu(y)
+            y = self.avg(y).reshape(y.shape[0], 8, 1)
+            y = self.c3(y)
+            return T.sigmoid(y.squeeze(-1)) + y.mean()
+    return Misc()
+
+
+MODELS = {'misc': (_misc, (2, 2, 4, 4)), 'mlp': (_mlp, (6, 8)), 'cnn': (_cnn, (4, 3, 8, 8)), 'func': (_func, (6, 4))}
 
 
 def _pair(name, train=False):
@@ -319,3 +343,35 @@ def test_prepare_fx_qnnpack_backend_config():
         out.append((list(_apps(p)), list(c.state_dict()), to_np(c(xin))))
     assert out[0][:2] == out[1][:2]
     np.testing.assert_array_equal(out[0][2], out[1][2])
+
+
+def test_misc_ops_prepare_and_convert_as_torch():
+    """cat (inputs share the first input's observer), standalone batch norm, hardswish,
+    elu, mul, adaptive pooling, reshape by a traced size (not observed), Conv1d, squeeze,
+    sigmoid (fixed qparams), mean, add."""
+    pe, pt, _, _, shape = _prepare_both('misc')
+    ae, at = _apps(pe), _apps(pt)
+    assert list(ae) == list(at)
+    assert [[m for m in ae if ae[m] is ae[n]] for n in ae] == \
+        [[m for m in at if at[m] is at[n]] for n in at]
+    assert [type(m).__name__ for m in ae.values()] == [type(m).__name__ for m in at.values()]
+    for i in range(3):
+        x = dyadic(shape, seed=60 + i)
+        pe(e_tensor(x))
+        pt(torch.from_numpy(x))
+    re_ = quiet(_fx(ember).convert_to_reference_fx, copy.deepcopy(pe))
+    rt = quiet(_fx(torch).convert_to_reference_fx, copy.deepcopy(pt))
+    assert list(re_.state_dict()) == list(rt.state_dict())
+    ce, ct = quiet(_fx(ember).convert_fx, pe), quiet(_fx(torch).convert_fx, pt)
+    assert repr(ce).split('\n\n\n')[0].count('\n') == repr(ct).split('\n\n\n')[0].count('\n')
+    assert [type(m).__name__ for m in ce.modules()] == [type(m).__name__ for m in ct.modules()]
+    assert list(ce.state_dict()) == list(ct.state_dict())
+    # Conv1d's float input is not dyadic here: its output observer may differ by an ulp
+    mods_t = dict(ct.named_modules())
+    for n, m in ce.named_modules():
+        if hasattr(mods_t[n], 'scale') and not callable(mods_t[n].scale):
+            np.testing.assert_allclose(float(m.scale), float(mods_t[n].scale), rtol=1e-6)
+            assert int(m.zero_point) == int(mods_t[n].zero_point), n
+    x = dyadic(shape, seed=70)
+    close(re_(e_tensor(x)), rt(torch.from_numpy(x)), atol=1e-6)
+    close(ce(e_tensor(x)), ct(torch.from_numpy(x)), atol=1e-6)

@@ -89,8 +89,9 @@ def _replace_observers(model, graph, attrs):
         obs = modules[node.target]
         dtype = getattr(obs, 'dtype', None)
         x = node.args[0]
-        if dtype in (_em.quint8, _em.qint8, _em.qint32) and not getattr(obs, 'is_dynamic',
-                                                                        False):
+        from ..observer import ReuseInputObserver
+        if dtype in (_em.quint8, _em.qint8, _em.qint32) and not getattr(
+                obs, 'is_dynamic', False) and not isinstance(obs, ReuseInputObserver):
             path, prefix = _module_path_and_prefix(node, attrs.node_name_to_scope)
             scale, zero_point = obs.calculate_qparams()
             qscheme = getattr(obs, 'qscheme', _em.per_tensor_affine)
@@ -129,36 +130,82 @@ def _single_q_user(node):
     return users[0] if len(users) == 1 and _is_q(users[0]) else None
 
 
-def _erase_if_unused(graph, nodes):
-    for n in nodes:
-        if n is not None and len(n.users) == 0 and n.op != 'output':
-            graph.erase_node(n)
-
-
 def _buffer_value(model, node):
     return getattr(model, node.target)
 
 
-def _lower(model, graph):
-    """Lower the reference patterns to quantized modules and ops (module docstring)."""
-    from ember.ao.nn import quantized as nnq
-    from ember.ao.nn.intrinsic import quantized as nniq
-    from ember.ao.nn.intrinsic.modules.fused import _FusedModule
-    from ember.ao.nn import intrinsic as nni
+def _lower_tables():
+    """The lowering tables (built on first use)."""
     from ember import nn
     from ember.nn import functional as F
+    from ember.ao.nn import quantized as nnq
+    from ember.ao.nn import intrinsic as nni
+    from ember.ao.nn.intrinsic import quantized as nniq
     from . import _reference as ref
     from ..backend_config import get_native_backend_config, ObservationType
-    ref_to_q = {ref.Linear: nnq.Linear, ref.Conv1d: nnq.Conv1d, ref.Conv2d: nnq.Conv2d,
+    weighted = {ref.Linear: nnq.Linear, ref.Conv1d: nnq.Conv1d, ref.Conv2d: nnq.Conv2d,
                 ref.Conv3d: nnq.Conv3d}
-    fused_to_q = {nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
-                  nni.ConvReLU2d: nniq.ConvReLU2d, nni.ConvReLU3d: nniq.ConvReLU3d}
-    share_ops = set()
+    fused_weighted = {nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
+                      nni.ConvReLU2d: nniq.ConvReLU2d, nni.ConvReLU3d: nniq.ConvReLU3d}
+    # float modules with a quantized counterpart built by from_reference
+    special_modules = {nn.BatchNorm2d: nnq.BatchNorm2d, nn.BatchNorm3d: nnq.BatchNorm3d,
+                       nn.ELU: nnq.ELU, nn.LeakyReLU: nnq.LeakyReLU,
+                       nn.Hardswish: nnq.Hardswish, nn.Dropout: nnq.Dropout,
+                       nn.Softmax: nnq.Softmax, nni.BNReLU2d: nniq.BNReLU2d,
+                       nni.BNReLU3d: nniq.BNReLU3d}
+    # ops that run on quantized tensors as they are: those sharing their input's
+    # observer, and those with fixed output qparams
+    copy_ops = {nn.Sigmoid, nn.Tanh, nn.Hardsigmoid, fn_key(_em.sigmoid), fn_key(_em.tanh),
+                fn_key(F.hardsigmoid), fn_key(F.sigmoid) if hasattr(F, 'sigmoid') else None,
+                'sigmoid', 'sigmoid_', 'tanh', 'tanh_', 'hardsigmoid', 'hardsigmoid_'}
     for c in get_native_backend_config().configs:
         if c.observation_type == ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT and \
-                not isinstance(c.pattern, tuple) and c.pattern is not _em.cat:
-            share_ops.add(fn_key(c.pattern))
+                not isinstance(c.pattern, tuple):
+            copy_ops.add(fn_key(c.pattern))
+    return weighted, fused_weighted, special_modules, copy_ops
+
+
+def _lower(model, graph):
+    """Lower the reference patterns to quantized modules and ops (module docstring)."""
+    from ember import nn
+    from ember.nn import functional as F
+    from ember.ao.nn.intrinsic.modules.fused import _FusedModule
+    weighted, fused_weighted, special_modules, copy_ops = _lower_tables()
     modules = dict(model.named_modules(remove_duplicate=False))
+
+    def replace_module(node, qmod):
+        _set_module(model, node.target, qmod)
+        modules[node.target] = qmod
+
+    def qparams(q):
+        return float(_buffer_value(model, q.args[1])), int(_buffer_value(model, q.args[2]))
+
+    def drop_q(q, ref_node):
+        q.replace_all_uses_with(ref_node)
+        graph.erase_node(q)
+
+    # weighted modules: dequantize -> reference module -> quantize
+    for q in [n for n in graph.nodes if _is_q(n)]:
+        node = q.args[0]
+        if not hasattr(node, 'op') or node.op != 'call_module' or len(node.users) != 1:
+            continue
+        mod = modules.get(node.target)
+        if type(mod) in weighted:
+            qcls, src = weighted[type(mod)], mod
+        elif isinstance(mod, _FusedModule) and type(mod) in fused_weighted and \
+                type(mod[0]) in weighted:
+            qcls = fused_weighted[type(mod)]
+            src = mod if 'from_reference' in qcls.__dict__ else mod[0]
+        else:
+            continue
+        dq = node.args[0] if node.args else None
+        if not _is_dq(dq):
+            continue
+        replace_module(node, qcls.from_reference(src, *qparams(q)))
+        node.replace_input_with(dq, dq.args[0])
+        drop_q(q, node)
+
+    # binary ops (optionally followed by relu): quantized.add / add_relu / mul / mul_relu
     relu_ops = {fn_key(F.relu), fn_key(_em.relu), 'relu'}
     binary_ops = {fn_key(f): f for f in (operator.add, _em.add, operator.mul, _em.mul)}
 
@@ -168,74 +215,66 @@ def _lower(model, graph):
         return n.op in ('call_function', 'call_method') and fn_key(n.target) in relu_ops
 
     for node in list(graph.nodes):
+        if node.op != 'call_function' or fn_key(node.target) not in binary_ops:
+            continue
+        if len(node.args) != 2 or node.kwargs or not all(_is_dq(a) for a in node.args):
+            continue
+        users = list(node.users)
+        relu = users[0] if len(users) == 1 and is_relu(users[0]) else None
+        q = _single_q_user(relu if relu is not None else node)
+        if q is None:
+            continue
+        is_add = binary_ops[fn_key(node.target)] in (operator.add, _em.add)
+        opname = ('add' if is_add else 'mul') + ('_relu' if relu is not None else '')
+        with graph.inserting_before(q):
+            new = graph.create_node(
+                'call_function', getattr(_em.ops.quantized, opname),
+                (node.args[0].args[0], node.args[1].args[0], q.args[1], q.args[2]), {},
+                name=opname)
+        q.replace_all_uses_with(new)
+        graph.erase_node(q)
+        if relu is not None:
+            graph.erase_node(relu)
+        graph.erase_node(node)
+
+    # tensor metadata (x.shape, x.size()) read from the quantized tensor
+    for node in list(graph.nodes):
+        if node.args and _is_dq(node.args[0]) and (
+                (node.op == 'call_function' and node.target is getattr
+                 and len(node.args) == 2 and node.args[1] in ('shape', 'dtype', 'device'))
+                or (node.op == 'call_method' and node.target in ('size', 'dim', 'numel'))):
+            node.replace_input_with(node.args[0], node.args[0].args[0])
+
+    # special patterns: dequantize -> op -> quantize where the op runs on the
+    # quantized tensor (its module swapped for the quantized one where there is one)
+    for q in [n for n in graph.nodes if _is_q(n)]:
+        node = q.args[0]
+        if not hasattr(node, 'op') or not node.args:
+            continue
         if node.op == 'call_module':
             mod = modules.get(node.target)
-            qcls = None
-            if type(mod) in ref_to_q:
-                qcls, target = ref_to_q[type(mod)], mod
-            elif isinstance(mod, _FusedModule) and type(mod) in fused_to_q and \
-                    type(mod[0]) in ref_to_q:
-                qcls = fused_to_q[type(mod)]
-                target = mod if 'from_reference' in qcls.__dict__ else mod[0]
-            if qcls is not None:
-                dq = node.args[0] if node.args else None
-                q = _single_q_user(node)
-                if not _is_dq(dq) or q is None:
-                    continue
-                scale, zp = _buffer_value(model, q.args[1]), _buffer_value(model, q.args[2])
-                qmod = qcls.from_reference(target, float(scale), int(zp))
-                _set_module(model, node.target, qmod)
-                modules[node.target] = qmod
-                node.replace_input_with(dq, dq.args[0])
-                sz = [q.args[1], q.args[2]]
-                q.replace_all_uses_with(node)
-                graph.erase_node(q)
-                _erase_if_unused(graph, sz + [dq])
-                continue
-        # binary ops, optionally followed by relu
-        if node.op == 'call_function' and fn_key(node.target) in binary_ops:
-            if len(node.args) != 2 or node.kwargs:
-                continue
-            a, b = node.args
-            if not (_is_dq(a) and _is_dq(b)):
-                continue
-            users = list(node.users)
-            relu = users[0] if len(users) == 1 and is_relu(users[0]) else None
-            last = relu if relu is not None else node
-            q = _single_q_user(last)
-            if q is None:
-                continue
-            is_add = binary_ops[fn_key(node.target)] in (operator.add, _em.add)
-            opname = ('add' if is_add else 'mul') + ('_relu' if relu is not None else '')
-            qop = getattr(_em.ops.quantized, opname)
-            with graph.inserting_before(q):
-                new = graph.create_node('call_function', qop,
-                                        (a.args[0], b.args[0], q.args[1], q.args[2]), {},
-                                        name=opname)
-            q.replace_all_uses_with(new)
-            graph.erase_node(q)
-            if relu is not None:
-                graph.erase_node(relu)
-            graph.erase_node(node)
-            _erase_if_unused(graph, [a, b])
-            continue
-        # ops that keep their input's qparams
-        if node.op == 'call_module':
-            key = type(modules.get(node.target))
+            if type(mod) in special_modules:
+                qcls = special_modules[type(mod)]
+                src = mod if ('from_reference' in qcls.__dict__
+                              or not isinstance(mod, _FusedModule)) else mod[0]
+                key = 'swap'
+            else:
+                key = type(mod)
         elif node.op in ('call_function', 'call_method'):
             key = fn_key(node.target)
         else:
             continue
-        if key in share_ops and node.args and _is_dq(node.args[0]):
-            q = _single_q_user(node)
-            if q is None:
-                continue
-            dq = node.args[0]
-            sz = [q.args[1], q.args[2]]
-            node.replace_input_with(dq, dq.args[0])
-            q.replace_all_uses_with(node)
-            graph.erase_node(q)
-            _erase_if_unused(graph, sz + [dq])
+        if key != 'swap' and key not in copy_ops:
+            continue
+        first = node.args[0]
+        dqs = list(first) if isinstance(first, (list, tuple)) else [first]
+        if not dqs or not all(_is_dq(d) for d in dqs):
+            continue
+        if key == 'swap':
+            replace_module(node, qcls.from_reference(src, *qparams(q)))
+        for d in dqs:
+            node.replace_input_with(d, d.args[0])
+        drop_q(q, node)
 
 
 def convert(model, is_reference=False, convert_custom_config=None, is_standalone_module=False,

@@ -9,6 +9,7 @@ patterns is the input's observer module registered under a second name. For QAT,
 are first swapped for their QAT forms."""
 from ember.fx import GraphModule
 
+from ..qconfig import _is_reuse_input_qconfig
 from .utils import (match_chain, _sorted_configs, generate_node_name_to_qconfig,
                     get_new_attr_name_with_prefix, is_activation_post_process_node, fn_key)
 
@@ -96,6 +97,61 @@ def _tensor_args(node, modules, non_tensor):
     return out
 
 
+def _non_tensor_nodes(graph):
+    """Nodes that compute sizes and other non-tensor values (``x.shape``, ``x.size(0)``,
+    ``shape[0]``, arithmetic on them): never observed."""
+    import operator
+    out = set()
+    meta = ('shape', 'dtype', 'device', 'ndim', 'is_quantized')
+    for node in graph.nodes:
+        if node.op == 'call_method' and node.target in ('size', 'dim', 'numel'):
+            out.add(node)
+        elif node.op == 'call_function' and node.target is getattr and \
+                len(node.args) == 2 and node.args[1] in meta:
+            out.add(node)
+        elif node.op == 'call_function' and node.args and (
+                node.target in (operator.getitem, len) or
+                getattr(node.target, '__module__', None) in ('_operator', 'operator')):
+            nodes = [a for a in node.args if hasattr(a, 'op')]
+            if nodes and all(a in out for a in nodes):
+                out.add(node)
+    return out
+
+
+def _trace_back_to_observer(node, modules, limit=10000):
+    """The observer node at or above ``node`` through first arguments, or None."""
+    for _ in range(limit):
+        if not hasattr(node, 'op'):
+            return None
+        if is_activation_post_process_node(node, modules):
+            return node
+        if node.op == 'placeholder' or not node.args:
+            return None
+        nxt = None
+        for a in node.args:
+            if hasattr(a, 'op'):
+                nxt = a
+                break
+        if nxt is None:
+            return None
+        node = nxt
+    return None
+
+
+def _first_input_observer(node, modules):
+    """The observer of the first tensor input of ``node`` (the first element of a list
+    input), found by walking up through first arguments."""
+    first = None
+    for a in node.args:
+        if isinstance(a, (list, tuple)):
+            first = a[0] if a else None
+            break
+        if hasattr(a, 'op'):
+            first = a
+            break
+    return _trace_back_to_observer(first, modules) if first is not None else None
+
+
 def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
             prepare_custom_config=None, _equalization_config=None, backend_config=None,
             is_standalone_module=False):
@@ -148,23 +204,19 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
                 matched[n] = (chain, conf, qconfig)
             break
 
-    non_tensor = set()
-    for node in graph.nodes:
-        if node.op == 'call_method' and node.target in ('size', 'shape'):
-            non_tensor.add(node)
-        elif node.op == 'call_function' and node.args and all(
-                (a in non_tensor) or not hasattr(a, 'op') for a in node.args) and any(
-                a in non_tensor for a in node.args):
-            non_tensor.add(node)
-
+    non_tensor = _non_tensor_nodes(graph)
     observed_node_names = set()
     input_obs = {}        # value node -> its input observer node
 
-    def new_observer(ctr_module, after=None, before=None):
+    def new_observer(obs_module):
         name = get_new_attr_name_with_prefix('activation_post_process_')(model)
-        setattr(model, name, ctr_module)
-        modules[name] = ctr_module
+        setattr(model, name, obs_module)
+        modules[name] = obs_module
         return name
+
+    def share(obs_node, obs_module):
+        setattr(model, obs_node.target, obs_module)
+        modules[obs_node.target] = obs_module
 
     for node in list(graph.nodes):
         if node not in matched:
@@ -172,12 +224,15 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
         chain, conf, qconfig = matched[node]
         if conf.observation_type == ObservationType.INPUT_OUTPUT_NOT_OBSERVED:
             continue
-        if not _qconfig_supported(qconfig, conf.dtype_configs) or \
-                not _is_quantized_dtype(qconfig.activation):
+        reuse = qconfig is not None and _is_reuse_input_qconfig(qconfig)
+        if not reuse and (not _qconfig_supported(qconfig, conf.dtype_configs)
+                          or not _is_quantized_dtype(qconfig.activation)):
             continue
+        shares = reuse or (conf.observation_type ==
+                           ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT)
         if node is chain[0]:
             observed_node_names.add(node.name)
-            for arg in _tensor_args(node, modules, non_tensor):
+            for arg in ([] if reuse else _tensor_args(node, modules, non_tensor)):
                 if is_activation_post_process_node(arg, modules):
                     continue
                 obs_node = input_obs.get(arg)
@@ -187,19 +242,23 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
                         obs_node = graph.create_node('call_module', name, (arg,), {})
                     input_obs[arg] = obs_node
                 node.replace_input_with(arg, obs_node)
-        if node is chain[-1]:
-            if conf.observation_type == ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT:
-                ins = _tensor_args(chain[0], modules, non_tensor)
-                first = ins[0] if ins else None
-                if first is None or not is_activation_post_process_node(first, modules):
-                    continue
-                obs = modules[first.target]
-            else:
-                obs = qconfig.activation()
-            name = new_observer(obs)
-            with graph.inserting_after(node):
-                out_obs = graph.create_node('call_module', name, (node,), {})
-            node.replace_all_uses_with(out_obs, delete_user_cb=lambda u: u is not out_obs)
+        if node is not chain[-1]:
+            continue
+        first_obs = _first_input_observer(chain[0], modules) if shares else None
+        if reuse and first_obs is None:
+            continue
+        name = new_observer(modules[first_obs.target] if first_obs is not None
+                            else qconfig.activation())
+        with graph.inserting_after(node):
+            out_obs = graph.create_node('call_module', name, (node,), {})
+        node.replace_all_uses_with(out_obs, delete_user_cb=lambda u: u is not out_obs)
+        # a list input (cat): every input shares the first input's observer
+        if first_obs is not None and chain[0].args and \
+                isinstance(chain[0].args[0], (list, tuple)):
+            for a in chain[0].args[0][1:]:
+                a = _trace_back_to_observer(a, modules)
+                if a is not None:
+                    share(a, modules[first_obs.target])
 
     observed = GraphModule(model, graph)
     attrs = ObservedGraphModuleAttrs(

@@ -277,11 +277,17 @@ class DistBackward0(Node):
             # PyTorch's backward of dist with p = 0 fails this way (its grad is undefined)
             raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor "
                                "in C++) for argument #0 'self'")
+        cplx = diff.is_complex()
+        phase = diff.sgn() if cplx else None    # complex: the real norm's gradient of |diff|
+        if cplx:
+            diff = diff.abs()
         if abs(p) == math.inf:
             m = (diff.abs() == res).to(diff.dtype)
             t = diff.sign() * m * (g / m.sum())
         else:
             t = _pnorm_grad(diff.reshape(-1), res.reshape(1), g.reshape(1), p).reshape(diff.shape)
+        if cplx:
+            t = t * phase
         return (t if self.needs[0] else None), (-t if self.needs[1] else None)
 
 
@@ -311,7 +317,11 @@ def dist(input, other, p=2):
     d = (a - b).reshape(-1)
     if a.dtype.kind == 'V':     # bfloat16: the difference rounded, the norm in float32
         d = d.astype('float32')
-    res = wrap(xp.asarray(_pnorm_last(xp, d, p)).astype(a.dtype))
+    rdt = a.dtype
+    if a.dtype.kind == 'c':     # complex: the real norm of the moduli
+        d = xp.abs(d)
+        rdt = d.dtype
+    res = wrap(xp.asarray(_pnorm_last(xp, d, p)).real.astype(rdt))
     if _Mode.grad and (input._rg or other._rg):
         node = DistBackward0()
         node.p = p

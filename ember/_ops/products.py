@@ -963,6 +963,15 @@ def einsum(equation, *operands):
     spec = ','.join(terms) + '->' + rhs
     if dt.kind == 'V':      # bfloat16: NumPy's einsum has no loops for it; float32, rounded once
         ins = [a.astype(np.float32) for a in ins]
+    if dt.kind in 'biu':
+        summed = set(''.join(terms)) - set(rhs)
+        if dt.kind == 'b' and any(sum(c in t for t in terms) > 1 for c in summed):
+            # torch contracts shared indices by bmm, which has no bool kernel
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+        if any(sum(c in t for t in terms) == 1 for c in summed):
+            # an index of one operand alone is summed first with sum(): int64 from there on
+            ins = [a.astype(np.int64) for a in ins]
+            dt = np.dtype(np.int64)
     if len(ins) > 2:
         r = xp.einsum(spec, *ins, optimize='greedy')
     elif len(ins) == 2:

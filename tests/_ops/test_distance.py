@@ -1,7 +1,8 @@
 """ember/_ops/distance.py against torch: what the op database does not cover."""
 import numpy as np
+import pytest
 
-from oracle import check
+from oracle import check, gradcheck_ember
 
 
 def test_dist_cosine_similarity_bfloat16():
@@ -11,3 +12,15 @@ def test_dist_cosine_similarity_bfloat16():
     check(lambda m, a, b: (m.dist(a.bfloat16(), b.bfloat16()), m.dist(a.bfloat16(), b.bfloat16(), 1),
                            m.nn.functional.cosine_similarity(a.bfloat16(), b.bfloat16())),
           [x, y], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('p', [2, 1, 3.5, float('inf'), -float('inf')])
+def test_dist_complex(p):
+    # the norm of complex differences is real; gradients through the moduli
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    b = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    check(lambda m, x, y: m.dist(x, y, p), [a, b], grad=True)
+    check(lambda m, x, y: m.dist(x, y, p), [a.astype(np.complex64), b.astype(np.complex64)],
+          rtol=1e-6, atol=1e-6)
+    gradcheck_ember(lambda m, x: m.dist(x, m.tensor(b), p), [a])

@@ -434,3 +434,18 @@ def test_einsum_bfloat16():
                                                                     b.bfloat16()),
                            m.einsum('ij,ij->i', a.bfloat16(), b.bfloat16())), [x, y],
           rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('eq,shapes', [('i->', [(3,)]), ('i,i->', [(3,), (3,)]),
+                                       ('ij,jk->ik', [(2, 2), (2, 2)]), ('ij->j', [(2, 2)]),
+                                       ('ij->ji', [(2, 2)]), ('ii->i', [(2, 2)]),
+                                       ('...ik,...j->ij', [(1, 2, 3), (3,)]),
+                                       ('ik,j->ij', [(2, 3), (2,)])])
+@pytest.mark.parametrize('dt', [np.int16, np.int8, np.bool_])
+def test_einsum_integer_dtypes(eq, shapes, dt):
+    # one operand summed over is torch's sum(): integers and bool give int64
+    arrs = [(np.arange(int(np.prod(s))).reshape(s) % 3).astype(dt) for s in shapes]
+    if dt is np.bool_ and eq in ('i,i->', 'ij,jk->ik'):   # contracted by bmm: no bool kernel
+        check_error(lambda m, *ts: m.einsum(eq, *ts), arrs, '"bmm" not implemented for')
+        return
+    check(lambda m, *ts: m.einsum(eq, *ts), arrs)

@@ -315,7 +315,7 @@ def dist(input, other, p=2):
                            f"Got {_tname(a)} instead.")
     p = float(p)
     d = (a - b).reshape(-1)
-    if a.dtype.kind == 'V':     # bfloat16: the difference rounded, the norm in float32
+    if a.dtype.kind == 'V' or a.dtype.itemsize == 2:   # half: the norm in float32
         d = d.astype('float32')
     rdt = a.dtype
     if a.dtype.kind == 'c':     # complex: the real norm of the moduli

@@ -24,3 +24,9 @@ def test_dist_complex(p):
     check(lambda m, x, y: m.dist(x, y, p), [a.astype(np.complex64), b.astype(np.complex64)],
           rtol=1e-6, atol=1e-6)
     gradcheck_ember(lambda m, x: m.dist(x, m.tensor(b), p), [a])
+
+
+def test_dist_float16_accumulates_in_float32():
+    x = np.linspace(-8, 8, 125).reshape(5, 5, 5)
+    check(lambda m, a: (m.dist(a.half(), (a * 0.3).half(), 4), m.dist(a.half(), a[0, 0].half(), 3)),
+          [x], rtol=1e-3, atol=1e-3)

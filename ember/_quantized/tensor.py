@@ -343,6 +343,8 @@ def _dequant_array(q):
         return _K.dequantize_per_tensor(ints, qp[1], qp[2])
     scheme, s, z, axis = qp
     if scheme is D.per_channel_affine_float_qparams:
+        shape = [1] * ints.ndim
+        shape[axis] = -1
         return (ints.astype(np.float32) - z._data.reshape(shape)) * s._data.reshape(shape)
     return _K.dequantize_per_channel(ints, s._data, z._data, axis)
 
@@ -375,8 +377,6 @@ def _int_param(t, fn):
     if q is None:
         raise RuntimeError("Creation of quantized tensor requires quantized dtype like "
                            "torch.quint8")
-        shape = [1] * ints.ndim
-        shape[axis] = -1
     return q
 
 

@@ -1168,6 +1168,8 @@ def clamp_max(input, max, *, out=None):
 class LerpBackward0(Node):        # scalar weight
     def backward(self, g):
         w = self.weight
+        if isinstance(w, complex):      # lerp is holomorphic: g times the conjugate slope
+            w = w.conjugate()
         return g * (1 - w), g * w
 
 
@@ -1175,8 +1177,11 @@ class LerpBackward1(Node):        # tensor weight
     def backward(self, g):
         a, b, w = self.saved_tensors
         n = self.needs
+        w = w.conj() if w is not None and w.is_complex() else w
+        d = (b - a) if n[2] else None
+        d = d.conj() if d is not None and d.is_complex() else d
         return ((g * (-w + 1)) if n[0] else None, (g * w) if n[1] else None,
-                (g * (b - a)) if n[2] else None)
+                (g * d) if n[2] else None)
 
 
 @register()
@@ -1211,10 +1216,14 @@ def lerp(input, end, weight, *, out=None):
     if tw and weight._data.dtype != x.dtype:
         raise RuntimeError(f"expected dtype {D._NP2DT[x.dtype]} for `weight` but got dtype "
                            f"{D._NP2DT[weight._data.dtype]}")
-    res = _w(_call(lambda: xp.where(xp.abs(w) < 0.5, x + w * (y - x),
-                                    y - (y - x) * (1 - w)).astype(x.dtype)), xp, x, y)
+    xc, yc, wc = x, y, w
+    if x.dtype.kind in 'fV' and x.dtype.itemsize == 2:     # half: computed in float32
+        f32 = np.dtype(np.float32)
+        xc, yc = x.astype(f32), y.astype(f32)
+        wc = w.astype(f32) if tw else np.float32(weight)
+    res = _w(_call(lambda: xp.where(xp.abs(wc) < 0.5, xc + wc * (yc - xc),
+                                    yc - (yc - xc) * (1 - wc)).astype(x.dtype)), xp, x, y)
     if _needs(input, end, weight):
-        _rg_complex('lerp', input, end, weight)
         if tw:
             node = LerpBackward1()
             record(res, node, (input, end, weight),

@@ -3,10 +3,12 @@ against torch: a Python int operand of add/mul/sub/comparisons/bitwise ops wraps
 tensor's integer dtype (``int8 + 300``, ``int64 * 2**63``), ``/`` computes with the
 scalar's own value, and ``pow``/``where``/``clamp`` refuse a scalar their dtype cannot hold;
 ``atan2``'s gradient at (0, 0) is 0."""
+import numpy as np
 import pytest
 import torch
 
 import ember
+from oracle import check, gradcheck_ember
 
 VALUES = [3, 200, 300, -129, 2 ** 40, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, -2 ** 63, 2 ** 64,
           -2 ** 63 - 1]
@@ -108,3 +110,27 @@ def test_unsigned_scalars_wrap(fn):
     # torch converts a scalar to the integer dtype with a range check in which an unsigned
     # dtype takes negatives down to -max, wrapping them (-3 is 253 for uint8)
     _same(fn)
+
+
+@pytest.mark.parametrize('weight', ['tensor', 0.4, 0.3 + 0.2j])
+def test_lerp_complex_grad(weight):
+    rng = np.random.default_rng(0)
+
+    def c(*s):
+        return rng.standard_normal(s) + 1j * rng.standard_normal(s)
+    a, b, w = c(3, 4), c(3, 4), c(4)
+    if weight == 'tensor':
+        check(lambda m, x, y, z: m.lerp(x, y, z), [a, b, w], grad=True)
+        gradcheck_ember(lambda m, x, y, z: m.lerp(x, y, z), [a, b, w])
+    else:
+        check(lambda m, x, y: m.lerp(x, y, weight), [a, b], grad=True)
+        gradcheck_ember(lambda m, x, y: m.lerp(x, y, weight), [a, b])
+
+
+def test_lerp_half_computes_in_float32():
+    rng = np.random.default_rng(1)
+    a, b, w = rng.standard_normal((5, 5)), rng.standard_normal(5), rng.uniform(size=(5, 5))
+    for dt in ('half', 'bfloat16'):
+        check(lambda m, x, y, z: (m.lerp(getattr(x, dt)(), getattr(y, dt)().expand(5, 5), 0.4),
+                                  m.lerp(getattr(x, dt)(), getattr(y, dt)().expand(5, 5),
+                                         getattr(z, dt)())), [a, b, w], rtol=0, atol=0)

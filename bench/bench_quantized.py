@@ -1,4 +1,4 @@
-"""Quantized int8 kernels (ember/_ops/int8_kernels.py) vs torch's fbgemm kernels, side by side.
+"""Quantized int8 kernels (ember/_quantized/kernels) vs torch's fbgemm kernels, side by side.
 
 Issue 22 targets: a dynamically quantized Linear 1024x1024 on a batch of 64 <= 2x torch's
 quantized time and <= 1.3x ember's own float32 path on the same layer; a statically quantized
@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import ember  # noqa: E402
-from ember._ops import int8_kernels as K  # noqa: E402
+from ember._quantized import kernels as K  # noqa: E402
 
 torch.set_num_threads(1)
 torch.backends.quantized.engine = 'fbgemm'

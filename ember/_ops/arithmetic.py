@@ -604,16 +604,31 @@ def square(input, *, out=None):
 
 
 # ------------------------------------------------------------------ binary math
-def _bin_float(name, input, other, allow_int=True):
+def _bin_float(name, input, other, allow_int=True, allow_complex=False):
     """Promoted arrays of a floating binary op (integers give the default float dtype)."""
     x, y, xp = _bin(input, other)
     if x.dtype.kind in 'biu':
         if not allow_int:
             _not_impl(f'{name}_cpu', x)
         x, y = _float_arr(x), _float_arr(y)
-    elif x.dtype.kind == 'c':
+    elif x.dtype.kind == 'c' and not allow_complex:
         _not_impl(f'{name}_cpu', x)
     return x, y, xp
+
+
+def _logaddexp_complex(x, y):
+    """``log(exp(x) + exp(y))`` of complex arrays: the larger real part factored out, as
+    torch; equal infinite real parts take the direct formula."""
+    xp = array_module(x)
+    x, y = xp.broadcast_arrays(x, y)
+    big = x.real >= y.real
+    m, s = xp.where(big, x, y), xp.where(big, y, x)
+    with np.errstate(all='ignore'):
+        r = m + xp.log1p(xp.exp(s - m))
+        inf = xp.isinf(x.real) & (x.real == y.real)
+        if inf.any():
+            r = xp.where(inf, xp.log(xp.exp(x) + xp.exp(y)), r)
+    return r.astype(x.dtype)
 
 
 def _bin_record(res, cls, input, other, save):
@@ -696,8 +711,11 @@ def hypot(input, other, *, out=None):
 class LogaddexpBackward0(Node):
     def backward(self, g):
         x, y = _both(self)
-        return _pick(self, (g / ((y - x).exp() + 1)) if self.needs_xy[0] else None,
-                     (g / ((x - y).exp() + 1)) if self.needs_xy[1] else None)
+        gx = (1 / ((y - x).exp() + 1)) if self.needs_xy[0] else None
+        gy = (1 / ((x - y).exp() + 1)) if self.needs_xy[1] else None
+        if g.is_complex():      # holomorphic: g times the conjugate derivative
+            gx, gy = (None if d is None else d.conj() for d in (gx, gy))
+        return _pick(self, None if gx is None else g * gx, None if gy is None else g * gy)
 
 
 class Logaddexp2Backward0(Node):
@@ -719,8 +737,8 @@ def logaddexp(input, other, *, out=None):
     if out is not None and not isinstance(out, Tensor):
         _args.tensor(out, 'logaddexp', 'out', None)
     _req2('logaddexp', input, other)
-    x, y, xp = _bin_float('logaddexp', input, other, allow_int=False)
-    res = _w(_call(xp.logaddexp, x, y), xp, x, y)
+    x, y, xp = _bin_float('logaddexp', input, other, allow_int=False, allow_complex=True)
+    res = _w(_call(xp.logaddexp if x.dtype.kind != 'c' else _logaddexp_complex, x, y), xp, x, y)
     _bin_record(res, LogaddexpBackward0, input, other, (input, other))
     return _out(res, out, 'logaddexp')
 

@@ -1645,6 +1645,13 @@ class LogcumsumexpBackward0(Node):
         if g.dim() == 0:
             return (g,)
         d = self.dim
+        if x.is_complex():
+            # holomorphic: grad_i = conj(sum_{j>=i} conj(g_j) exp(x_i - out_j)), summed in
+            # log space (complex logs carry the signs) so that large inputs do not overflow
+            with np.errstate(divide='ignore', invalid='ignore'):
+                lg = g.conj().log()
+            t = _flip(logcumsumexp(_flip(lg - out, d), d), d)
+            return ((x + t).exp().conj(),)
         # grad_i = sum_{j>=i} g_j exp(x_i - out_j), split by the sign of g to stay in log space
         a = g._data
         pos = _const(a > 0, g)
@@ -1679,7 +1686,16 @@ def logcumsumexp(input, dim):
     if a.dtype.kind not in 'fcV':
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtname(a)}'")
     xp = array_module(a)
-    r = a.copy() if a.ndim == 0 else xp.logaddexp.accumulate(a, axis=d)
+    if a.ndim == 0:
+        r = a.copy()
+    elif a.dtype.kind == 'c':   # NumPy has no complex logaddexp: one step at a time
+        from .arithmetic import _logaddexp_complex
+        r = xp.moveaxis(a, d, 0).copy()
+        for i in range(1, r.shape[0]):
+            r[i] = _logaddexp_complex(r[i - 1], r[i])
+        r = xp.moveaxis(r, 0, d)
+    else:
+        r = xp.logaddexp.accumulate(a, axis=d)
     res = wrap(r)
     if grad_needed(input):
         node = LogcumsumexpBackward0()

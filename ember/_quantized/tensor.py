@@ -29,7 +29,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _disabled_torch_function_impl, _new_tensor, _bind
 from .._ops import _dispatch
-from .._ops import int8_kernels as _K
+from . import kernels as _K
 
 __all__ = ['quantize_per_tensor', 'quantize_per_channel', 'dequantize',
            'quantize_per_tensor_dynamic', '_make_per_tensor_quantized_tensor', '_make_per_channel_quantized_tensor']
@@ -223,7 +223,7 @@ def _float_input(input, what='Quantize'):
 
 def _round_per_tensor(x, scale, zero_point, qdtype):
     """Float32 array ``x`` quantized per tensor: the integers (``qdtype._int`` array), by
-    the kernel of ``ember/_ops/int8_kernels.py`` (PyTorch's rounding)."""
+    the kernel of ``ember/_quantized/kernels`` (PyTorch's rounding)."""
     return _K.quantize_per_tensor(x, scale, zero_point, qdtype._name)
 
 

@@ -134,3 +134,19 @@ def test_lerp_half_computes_in_float32():
         check(lambda m, x, y, z: (m.lerp(getattr(x, dt)(), getattr(y, dt)().expand(5, 5), 0.4),
                                   m.lerp(getattr(x, dt)(), getattr(y, dt)().expand(5, 5),
                                          getattr(z, dt)())), [a, b, w], rtol=0, atol=0)
+
+
+def test_logaddexp_complex():
+    inf, nan = float('inf'), float('nan')
+    a = np.array([1 + 1j, -inf + 0j, inf + 1j, -inf + 2j, 3 + 0j, complex(nan, 0), 1e300 + 0j,
+                  0.5 - 2j])
+    b = np.array([2 - 1j, -inf + 0j, inf + 1j, 1 + 1j, -inf + 1j, 1 + 0j, 1e300 + 1j,
+                  0.5 + 3j])
+    check(lambda m, x, y: m.logaddexp(x, y), [a, b])
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    y = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    check(lambda m, s, t: m.logaddexp(s, t), [x, y], grad=True)
+    check(lambda m, s, t: m.logaddexp(s, t), [x.astype(np.complex64), y.astype(np.complex64)],
+          rtol=1e-6, atol=1e-6)
+    gradcheck_ember(lambda m, s, t: m.logaddexp(s, t), [x, y])

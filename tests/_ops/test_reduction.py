@@ -732,3 +732,13 @@ def test_nansum_nanmean_bfloat16():
     x = np.array([[1., np.nan, 2.5], [np.nan, np.nan, -3.]])
     check(lambda m, t: (m.nansum(t.bfloat16()), m.nansum(t.bfloat16(), 1),
                         m.nanmean(t.bfloat16(), 0)), [x], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('dim', [0, 1, -1])
+def test_logcumsumexp_complex(dim):
+    # large real parts too: the backward sums in (complex) log space
+    rng = np.random.default_rng(dim + 5)
+    x = rng.standard_normal((4, 3, 5)) * 3 + 1j * rng.standard_normal((4, 3, 5))
+    x[0, 0, 0] = 1e4 + 0.5j
+    check(lambda m, t: m.logcumsumexp(t, dim), [x], grad=True)
+    gradcheck_ember(lambda m, t: m.logcumsumexp(t, dim), [x[1:, :2, :3]])

@@ -1,4 +1,4 @@
-"""ember._ops.int8_kernels against torch 2.13's quantized CPU kernels, integer for integer."""
+"""ember._quantized.kernels against torch 2.13's quantized CPU kernels, integer for integer."""
 
 import warnings
 from fractions import Fraction
@@ -8,8 +8,8 @@ import pytest
 
 import torch
 
-from ember._ops import _int8_pointwise as PW
-from ember._ops import int8_kernels as K
+from ember._quantized.kernels import _pointwise as PW
+from ember._quantized import kernels as K
 
 TORCH_INT = {'quint8': torch.uint8, 'qint8': torch.int8, 'qint32': torch.int32}
 TORCH_Q = {'quint8': torch.quint8, 'qint8': torch.qint8, 'qint32': torch.qint32}

@@ -3,10 +3,10 @@
 These functions take and return plain NumPy arrays (the integer representation of quantized
 tensors, plus their scales and zero points) and reproduce, integer for integer, what
 PyTorch 2.13's CPU kernels (fbgemm / x86 engine) compute. The quantized ``Tensor`` type and
-the ``torch.ops.quantized`` ops are built over them elsewhere (``ember/_ops/quantized.py``);
+the ``torch.ops.quantized`` ops are built over them in ``ember/_quantized/tensor.py`` and its op modules;
 nothing here knows about ``Tensor``.
 
-The arithmetic, as measured against torch 2.13 (``tests/_ops/test_int8_kernels.py`` checks
+The arithmetic, as measured against torch 2.13 (``tests/_quantized/test_kernels.py`` checks
 each claim against the real kernels):
 
 * Quantizing float32 ``x`` with ``scale`` and ``zero_point``. The scale is first rounded to
@@ -60,7 +60,7 @@ import itertools
 
 import numpy as np
 
-from ._int8_base import (  # noqa: F401  (re-exported)
+from ._base import (  # noqa: F401  (re-exported)
     QTYPES, _F32_BELOW_2_31, _fma_f32, _inv_scale, _q_val, _qinfo, _quantize_mul_add,
     choose_qparams, dequantize_per_channel, dequantize_per_tensor, quantize_per_channel,
     quantize_per_tensor, tensor_min_max)
@@ -534,13 +534,13 @@ def conv_transpose_static(xq, x_scale, x_zero_point, wq, w_scales, w_zero_points
 
 
 # the rest of the kernels, re-exported here: one import site for the ops built on them
-from . import _int8_pointwise as _pointwise  # noqa: E402
-from ._int8_pointwise import (  # noqa: E402,F401
+from . import _pointwise  # noqa: E402
+from ._pointwise import (  # noqa: E402,F401
     _chunks, _deq_fma, _deq_sub, _q_vec, _requantize_from_int, _unary, add, add_scalar,
     batch_norm, cat, clamp, elu, group_norm, hardsigmoid, hardswish, instance_norm,
     layer_norm, leaky_relu, matmul, mul, mul_scalar, prelu, relu, relu6, sigmoid, softmax,
     tanh, threshold)
-from ._int8_spatial import (  # noqa: E402,F401
+from ._spatial import (  # noqa: E402,F401
     adaptive_avg_pool, avg_pool, avg_pool_qnnpack, embedding_bag_byte, embedding_byte,
     max_pool, pack_4bit, quantize_per_channel_float_qparams, unpack_4bit, upsample_bilinear,
     upsample_nearest)

@@ -1,4 +1,4 @@
-"""The base of the integer kernels (see :mod:`ember._ops.int8_kernels`, which re-exports
+"""The base of the integer kernels (see :mod:`ember._quantized.kernels`, which re-exports
 everything): dtype ranges, the exact float32 fused multiply-add, quantize / dequantize as
 torch's CPU kernels round, and the choice of quantization parameters."""
 

@@ -1,9 +1,9 @@
 """Quantized elementwise ops, normalizations and the float-path ops (softmax, matmul) of
-the integer kernels (see :mod:`ember._ops.int8_kernels`, which re-exports everything)."""
+the integer kernels (see :mod:`ember._quantized.kernels`, which re-exports everything)."""
 
 import numpy as np
 
-from ._int8_base import (QTYPES, _F32_BELOW_2_31, _fma_f32, _q_val, _qinfo,
+from ._base import (QTYPES, _F32_BELOW_2_31, _fma_f32, _q_val, _qinfo,
                          _quantize_mul_add, dequantize_per_tensor, quantize_per_tensor)
 
 __all__ = []

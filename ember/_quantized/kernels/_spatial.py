@@ -1,11 +1,11 @@
-"""Quantized pooling, upsampling and embedding kernels (see :mod:`ember._ops.int8_kernels`,
+"""Quantized pooling, upsampling and embedding kernels (see :mod:`ember._quantized.kernels`,
 which re-exports everything)."""
 
 import itertools
 
 import numpy as np
 
-from ._int8_base import QTYPES, _F32_BELOW_2_31, _fma_f32, _q_val, _qinfo
+from ._base import QTYPES, _F32_BELOW_2_31, _fma_f32, _q_val, _qinfo
 
 __all__ = []
 

@@ -15,6 +15,7 @@ from ember import _dtype as D
 from ember import nn as _nn
 from ember.nn import Module, ModuleList
 from ember._quantized import ops as _qops
+from ember._quantized.packed import _LinearFp16PackedParams
 from ember.ao.nn.quantized.modules.utils import _quantize_weight, _hide_packed_params_repr
 
 __all__ = ['LSTM', 'GRU', 'LSTMCell', 'GRUCell', 'RNNCell', 'PackedParameter']
@@ -38,7 +39,7 @@ def _pack(w, b, observer_method, dtype):
 
 
 def _project(x, packed):
-    if isinstance(packed, _qops._LinearFp16PackedParams):
+    if isinstance(packed, _LinearFp16PackedParams):
         return _qops.linear_dynamic_fp16(x, packed)
     return _qops.linear_dynamic(x, packed, reduce_range=True)
 

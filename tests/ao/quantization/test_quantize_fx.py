@@ -375,3 +375,47 @@ def test_misc_ops_prepare_and_convert_as_torch():
     x = dyadic(shape, seed=70)
     close(re_(e_tensor(x)), rt(torch.from_numpy(x)), atol=1e-6)
     close(ce(e_tensor(x)), ct(torch.from_numpy(x)), atol=1e-6)
+
+
+def _functional(T):
+    nn, F = T.nn, T.nn.functional
+
+    class Functional(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(T.randn(3, 4))
+            self.b = nn.Parameter(T.randn(3))
+
+        def forward(self, x, y):
+            return F.relu(F.linear(x, self.w, self.b)), F.linear(x, self.w) + y
+    return Functional()
+
+
+def test_functional_linear_as_torch():
+    """F.linear: input and weight observers (weight per channel), quantize_per_channel of
+    the weight in the reference model, quantized.linear(_relu) on a prepacked weight after
+    lowering (saved in the state dict as torch saves it)."""
+    e, t = both(_functional)
+    dyadic_params(e, t)
+    e.eval()
+    t.eval()
+    xs = [(dyadic((2, 4), seed=80 + i), dyadic((2, 3), seed=90 + i)) for i in range(3)]
+    res = []
+    for T, m in ((ember, e), (torch, t)):
+        conv = (lambda a: e_tensor(a)) if T is ember else torch.from_numpy
+        p = quiet(_fx(T).prepare_fx, m, _q(T).get_default_qconfig_mapping(),
+                  tuple(conv(a) for a in xs[0]))
+        apps = [(n, type(o).__name__) for n, o in _apps(p).items()]
+        for x, y in xs:
+            p(conv(x), conv(y))
+        r = quiet(_fx(T).convert_to_reference_fx, copy.deepcopy(p))
+        c = quiet(_fx(T).convert_fx, p)
+        x, y = xs[1]
+        res.append((apps, list(r.state_dict()), [to_np(o) for o in r(conv(x), conv(y))],
+                    list(c.state_dict()), [to_np(o) for o in c(conv(x), conv(y))]))
+    (ae, rse, roe, cse, coe), (at, rst, rot, cst, cot) = res
+    assert ae == at and rse == rst and cse == cst
+    for a, b in zip(roe, rot):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    for a, b in zip(coe, cot):
+        np.testing.assert_array_equal(a, b)

@@ -237,6 +237,52 @@ def _lower(model, graph):
             graph.erase_node(relu)
         graph.erase_node(node)
 
+    # functional linear (optionally followed by relu): quantized.linear(_relu) with the
+    # weight prepacked into a ``<scope>_packed_weight_<i>`` attribute
+    scopes = getattr(model, '_h10_node_name_to_scope', {})
+    for node in list(graph.nodes):
+        if node.op != 'call_function' or fn_key(node.target) != fn_key(F.linear):
+            continue
+        args = list(node.args)
+        x, w = args[0], (args[1] if len(args) > 1 else node.kwargs.get('weight'))
+        b = args[2] if len(args) > 2 else node.kwargs.get('bias')
+        if not (_is_dq(x) and _is_dq(w)):
+            continue
+        wq = w.args[0]
+        if not (hasattr(wq, 'op') and wq.op == 'call_function'
+                and fn_key(wq.target) in (fn_key(_em.quantize_per_channel),
+                                          fn_key(_em.quantize_per_tensor))
+                and wq.args[0].op == 'get_attr'):
+            continue
+        users = list(node.users)
+        relu = users[0] if len(users) == 1 and is_relu(users[0]) else None
+        q = _single_q_user(relu if relu is not None else node)
+        if q is None:
+            continue
+        weight = model.get_parameter(wq.args[0].target) if isinstance(
+            getattr(model, wq.args[0].target, None), _em.nn.Parameter) else \
+            getattr(model, wq.args[0].target)
+        wargs = [weight.detach()] + [_buffer_value(model, a) if hasattr(a, 'op') else a
+                                     for a in wq.args[1:]]
+        if fn_key(wq.target) == fn_key(_em.quantize_per_tensor):
+            wargs[1], wargs[2] = float(wargs[1]), int(wargs[2])
+        bias = getattr(model, b.target).detach() if hasattr(b, 'op') else b
+        packed = _em.ops.quantized.linear_prepack(wq.target(*wargs), bias)
+        path = scopes.get(node.name, ('', None))[0]
+        opname = 'linear_relu' if relu is not None else 'linear'
+        with graph.inserting_before(q):
+            from .utils import get_new_attr_name_with_prefix
+            attr = get_new_attr_name_with_prefix(path + '_packed_weight_')(model)
+            setattr(model, attr, packed)
+            pw = graph.create_node('get_attr', attr, (), {})
+            new = graph.create_node('call_function', getattr(_em.ops.quantized, opname),
+                                    (x.args[0], pw, q.args[1], q.args[2]), {}, name=opname)
+        q.replace_all_uses_with(new)
+        graph.erase_node(q)
+        if relu is not None:
+            graph.erase_node(relu)
+        graph.erase_node(node)
+
     # tensor metadata (x.shape, x.size()) read from the quantized tensor
     for node in list(graph.nodes):
         if node.args and _is_dq(node.args[0]) and (
@@ -277,6 +323,27 @@ def _lower(model, graph):
         drop_q(q, node)
 
 
+def _is_packed_weight(name, value):
+    return '_packed_weight' in name and not isinstance(value, (_em.Tensor, _em.nn.Module))
+
+
+def _packed_weights_into_state_dict(module, state_dict, prefix, local_metadata):
+    """State-dict hook: the prepacked weights of lowered functional linears are saved
+    under their attribute names, as torch saves them."""
+    for name, value in vars(module).items():
+        if _is_packed_weight(name, value):
+            state_dict[prefix + name] = value
+
+
+def _packed_weights_from_state_dict(module, state_dict, prefix, local_metadata, strict,
+                                    missing_keys, unexpected_keys, error_msgs):
+    for key in list(state_dict):
+        name = key[len(prefix):]
+        if key.startswith(prefix) and '.' not in name and _is_packed_weight(
+                name, state_dict[key]):
+            setattr(module, name, state_dict.pop(key))
+
+
 def convert(model, is_reference=False, convert_custom_config=None, is_standalone_module=False,
             _remove_qconfig_flag=True, qconfig_mapping=None, backend_config=None,
             is_decomposed=False, keep_original_weights=False):
@@ -310,7 +377,9 @@ def convert(model, is_reference=False, convert_custom_config=None, is_standalone
     _convert_weighted_modules(model, graph, attrs, backend_config)
     _replace_observers(model, graph, attrs)
     if not is_reference:
+        model._h10_node_name_to_scope = attrs.node_name_to_scope
         _lower(model, graph)
+        del model._h10_node_name_to_scope
     graph.eliminate_dead_code()
     if _remove_qconfig_flag:
         for m in model.modules():
@@ -318,4 +387,8 @@ def convert(model, is_reference=False, convert_custom_config=None, is_standalone
                 del m.qconfig
     out = GraphModule(model, graph)
     out.meta.pop('_observed_graph_module_attrs', None)
+    if any(_is_packed_weight(k, v) for k, v in vars(out).items()):
+        out._register_state_dict_hook(_packed_weights_into_state_dict)
+        out._register_load_state_dict_pre_hook(_packed_weights_from_state_dict,
+                                               with_module=True)
     return out

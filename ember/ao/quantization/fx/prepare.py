@@ -97,6 +97,16 @@ def _tensor_args(node, modules, non_tensor):
     return out
 
 
+def _functional_weight(node):
+    """The weight argument (a Node) of a functional linear/conv call, else None."""
+    from ember.nn import functional as F
+    if node.op == 'call_function' and fn_key(node.target) in {
+            fn_key(f) for f in (F.linear, F.conv1d, F.conv2d, F.conv3d)}:
+        w = node.args[1] if len(node.args) > 1 else node.kwargs.get('weight')
+        return w if hasattr(w, 'op') else None
+    return None
+
+
 def _non_tensor_nodes(graph):
     """Nodes that compute sizes and other non-tensor values (``x.shape``, ``x.size(0)``,
     ``shape[0]``, arithmetic on them): never observed."""
@@ -238,10 +248,19 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
                 obs_node = input_obs.get(arg)
                 if obs_node is None:
                     name = new_observer(qconfig.activation())
-                    with graph.inserting_before(node):
+                    with graph.inserting_after(arg):
                         obs_node = graph.create_node('call_module', name, (arg,), {})
                     input_obs[arg] = obs_node
                 node.replace_input_with(arg, obs_node)
+            weight = _functional_weight(node)
+            if weight is not None and not reuse:
+                obs_node = input_obs.get(weight)
+                if obs_node is None:
+                    name = new_observer(qconfig.weight())
+                    with graph.inserting_after(weight):
+                        obs_node = graph.create_node('call_module', name, (weight,), {})
+                    input_obs[weight] = obs_node
+                node.replace_input_with(weight, obs_node)
         if node is not chain[-1]:
             continue
         first_obs = _first_input_observer(chain[0], modules) if shares else None

@@ -1115,9 +1115,8 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kw):
     from_ = _scal(kw.pop('from', from_))
     to = _scal(to)
     dt = self.dtype
-    if dt._cat == 3:
-        raise _not_impl('check_uniform_bounds', dt)
-    _float_only(self, 'check_uniform_bounds')
+    if dt._cat != 3:        # complex: the real and imaginary parts, each uniform (as torch)
+        _float_only(self, 'check_uniform_bounds')
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={from_} > to={to}")

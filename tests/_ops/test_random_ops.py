@@ -409,3 +409,16 @@ def test_multinomial_out_must_be_long():
         with pytest.raises(RuntimeError, match='multinomial expects Long tensor out, got: Float'):
             m.multinomial(m.ones(1, 2), 2, out=m.zeros(1, 2))
         assert m.equal(m.get_rng_state(), st)
+
+
+@pytest.mark.parametrize('dt', ['complex128', 'complex64'])
+def test_uniform_complex(dt):
+    # the real and imaginary parts drawn in turn, each uniform: torch's values after the seed
+    res = []
+    for m in (torch, ember):
+        st = m.get_rng_state()
+        m.manual_seed(3)
+        x = m.zeros(4, 3, dtype=getattr(m, dt)).uniform_(-2, 5)
+        m.set_rng_state(st)
+        res.append(x.numpy())
+    np.testing.assert_array_equal(res[1], res[0])

@@ -17,13 +17,15 @@ from .fuse_modules import *  # noqa: F401,F403
 from .fuser_method_mappings import *  # noqa: F401,F403
 from .quantize import *  # noqa: F401,F403
 from .utils import *  # noqa: F401,F403
+from .quantize_jit import *  # noqa: F401,F403
 import sys as _sys
 
-# The submodules by their module objects: ``fuse_modules`` and ``quantize`` are also the names
-# of functions (as in torch, ``ember.ao.quantization.quantize`` is the function).
+# The submodules by their module objects: ``fuse_modules``, ``quantize`` and ``quantize_jit``
+# are also the names of functions (as in torch, ``ember.ao.quantization.quantize`` is the
+# function).
 __all__ = [_n for _s in ('quant_type', 'observer', 'fake_quantize', 'qconfig', 'qconfig_mapping',
                          'stubs', 'quantization_mappings', 'fuse_modules',
-                         'fuser_method_mappings', 'quantize', 'utils')
+                         'fuser_method_mappings', 'quantize', 'utils', 'quantize_jit')
            for _n in _sys.modules[f'{__name__}.{_s}'].__all__]
 
 from typing import Union as _Union  # noqa: E402

@@ -943,7 +943,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     ns, axis = _norm_shape_check(input, normalized_shape, weight, None, 'rms_norm', rms=True)
     a = input._data
-    if a.dtype.kind not in 'fV':
+    if a.dtype.kind not in 'fVc':     # complex: mean(x * x), as torch (not of |x| ** 2)
         _not_impl('rms_norm', a)
     x = input.float() if _is_low(a.dtype) else input
     if eps is None:

@@ -101,3 +101,13 @@ def test_batch_norm_with_update():
     assert re[0].grad_fn.name() == rt[0].grad_fn.name() == 'BatchNormWithUpdateBackward0'
     assert re[3].dtype == ember.uint8 and tuple(re[3].shape) == (0,)
     gradcheck_ember(lambda m, x, w, b: f(m, x, w, b)[0], [x, w, b])
+
+
+def test_rms_norm_complex():
+    from oracle import check, gradcheck_ember
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    w = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    check(lambda m, t, v: (m.nn.functional.rms_norm(t, (4,), v, eps=0.5),
+                           m.nn.functional.rms_norm(t, (3, 4))), [x, w], grad=True)
+    gradcheck_ember(lambda m, t, v: m.nn.functional.rms_norm(t, (4,), v, eps=0.5), [x, w])

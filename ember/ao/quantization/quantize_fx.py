@@ -7,17 +7,16 @@
 As in PyTorch 2.13, ``prepare_fx``, ``prepare_qat_fx`` and ``convert_fx`` emit torch's
 ``DeprecationWarning`` (the flow moved to torchao); the same numbers come out.
 
-NOTE: unlike PyTorch, custom module configs (``PrepareCustomConfig`` /
-``ConvertCustomConfig`` / ``FuseCustomConfig``: standalone and custom modules, preserved
-attributes) are accepted as plain dicts and only ``non_traceable_module_name`` /
-``non_traceable_module_class`` and ``preserved_attributes`` are read; dynamic and float16
-qconfigs are not quantized (the patterns stay float); functional ``F.linear``/``F.conv*``
-get no weight observer (their weights stay float in the reference model and they are not
-lowered); lowering covers the weighted modules, ``add``/``mul`` (with ReLU), batch norm,
-ELU, LeakyReLU, Hardswish, Dropout, Softmax and BNReLU modules, and the ops that keep
-their input's qparams or have fixed ones (pooling, ``cat``, ``flatten``, ``relu``,
-``sigmoid``, views...); other quantized ops stay in their reference
-``dequantize -> op -> quantize`` form.
+NOTE: unlike PyTorch, of the custom configs (:class:`PrepareCustomConfig` and co., or
+their dict forms) only non-traceable modules and preserved attributes are acted on
+(standalone and custom modules are not); dynamic and float16 qconfigs are not quantized
+(the patterns stay float); functional ``F.conv*`` calls stay in their reference form
+after lowering (torch 2.13's own lowering of them fails unless every argument is given).
+Lowering covers the weighted modules, functional ``F.linear`` (prepacked weight),
+``add``/``mul`` (with ReLU), batch norm, ELU, LeakyReLU, Hardswish, Dropout, Softmax and
+BNReLU modules, and the ops that keep their input's qparams or have fixed ones (pooling,
+``cat``, ``flatten``, ``relu``, ``sigmoid``, views...); other quantized ops stay in their
+reference ``dequantize -> op -> quantize`` form.
 """
 import copy
 import warnings
@@ -28,17 +27,24 @@ from .qconfig_mapping import QConfigMapping
 from .utils import DEPRECATION_WARNING
 from .fx.tracer import QuantizationTracer, Scope, ScopeContextManager
 from .fx import fuse as _fuse, prepare as _prepare, convert as _convert
+from .fx.custom_config import ConvertCustomConfig, FuseCustomConfig, PrepareCustomConfig
 
 __all__ = ['fuse_fx', 'prepare_fx', 'prepare_qat_fx', 'convert_fx', 'convert_to_reference_fx',
            'QuantizationTracer', 'Scope', 'ScopeContextManager', 'BackendConfig',
-           'QConfigMapping', 'DEPRECATION_WARNING', 'GraphModule']
+           'QConfigMapping', 'DEPRECATION_WARNING', 'GraphModule', 'PrepareCustomConfig',
+           'ConvertCustomConfig', 'FuseCustomConfig']
+
+
+_DICT_KEYS = {'non_traceable_module_names': 'non_traceable_module_name',
+              'non_traceable_module_classes': 'non_traceable_module_class'}
 
 
 def _cfg(config, key):
+    """An entry of a custom config (a config object or its older dict form)."""
     if config is None:
         return []
     if isinstance(config, dict):
-        return config.get(key, [])
+        return config.get(_DICT_KEYS.get(key, key), [])
     return getattr(config, key, [])
 
 
@@ -56,8 +62,8 @@ def _check_is_graph_module(model):
 
 
 def _trace(model, prepare_custom_config):
-    tracer = QuantizationTracer(_cfg(prepare_custom_config, 'non_traceable_module_name'),
-                                _cfg(prepare_custom_config, 'non_traceable_module_class'))
+    tracer = QuantizationTracer(_cfg(prepare_custom_config, 'non_traceable_module_names'),
+                                _cfg(prepare_custom_config, 'non_traceable_module_classes'))
     graph = tracer.trace(model)
     gm = GraphModule(model, graph)
     _attach_preserved_attrs(model, gm, _cfg(prepare_custom_config, 'preserved_attributes'))
@@ -108,7 +114,7 @@ def fuse_fx(model, fuse_custom_config=None, backend_config=None):
 
     Args:
         model (nn.Module): the float model (not changed).
-        fuse_custom_config (dict, optional): ``preserved_attributes``.
+        fuse_custom_config (FuseCustomConfig or dict, optional): preserved attributes.
         backend_config (BackendConfig, optional): default: the native config.
 
     Returns:
@@ -135,8 +141,8 @@ def prepare_fx(model, qconfig_mapping, example_inputs, prepare_custom_config=Non
         model (nn.Module): the float model, in eval mode.
         qconfig_mapping (QConfigMapping or dict): the qconfigs per global / type / name.
         example_inputs (tuple): example positional inputs.
-        prepare_custom_config (dict, optional): ``non_traceable_module_name``,
-            ``non_traceable_module_class``, ``preserved_attributes``.
+        prepare_custom_config (PrepareCustomConfig or dict, optional): non-traceable
+            modules, preserved attributes.
         _equalization_config: unused.
         backend_config (BackendConfig, optional): default: the native config.
 
@@ -202,7 +208,8 @@ def convert_fx(graph_module, convert_custom_config=None, _remove_qconfig=True,
     Args:
         graph_module (GraphModule): the model from :func:`prepare_fx` /
             :func:`prepare_qat_fx` (changed in place).
-        convert_custom_config (dict, optional): ``preserved_attributes``.
+        convert_custom_config (ConvertCustomConfig or dict, optional): preserved
+            attributes.
         _remove_qconfig (bool): delete the modules' ``qconfig`` attributes.
         qconfig_mapping: unused (the prepare-time mapping is used).
         backend_config (BackendConfig, optional): default: the one prepare used.
@@ -232,7 +239,8 @@ def convert_to_reference_fx(graph_module, convert_custom_config=None, _remove_qc
 
     Args:
         graph_module (GraphModule): the model from :func:`prepare_fx` (changed in place).
-        convert_custom_config (dict, optional): ``preserved_attributes``.
+        convert_custom_config (ConvertCustomConfig or dict, optional): preserved
+            attributes.
         _remove_qconfig (bool): delete the modules' ``qconfig`` attributes.
         qconfig_mapping: unused.
         backend_config (BackendConfig, optional): default: the one prepare used.

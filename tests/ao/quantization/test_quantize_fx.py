@@ -419,3 +419,34 @@ def test_functional_linear_as_torch():
         np.testing.assert_allclose(a, b, atol=1e-6)
     for a, b in zip(coe, cot):
         np.testing.assert_array_equal(a, b)
+
+
+def test_custom_configs_as_torch():
+    from ember.ao.quantization.fx import custom_config as ec
+    from torch.ao.quantization.fx import custom_config as tc
+    for C in (ec, tc):
+        T = ember if C is ec else torch
+        p = (C.PrepareCustomConfig().set_non_traceable_module_names(['fc2'])
+             .set_non_traceable_module_classes([T.nn.ReLU]).set_preserved_attributes(['tag'])
+             .set_input_quantized_indexes([0]))
+        d = p.to_dict()
+        assert d == {'non_traceable_module_name': ['fc2'],
+                     'non_traceable_module_class': [T.nn.ReLU],
+                     'input_quantized_idxs': [0], 'preserved_attributes': ['tag']}
+        assert C.PrepareCustomConfig.from_dict(d).to_dict() == d
+        assert C.ConvertCustomConfig().set_preserved_attributes(['tag']).to_dict() == \
+            {'preserved_attributes': ['tag']}
+        assert C.FuseCustomConfig().to_dict() == {}
+    # preserved attributes survive prepare and convert
+    e, t, _ = _pair('mlp')
+    for T, m in ((ember, e), (torch, t)):
+        m.tag = 'v1'
+        x = dyadic((2, 8))
+        xin = e_tensor(x) if T is ember else torch.from_numpy(x)
+        cfg = (ec if T is ember else tc).PrepareCustomConfig().set_preserved_attributes(['tag'])
+        p = quiet(_fx(T).prepare_fx, m, _q(T).get_default_qconfig_mapping(), (xin,),
+                  prepare_custom_config=cfg)
+        assert p.tag == 'v1'
+        p.tag = 'v2'
+        c = quiet(_fx(T).convert_fx, p, convert_custom_config={'preserved_attributes': ['tag']})
+        assert c.tag == 'v2'

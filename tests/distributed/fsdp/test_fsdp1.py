@@ -1,8 +1,7 @@
 """FSDP1 (``FullyShardedDataParallel``) on 2 ranks, one launch: for each sharding strategy
 each rank trains on its half of every batch (Adam, ``clip_grad_norm_``); the losses and the
 full state dict equal single-process training (ember's, checked in each rank, and torch's,
-checked here: torch's own 2-rank gloo FSDP1 run takes too long on this machine, and it equals
-its single-process run within round-off). Also: torch's flat-parameter names and shard
+checked here) and torch's own FSDP1 run of the same program on 2 gloo ranks. Also: torch's flat-parameter names and shard
 sizes, wrap policies, ``FULL_STATE_DICT`` with ``rank0_only``, ``SHARDED_STATE_DICT`` through
 a distributed checkpoint, ``optim_state_dict``/``optim_state_dict_to_load`` (resuming gives
 the reference's next step), ``summon_full_params`` with writeback, ``no_sync`` gradient
@@ -183,11 +182,67 @@ def _torch_reference():
     return losses, norms, {k: v.tolist() for k, v in model.state_dict().items()}
 
 
-def test_fsdp1_two_ranks_equal_single_process(tmp_path):
-    outs = run_ranks(PROG, n=2, timeout=150, args=(str(tmp_path / 'ck'),))
+TORCH_PROG = r'''
+import json
+import torch, torch.nn as nn, torch.distributed as dist
+from torch.distributed.fsdp import (FullyShardedDataParallel as FSDP, ShardingStrategy,
+                                    StateDictType, FullStateDictConfig)
+from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+''' + MODEL + r'''
+dist.init_process_group('gloo')
+r, n = dist.get_rank(), dist.get_world_size()
+b = 8 // n
+R = {}
+for strat in ('FULL_SHARD', 'NO_SHARD'):
+    model, x, y = build()
+    fsdp = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}),
+                sharding_strategy=getattr(ShardingStrategy, strat), device_id=torch.device('cpu'))
+    names = [(k, tuple(p.shape)) for k, p in fsdp.named_parameters()]
+    opt = torch.optim.Adam(fsdp.parameters(), lr=0.05)
+    losses, norms = [], []
+    for _ in range(3):
+        loss = step(fsdp, opt, x[r * b:(r + 1) * b], y[r * b:(r + 1) * b],
+                    lambda: norms.append(fsdp.clip_grad_norm_(0.5).item()))
+        dist.all_reduce(loss)
+        losses.append(loss.item() / n)
+    with FSDP.state_dict_type(fsdp, StateDictType.FULL_STATE_DICT, FullStateDictConfig()):
+        full = {k: v.tolist() for k, v in fsdp.state_dict().items()}
+    R[strat] = {'losses': losses, 'norms': norms, 'names': names, 'full': full}
+print('RESULT ' + json.dumps(R), flush=True)
+dist.destroy_process_group()
+'''
+
+
+def _result(o):
+    return json.loads([ln for ln in o.splitlines() if ln.startswith('RESULT ')][0][7:])
+
+
+@pytest.fixture(scope='module')
+def ember_outs(tmp_path_factory):
+    return run_ranks(PROG, n=2, timeout=150, args=(str(tmp_path_factory.mktemp('f1') / 'ck'),))
+
+
+def test_fsdp1_equals_torch_fsdp1_two_ranks(ember_outs):
+    """The same program under torch's FSDP1 on 2 gloo ranks: the same flat-parameter names
+    and shard sizes, losses, gradient norms and final full state dict."""
+    touts = run_ranks(TORCH_PROG, n=2, timeout=150)
+    for eo, to in zip(ember_outs, touts):
+        e, t = _result(eo), _result(to)
+        for strat in ('FULL_SHARD', 'NO_SHARD'):
+            assert [(k, tuple(s)) for k, s in e[strat]['names']] == \
+                [(k, tuple(s)) for k, s in t[strat]['names']], strat
+            np.testing.assert_allclose(e[strat]['losses'], t[strat]['losses'], rtol=1e-5)
+            np.testing.assert_allclose(e[strat]['norms'], t[strat]['norms'], rtol=1e-5)
+            assert list(e[strat]['full']) == list(t[strat]['full'])
+            for k, v in t[strat]['full'].items():
+                np.testing.assert_allclose(e[strat]['full'][k], v, rtol=1e-5, atol=1e-6,
+                                           err_msg=f'{strat} {k}')
+
+
+def test_fsdp1_two_ranks_equal_single_process(ember_outs):
     losses, norms, full = _torch_reference()
-    for r, o in enumerate(outs):
-        res = json.loads([ln for ln in o.splitlines() if ln.startswith('RESULT ')][0][7:])
+    for o in ember_outs:
+        res = _result(o)
         for strat in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD'):
             d = res[strat]
             np.testing.assert_allclose(d['losses'], losses, rtol=1e-5, err_msg=strat)

@@ -1,11 +1,14 @@
-"""``ember.distributed.checkpoint`` (DCP) basics: every rank calls :func:`save` with its
-state_dict and the entries are written once each into a folder (replicated entries by one
-rank, the others by the rank holding them), with a ``.metadata`` index; :func:`load` fills
-a state_dict in place from that folder with any number of ranks (or one process).
+"""``ember.distributed.checkpoint`` (DCP): every rank calls :func:`save` with its
+state_dict and each piece is written once into a folder in PyTorch's format (rank ``r``'s
+``__r_0.distcp`` and the ``.metadata`` index, see :mod:`.metadata` and :mod:`.filesystem`):
+a DTensor as the pieces its ranks hold, replicated values by one rank. :func:`load` fills a
+state_dict in place from such a folder (written by ember or by torch) with any number of
+ranks or one process, each tensor or DTensor receiving its own region whatever pieces were
+saved. The ``.metadata`` pickle is read with ember's restricted unpickler.
 
-NOTE: unlike PyTorch, the files are ember checkpoints (``ember.save``), not PyTorch's DCP
-format; DTensor/ShardedTensor resharding is not implemented (a tensor is stored whole, by one
-rank) and ``async_save`` writes before it returns.
+NOTE: unlike PyTorch, ``async_save`` writes before it returns, ShardedTensor values and
+planners are not supported, and the ``.distcp`` files of an earlier checkpoint in the same
+folder are overwritten in place (an interrupted save can leave it unreadable).
 """
 from .api import (CheckpointException, FileSystemReader, FileSystemWriter, Metadata,
                   StorageReader, StorageWriter, async_save, load, load_state_dict, save,

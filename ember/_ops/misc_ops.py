@@ -980,7 +980,9 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
             sh = [1] * nd
             sh[d] = n - 1
             xd = xd.view(sh)
-        return (avg * xd).cumsum(d)
+        # as torch: (dx * (y[1:] + y[:-1])) / 2, in the operands' dtype until the halving
+        ys = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+        return ((xd * ys) / 2).cumsum(d)
     h = 1 if x is None and dx is None else (dx if dx is not None else x)
     return (avg * h).cumsum(d)
 

@@ -84,3 +84,13 @@ def test_nextafter_frexp_isin_bfloat16():
 ])
 def test_narrow_copy_dim_errors(dim, match):
     errors_both(lambda m: m.narrow_copy(m.zeros(10, 5, 20), dim, 0, 0), match)
+
+
+@pytest.mark.parametrize('dt', [np.int8, np.int16, np.float32, np.float64])
+def test_cumulative_trapezoid_with_x(dt):
+    # (dx * (y[1:] + y[:-1])) / 2 in the operands' dtype (int8 wraps) until the halving
+    rng = np.random.default_rng(4)
+    y = (rng.integers(-9, 10, (3, 3)) * 9).astype(dt)
+    x = (rng.integers(-9, 10, (3, 3)) * 9).astype(dt)
+    check(lambda m, a, b: (m.cumulative_trapezoid(a, b, dim=-2),
+                           m.cumulative_trapezoid(a, b[:, 0], dim=0)), [y, x])

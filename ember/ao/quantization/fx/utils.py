@@ -72,7 +72,13 @@ def _op_matches(node, op, modules):
 def fn_key(f):
     """The function ``f`` stands for, whatever binding of it is seen: ember switches its
     functions to observing wrappers (``__wrapped__`` names the function) while tensor
-    subclasses are alive; the innermost function is the key."""
+    subclasses are alive; the innermost function is the key.
+
+    Example::
+
+        >>> fn_key(ember.nn.functional.relu) is fn_key(ember.nn.functional.relu)
+        True
+    """
     seen = 0
     while callable(f) and not isinstance(f, type) and seen < 8:
         inner = getattr(f, '__wrapped__', None)

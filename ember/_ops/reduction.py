@@ -937,8 +937,10 @@ class LogsumexpBackward0(Node):
     def backward(self, g):
         x, r = self.saved_tensors
         sh = x.shape
-        return (_expand_back(g, sh, self.dims, self.keepdim) *
-                (x - _expand_back(r, sh, self.dims, self.keepdim)).exp(),)
+        e = (x - _expand_back(r, sh, self.dims, self.keepdim)).exp()
+        if e.is_complex():      # holomorphic: the conjugate derivative
+            e = e.conj()
+        return (_expand_back(g, sh, self.dims, self.keepdim) * e,)
 
 
 @register()

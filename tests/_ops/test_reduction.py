@@ -742,3 +742,11 @@ def test_logcumsumexp_complex(dim):
     x[0, 0, 0] = 1e4 + 0.5j
     check(lambda m, t: m.logcumsumexp(t, dim), [x], grad=True)
     gradcheck_ember(lambda m, t: m.logcumsumexp(t, dim), [x[1:, :2, :3]])
+
+
+def test_logsumexp_complex_grad():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    check(lambda m, t: (m.logsumexp(t, 1), m.logsumexp(t, (0, 1), keepdim=True)), [x],
+          grad=True)
+    gradcheck_ember(lambda m, t: m.logsumexp(t, 0), [x])

@@ -11,6 +11,7 @@ part before the sum, the rest after) into ``_flat_param.grad``. ``NO_SHARD`` kee
 flat parameter on each rank and all-reduces the gradient.
 """
 import contextlib
+import enum
 
 from ...nn.modules.module import Module
 from .api import (CPUOffload, FullOptimStateDictConfig, FullStateDictConfig, MixedPrecision,
@@ -24,17 +25,16 @@ _WRAPPED = '_fsdp_wrapped_module'
 _FLAT = '_flat_param'
 
 
-class OptimStateKeyType:
-    """How optimizer state is keyed in :meth:`FullyShardedDataParallel.rekey_optim_state_dict`
-    (parameter names or indices).
+class OptimStateKeyType(enum.Enum):
+    """How an optimizer state dict is keyed: by parameter names or by parameter indices.
 
     Example::
 
-        >>> OptimStateKeyType.PARAM_NAME
-        'PARAM_NAME'
+        >>> OptimStateKeyType.PARAM_NAME.value
+        1
     """
-    PARAM_NAME = 'PARAM_NAME'
-    PARAM_ID = 'PARAM_ID'
+    PARAM_NAME = enum.auto()
+    PARAM_ID = enum.auto()
 
 
 def _clean(name):
@@ -190,9 +190,15 @@ class FullyShardedDataParallel(Module):
                 seen[id(p)] = len(infos)
                 infos.append([m, pname, fqn, tuple(p.shape), p.numel(), 0])
                 params.append(p)
-        dtypes = {p.dtype for p in params}
-        if len(dtypes) > 1:
-            raise ValueError(f"Must flatten tensors with uniform dtype but got {sorted(map(str, dtypes))}")
+        for p in params:
+            if not p.is_floating_point() and not p.is_complex():
+                raise ValueError("Cannot flatten integer dtype tensors")
+            if p.dtype != params[0].dtype:
+                raise ValueError(f"Must flatten tensors with uniform dtype but got "
+                                 f"{params[0].dtype} and {p.dtype}")
+            if p.requires_grad != params[0].requires_grad:
+                raise ValueError("Must flatten tensors with uniform `requires_grad` when "
+                                 "`use_orig_params=False`")
         off = 0
         for i in infos:
             i[5] = off

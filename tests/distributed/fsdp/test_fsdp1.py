@@ -5,7 +5,7 @@ checked here) and torch's own FSDP1 run of the same program on 2 gloo ranks. Als
 sizes, wrap policies, ``FULL_STATE_DICT`` with ``rank0_only``, ``SHARDED_STATE_DICT`` through
 a distributed checkpoint, ``optim_state_dict``/``optim_state_dict_to_load`` (resuming gives
 the reference's next step), ``summon_full_params`` with writeback, ``no_sync`` gradient
-accumulation, ``MixedPrecision``."""
+accumulation, ``MixedPrecision``, torch's flattening errors."""
 import json
 import os
 import sys
@@ -54,7 +54,9 @@ b = 8 // n
 for strat in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD'):
     model, x, y = build()
     ref = copy.deepcopy(model)
-    fsdp = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}),
+    policy = (functools.partial(size_based_auto_wrap_policy, min_num_params=70)
+              if strat == 'SHARD_GRAD_OP' else ModuleWrapPolicy({nn.Linear}))
+    fsdp = FSDP(model, auto_wrap_policy=policy,
                 sharding_strategy=getattr(ShardingStrategy, strat), cpu_offload=CPUOffload())
     names = [(k, tuple(p.shape)) for k, p in fsdp.named_parameters()]
     opt = torch.optim.Adam(fsdp.parameters(), lr=0.05)
@@ -164,6 +166,22 @@ out = fm(x)
 assert out.dtype == torch.float64, out.dtype
 out.sum().backward()
 assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in fm.parameters())
+# flattening errors (torch's): mixed dtypes or mixed requires_grad in one flat parameter
+m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2, dtype=torch.float64))
+for mod, msg in ((m, 'Must flatten tensors with uniform dtype but got torch.float32 and '
+                     'torch.float64'),):
+    try:
+        FSDP(mod)
+        raise AssertionError('no error')
+    except ValueError as e:
+        assert str(e) == msg, e
+m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
+m[0].weight.requires_grad_(False)
+try:
+    FSDP(m)
+    raise AssertionError('no error')
+except ValueError as e:
+    assert 'uniform `requires_grad`' in str(e), e
 print('RESULT ' + json.dumps(R), flush=True)
 '''
 
@@ -183,19 +201,21 @@ def _torch_reference():
 
 
 TORCH_PROG = r'''
-import json
+import json, functools
 import torch, torch.nn as nn, torch.distributed as dist
 from torch.distributed.fsdp import (FullyShardedDataParallel as FSDP, ShardingStrategy,
                                     StateDictType, FullStateDictConfig)
-from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+from torch.distributed.fsdp.wrap import ModuleWrapPolicy, size_based_auto_wrap_policy
 ''' + MODEL + r'''
 dist.init_process_group('gloo')
 r, n = dist.get_rank(), dist.get_world_size()
 b = 8 // n
 R = {}
-for strat in ('FULL_SHARD', 'NO_SHARD'):
+for strat in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD'):
     model, x, y = build()
-    fsdp = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}),
+    policy = (functools.partial(size_based_auto_wrap_policy, min_num_params=70)
+              if strat == 'SHARD_GRAD_OP' else ModuleWrapPolicy({nn.Linear}))
+    fsdp = FSDP(model, auto_wrap_policy=policy,
                 sharding_strategy=getattr(ShardingStrategy, strat), device_id=torch.device('cpu'))
     names = [(k, tuple(p.shape)) for k, p in fsdp.named_parameters()]
     opt = torch.optim.Adam(fsdp.parameters(), lr=0.05)
@@ -228,7 +248,7 @@ def test_fsdp1_equals_torch_fsdp1_two_ranks(ember_outs):
     touts = run_ranks(TORCH_PROG, n=2, timeout=150)
     for eo, to in zip(ember_outs, touts):
         e, t = _result(eo), _result(to)
-        for strat in ('FULL_SHARD', 'NO_SHARD'):
+        for strat in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD'):
             assert [(k, tuple(s)) for k, s in e[strat]['names']] == \
                 [(k, tuple(s)) for k, s in t[strat]['names']], strat
             np.testing.assert_allclose(e[strat]['losses'], t[strat]['losses'], rtol=1e-5)
@@ -253,10 +273,15 @@ def test_fsdp1_two_ranks_equal_single_process(ember_outs):
                                            err_msg=f'{strat} {k}')
             # torch's names (not cleaned outside summon_full_params) and shard sizes:
             # 70, 77 and 24 elements padded to a multiple of 2 and halved; whole for NO_SHARD
-            sizes = (70, 77, 24) if strat == 'NO_SHARD' else (35, 39, 12)
-            assert [(k, tuple(s)) for k, s in d['names']] == [
-                (f'_fsdp_wrapped_module.{i}._fsdp_wrapped_module._flat_param', (s,))
-                for i, s in zip((0, 2, 4), sizes)], d['names']
+            if strat == 'SHARD_GRAD_OP':     # size-based: Linear(7, 3) left to the root
+                want = [('_fsdp_wrapped_module._flat_param', (12,)),
+                        ('_fsdp_wrapped_module.0._fsdp_wrapped_module._flat_param', (35,)),
+                        ('_fsdp_wrapped_module.2._fsdp_wrapped_module._flat_param', (39,))]
+            else:
+                sizes = (70, 77, 24) if strat == 'NO_SHARD' else (35, 39, 12)
+                want = [(f'_fsdp_wrapped_module.{i}._fsdp_wrapped_module._flat_param', (s,))
+                        for i, s in zip((0, 2, 4), sizes)]
+            assert [(k, tuple(s)) for k, s in d['names']] == want, d['names']
         # torch's wrapping for the same policies (checked with torch's FSDP1 once)
         assert res['wrap'] == [['', '_fsdp_wrapped_module.0', '_fsdp_wrapped_module.2'],
                                ['', '_fsdp_wrapped_module.0', '_fsdp_wrapped_module.2',
@@ -264,9 +289,17 @@ def test_fsdp1_two_ranks_equal_single_process(ember_outs):
 
 
 def test_fsdp1_errors_without_process_group():
-    """Construction needs an initialized process group (torch's ValueError) and refuses
-    ``ignored_modules`` together with ``ignored_states``."""
+    """Construction needs an initialized process group (torch's ValueError); the option
+    enums have torch's members and values."""
+    import torch.distributed.fsdp as tf
     import ember
-    from ember.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from ember.distributed import fsdp as ef
     with pytest.raises(ValueError, match='Default process group has not been initialized'):
-        FSDP(ember.nn.Linear(2, 2))
+        ef.FullyShardedDataParallel(ember.nn.Linear(2, 2))
+    assert ([(m.name, m.value) for m in ef.OptimStateKeyType] ==
+            [(m.name, m.value) for m in tf.OptimStateKeyType])
+    for name in ('MixedPrecision', 'CPUOffload', 'FullStateDictConfig', 'ShardedStateDictConfig',
+                 'FullOptimStateDictConfig', 'ShardedOptimStateDictConfig'):
+        e, t = getattr(ef, name)(), getattr(tf, name)()
+        fields = [f for f in vars(t) if f != '_module_classes_to_ignore']
+        assert [(f, getattr(e, f)) for f in fields] == [(f, getattr(t, f)) for f in fields], name

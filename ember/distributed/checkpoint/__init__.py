@@ -6,9 +6,10 @@ state_dict in place from such a folder (written by ember or by torch) with any n
 ranks or one process, each tensor or DTensor receiving its own region whatever pieces were
 saved. The ``.metadata`` pickle is read with ember's restricted unpickler.
 
-NOTE: unlike PyTorch, ``async_save`` writes before it returns, ShardedTensor values and
-planners are not supported, and the ``.distcp`` files of an earlier checkpoint in the same
-folder are overwritten in place (an interrupted save can leave it unreadable).
+NOTE: unlike PyTorch, saving into a folder that holds a checkpoint writes beside the files
+its index uses (``__r_1.distcp`` after ``__r_0.distcp``) and replaces the index last, so an
+interrupted save leaves the previous checkpoint loadable; ``async_save`` writes before it
+returns; ShardedTensor values and custom planners are not supported.
 """
 from .api import (CheckpointException, FileSystemReader, FileSystemWriter, Metadata,
                   StorageReader, StorageWriter, async_save, load, load_state_dict, save,

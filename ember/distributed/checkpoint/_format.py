@@ -69,11 +69,17 @@ def save_flat(flat, path, dist, rank, ws, group):
         w = min(holders, key=lambda r: (load[r], r))
         writer[k] = w
         load[w] += everyone[w][0][k]
-    fname = f'__{rank}_0.distcp'
+    # the files the folder's current index uses are left alone until the new index replaces
+    # it, so an interrupted save leaves the previous checkpoint loadable
+    used = _referenced(path)
+    i = 0
+    while f'__{rank}_{i}.distcp' in used:
+        i += 1
+    fname = f'__{rank}_{i}.distcp'
     infos = {}
     from .filesystem import _StorageInfo
     from ...autograd.grad_mode import no_grad
-    with open(os.path.join(path, fname), 'wb') as f:
+    with open(os.path.join(path, fname + '.tmp'), 'wb') as f:
         # non-tensor values first, then tensors (as torch's writer orders them)
         for k in sorted((k for k in items if writer[k] == rank), key=lambda k: k[1] is not None):
             start = f.tell()
@@ -84,6 +90,7 @@ def save_flat(flat, path, dist, rank, ws, group):
                 with no_grad():
                     f.write(_save_bytes(payload.detach().contiguous().clone()))
             infos[k] = (fname, start, f.tell() - start)
+    os.replace(os.path.join(path, fname + '.tmp'), os.path.join(path, fname))
     if dist is not None:
         all_infos = [None] * ws
         dist.all_gather_object(all_infos, infos, group=group)
@@ -120,7 +127,23 @@ def save_flat(flat, path, dist, rank, ws, group):
         _write_metadata(meta, os.path.join(path, _META))
     if dist is not None:
         dist.barrier(group=group)
+    for old in used:            # this rank's files of the replaced checkpoint
+        if old != fname and old.startswith(f'__{rank}_') and old.endswith('.distcp'):
+            try:
+                os.remove(os.path.join(path, old))
+            except OSError:
+                pass
     return meta
+
+
+def _referenced(path):
+    """The data files the folder's current index refers to (none if it has no readable
+    index)."""
+    try:
+        md = _read_metadata(os.path.join(path, _META))
+    except Exception:
+        return set()
+    return {info.relative_path for info in md.storage_data.values()}
 
 
 class _Files:

@@ -143,3 +143,38 @@ def test_two_rank_dtensor_save_loads_whole_in_torch(tmp_path):
         q.__exit__(None, None, None)
     assert sd['d'].tolist() == torch.arange(15.).reshape(5, 3).tolist()
     assert sd['rep'].tolist() == [1., 1.] and sd['step'] == 3
+
+
+def test_interrupted_save_leaves_previous_checkpoint(tmp_path, monkeypatch):
+    """A save into a folder holding a checkpoint writes its data beside the files the current
+    index uses and replaces the index last: a save that fails midway leaves the previous
+    checkpoint loadable (by ember and torch); a completed one replaces it and removes the
+    old files."""
+    from ember.distributed.checkpoint import _format
+    ck = str(tmp_path / 'ck')
+    edcp.save({'a': ember.arange(4.), 'b': ember.ones(2), 'n': 1}, checkpoint_id=ck)
+    real, calls = _format._save_bytes, []
+
+    def failing(obj):
+        calls.append(1)
+        if len(calls) == 3:            # the second tensor: the data file is half written
+            raise OSError('disk full')
+        return real(obj)
+    monkeypatch.setattr(_format, '_save_bytes', failing)
+    with pytest.raises(OSError, match='disk full'):
+        edcp.save({'a': ember.zeros(4), 'b': ember.zeros(2), 'n': 2}, checkpoint_id=ck)
+    monkeypatch.setattr(_format, '_save_bytes', real)
+    sd = {'a': ember.zeros(4), 'b': ember.zeros(2), 'n': 0}
+    edcp.load(sd, checkpoint_id=ck)
+    assert sd['a'].tolist() == [0., 1, 2, 3] and sd['b'].tolist() == [1., 1.] and sd['n'] == 1
+    tsd = {'a': torch.zeros(4), 'b': torch.zeros(2), 'n': 0}
+    q = _quiet()
+    try:
+        tdcp.load(tsd, checkpoint_id=ck)
+    finally:
+        q.__exit__(None, None, None)
+    assert tsd['a'].tolist() == [0., 1, 2, 3] and tsd['n'] == 1
+    edcp.save({'a': ember.full((4,), 5.), 'b': ember.zeros(2), 'n': 3}, checkpoint_id=ck)
+    edcp.load(sd, checkpoint_id=ck)
+    assert sd['a'].tolist() == [5.] * 4 and sd['n'] == 3
+    assert sorted(f for f in os.listdir(ck) if f.endswith('.distcp')) == ['__0_1.distcp']

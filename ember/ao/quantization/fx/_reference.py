@@ -2,13 +2,14 @@
 and dequantized with stored qparams on every call (what ``convert_to_reference_fx`` puts
 in the graph, as ``torch.ao.nn.quantized.reference``).
 
-NOTE: unlike PyTorch, these live here (``ember.ao.quantization.fx._reference``) until
-``ember.ao.nn.quantized.reference`` exists; names, state-dict keys and repr are torch's."""
+These are the fallback used while ``ember.ao.nn.quantized.reference`` is unavailable;
+:func:`reference_modules` gives the namespace FX quantization uses (that package when it
+imports, else this module); names, state-dict keys and repr are torch's."""
 import ember as _em
 from ember import nn as _nn
 from ember.nn import functional as _F
 
-__all__ = ['Linear', 'Conv1d', 'Conv2d', 'Conv3d']
+__all__ = ['Linear', 'Conv1d', 'Conv2d', 'Conv3d', 'reference_modules']
 
 
 class _ReferenceQuantizedModule:
@@ -171,3 +172,22 @@ def _conv_class(nd):
 Conv1d = _conv_class(1)
 Conv2d = _conv_class(2)
 Conv3d = _conv_class(3)
+
+
+def reference_modules():
+    """The namespace of the reference quantized modules (``Linear``, ``Conv1d``-``3d``):
+    ``ember.ao.nn.quantized.reference`` when it imports, else this module.
+
+    Example::
+
+        >>> reference_modules().Linear.__name__
+        'Linear'
+    """
+    import sys
+    try:
+        from ember.ao.nn.quantized import reference as ns
+        if all(hasattr(ns, n) for n in ('Linear', 'Conv1d', 'Conv2d', 'Conv3d')):
+            return ns
+    except ImportError:
+        pass
+    return sys.modules[__name__]

@@ -55,6 +55,7 @@ def register(name=None, method=True, function=True, dunder=(), aliases=()):
     """
     def deco(fn):
         n = name or fn.__name__
+        fn = _numpy_names(fn, n)
         for nm in (n,) + tuple(aliases):
             if function:
                 FUNCTIONS[nm] = fn
@@ -64,6 +65,37 @@ def register(name=None, method=True, function=True, dunder=(), aliases=()):
             METHODS[d] = fn
         return fn
     return deco
+
+
+# PyTorch's argument parser takes NumPy's names for four parameters: ``axis`` for ``dim``,
+# ``keepdims`` for ``keepdim``, ``x`` for ``input``, ``x2`` for ``other``
+_NUMPY_NAMES = {'axis': 'dim', 'keepdims': 'keepdim', 'x': 'input', 'x2': 'other'}
+
+
+def _numpy_names(fn, name):
+    """``fn`` taking PyTorch's NumPy-style keyword names as well (``x.sum(axis=1,
+    keepdims=True)``) when it has a parameter they stand for; ``fn`` itself otherwise
+    (most ops: nothing is added to their calls)."""
+    import functools
+    import inspect
+    code = getattr(inspect.unwrap(fn), '__code__', None)
+    if code is None:
+        return fn
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    names = {a: p for a, p in _NUMPY_NAMES.items() if p in params and a not in params}
+    if 'dim' not in params and 'keepdim' not in params:
+        return fn
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if kwargs:
+            for a in names.keys() & kwargs.keys():
+                p = names[a]
+                if p in kwargs:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{a}'")
+                kwargs[p] = kwargs.pop(a)
+        return fn(*args, **kwargs)
+    return op
 
 
 def unwrap(x):

@@ -71,14 +71,14 @@ def _trace(model, prepare_custom_config):
 
 
 def _qconfig_mapping(qconfig_mapping):
-    if qconfig_mapping is None:
-        return QConfigMapping()
     if isinstance(qconfig_mapping, dict):
         warnings.warn(
             "Passing a QConfig dictionary to prepare is deprecated and will not be supported "
             "in a future version. Please pass in a QConfigMapping instead.",
             FutureWarning, stacklevel=3)
         return QConfigMapping.from_dict(qconfig_mapping)
+    if not isinstance(qconfig_mapping, QConfigMapping):
+        raise AssertionError("qconfig_mapping must be a QConfigMapping")
     return qconfig_mapping
 
 
@@ -150,6 +150,9 @@ def prepare_fx(model, qconfig_mapping, example_inputs, prepare_custom_config=Non
         GraphModule: the observed model; run calibration data through it, then
         :func:`convert_fx`.
 
+    Raises:
+        AssertionError: ``qconfig_mapping`` is neither a ``QConfigMapping`` nor a dict.
+
     Example::
 
         >>> from ember.ao.quantization import get_default_qconfig_mapping
@@ -176,6 +179,9 @@ def prepare_qat_fx(model, qconfig_mapping, example_inputs, prepare_custom_config
 
     Returns:
         GraphModule: the model to train, then :func:`convert_fx`.
+
+    Raises:
+        AssertionError: ``qconfig_mapping`` is neither a ``QConfigMapping`` nor a dict.
 
     Example::
 

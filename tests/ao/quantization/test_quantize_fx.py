@@ -450,3 +450,21 @@ def test_custom_configs_as_torch():
         p.tag = 'v2'
         c = quiet(_fx(T).convert_fx, p, convert_custom_config={'preserved_attributes': ['tag']})
         assert c.tag == 'v2'
+
+
+def test_prepare_fx_bad_qconfig_mapping_and_dict_form():
+    for T in (ember, torch):
+        m = _mlp(T).eval()
+        x = (e_tensor(dyadic((2, 8))) if T is ember else torch.from_numpy(dyadic((2, 8))),)
+        for bad in (None, _q(T).default_qconfig):
+            with pytest.raises(AssertionError, match='qconfig_mapping must be a QConfigMapping'):
+                quiet(_fx(T).prepare_fx, m, bad, x)
+        _, w = record(_fx(T).prepare_fx, m, {'': _q(T).default_qconfig}, x)
+        assert [c for c, msg in w if 'QConfig dictionary' in msg] == ['FutureWarning']
+
+
+def test_fuse_fx_train_mode_conv_bn_error_as_torch():
+    for T in (ember, torch):
+        m = T.nn.Sequential(T.nn.Conv2d(1, 1, 1), T.nn.BatchNorm2d(1)).train()
+        with pytest.raises(AssertionError, match='Fusion only for eval!'):
+            _fx(T).fuse_fx(m)

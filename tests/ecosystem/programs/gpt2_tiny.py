@@ -25,6 +25,8 @@ print('@after_step', f"{m(ids, labels=ids).loss.item():.6f}")
 m.eval()
 g = m.generate(ids[:1, :5], max_new_tokens=8, do_sample=False)
 print('@greedy', *g[0].tolist())
+b = m.generate(ids[:1, :5], max_new_tokens=6, num_beams=3, do_sample=False)   # axis=/keepdims=
+print('@beam', *b[0].tolist())
 torch.manual_seed(1)
 s = m.generate(ids[:1, :5], max_new_tokens=8, do_sample=True, top_k=10)
 print('@sample', *s[0].tolist())

@@ -15,10 +15,16 @@ from .api import (CheckpointException, FileSystemReader, FileSystemWriter, Metad
                   StorageReader, StorageWriter, async_save, load, load_state_dict, save,
                   save_state_dict)
 from .stateful import Stateful
+from .metadata import BytesStorageMetadata, ChunkStorageMetadata, TensorStorageMetadata
+from .planner import LoadPlan, LoadPlanner, ReadItem, SavePlan, SavePlanner, WriteItem
+from .default_planner import DefaultLoadPlanner, DefaultSavePlanner
+from . import filesystem  # noqa: F401
 from .hf_storage import HuggingFaceStorageReader, HuggingFaceStorageWriter
 from . import state_dict  # noqa: F401  (the get/set_state_dict helpers)
 
 __all__ = ['save', 'async_save', 'load', 'save_state_dict', 'load_state_dict', 'FileSystemWriter',
            'FileSystemReader', 'StorageWriter', 'StorageReader', 'Metadata',
            'CheckpointException', 'Stateful', 'HuggingFaceStorageReader',
-           'HuggingFaceStorageWriter']
+           'HuggingFaceStorageWriter', 'BytesStorageMetadata', 'ChunkStorageMetadata',
+           'TensorStorageMetadata', 'LoadPlan', 'LoadPlanner', 'ReadItem', 'SavePlan',
+           'SavePlanner', 'WriteItem', 'DefaultLoadPlanner', 'DefaultSavePlanner']

@@ -189,10 +189,12 @@ def _target(dst):
     return dst, (0,) * dst.dim()
 
 
-def load_flat(flat, path, rank):
+def load_flat(flat, path, rank, partial=False):
     from ..._tensor import Tensor
     meta = _read_metadata(os.path.join(path, _META))
     md = meta.state_dict_metadata
+    if partial:
+        flat = {k: v for k, v in flat.items() if k in md}
     for fqn in flat:
         if fqn not in md:
             raise _fail(rank, RuntimeError(f"Missing key in checkpoint state_dict: {fqn}."))

@@ -153,6 +153,13 @@ def _path(checkpoint_id, storage, what):
     return os.fspath(checkpoint_id)
 
 
+def _check_planner(planner, default):
+    from . import default_planner
+    if planner is not None and type(planner) is not getattr(default_planner, default):
+        raise NotImplementedError(f"dcp in ember plans by itself: only {default} is accepted as "
+                                  f"planner, got {type(planner).__name__}")
+
+
 def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
          process_group=None, no_dist=False, use_cached=False):
     """Save ``state_dict`` (called on every rank) into the folder ``checkpoint_id``.
@@ -168,7 +175,9 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
             ``Stateful`` objects (modules, optimizers) are saved through their state_dict.
         checkpoint_id (str or PathLike): the folder.
         storage_writer (FileSystemWriter, optional): instead of ``checkpoint_id``.
-        planner, use_cached: accepted for compatibility.
+        planner (DefaultSavePlanner, optional): accepted (other planner classes are
+            refused: ember plans by itself).
+        use_cached: accepted for compatibility.
         process_group (ProcessGroup, optional): the ranks taking part (default: the world).
         no_dist (bool): save from this process alone.
 
@@ -180,6 +189,7 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
         >>> dcp.save({'model': model.state_dict(), 'step': 10}, checkpoint_id='ckpt')
     """
     from ._format import save_flat
+    _check_planner(planner, 'DefaultSavePlanner')
     if hasattr(storage_writer, '_ember_save'):    # a storage with a format of its own
         return Metadata(storage_writer._ember_save(state_dict, process_group, no_dist))
     path = _path(checkpoint_id, storage_writer, 'storage_writer')
@@ -216,14 +226,17 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
     of ranks, or one process, may load what any number saved).
 
     Tensors are copied into the tensors of ``state_dict`` (same shapes; dtypes cast; a
-    DTensor receives its own piece, whatever pieces were saved), other values replaced; top-level ``Stateful`` objects get ``load_state_dict`` with the loaded
-    values. Only the keys present in ``state_dict`` are read.
+    DTensor receives its own piece, whatever pieces were saved), other values replaced;
+    top-level ``Stateful`` objects get ``load_state_dict`` with the loaded values. Only the
+    keys present in ``state_dict`` are read.
 
     Args:
         state_dict (dict): the structure to fill (its keys select what is read).
         checkpoint_id (str or PathLike): the folder.
         storage_reader (FileSystemReader, optional): instead of ``checkpoint_id``.
-        planner, process_group, no_dist: accepted (loading needs no communication).
+        planner (DefaultLoadPlanner, optional): its ``allow_partial_load`` leaves the keys
+            the checkpoint lacks as they are (other planner classes are refused).
+        process_group, no_dist: accepted (loading needs no communication).
 
     Raises:
         CheckpointException: a key is missing from the checkpoint or a shape differs.
@@ -234,12 +247,14 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
         >>> dcp.load(sd, checkpoint_id='ckpt')
     """
     from ._format import load_flat
+    _check_planner(planner, 'DefaultLoadPlanner')
     if hasattr(storage_reader, '_ember_load'):    # a storage with a format of its own
         return storage_reader._ember_load(state_dict, process_group, no_dist)
     path = _path(checkpoint_id, storage_reader, 'storage_reader')
     _d, rank, _ws = _dist_info(process_group, no_dist)
     resolved = _resolve_stateful(state_dict)
-    load_flat(_flatten(resolved), path, rank)
+    load_flat(_flatten(resolved), path, rank,
+              partial=bool(getattr(planner, 'allow_partial_load', False)))
     from ..._tensor import Tensor
     for k, v in state_dict.items():
         if isinstance(v, Stateful) and not isinstance(v, Tensor):

@@ -178,3 +178,37 @@ def test_interrupted_save_leaves_previous_checkpoint(tmp_path, monkeypatch):
     edcp.load(sd, checkpoint_id=ck)
     assert sd['a'].tolist() == [5.] * 4 and sd['n'] == 3
     assert sorted(f for f in os.listdir(ck) if f.endswith('.distcp')) == ['__0_1.distcp']
+
+
+def test_planners(tmp_path):
+    """The planner names torch's ``dcp`` exports exist (enums with torch's members); the
+    default planners are accepted, ``allow_partial_load`` leaves the keys a checkpoint lacks
+    as they are (as torch's), other planner classes are refused."""
+    from torch.distributed.checkpoint import planner as tp
+    from ember.distributed.checkpoint import planner as ep
+    for name in ('DefaultLoadPlanner', 'DefaultSavePlanner', 'LoadPlan', 'LoadPlanner',
+                 'ReadItem', 'SavePlan', 'SavePlanner', 'WriteItem', 'BytesStorageMetadata',
+                 'ChunkStorageMetadata', 'TensorStorageMetadata'):
+        assert name in edcp.__all__ and hasattr(tdcp, name), name
+    for name in ('WriteItemType', 'LoadItemType'):
+        assert ([(m.name, m.value) for m in getattr(ep, name)] ==
+                [(m.name, m.value) for m in getattr(tp, name)])
+    ck = str(tmp_path / 'ck')
+    edcp.save({'a': ember.ones(2)}, checkpoint_id=ck, planner=edcp.DefaultSavePlanner())
+    sd = {'a': ember.zeros(2), 'b': ember.zeros(1)}
+    edcp.load(sd, checkpoint_id=ck, planner=edcp.DefaultLoadPlanner(allow_partial_load=True))
+    assert sd['a'].tolist() == [1., 1.] and sd['b'].tolist() == [0.]
+    tsd = {'a': torch.zeros(2), 'b': torch.zeros(1)}
+    q = _quiet()
+    try:
+        tdcp.load(tsd, checkpoint_id=ck, planner=tdcp.DefaultLoadPlanner(allow_partial_load=True))
+    finally:
+        q.__exit__(None, None, None)
+    assert tsd['a'].tolist() == [1., 1.] and tsd['b'].tolist() == [0.]
+    with pytest.raises(edcp.CheckpointException, match='Missing key in checkpoint state_dict: b'):
+        edcp.load(sd, checkpoint_id=ck, planner=edcp.DefaultLoadPlanner())
+
+    class Mine(edcp.DefaultLoadPlanner):
+        pass
+    with pytest.raises(NotImplementedError, match='only DefaultLoadPlanner is accepted'):
+        edcp.load(sd, checkpoint_id=ck, planner=Mine())

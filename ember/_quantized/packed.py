@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import kernels as _K
-from .tensor import (_ember, _ints, _is_q, _make)
+from .tensor import (_ember, _ints, _is_q, _make, _not_impl)
 from .ops import (OPS, _F32, _check_q, _new, _op, _pt)
 from .operators import _out_qparams
 
@@ -79,10 +79,16 @@ class LinearPackedParamsBase:
         if len(weight._qp) == 4 and weight._qp[3] != 0:
             raise RuntimeError("quantized::linear_prepack: per-channel weights must be "
                                "quantized along axis 0")
-        b = _bias_array(bias)
-        if b is not None and (b.ndim != 1 or b.shape[0] != weight.shape[0]):
-            raise RuntimeError(f"bias should be a vector (1D Tensor) of size "
-                               f"{weight.shape[0]}")
+        if bias is not None:
+            if not isinstance(bias, Tensor):
+                raise RuntimeError("bias should be a float tensor (float32)")
+            if bias.dim() != 1:
+                raise RuntimeError("bias should be a vector (1D Tensor)")
+            if bias.shape[0] != weight.shape[0]:
+                raise RuntimeError(f"bias should have N elements: {weight.shape[0]}")
+        # as PyTorch, a bias of another dtype is kept (and unpacked as it is); the layer
+        # refuses it when it runs
+        b = _bias_array(bias) if bias is None or bias.dtype is D.float32 else None
         self._weight = _rounded_scale(weight)
         self._bias = None if bias is None else bias.detach()
         ints, s, z = _weight_parts(self._weight)
@@ -144,6 +150,12 @@ def _check_packed(p, cls, op):
                            f"found type '{type(p).__name__}'.")
 
 
+def _check_bias_dtype(p):
+    b = p._bias
+    if b is not None and b.dtype is not D.float32:
+        raise RuntimeError(f"expected scalar type Float but found {D._scalar_name(b.dtype)}")
+
+
 def _linear_static(X, W_prepack, Y_scale_i, Y_zero_point_i, relu, op):
     _check_q(X, op)
     _check_packed(W_prepack, LinearPackedParamsBase, op)
@@ -154,6 +166,7 @@ def _linear_static(X, W_prepack, Y_scale_i, Y_zero_point_i, relu, op):
     if X.dim() == 0 or X.shape[-1] != k.in_features:
         raise RuntimeError(f"The number of rows in the packB should be equal to K: "
                            f"{X.shape[-1] if X.dim() else 1}")
+    _check_bias_dtype(W_prepack)
     xs, xz = _pt(X)
     ys, yz = _out_qparams(Y_scale_i, Y_zero_point_i)
     out = _K.linear_static(_ints(X), xs, xz, k, out_scale=ys, out_zero_point=yz, relu=relu)
@@ -198,13 +211,16 @@ def linear_relu(X, W_prepack, Y_scale_i, Y_zero_point_i):
 
 def _linear_dyn(X, W_prepack, reduce_range, relu, op):
     _check_packed(W_prepack, LinearPackedParamsBase, op)
-    if not isinstance(X, Tensor) or _is_q(X) or X.dtype is not D.float32:
-        raise RuntimeError("Expected input data type Float but got "
+    if _is_q(X):
+        raise _not_impl(op, 'QuantizedCPU')
+    if not isinstance(X, Tensor) or X.dtype is not D.float32:
+        raise RuntimeError("expected scalar type Float but found "
                            f"{D._scalar_name(X.dtype) if isinstance(X, Tensor) else X}")
     k = W_prepack._packed
     if X.dim() == 0 or X.shape[-1] != k.in_features:
         raise RuntimeError(f"The number of rows in the packB should be equal to K: "
                            f"{X.shape[-1] if X.dim() else 1}")
+    _check_bias_dtype(W_prepack)
     out = _K.linear_dynamic(np.asarray(X.detach()._data, np.float32), k,
                             reduce_range=bool(reduce_range), relu=relu)
     return _ember().as_tensor(out)
@@ -443,8 +459,11 @@ def _conv_transpose_ints(x, xs, xz, packed, ys, yz, relu):
 def _conv_op(nd, transpose, relu):
     name = f"conv{'_transpose' if transpose else ''}{nd}d{'_relu' if relu else ''}"
 
+    # PyTorch's 2-d/3-d convolutions on packed parameters are the ``.new`` overloads
+    overload = f"quantized::{name}{'.new' if nd > 1 and not transpose else ''}"
+
     def conv(qx, packed_weight, output_scale, output_zero_point):
-        x = qx
+        x = _check_q(qx, overload)
         if nd == 1 and not transpose and packed_weight._conv1d is False:
             raise RuntimeError(f"quantized::{name}: expected 1-d packed parameters")
         return _conv_forward(x, packed_weight, output_scale, output_zero_point, relu,

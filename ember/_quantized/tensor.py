@@ -38,8 +38,10 @@ _BACKEND = 'QuantizedCPU'
 
 
 def _not_impl(op, backend=_BACKEND):
+    # ``op``: an aten op's name, or a qualified one (``quantized::conv2d.new``)
+    name = op if '::' in op else f'aten::{op}'
     return NotImplementedError(
-        f"Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could "
+        f"Could not run '{name}' with arguments from the '{backend}' backend. This could "
         "be because the operator doesn't exist for this backend, or was omitted during the "
         "selective/custom build process (if using custom build).")
 

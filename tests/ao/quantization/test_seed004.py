@@ -181,9 +181,6 @@ def test_half_as_printed():
 
 
 # ------------------------------------------------------------------ dynamic
-@pytest.mark.xfail(strict=True, reason="ember.ao.nn.quantized's LinearPackedParams.set_weight_bias "
-                   "refuses the half model's float16 bias ('bias should be a float tensor'); "
-                   "torch's linear_prepack keeps it, and fails only at forward")
 def test_dynamic_as_printed_on_the_half_model():
     e, t = _same_weights(lambda lib: seed_lenet5(lib)())
     e, t = e.half(), t.half()

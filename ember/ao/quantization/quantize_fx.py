@@ -9,8 +9,8 @@ As in PyTorch 2.13, ``prepare_fx``, ``prepare_qat_fx`` and ``convert_fx`` emit t
 
 NOTE: unlike PyTorch, of the custom configs (:class:`PrepareCustomConfig` and co., or
 their dict forms) only non-traceable modules and preserved attributes are acted on
-(standalone and custom modules are not); dynamic and float16 qconfigs are not quantized
-(the patterns stay float); functional ``F.conv*`` calls stay in their reference form
+(standalone and custom modules are not); dynamic qconfigs are lowered for ``Linear``
+and ``LinearReLU`` only, float16 qconfigs not at all (the patterns stay float); functional ``F.conv*`` calls stay in their reference form
 after lowering (torch 2.13's own lowering of them fails unless every argument is given).
 Lowering covers the weighted modules, functional ``F.linear`` (prepacked weight),
 ``add``/``mul`` (with ReLU), batch norm, ELU, LeakyReLU, Hardswish, Dropout, Softmax and

@@ -468,3 +468,38 @@ def test_fuse_fx_train_mode_conv_bn_error_as_torch():
         m = T.nn.Sequential(T.nn.Conv2d(1, 1, 1), T.nn.BatchNorm2d(1)).train()
         with pytest.raises(AssertionError, match='Fusion only for eval!'):
             _fx(T).fuse_fx(m)
+
+
+def test_dynamic_linear_as_torch():
+    """A dynamic qconfig on Linear (and ReLU, so the fused LinearReLU shares it): dynamic
+    placeholder observers on the inputs only, quantize_per_tensor_dynamic in the reference
+    model, nn.quantized.dynamic modules after lowering."""
+    e, t, shape = _pair('mlp')
+    res = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _q(T)
+        mapping = (q.QConfigMapping().set_object_type(T.nn.Linear, q.default_dynamic_qconfig)
+                   .set_object_type(T.nn.ReLU, q.default_dynamic_qconfig))
+        conv = (lambda a: e_tensor(a)) if T is ember else torch.from_numpy
+        x = dyadic(shape, seed=5)
+        p = quiet(_fx(T).prepare_fx, m, mapping, (conv(x),))
+        apps = [(n, type(o).__name__) for n, o in _apps(p).items()]
+        p(conv(x))
+        r = quiet(_fx(T).convert_to_reference_fx, copy.deepcopy(p))
+        c = quiet(_fx(T).convert_fx, p)
+        res.append((apps, list(r.state_dict()), to_np(r(conv(x))),
+                    repr(c).split('\n\n\n')[0], list(c.state_dict()), to_np(c(conv(x)))))
+    (ae, rse, roe, ce, cse, coe), (at, rst, rot, ct, cst, cot) = res
+    assert ae == at and rse == rst and ce == ct and cse == cst
+    np.testing.assert_allclose(roe, rot, atol=1e-6)
+    np.testing.assert_array_equal(coe, cot)
+
+
+def test_fused_parts_need_one_object_type_qconfig():
+    for T in (ember, torch):
+        q = _q(T)
+        mapping = q.QConfigMapping().set_object_type(T.nn.Linear, q.default_qconfig)
+        x = (e_tensor(dyadic((2, 8))) if T is ember else torch.from_numpy(dyadic((2, 8))),)
+        with pytest.raises(LookupError, match='same qconfigs for all module types in') as ei:
+            quiet(_fx(T).prepare_fx, _mlp(T).eval(), mapping, x)
+        assert 'offending type' in str(ei.value) and 'ReLU' in str(ei.value)

@@ -111,6 +111,13 @@ def _replace_observers(model, graph, attrs):
                                           (x, s, z, dtype), {})
                 dq = graph.create_node('call_method', 'dequantize', (q,), {})
             node.replace_all_uses_with(dq)
+        elif dtype in (_em.quint8, _em.qint8) and getattr(obs, 'is_dynamic', False):
+            reduce_range = _em.backends.quantized.engine in ('fbgemm', 'x86')
+            with graph.inserting_before(node):
+                q = graph.create_node('call_function', _em.quantize_per_tensor_dynamic,
+                                      (x, dtype, reduce_range), {})
+                dq = graph.create_node('call_method', 'dequantize', (q,), {})
+            node.replace_all_uses_with(dq)
         else:
             node.replace_all_uses_with(x)
         graph.erase_node(node)
@@ -123,6 +130,11 @@ def _is_dq(n):
 def _is_q(n):
     return hasattr(n, 'op') and n.op == 'call_function' and \
         fn_key(n.target) == fn_key(_em.quantize_per_tensor)
+
+
+def _is_dynamic_q(n):
+    return hasattr(n, 'op') and n.op == 'call_function' and \
+        fn_key(n.target) == fn_key(_em.quantize_per_tensor_dynamic)
 
 
 def _single_q_user(node):
@@ -205,6 +217,28 @@ def _lower(model, graph):
         replace_module(node, qcls.from_reference(src, *qparams(q)))
         node.replace_input_with(dq, dq.args[0])
         drop_q(q, node)
+
+    # dynamic: dequantize(quantize_per_tensor_dynamic(x)) -> reference module (float out)
+    from ember.ao.nn.quantized import dynamic as nnqd
+    from ember.ao.nn.intrinsic.quantized import dynamic as nniqd
+    dynamic_modules = {weighted_ref: nnqd.Linear for weighted_ref in weighted
+                       if weighted[weighted_ref].__name__ == 'Linear'}
+    for node in list(graph.nodes):
+        if node.op != 'call_module' or not node.args:
+            continue
+        dq = node.args[0]
+        if not _is_dq(dq) or not _is_dynamic_q(dq.args[0]):
+            continue
+        mod = modules.get(node.target)
+        if type(mod) in dynamic_modules:
+            qmod = dynamic_modules[type(mod)].from_reference(mod)
+        elif isinstance(mod, _FusedModule) and type(mod[0]) in dynamic_modules and \
+                type(mod).__name__ == 'LinearReLU':
+            qmod = nniqd.LinearReLU.from_reference(mod)
+        else:
+            continue
+        replace_module(node, qmod)
+        node.replace_input_with(dq, dq.args[0].args[0])
 
     # binary ops (optionally followed by relu): quantized.add / add_relu / mul / mul_relu
     relu_ops = {fn_key(F.relu), fn_key(_em.relu), 'relu'}

@@ -7,6 +7,8 @@ observed (an input observer of the same value is reused), and its last node gets
 observer (``activation_post_process_<i>``), which for ``OUTPUT_SHARE_OBSERVER_WITH_INPUT``
 patterns is the input's observer module registered under a second name. For QAT, modules
 are first swapped for their QAT forms."""
+import copy
+
 from ember.fx import GraphModule
 
 from ..qconfig import _is_reuse_input_qconfig
@@ -51,6 +53,30 @@ def _flattened_qconfig_dict(mapping):
     d.update(mapping.object_type_qconfigs)
     d.update(mapping.module_name_qconfigs)
     return d
+
+
+def _update_qconfig_for_fusion(model, mapping):
+    """A fused module takes the object-type qconfig its parts share; parts with different
+    object-type qconfigs raise torch's ``LookupError``."""
+    from ember.ao.nn.intrinsic.modules.fused import _FusedModule
+    from ..qconfig import qconfig_equals
+    by_type = mapping.object_type_qconfigs
+    if not by_type:
+        return
+    modules = dict(model.named_modules())
+    for node in model.graph.nodes:
+        mod = modules.get(node.target) if node.op == "call_module" else None
+        if not isinstance(mod, _FusedModule):
+            continue
+        parts = list(mod._modules.values())
+        shared = by_type.get(type(parts[0]))
+        for part in parts[1:]:
+            if not qconfig_equals(by_type.get(type(part)), shared):
+                raise LookupError(
+                    "During fusion, we need to specify the same qconfigs for all module "
+                    f"types in {type(mod)} offending type: {type(part)}")
+        if shared is not None:
+            by_type[type(mod)] = shared
 
 
 def _qconfig_supported(qconfig, dtype_configs):
@@ -190,6 +216,8 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
     if backend_config is None:
         backend_config = get_native_backend_config()
     configs = _sorted_configs(backend_config.configs)
+    qconfig_mapping = copy.deepcopy(qconfig_mapping)
+    _update_qconfig_for_fusion(model, qconfig_mapping)
     propagate_qconfig_(model, _flattened_qconfig_dict(qconfig_mapping))
     if is_qat:
         qat_map = {c.pattern: c.qat_module for c in configs
@@ -261,7 +289,8 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
                         obs_node = graph.create_node('call_module', name, (weight,), {})
                     input_obs[weight] = obs_node
                 node.replace_input_with(weight, obs_node)
-        if node is not chain[-1]:
+        if node is not chain[-1] or (not reuse and getattr(
+                qconfig.activation(), 'is_dynamic', False)):     # dynamic: float output
             continue
         first_obs = _first_input_observer(chain[0], modules) if shares else None
         if reuse and first_obs is None:

@@ -8,7 +8,7 @@ from . import _args
 
 import numpy as np
 
-from .._tensor import Tensor, _Mode
+from .._tensor import Tensor, _Mode, _NoGrad as _NoGradCtx
 from ..autograd.graph import _named
 from ._util import wrap, Node, register, record, with_out
 from .._backend import array_module
@@ -1334,9 +1334,6 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         input2 (Tensor): Cholesky factor, shape `(*, n, n)`.
         upper (bool): whether `input2` is upper triangular. Default: `False`.
 
-    NOTE: unlike PyTorch, the result's grad_fn is that of the composed triangular solves
-    (not CholeskySolveBackward0).
-
     Example::
 
         >>> L = ember.eye(2) * 2
@@ -1349,13 +1346,38 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
                            % input.dim() if input.dim() < 2 else
                            'u should have at least 2 dimensions, but has %d dimensions instead'
                            % input2.dim())
-    if upper:
-        y = solve_triangular(_mH(input2), input, upper=False)
-        r = solve_triangular(input2, y, upper=True)
-    else:
-        y = solve_triangular(input2, input, upper=False)
-        r = solve_triangular(_mH(input2), y, upper=True)
+    with _NoGradCtx():
+        if upper:
+            y = solve_triangular(_mH(input2), input, upper=False)
+            r = solve_triangular(input2, y, upper=True)
+        else:
+            y = solve_triangular(input2, input, upper=False)
+            r = solve_triangular(_mH(input2), y, upper=True)
+    r = wrap(r._data)
+    if _Mode.grad and (input._rg or input2._rg):
+        node = CholeskySolveBackward0()
+        node.upper = bool(upper)
+        record(r, node, (input, input2), save=(input2, r))
     return _out(r, out, exact=False) if out is not None else r
+
+
+class CholeskySolveBackward0(Node):
+    def backward(self, g):
+        L, X = self.saved_tensors
+        gB = cholesky_solve(g, L, self.upper)           # A^-1 g, A = L L^H Hermitian
+        gL = None
+        if self.needs[1]:
+            c = gB.matmul(_mH(X))
+            c = c + _mH(c)
+            gL = -(L.matmul(c) if self.upper else c.matmul(L))
+        return (gB if self.needs[0] else None), gL
+
+
+class CholeskyInverseBackward0(Node):
+    def backward(self, g):
+        L, inv_ = self.saved_tensors
+        c = inv_.matmul(g + _mH(g)).matmul(inv_)
+        return -(L.matmul(c) if self.upper else c.matmul(L))
 
 
 @register()
@@ -1375,10 +1397,16 @@ def cholesky_inverse(input, upper=False, *, out=None):
                 [0.0000, 0.2500]])
     """
     _check_square(input, 'cholesky_inverse', 'input')
-    eye = _eye_like(input) if False else None
     from .creation import eye as _eye
     I = _eye(input.shape[-1], dtype=input.dtype).expand(*input.shape)
-    return cholesky_solve(I, input, upper, out=out)
+    with _NoGradCtx():
+        r = cholesky_solve(I, input, upper)
+    r = wrap(r._data)
+    if _Mode.grad and input._rg:
+        node = CholeskyInverseBackward0()
+        node.upper = bool(upper)
+        record(r, node, (input,), save=(input, r))
+    return _out(r, out, exact=False) if out is not None else r
 
 
 _REMOVED = {

@@ -149,3 +149,35 @@ def test_qr_complex_grad(shape):
                                atol=1e-10)
     A = ember.tensor(a, requires_grad=True)
     assert ember.autograd.gradcheck(lambda A: ember.linalg.qr(A), (A,))
+
+
+@pytest.mark.parametrize('cplx', [False, True])
+@pytest.mark.parametrize('upper', [False, True])
+def test_cholesky_solve_inverse_grad(cplx, upper):
+    # torch's formulas (the factor's gradient is a full matrix: -c L or -L c); gradcheck of
+    # the triangle the ops read
+    rng = np.random.default_rng(int(cplx) * 2 + int(upper))
+    L = np.tril(rng.standard_normal((2, 3, 3))) + 3 * np.eye(3)
+    if cplx:
+        L = L + 1j * np.tril(rng.standard_normal((2, 3, 3)), -1)
+    if upper:
+        L = np.conj(np.swapaxes(L, -1, -2))
+    B = rng.standard_normal((2, 3, 2)) + (1j * rng.standard_normal((2, 3, 2)) if cplx else 0)
+    W = rng.standard_normal((2, 3, 3))
+
+    def loss(m, t, b):
+        i, x = m.cholesky_inverse(t, upper), m.cholesky_solve(b, t, upper)
+        assert i.grad_fn.name() == 'CholeskyInverseBackward0'
+        assert x.grad_fn.name() == 'CholeskySolveBackward0'
+        return (i * m.tensor(W)).abs().sum() + (x.abs() ** 2).sum()
+    res = []
+    for m in (torch, ember):
+        t, b = m.tensor(L, requires_grad=True), m.tensor(B, requires_grad=True)
+        res.append([g.resolve_conj().numpy() for g in m.autograd.grad(loss(m, t, b), [t, b])])
+    for e, t in zip(res[1], res[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-9, atol=1e-10)
+    tri = (lambda t: t.triu()) if upper else (lambda t: t.tril())
+    T = ember.tensor(L[0], requires_grad=True)
+    Bt = ember.tensor(B[0], requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: ember.cholesky_inverse(tri(t), upper), (T,))
+    assert ember.autograd.gradcheck(lambda t, b: ember.cholesky_solve(b, tri(t), upper), (T, Bt))

@@ -503,3 +503,62 @@ def test_fused_parts_need_one_object_type_qconfig():
         with pytest.raises(LookupError, match='same qconfigs for all module types in') as ei:
             quiet(_fx(T).prepare_fx, _mlp(T).eval(), mapping, x)
         assert 'offending type' in str(ei.value) and 'ReLU' in str(ei.value)
+
+
+def _nested(T):
+    nn, F = T.nn, T.nn.functional
+
+    class Sub(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return F.relu(self.lin(x)) + x
+
+    class Nested(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sub1 = Sub()
+            self.sub2 = Sub()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(self.sub2(self.sub1(x)) * x)
+    return Nested()
+
+
+@pytest.mark.parametrize('variant', ['name', 'regex', 'order', 'function'])
+def test_qconfig_mapping_styles_as_torch(variant):
+    """Module names through traced-through submodules, name regexes, the
+    module-name/object-type/call-index style and function object types."""
+    import operator
+    e, t = both(_nested)
+    dyadic_params(e, t)
+    e.eval()
+    t.eval()
+    res = []
+    for T, m in ((ember, e), (torch, t)):
+        q = _q(T)
+        mapping = q.get_default_qconfig_mapping()
+        if variant == 'name':
+            mapping.set_module_name('sub1', None)
+        elif variant == 'regex':
+            mapping.set_module_name_regex('sub2.*', None)
+        elif variant == 'order':
+            mapping.set_module_name_object_type_order('sub2', operator.add, 0, None)
+        else:
+            mapping.set_object_type(operator.mul, None)
+        conv = (lambda a: e_tensor(a)) if T is ember else torch.from_numpy
+        x = dyadic((3, 4), seed=7)
+        p = quiet(_fx(T).prepare_fx, m, mapping, (conv(x),))
+        apps = [(n, type(o).__name__, [n2 for n2, o2 in _apps(p).items() if o2 is o][0])
+                for n, o in _apps(p).items()]
+        seq = [n.target for n in p.graph.nodes if n.op == 'call_module']
+        p(conv(x))
+        c = quiet(_fx(T).convert_fx, p)
+        res.append((apps, seq, [type(o).__name__ for o in c.modules()], list(c.state_dict()),
+                    to_np(c(conv(x)))))
+    for a, b in zip(res[0][:4], res[1][:4]):
+        assert a == b
+    np.testing.assert_allclose(res[0][4], res[1][4], atol=1e-6)

@@ -25,9 +25,11 @@ def _set_module(root, qualname, module):
     setattr(root.get_submodule(parent) if parent else root, name, module)
 
 
-def _module_path_and_prefix(obs_node, node_name_to_scope):
+def _module_path_and_prefix(obs_node, node_name_to_scope, node_name_to_qconfig):
     observed = obs_node.args[0]
-    if observed.op == 'placeholder':
+    # an observer of a value whose producer is not quantized (a graph input, an op with
+    # a None qconfig) is named after the first op it feeds (F.linear preferred)
+    if observed.name in node_name_to_qconfig and node_name_to_qconfig[observed.name] is None:
         users = list(obs_node.users)
         first = users[0] if users else None
         for u in users:
@@ -92,7 +94,8 @@ def _replace_observers(model, graph, attrs):
         from ..observer import ReuseInputObserver
         if dtype in (_em.quint8, _em.qint8, _em.qint32) and not getattr(
                 obs, 'is_dynamic', False) and not isinstance(obs, ReuseInputObserver):
-            path, prefix = _module_path_and_prefix(node, attrs.node_name_to_scope)
+            path, prefix = _module_path_and_prefix(node, attrs.node_name_to_scope,
+                                                   attrs.node_name_to_qconfig)
             scale, zero_point = obs.calculate_qparams()
             qscheme = getattr(obs, 'qscheme', _em.per_tensor_affine)
             with graph.inserting_before(node):

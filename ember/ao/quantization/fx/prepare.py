@@ -219,14 +219,15 @@ def prepare(model, qconfig_mapping, is_qat, node_name_to_scope, example_inputs,
     qconfig_mapping = copy.deepcopy(qconfig_mapping)
     _update_qconfig_for_fusion(model, qconfig_mapping)
     propagate_qconfig_(model, _flattened_qconfig_dict(qconfig_mapping))
+    graph = model.graph
+    node_name_to_qconfig = generate_node_name_to_qconfig(
+        graph, dict(model.named_modules(remove_duplicate=False)), qconfig_mapping,
+        node_name_to_scope)
     if is_qat:
         qat_map = {c.pattern: c.qat_module for c in configs
                    if c.qat_module is not None and isinstance(c.pattern, type)}
         _eager_convert(model, mapping=qat_map, inplace=True, remove_qconfig=False)
-    graph = model.graph
     modules = dict(model.named_modules(remove_duplicate=False))
-    node_name_to_qconfig = generate_node_name_to_qconfig(graph, modules, qconfig_mapping,
-                                                         node_name_to_scope)
 
     # ---- match patterns (latest node first, longest pattern first)
     matched = {}          # node -> (chain, config, qconfig)

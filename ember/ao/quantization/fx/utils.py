@@ -182,12 +182,18 @@ def generate_node_name_to_qconfig(graph, modules, mapping, node_name_to_scope):
                     qconfig = qc
         elif node.op == "call_module":
             mod = modules[node.target]
-            qconfig = getattr(mod, "qconfig", None)
+            if _is_obs_module(mod):
+                continue
+            qconfig = _qconfig_for_module_type_or_name(mapping, type(mod), node.target,
+                                                       global_qconfig)
             parent = node.target.rsplit(".", 1)[0] if "." in node.target else ""
             key = (parent, type(mod))
             idx = counts.get(key, 0)
             counts[key] = idx + 1
             qconfig = mapping.module_name_object_type_order_qconfigs.get(
                 (parent, type(mod), idx), qconfig)
+            # regexes and call orders are not known to the eager propagation: the module
+            # carries the qconfig found here
+            mod.qconfig = qconfig
         out[node.name] = qconfig
     return out

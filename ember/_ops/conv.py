@@ -402,6 +402,9 @@ class ConvolutionBackward0(Node):
         gx = gw = gb = None
         needs = self.needs
         xbuf, self.xbuf = getattr(self, 'xbuf', None), None
+        if x.is_complex() or w.is_complex():
+            # bilinear in (x, w): each gradient takes the other operand conjugated
+            x, w, xbuf = x.conj().resolve_conj(), w.conj().resolve_conj(), None
         if not transposed and not _Mode.grad and needs[0] and needs[1]:
             r = _backward_s1(x, g, w, padding, dilation, groups, stride, xbuf)
             if r is not None:
@@ -590,7 +593,7 @@ def _check(input, weight, nd, groups, name, transposed=False):
 
 def _same_padding(input, weight, stride, dilation, nd):
     if any(s != 1 for s in stride):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     k = weight.shape[2:]
     total = [dilation[i] * (k[i] - 1) for i in range(nd)]
     left = [t // 2 for t in total]

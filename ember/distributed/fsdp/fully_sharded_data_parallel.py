@@ -8,7 +8,9 @@ keeps its contiguous ``1/world`` piece as the parameter ``_fsdp_wrapped_module._
 parameter (an autograd Function) and sets the module's original parameters as views of it;
 its backward reduce-scatters the flat gradient (divided by the world size, as torch divides:
 part before the sum, the rest after) into ``_flat_param.grad``. ``NO_SHARD`` keeps the whole
-flat parameter on each rank and all-reduces the gradient.
+flat parameter on each rank and all-reduces the gradient. With ``use_orig_params`` the
+module keeps its original parameters, viewing their parts of the flat piece; the flat
+gradient is handed to them after each backward.
 """
 import contextlib
 import enum
@@ -86,8 +88,11 @@ class FullyShardedDataParallel(Module):
         cpu_offload (CPUOffload, optional): accepted.
         auto_wrap_policy (callable or ModuleWrapPolicy, optional): which submodules get
             their own FSDP instance (see :mod:`~ember.distributed.fsdp.wrap`).
+        use_orig_params (bool): expose the original parameters (each a 1-D view of its part
+            of this rank's flat piece, whole when unsharded; every parameter starts on a
+            16-byte boundary of the flat parameter, as torch's) instead of the flat one.
         backward_prefetch, forward_prefetch, limit_all_gathers, device_id, param_init_fn,
-            use_orig_params, device_mesh: accepted.
+            device_mesh: accepted.
         mixed_precision (MixedPrecision, optional): compute and reduction dtypes.
         ignored_modules (iterable of modules, optional): modules whose parameters are left
             as they are.
@@ -196,16 +201,25 @@ class FullyShardedDataParallel(Module):
             if p.dtype != params[0].dtype:
                 raise ValueError(f"Must flatten tensors with uniform dtype but got "
                                  f"{params[0].dtype} and {p.dtype}")
-            if p.requires_grad != params[0].requires_grad:
+            if not use_orig_params and p.requires_grad != params[0].requires_grad:
                 raise ValueError("Must flatten tensors with uniform `requires_grad` when "
                                  "`use_orig_params=False`")
+        align = 0
+        if use_orig_params and params:    # each parameter starts on a 16-byte boundary
+            cdt = (mixed_precision.param_dtype if mixed_precision is not None and
+                   mixed_precision.param_dtype is not None else params[0].dtype)
+            align = 16 // cdt.itemsize
         off = 0
         for i in infos:
+            if align and off % align:
+                off += align - off % align
             i[5] = off
             off += i[4]
         self._infos, self._aliases, self._numel = infos, aliases, off
         self._padded = -(-off // self._shard_ws) * self._shard_ws if off else 0
         self.__dict__['_flat'] = None
+        self._orig = bool(use_orig_params)
+        self._qs = []
         if params:
             from ..._ops.creation import zeros
             from ...autograd.grad_mode import no_grad
@@ -222,8 +236,11 @@ class FullyShardedDataParallel(Module):
             for m, name, _ in aliases:
                 del m._parameters[name]
             self.__dict__['_flat'] = Parameter(shard, rg)
-            module.register_parameter(_FLAT, self._flat)
-            self._set_views(self._unflatten(full, detach=True))
+            if use_orig_params:
+                self._make_orig(params)
+            else:
+                module.register_parameter(_FLAT, self._flat)
+                self._set_views(self._unflatten(full, detach=True))
         if mixed_precision is not None and mixed_precision.buffer_dtype is not None:
             for m in module.modules():
                 if id(m) in inside:
@@ -231,6 +248,62 @@ class FullyShardedDataParallel(Module):
                 for k, b in list(m._buffers.items()):
                     if b is not None and b.is_floating_point():
                         m._buffers[k] = b.to(mixed_precision.buffer_dtype)
+
+    # ------------------------------------------------------------------ original parameters
+    def _shard_start(self):
+        n = self._padded // self._shard_ws
+        return (self._rank * n if self._shard_ws > 1 else 0), n
+
+    def _regions(self):
+        """Per flattened parameter: ``(start, stop)`` of its elements held in this rank's
+        shard, as offsets into the shard (empty ranges where it holds none)."""
+        start, n = self._shard_start()
+        out = []
+        for *_x, numel, off in self._infos:
+            lo, hi = max(off, start), min(off + numel, start + n)
+            out.append((lo - start, hi - start) if hi > lo else (0, 0))
+        return out
+
+    def _make_orig(self, params):
+        """``use_orig_params``: each original parameter becomes a parameter viewing its
+        part of this rank's shard (1-D; its whole shape when unsharded); gradients reach them
+        from the flat gradient after each backward."""
+        from ...nn.parameter import Parameter
+        flat = self._flat.detach()
+        qs = []
+        for (owner, name, _f, shape, numel, off), (a, b), p in zip(self._infos, self._regions(),
+                                                                    params):
+            data = flat[a:b]
+            if self._shard_ws == 1:
+                data = data.view(shape)
+            q = Parameter(data, p.requires_grad)
+            owner._parameters[name] = q
+            qs.append(q)
+        for owner, name, i in self._aliases:
+            owner._parameters[name] = qs[i]
+        self._qs = qs
+        self._flat.register_post_accumulate_grad_hook(self._orig_grads)
+
+    def _orig_grads(self, flat):
+        g = flat.grad
+        flat.grad = None
+        if g is None:
+            return
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for q, (a, b) in zip(self._qs, self._regions()):
+                if not q.requires_grad:
+                    continue
+                piece = g[a:b].view(q.shape)
+                q.grad = piece.clone() if q.grad is None else q.grad + piece
+
+    def _restore_orig(self):
+        for (owner, name, *_r), q in zip(self._infos, self._qs):
+            owner.__dict__.pop(name, None)
+            owner._parameters[name] = q
+        for owner, name, i in self._aliases:
+            owner.__dict__.pop(name, None)
+            owner._parameters[name] = self._qs[i]
 
     # ------------------------------------------------------------------ flat parameter
     def _gather(self, shard, cast=True):
@@ -332,7 +405,13 @@ class FullyShardedDataParallel(Module):
                     a.is_floating_point() else a
             args = tuple(cast(a) for a in args)
             kwargs = {k: cast(v) for k, v in kwargs.items()}
-        return self._modules[_WRAPPED](*args, **kwargs)
+        if not self._orig:
+            return self._modules[_WRAPPED](*args, **kwargs)
+        try:
+            return self._modules[_WRAPPED](*args, **kwargs)
+        finally:
+            if self._flat is not None:
+                self._restore_orig()
 
     # ------------------------------------------------------------------ gradient sync
     @contextlib.contextmanager
@@ -383,13 +462,18 @@ class FullyShardedDataParallel(Module):
                                "instance")
         p = float(norm_type)
         inf = p == float('inf')
-        sharded, whole = [], []
+        sharded, whole, managed = [], [], set()
         for m in self._fsdp_instances():
             f = m._flat
-            if f is not None and f.grad is not None:
-                (whole if m._shard_ws == 1 else sharded).append(f.grad)
+            if f is None:
+                continue
+            mine = [q for q in m._qs] if m._orig else [f]
+            managed.update(id(q) for q in mine)
+            for q in mine:
+                if q.grad is not None:
+                    (whole if m._shard_ws == 1 else sharded).append(q.grad)
         for q in self.parameters():           # parameters FSDP does not manage
-            if q.grad is not None and not any(q is m._flat for m in self._fsdp_instances()):
+            if q.grad is not None and id(q) not in managed:
                 whole.append(q.grad)
         dt = (sharded + whole)[0].dtype if sharded or whole else None
 
@@ -497,8 +581,11 @@ class FullyShardedDataParallel(Module):
                         owner._parameters.pop(name, None)
                     for owner, name, _i in m._aliases:
                         owner._parameters.pop(name, None)
-                    m._modules[_WRAPPED]._parameters[_FLAT] = m._flat
                     m._summon_params = []
+                    if m._orig:
+                        m._restore_orig()
+                        continue
+                    m._modules[_WRAPPED]._parameters[_FLAT] = m._flat
                     m._set_views(m._unflatten(m._gather(m._flat.detach(), cast=False),
                                               detach=True))
 
@@ -703,9 +790,39 @@ class FullyShardedDataParallel(Module):
         def fq(m, info):
             p = pre[id(m)]
             return (p + '.' if p else '') + _clean(info[2])
+        orig = {id(q): (m, j) for m in root._fsdp_instances() if m._orig
+                for j, q in enumerate(m._qs)}
+        index = {id(p): i for i, p in enumerate(order)}
+        for m in root._fsdp_instances():      # use_orig_params: per original parameter
+            if not m._orig or m._flat is None:
+                continue
+            sts = [osd['state'].get(index.get(id(q))) for q in m._qs]
+            j0 = next((j for j, x in enumerate(sts) if x), None)
+            if j0 is None:
+                continue
+            ref = sts[j0]
+            per = [dict() for _ in m._infos]
+            for k in ref:
+                v0 = ref[k]
+                if isinstance(v0, Tensor) and v0.dim() and \
+                        tuple(v0.shape) == tuple(m._qs[j0].shape):
+                    buf = _zeros(m._padded // m._shard_ws, v0.dtype)
+                    for st, (a, b) in zip(sts, m._regions()):
+                        if st and b > a:
+                            buf[a:b].copy_(st[k].detach().reshape(-1))
+                    full = m._gather_grad(buf)
+                    for j, view in enumerate(m._unflatten(full)):
+                        per[j][k] = root._shard_of(view.clone()) if sharded else view.clone()
+                else:
+                    for j in range(len(m._infos)):
+                        per[j][k] = v0.clone() if isinstance(v0, Tensor) else v0
+            for info, d in zip(m._infos, per):
+                state[fq(m, info)] = d
         for i, p in enumerate(order):
             st = osd['state'].get(i)
             m = flats.get(id(p))
+            if id(p) in orig:
+                continue
             if m is None:
                 if st is not None:
                     state[names.get(id(p), str(i))] = st
@@ -729,7 +846,9 @@ class FullyShardedDataParallel(Module):
             ps = []
             for p in g['params']:
                 m = flats.get(id(p))
-                if m is None:
+                if id(p) in orig:
+                    ps.append(fq(orig[id(p)][0], orig[id(p)][0]._infos[orig[id(p)][1]]))
+                elif m is None:
                     ps.append(names.get(id(p)))
                 else:
                     ps.extend(fq(m, info) for info in m._infos)
@@ -766,8 +885,30 @@ class FullyShardedDataParallel(Module):
             p = pre[id(m)]
             return (p + '.' if p else '') + _clean(info[2])
         state = {}
+        orig = {id(q): (m, j) for m in root._fsdp_instances() if m._orig
+                for j, q in enumerate(m._qs)}
         for i, p in enumerate(order):
             m = flats.get(id(p))
+            if id(p) in orig:
+                m, j = orig[id(p)]
+                d = saved.get(fq(m, m._infos[j]))
+                if d is None:
+                    continue
+                a, b = m._regions()[j]
+                start, _n = m._shard_start()
+                off = m._infos[j][5]
+                st = {}
+                for k, v in d.items():
+                    if isinstance(v, DTensor):
+                        v = v.full_tensor()
+                    if isinstance(v, Tensor) and v.dim() > 0:
+                        flat_v = v.reshape(-1)
+                        lo, hi = (start + a - off, start + b - off) if b > a else (0, 0)
+                        st[k] = flat_v[lo:hi].clone().view(p.shape)
+                    else:
+                        st[k] = v
+                state[i] = st
+                continue
             if m is None:
                 if names.get(id(p)) in saved:
                     state[i] = saved[names[id(p)]]
@@ -802,6 +943,11 @@ class FullyShardedDataParallel(Module):
         if load_directly:
             optim.load_state_dict(out)
         return out
+
+
+def _zeros(n, dtype):
+    from ..._ops.creation import zeros
+    return zeros(n, dtype=dtype)
 
 
 def _root(model):

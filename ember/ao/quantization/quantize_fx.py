@@ -12,9 +12,9 @@ their dict forms) only non-traceable modules and preserved attributes are acted 
 (standalone and custom modules are not); dynamic qconfigs are lowered for ``Linear``
 and ``LinearReLU`` only, float16 qconfigs not at all (the patterns stay float); functional ``F.conv*`` calls stay in their reference form
 after lowering (torch 2.13's own lowering of them fails unless every argument is given).
-Lowering covers the weighted modules, functional ``F.linear`` (prepacked weight),
-``add``/``mul`` (with ReLU), batch norm, ELU, LeakyReLU, Hardswish, Dropout, Softmax and
-BNReLU modules, and the ops that keep their input's qparams or have fixed ones (pooling,
+Lowering covers the weighted modules, functional ``F.linear`` (prepacked weight) and
+``F.layer_norm``, ``add``/``mul`` (with ReLU), batch norm, layer norm, ELU, LeakyReLU,
+Hardswish, Dropout, Softmax and BNReLU modules, and the ops that keep their input's qparams or have fixed ones (pooling,
 ``cat``, ``flatten``, ``relu``, ``sigmoid``, views...); other quantized ops stay in their
 reference ``dequantize -> op -> quantize`` form.
 """

@@ -562,3 +562,46 @@ def test_qconfig_mapping_styles_as_torch(variant):
     for a, b in zip(res[0][:4], res[1][:4]):
         assert a == b
     np.testing.assert_allclose(res[0][4], res[1][4], atol=1e-6)
+
+
+def _norms(T):
+    nn, F = T.nn, T.nn.functional
+
+    class Norms(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 8)
+            self.ln = nn.LayerNorm(8)
+            self.d = nn.Dropout(0.1)
+            self.lr = nn.LeakyReLU(0.1)
+            self.b = nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.b(self.lr(self.d(F.layer_norm(self.ln(self.a(x)), (8,)))))
+    return Norms()
+
+
+def test_layer_norm_dropout_leaky_relu_as_torch():
+    """LayerNorm (float weight from the default mapping's qconfig) and F.layer_norm,
+    Dropout and LeakyReLU lowered as torch lowers them."""
+    e, t = both(_norms)
+    dyadic_params(e, t)
+    e.eval()
+    t.eval()
+    res = []
+    for T, m in ((ember, e), (torch, t)):
+        conv = (lambda a: e_tensor(a)) if T is ember else torch.from_numpy
+        p = quiet(_fx(T).prepare_fx, m, _q(T).get_default_qconfig_mapping(),
+                  (conv(dyadic((3, 4))),))
+        apps = [type(o).__name__ for o in _apps(p).values()]
+        for i in range(2):
+            p(conv(dyadic((3, 4), seed=i)))
+        c = quiet(_fx(T).convert_fx, p)
+        ops = [str(n.target).split('.')[-1] for n in c.graph.nodes if n.op == 'call_function']
+        res.append((apps, repr(c).split('\n\n\n')[0].count('Quantized'), list(c.state_dict()),
+                    ops, to_np(c(conv(dyadic((3, 4), seed=9))))))
+    assert res[0][:3] == res[1][:3]
+    assert [o for o in res[0][3] if 'layer_norm' in o] == ['layer_norm']
+    assert [o for o in res[1][3] if 'layer_norm' in o] == ['layer_norm']
+    # the float layer norm's round-off may move an observer by an ulp
+    np.testing.assert_allclose(res[0][4], res[1][4], atol=1e-6)

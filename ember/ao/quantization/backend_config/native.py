@@ -4,8 +4,9 @@ linear, conv1d-3d with their batch-norm and ReLU fusions, batch norm, the binary
 ``add``/``mul`` (with ReLU), ``cat``, activations, and the ops that keep their input's
 quantization (pooling, ``flatten``, ``relu``, views...).
 
-NOTE: unlike PyTorch, the configs do not list ConvTranspose, embedding, RNN and
-matmul patterns (FX graph mode here quantizes the static patterns listed above)."""
+NOTE: unlike PyTorch, the configs do not list ConvTranspose, embedding, RNN, matmul,
+GroupNorm, InstanceNorm, PReLU and functional hardswish/elu/leaky_relu patterns (they
+stay float)."""
 import operator
 
 from .backend_config import BackendConfig, BackendPatternConfig, DTypeConfig, ObservationType
@@ -130,6 +131,11 @@ def _native_configs():
         add(op, obs=SHARE, dtypes=(default,))
     for op in ('shape', 'size'):
         add(op, obs=NONE, dtypes=(default,))
+    # layer norm: float weight and bias
+    layer_norm = DTypeConfig(input_dtype=em.quint8, output_dtype=em.quint8,
+                             weight_dtype=em.float, bias_dtype=em.float)
+    for op in (nn.LayerNorm, F.layer_norm):
+        add(op, dtypes=(layer_norm,))
     # batch norm
     for nd in (2, 3):
         bn, bnrelu = getattr(nn, f'BatchNorm{nd}d'), getattr(nni, f'BNReLU{nd}d')

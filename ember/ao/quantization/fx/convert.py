@@ -167,7 +167,8 @@ def _lower_tables():
     special_modules = {nn.BatchNorm2d: nnq.BatchNorm2d, nn.BatchNorm3d: nnq.BatchNorm3d,
                        nn.ELU: nnq.ELU, nn.LeakyReLU: nnq.LeakyReLU,
                        nn.Hardswish: nnq.Hardswish, nn.Dropout: nnq.Dropout,
-                       nn.Softmax: nnq.Softmax, nni.BNReLU2d: nniq.BNReLU2d,
+                       nn.Softmax: nnq.Softmax, nn.LayerNorm: nnq.LayerNorm,
+                       nni.BNReLU2d: nniq.BNReLU2d,
                        nni.BNReLU3d: nniq.BNReLU3d}
     # ops that run on quantized tensors as they are: those sharing their input's
     # observer, and those with fixed output qparams
@@ -319,6 +320,28 @@ def _lower(model, graph):
         graph.erase_node(q)
         if relu is not None:
             graph.erase_node(relu)
+        graph.erase_node(node)
+
+    # functional layer norm: quantized.layer_norm with the output qparams as keywords
+    for q in [n for n in graph.nodes if _is_q(n)]:
+        node = q.args[0]
+        if not (hasattr(node, 'op') and node.op == 'call_function'
+                and fn_key(node.target) == fn_key(F.layer_norm)) or len(node.users) != 1:
+            continue
+        if not node.args or not _is_dq(node.args[0]):
+            continue
+        names = ('input', 'normalized_shape', 'weight', 'bias', 'eps')
+        vals = dict(zip(names, node.args))
+        vals.update(node.kwargs)
+        kwargs = {'weight': vals.get('weight'), 'bias': vals.get('bias'),
+                  'eps': vals.get('eps', 1e-05), 'output_scale': q.args[1],
+                  'output_zero_point': q.args[2]}
+        with graph.inserting_before(q):
+            new = graph.create_node(
+                'call_function', _em.ops.quantized.layer_norm,
+                (node.args[0].args[0], vals['normalized_shape']), kwargs, name='layer_norm')
+        q.replace_all_uses_with(new)
+        graph.erase_node(q)
         graph.erase_node(node)
 
     # tensor metadata (x.shape, x.size()) read from the quantized tensor

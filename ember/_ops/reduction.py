@@ -1508,6 +1508,8 @@ def cumsum(input, dim, *, dtype=None):
 def _cumulative(input, dim, dtype, xp_name, node_cls, save):
     """``cumsum``/``cumprod``: ``xp.<xp_name>`` along ``dim`` in the accumulation dtype;
     ``save`` keeps input and result for the backward."""
+    if dtype is D.bool:         # torch has no bool kernel for an explicit bool dtype
+        raise NotImplementedError(f"\"{xp_name}_out_cpu\" not implemented for 'Bool'")
     a = _sum_input(input, dtype)
     xp = array_module(a)
     d = _wrap_dim(dim, a.ndim)

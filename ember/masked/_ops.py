@@ -119,6 +119,8 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """
     x = _cast(input, dtype)
     x = _filled(x, _input_mask(x, mask), 1)
+    if isinstance(dim, (tuple, list)) and not dim:
+        dim = None          # torch.masked: an empty dim reduces every dimension
     dims = _dims(dim, x.ndim)
     if dim is None and not keepdim:
         return x.prod(dtype=dtype)
@@ -136,7 +138,7 @@ def cumsum(input, dim, *, dtype=None, mask=None):
     """
     x = _cast(input, dtype)
     x = _filled(x, _input_mask(x, mask), 0)
-    return x.cumsum(dim, dtype=dtype)
+    return x.cumsum(dim, dtype=x.dtype if dtype is None else dtype)     # keeps the dtype
 
 
 def cumprod(input, dim, *, dtype=None, mask=None):
@@ -150,7 +152,7 @@ def cumprod(input, dim, *, dtype=None, mask=None):
     """
     x = _cast(input, dtype)
     x = _filled(x, _input_mask(x, mask), 1)
-    return x.cumprod(dim, dtype=dtype)
+    return x.cumprod(dim, dtype=x.dtype if dtype is None else dtype)    # keeps the dtype
 
 
 def _extreme(name, input, dim, keepdim, dtype, mask):

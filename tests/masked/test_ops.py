@@ -179,3 +179,19 @@ def test_gradcheck_float64():
               lambda t: ember.masked.logsumexp(t, 1, mask=mask.logical_or(
                   ember.tensor([[True, False, False, False, False]] * 4)))):
         assert ember.autograd.gradcheck(f, (x,))
+
+
+def test_cumulative_keep_dtype_and_empty_dim_reduces_all():
+    _t, _e = torch, ember
+    for fn in (lambda m, x: m.masked.cumsum(x, 0, mask=x > 1),
+               lambda m, x: m.masked.cumprod(x, 1, mask=x > 1),
+               lambda m, x: m.masked.prod(x, dim=()),
+               lambda m, x: m.masked.prod(x > 1, dim=(), keepdim=True),
+               lambda m, x: m.masked.prod(m.tensor(True), dim=())):
+        r = [fn(m, m.tensor([[1, 2], [3, 4]], dtype=m.int16)) for m in (_t, _e)]
+        assert str(r[1].dtype) == str(r[0].dtype) and r[1].tolist() == r[0].tolist()
+    for m in (_t, _e):      # an explicit bool dtype has no kernel
+        with pytest.raises(NotImplementedError, match='"cumsum_out_cpu" not implemented'):
+            m.tensor([True]).cumsum(0, dtype=m.bool)
+        with pytest.raises(NotImplementedError, match='"cumprod_out_cpu" not implemented'):
+            m.masked.cumprod(m.tensor([True, False]), 0)

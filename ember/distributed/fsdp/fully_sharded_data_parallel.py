@@ -384,6 +384,34 @@ class FullyShardedDataParallel(Module):
     def __getitem__(self, key):
         return self._modules[_WRAPPED].__getitem__(key)
 
+    @staticmethod
+    def fsdp_modules(module, root_only=False):
+        """The FSDP instances in ``module`` (itself included), or only the outermost ones
+        with ``root_only``.
+
+        Example::
+
+            >>> len(FSDP.fsdp_modules(model))
+            4
+        """
+        out = [m for m in module.modules() if isinstance(m, FullyShardedDataParallel)]
+        if root_only:
+            inner = set()
+            for m in out:
+                inner.update(id(x) for x in m.modules() if x is not m)
+            out = [m for m in out if id(m) not in inner]
+        return out
+
+    def check_is_root(self):
+        """Whether this instance is not inside another FSDP instance.
+
+        Example::
+
+            >>> model.check_is_root()
+            True
+        """
+        return self._is_root
+
     def _fsdp_instances(self):
         return [m for m in self.modules() if isinstance(m, FullyShardedDataParallel)]
 

@@ -5,7 +5,7 @@ checked here) and torch's own FSDP1 run of the same program on 2 gloo ranks. Als
 sizes, wrap policies, ``FULL_STATE_DICT`` with ``rank0_only``, ``SHARDED_STATE_DICT`` through
 a distributed checkpoint, ``optim_state_dict``/``optim_state_dict_to_load`` (resuming gives
 the reference's next step), ``summon_full_params`` with writeback, ``no_sync`` gradient
-accumulation, ``MixedPrecision``, torch's flattening errors."""
+accumulation, ``MixedPrecision``, ``ShardedGradScaler``, torch's flattening errors."""
 import json
 import os
 import sys
@@ -170,6 +170,23 @@ out = fm(x)
 assert out.dtype == torch.float64, out.dtype
 out.sum().backward()
 assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in fm.parameters())
+# fsdp_modules; ShardedGradScaler: an inf on rank 1 only makes both ranks skip the step
+from ember.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+model, x, y = build()
+fs = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
+assert len(FSDP.fsdp_modules(fs)) == 4 and FSDP.fsdp_modules(fs, root_only=True) == [fs]
+assert fs.check_is_root() and not fs.module[0].check_is_root()
+opt = torch.optim.SGD(fs.parameters(), lr=0.1)
+scaler = ShardedGradScaler('cpu', init_scale=4.0)
+before = [p.detach().clone() for p in fs.parameters()]
+scaler.scale(nn.functional.mse_loss(fs(x[r * b:(r + 1) * b]), y[r * b:(r + 1) * b])).backward()
+if r == 1:
+    with torch.no_grad():
+        next(iter(fs.parameters())).grad[0] = float('inf')
+scaler.step(opt)
+scaler.update()
+assert scaler.get_scale() == 2.0, scaler.get_scale()
+assert all(torch.equal(p, q) for p, q in zip(fs.parameters(), before))
 # flattening errors (torch's): mixed dtypes or mixed requires_grad in one flat parameter
 m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2, dtype=torch.float64))
 for mod, msg in ((m, 'Must flatten tensors with uniform dtype but got torch.float32 and '

@@ -80,6 +80,10 @@ def _qualified_name(func):
     module = getattr(func, '__module__', None) or ''
     if module == '_operator':
         module = 'operator'
+    if module.startswith('ember._') and '.' not in name:     # a private home of a public
+        import ember                                            # function: its public name
+        if ember.__dict__.get(name) is func:
+            module = 'ember'
     if module == 'ember' or module.startswith('ember.'):
         module = 'torch' + module[5:]
         if module == 'torch.nn.functional' or module.startswith('torch._ops'):

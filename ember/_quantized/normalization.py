@@ -34,7 +34,7 @@ def _batch_norm(qx, weight, bias, mean, var, eps, output_scale, output_zero_poin
     acc = (_ints(qx).astype(np.int32) - z).astype(_F32)
     y = np.rint(_fma(acc, a.reshape(shape), c.reshape(shape))).astype(np.float64) + oz
     r = np.clip(y, oz if relu else qx.dtype._qmin, qx.dtype._qmax)
-    return _new(r, qx.dtype, os_, oz)
+    return _new(r, qx.dtype, os_, oz, like=qx)
 
 
 def _bn_op(name, dims, relu):
@@ -67,18 +67,21 @@ OPS['batch_norm'] = OPS['batch_norm2d']
 OPS['batch_norm_relu'] = OPS['batch_norm2d_relu']
 
 
-def _requant_float(qx, y, output_scale, output_zero_point):
-    """Float32 values ``y`` quantized per tensor (PyTorch's ``quantize_per_tensor``)."""
+def _requant_float(qx, y, output_scale, output_zero_point, like=None):
+    """Float32 values ``y`` quantized per tensor (PyTorch's ``quantize_per_tensor``),
+    channels_last when ``like`` is."""
     return _new(_round_per_tensor(np.asarray(y, _F32), output_scale, output_zero_point,
-                                  qx.dtype), qx.dtype, output_scale, output_zero_point)
+                                  qx.dtype), qx.dtype, output_scale, output_zero_point,
+                like=like)
 
 
-def _norm_via_float(qx, fn, output_scale, output_zero_point, op):
+def _norm_via_float(qx, fn, output_scale, output_zero_point, op, keep_layout=False):
     _check_q(qx, op)
     _pt(qx)
     os_, oz = _out_qparams(output_scale, output_zero_point)
     x = _ember().as_tensor(_dequant_array(qx))
-    return _requant_float(qx, np.asarray(fn(x)._data), os_, oz)
+    return _requant_float(qx, np.asarray(fn(x)._data), os_, oz,
+                          like=qx if keep_layout else None)
 
 
 @_op('layer_norm')
@@ -111,7 +114,8 @@ def group_norm(input, num_groups, weight, bias, eps, output_scale, output_zero_p
     """
     F = _ember().nn.functional
     return _norm_via_float(input, lambda x: F.group_norm(x, num_groups, weight, bias, eps),
-                           output_scale, output_zero_point, 'quantized::group_norm')
+                           output_scale, output_zero_point, 'quantized::group_norm',
+                           keep_layout=True)
 
 
 @_op('instance_norm')
@@ -128,7 +132,8 @@ def instance_norm(input, weight, bias, eps, output_scale, output_zero_point):
     F = _ember().nn.functional
     return _norm_via_float(input, lambda x: F.instance_norm(x, weight=weight, bias=bias,
                                                             eps=eps),
-                           output_scale, output_zero_point, 'quantized::instance_norm')
+                           output_scale, output_zero_point, 'quantized::instance_norm',
+                           keep_layout=True)
 
 
 @_op('softmax')

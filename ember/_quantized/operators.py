@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .tensor import (_dequant_array, _ember, _ints, _is_q, _not_impl, _round_per_tensor)
-from .ops import (_F32, _VEC, _check_q, _elu_f, _hardswish_f, _map_q, _new, _op, _pt, _relu6,
+from .ops import (_F32, _VEC, _check_q, _cl, _elu_f, _hardswish_f, _map_q, _new, _op, _pt, _relu6,
                   _requant_int, _scalar_deq, _scalar_q, _sigmoid_f, _threshold, _vec_deq, _vec_q)
 
 __all__ = []
@@ -31,6 +31,9 @@ def _add_ints(qa, qb, scale, zero_point, relu=False, op='quantized::add'):
     a, b = _binary_check(qa, qb, op)
     sa, za = qa._qp[1:]
     sb, zb = qb._qp[1:]
+    cl = _cl(_ints(qa))          # walked in memory order, laid out as ``qa``
+    if cl:
+        a, b = np.moveaxis(a, 1, -1), np.moveaxis(b, 1, -1)
     flat_a = np.ascontiguousarray(a).reshape(-1)
     flat_b = np.ascontiguousarray(b).reshape(-1)
     n = flat_a.size
@@ -44,7 +47,8 @@ def _add_ints(qa, qb, scale, zero_point, relu=False, op='quantized::add'):
         out[nv:] = _scalar_q(y, scale, zero_point, qa.dtype)
     if relu:
         out = np.maximum(out, zero_point).astype(qa.dtype._int)
-    return _new(out.reshape(a.shape), qa.dtype, scale, zero_point)
+    out = out.reshape(a.shape)
+    return _new(np.moveaxis(out, -1, 1) if cl else out, qa.dtype, scale, zero_point, like=qa)
 
 
 def _out_qparams(scale, zero_point):
@@ -97,7 +101,7 @@ def _mul_ints(qa, qb, scale, zero_point, relu=False, op='quantized::mul'):
     r = _requant_int(acc, _F32(sa) * _F32(sb) * (_F32(1) / _F32(scale)), zero_point, qa.dtype)
     if relu:
         r = np.maximum(r, zero_point).astype(qa.dtype._int)
-    return _new(r, qa.dtype, scale, zero_point)
+    return _new(r, qa.dtype, scale, zero_point, like=qa)
 
 
 @_op('mul')
@@ -154,13 +158,13 @@ def _add_scalar(qa, other, relu=False):
         r = _ints(qa)
         if relu:
             r = np.maximum(r, zp)
-        return _new(r.copy(), qa.dtype, s, zp)
+        return _new(r.copy(), qa.dtype, s, zp, like=qa)
     # the integers shifted by round(c / scale), requantized with scale / new scale
     acc = _ints(qa).astype(np.int64) - z + int(c_q)
     r = _requant_int(acc, _F32(s) * (_F32(1) / _F32(scale)), zp, qa.dtype)
     if relu:
         r = np.maximum(r, zp)
-    return _new(r, qa.dtype, scale, zp)
+    return _new(r, qa.dtype, scale, zp, like=qa)
 
 
 @_op('add_scalar')
@@ -207,7 +211,7 @@ def _mul_scalar(qa, other, relu=False):
         scale, zp = abs(c) * s, hi - (z - lo)
     if relu:
         r = np.maximum(r, zp).astype(qa.dtype._int)
-    return _new(r, qa.dtype, scale, zp)
+    return _new(r, qa.dtype, scale, zp, like=qa)
 
 
 @_op('mul_scalar')
@@ -286,7 +290,7 @@ def _cat_q(qx, dim, scale, zero_point, relu):
     r = np.concatenate(parts, axis=dim % max(1, qx[0].dim()))
     if relu:
         r = np.maximum(r, zero_point).astype(qdt._int)
-    return _new(r, qdt, scale, zero_point)
+    return _new(r, qdt, scale, zero_point, like=qx[0])
 
 
 # ------------------------------------------------------------------ activation operators
@@ -331,8 +335,9 @@ def elu(qx, output_scale, output_zero_point, alpha=1.0, scale=1.0, input_scale=1
         tensor([ 4, 20], dtype=torch.uint8)
     """
     _check_q(qx, 'quantized::elu')
+    # PyTorch's elu gives a contiguous result
     return _map_q(qx, _elu_f(alpha, scale, input_scale),
-                  *_out_qparams(output_scale, output_zero_point))
+                  *_out_qparams(output_scale, output_zero_point), keep_layout=False)
 
 
 @_op('celu')
@@ -347,7 +352,7 @@ def celu(qx, output_scale, output_zero_point, alpha=1.0):
     """
     _check_q(qx, 'quantized::celu')
     return _map_q(qx, _elu_f(alpha, 1.0, 1.0 / alpha),
-                  *_out_qparams(output_scale, output_zero_point))
+                  *_out_qparams(output_scale, output_zero_point), keep_layout=False)
 
 
 @_op('leaky_relu')

@@ -20,6 +20,12 @@ The integers are PyTorch 2.13's x86 CPU kernels', measured element for element a
   (both in float32, rounding half to even). ``_requant_map`` reproduces both.
 * ``mul`` multiplies the centred integers and requantizes with the float32 multiplier
   ``scale_a * scale_b * (1 / out_scale)``.
+* Layouts are PyTorch's: a convolution's result is channels-last (stride 1 on the channel
+  dimension, for 1-d to 3-d); most ops give a channels_last(_3d) result for an input that
+  suggests it (PyTorch's ``suggest_memory_format``) and walk it in memory order, a
+  contiguous one otherwise; ``elu``, ``celu``, ``softmax``, ``mean``, ``topk`` and ``clone``
+  (without ``memory_format``) give contiguous results, an input of another layout then
+  taking the one-by-one path throughout.
 * Clamps (``relu``, ``hardtanh``, ``relu6``, ``clamp``) and the data-only ops (max pooling,
   nearest interpolation) work on the integers alone; averages (pooling, ``mean``, bilinear
   interpolation) average the centred integers and round half to even.
@@ -41,9 +47,10 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .. import _layout as _L
 from .._tensor import Tensor
-from .tensor import (_IMPL, _make, _ints, _dequant_array, _round_per_tensor, _is_q, _not_impl,
-                     _need_per_tensor, _ember)
+from .tensor import (_IMPL, _cl, _copy_laid_out, _make, _ints, _dequant_array,
+                     _round_per_tensor, _is_q, _not_impl, _need_per_tensor, _ember)
 
 __all__ = []
 
@@ -83,9 +90,13 @@ def _pt(q):
     return q._qp[1], q._qp[2]
 
 
-def _new(ints, qdtype, scale, zero_point):
+def _new(ints, qdtype, scale, zero_point, like=None):
+    """A per-tensor quantized result over ``ints``: channels_last(_3d) when the integers
+    of ``like`` (the op's input) suggest it, as PyTorch's kernels, else contiguous."""
     ints = np.asarray(ints).astype(qdtype._int, copy=False)
-    if not ints.flags.c_contiguous:
+    if like is not None and ints.ndim in (4, 5) and _cl(_ints(like)):
+        ints = _L.channels_last_like(ints, _ints(like))
+    elif not ints.flags.c_contiguous:
         ints = ints.copy()
     return _make(ints, qdtype,
                  (D.per_tensor_affine, float(scale), int(zero_point)))
@@ -123,29 +134,41 @@ def _scalar_q(y, scale, zp, qdtype):
     return np.clip(v, qdtype._qmin, qdtype._qmax).astype(qdtype._int)
 
 
-def _requant_map(ints, in_q, fn, out_q, qdtype):
+def _requant_map(ints, in_q, fn, out_q, qdtype, vector=True):
     """``fn`` (float32 array -> float32 array) applied to the real values of ``ints``
     (dequantized with ``in_q = (scale, zero_point)``) and quantized with ``out_q``, as
     PyTorch's vectorized x86 kernels do it: vectors of ``_VEC`` elements, then the rest one
-    by one (see the module docstring)."""
-    flat = np.ascontiguousarray(ints).reshape(-1)
+    by one (see the module docstring). A channels_last input is walked in memory order
+    and the result laid out as it. ``vector=False``: every element by the one-by-one path
+    (PyTorch's loop over an input whose layout differs from its output's)."""
+    cl = _cl(ints)
+    src = np.moveaxis(ints, 1, -1) if cl else ints
+    flat = np.ascontiguousarray(src).reshape(-1)
     n = flat.size
-    nv = n - n % _VEC if qdtype is not D.qint32 else 0
+    nv = n - n % _VEC if qdtype is not D.qint32 and vector else 0
     out = np.empty(n, qdtype._int)
     if nv:
         out[:nv] = _vec_q(fn(_vec_deq(flat[:nv], *in_q)), *out_q, qdtype)
     if nv < n:
         out[nv:] = _scalar_q(fn(_scalar_deq(flat[nv:], *in_q)), *out_q, qdtype)
-    return out.reshape(np.shape(ints))
+    out = out.reshape(src.shape)
+    return np.moveaxis(out, -1, 1) if cl else out
 
 
-def _map_q(q, fn, scale=None, zero_point=None):
+def _map_q(q, fn, scale=None, zero_point=None, keep_layout=True):
     """A new quantized tensor: ``fn`` of ``q``'s values requantized (to ``q``'s own scale
-    and zero point unless given)."""
+    and zero point unless given); channels_last when ``q`` is (``keep_layout``), else
+    contiguous and computed in logical order."""
     s, z = _pt(q)
     os_ = s if scale is None else float(scale)
     oz = z if zero_point is None else int(zero_point)
-    return _new(_requant_map(_ints(q), (s, z), fn, (os_, oz), q.dtype), q.dtype, os_, oz)
+    ints = _ints(q)
+    vector = True
+    if not keep_layout and not ints.flags.c_contiguous:
+        # a contiguous result of a non-contiguous input: PyTorch's scalar loop throughout
+        ints, vector = np.ascontiguousarray(ints), False
+    return _new(_requant_map(ints, (s, z), fn, (os_, oz), q.dtype, vector), q.dtype, os_, oz,
+                like=q if keep_layout else None)
 
 
 def _inplace_ints(q, ints):
@@ -194,7 +217,7 @@ def _clamp_ints(q, lo, hi, inplace=False):
     r = np.asarray(r).astype(q.dtype._int)
     if inplace:
         return _inplace_ints(q, r)
-    return _new(r, q.dtype, s, z)
+    return _new(r, q.dtype, s, z, like=q)
 
 
 @_impl('hardtanh')
@@ -349,20 +372,21 @@ def _float_of(q, centred=False):
     return _ember().as_tensor(a)
 
 
-def _back(f, q, centred=False):
+def _back(f, q, centred=False, like=None):
     """Float result ``f`` of an average over ``q``'s integers, rounded half to even,
-    as a quantized tensor with ``q``'s parameters."""
+    as a quantized tensor with ``q``'s parameters (laid out after ``like``, see
+    :func:`_new`)."""
     s, z = _pt(q)
     a = np.asarray(f._data, np.float64)
     if centred:
         a = a + z           # rounded on the integers' own scale, as PyTorch
     a = np.rint(a)
-    return _new(np.clip(a, q.dtype._qmin, q.dtype._qmax), q.dtype, s, z)
+    return _new(np.clip(a, q.dtype._qmin, q.dtype._qmax), q.dtype, s, z, like=like)
 
 
-def _exact_back(f, q):
+def _exact_back(f, q, like=None):
     s, z = _pt(q)
-    return _new(np.asarray(f._data).astype(q.dtype._int), q.dtype, s, z)
+    return _new(np.asarray(f._data).astype(q.dtype._int), q.dtype, s, z, like=like)
 
 
 def _pool(name, centred):
@@ -376,13 +400,12 @@ def _pool(name, centred):
                                              and args[5]):
             raise _not_impl(f'{name}_with_indices')
         r = getattr(_ember().nn.functional, name)(_float_of(input, centred), *args, **kwargs)
-        return _back(r, input, True) if centred else _exact_back(r, input)
+        return _back(r, input, True, input) if centred else _exact_back(r, input, input)
     impl.__name__ = name
     return impl
 
 
-for _n in ('max_pool1d', 'max_pool2d', 'max_pool3d', 'adaptive_max_pool1d',
-           'adaptive_max_pool2d'):
+for _n in ('max_pool1d', 'max_pool2d', 'max_pool3d'):
     _IMPL[_n] = _pool(_n, False)
 for _n in ('avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'adaptive_avg_pool1d',
            'adaptive_avg_pool2d', 'adaptive_avg_pool3d'):
@@ -406,11 +429,11 @@ def _interpolate(input, size=None, scale_factor=None, mode='nearest', align_corn
     if mode in ('nearest', 'nearest-exact'):
         r = F.interpolate(_float_of(input), size, scale_factor, mode, None,
                           recompute_scale_factor)
-        return _exact_back(r, input)
+        return _exact_back(r, input, input)
     if mode == 'bilinear' and not antialias:
         r = F.interpolate(_float_of(input, True), size, scale_factor, mode, align_corners,
                           recompute_scale_factor)
-        return _back(r, input, True)
+        return _back(r, input, True, input)
     raise _not_impl(f'upsample_{mode}{input.dim() - 2}d')
 
 
@@ -442,7 +465,7 @@ def _pad(input, pad, mode='constant', value=None):
         raise _not_impl(f'replication_pad{len(pad) // 2}d.out')
     else:
         raise _not_impl(f'{mode}_pad')
-    return _exact_back(r, input)
+    return _exact_back(r, input, input)
 
 
 def _order(name):
@@ -456,8 +479,8 @@ def _order(name):
         if name == 'argsort':
             return r
         if isinstance(r, Tensor):
-            return _exact_back(r, input)
-        return type(r)((_exact_back(r[0], input), r[1]))
+            return _exact_back(r, input, input if name == 'sort' else None)
+        return type(r)((_exact_back(r[0], input, input if name == 'sort' else None), r[1]))
     impl.__name__ = name
     return impl
 
@@ -473,7 +496,21 @@ def _refuse(name):
 
 
 _IMPL['amax'] = _refuse('amax.out')
+# PyTorch has no quantized adaptive max pooling (the 1-d form runs the 2-d one)
+_IMPL['adaptive_max_pool1d'] = _IMPL['adaptive_max_pool2d'] = _refuse('adaptive_max_pool2d.out')
 _IMPL['amin'] = _refuse('amin.out')
+
+
+@_impl('clone')
+def _clone(input, *, memory_format=None):
+    """A copy of a quantized tensor, quantizer kept: contiguous unless ``memory_format``
+    asks for channels_last(_3d), or for ``preserve_format`` on a tensor that suggests it
+    (PyTorch's quantized ``clone``: with no ``memory_format`` the copy is contiguous)."""
+    a = _ints(input)
+    mf = str(memory_format)
+    cl = mf in ('torch.channels_last', 'torch.channels_last_3d') or (
+        mf == 'torch.preserve_format' and _cl(a))
+    return _make(_copy_laid_out(a, cl), input.dtype, input._qp)
 
 
 # ------------------------------------------------------------------ writes and comparisons

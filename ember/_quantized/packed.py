@@ -424,7 +424,10 @@ def _conv_forward(input, packed, output_scale, output_zero_point, relu, op):
         out = _conv_transpose_ints(_ints(input), xs, xz, packed, ys, yz, relu)
     else:
         out = _K.conv_static(_ints(input), xs, xz, packed._packed, ys, yz, relu=relu)
-    return _new(out, D.quint8, ys, yz)
+        out = np.moveaxis(np.ascontiguousarray(np.moveaxis(out, 1, -1)), -1, 1)
+    # as PyTorch's, the result is channels-last (``(N, C, *spatial)`` with stride 1 on C)
+    return _make(out.astype(np.uint8, copy=False), D.quint8,
+                 (D.per_tensor_affine, float(ys), int(yz)))
 
 
 def _conv_transpose_ints(x, xs, xz, packed, ys, yz, relu):
@@ -453,7 +456,7 @@ def _conv_transpose_ints(x, xs, xz, packed, ys, yz, relu):
     scales = np.broadcast_to(np.asarray(s, np.float64), (cout,)).astype(_F32)
     b = _bias_array(packed._bias)
     out = _K._requantize_u8(acc.astype(_F32), xs, scales, b, ys, yz, relu)
-    return np.ascontiguousarray(np.moveaxis(out, -1, 1))
+    return np.moveaxis(np.ascontiguousarray(out), -1, 1)
 
 
 def _conv_op(nd, transpose, relu):

@@ -27,6 +27,7 @@ The arithmetic is PyTorch's x86 CPU kernels', checked integer for integer:
 import numpy as np
 
 from .. import _dtype as D
+from .. import _layout as _L
 from .._tensor import Tensor, _disabled_torch_function_impl, _new_tensor, _bind
 from .._ops import _dispatch
 from . import kernels as _K
@@ -204,6 +205,22 @@ def _is_q(x):
     return isinstance(x, _QTensor)
 
 
+def _cl(a):
+    """Whether array ``a`` (4-d or 5-d) reads as channels_last(_3d) to PyTorch's
+    ``suggest_memory_format``: its quantized kernels then lay their outputs out so, and walk
+    them in memory order."""
+    return a.ndim in (4, 5) and _L.suggests_channels_last(a)
+
+
+def _copy_laid_out(a, cl):
+    """A copy of array ``a``: channels_last(_3d) if ``cl``, else contiguous."""
+    if not cl:
+        return np.array(a, order='C', copy=True)
+    out = np.moveaxis(np.empty(np.moveaxis(a, 1, -1).shape, a.dtype), -1, 1)
+    out[...] = a
+    return out
+
+
 def _check_qdtype(dtype):
     if not isinstance(dtype, D._QDtype):
         raise RuntimeError(f"ScalarType {D._scalar_name(dtype) if isinstance(dtype, D.dtype) else dtype} "
@@ -276,6 +293,8 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
     _check_qdtype(dtype)
     _check_zero_point(zero_point, dtype, 'quantize_tensor_per_tensor_affine')
     ints = _round_per_tensor(x, scale, zero_point, dtype)
+    if _cl(x):          # a channels_last input gives a channels_last result, as PyTorch's
+        ints = _copy_laid_out(ints, True)
     _warn_deprecated()
     return _make(ints, dtype, (D.per_tensor_affine, scale, zero_point))
 
@@ -368,7 +387,11 @@ def dequantize(tensor):
         return [dequantize(t) for t in tensor]
     if not _is_q(tensor):
         return tensor
-    return _ember().as_tensor(_dequant_array(tensor))
+    r = _dequant_array(tensor)
+    cl = _cl(_ints(tensor))     # channels_last if the input suggests it, else contiguous
+    if cl != _cl(r) or not (cl or r.flags.c_contiguous):
+        r = _copy_laid_out(r, cl)
+    return _ember().as_tensor(r)
 
 
 def _int_param(t, fn):
@@ -462,7 +485,8 @@ class _QuantizedMembers:
             tensor([5], dtype=torch.int8)
         """
         _need_q(self, 'int_repr')
-        return _ember().as_tensor(_ints(self).copy())
+        a = _ints(self)
+        return _ember().as_tensor(_copy_laid_out(a, _cl(a)))
 
     def dequantize(self):
         """The float32 values of a quantized tensor (``self`` for a float tensor); see

@@ -453,3 +453,87 @@ def test_linear_fp16():
         np.testing.assert_allclose(getattr(ember.ops.quantized, op)(ember.tensor(x), ep).numpy(),
                                    getattr(torch.ops.quantized, op)(torch.from_numpy(x), tp).numpy(),
                                    rtol=0, atol=2e-6)
+
+
+# ------------------------------------------------------------------ layouts
+# torch's quantized kernels give channels_last(_3d) results where the input suggests it
+# (and walk them in memory order); conv outputs are channels-last; some ops give contiguous
+LAYOUT = {
+    'relu': 'F.relu(q)', 'hardtanh': 'F.hardtanh(q)', 'clamp': 'M.clamp(q, 0.1, 0.9)',
+    'hardswish': 'Q.hardswish(q, 0.013, 3)', 'leaky': 'Q.leaky_relu(q, 0.1, False, 0.02, 9)',
+    'sigmoid': 'M.sigmoid(q)', 'tanh': 'M.tanh(q)', 'gelu': 'F.gelu(q)',
+    'elu': 'Q.elu(q, 0.02, 9)', 'celu': 'Q.celu(q, 0.02, 9)',
+    'add': 'Q.add(q, q, 0.07, 3)', 'add_relu': 'Q.add_relu(q, q, 0.07, 3)',
+    'mul': 'Q.mul(q, q, 0.3, 3)', 'add_scalar': 'Q.add_scalar(q, 0.5)',
+    'mul_scalar': 'Q.mul_scalar(q, -2.0)', 'cat': 'M.cat([q, q], 1)',
+    'qcat': 'Q.cat([q, q], 1, 0.04, 2)', 'max_pool': 'F.max_pool2d(q, 2)',
+    'avg_pool': 'F.avg_pool2d(q, 2)', 'adaptive_avg': 'F.adaptive_avg_pool2d(q, 3)',
+    'nearest': 'F.interpolate(q, scale_factor=2)', 'pad': 'F.pad(q, (1, 1, 1, 1))',
+    'bilinear': 'F.interpolate(q, scale_factor=2, mode="bilinear")',
+    'bn': 'Q.batch_norm2d(q, M.ones(6), M.zeros(6), M.zeros(6), M.ones(6), 1e-5, 0.02, 9)',
+    'group_norm': 'Q.group_norm(q, 2, None, None, 1e-5, 0.02, 9)',
+    'instance_norm': 'Q.instance_norm(q, None, None, 1e-5, 0.02, 9)',
+    'layer_norm': 'Q.layer_norm(q, [7], None, None, 1e-5, 0.02, 9)',
+    'softmax': 'Q.softmax(q, 1, 0.004, 0)', 'mean': 'q.mean((2, 3), keepdim=True)',
+    'sort': 'M.sort(q, 1)[0]', 'topk': 'M.topk(q, 2, 1)[0]', 'clone': 'q.clone()',
+    'clone_preserve': 'q.clone(memory_format=M.preserve_format)',
+    'clone_contiguous': 'q.clone(memory_format=M.contiguous_format)',
+    'int_repr': 'q.int_repr()', 'dequantize': 'q.dequantize()',
+    'requantize': 'M.quantize_per_tensor(q.dequantize(), 0.03, 4, M.quint8)',
+    'conv': 'M.ao.nn.quantized.Conv2d(6, 2, 1)(q)', 'conv_t': 'q.transpose(2, 3).clone()',
+}
+
+
+@pytest.mark.parametrize('name', list(LAYOUT))
+def test_channels_last_layout_as_torch(name):
+    ints = _domain(np.uint8, 0, 255, 2 * 6 * 7 * 7).reshape(2, 6, 7, 7)
+    outs = []
+    for M in (torch, ember):
+        torch.manual_seed(0)
+        ember.manual_seed(0)
+        q = M._make_per_tensor_quantized_tensor(M.tensor(ints), 0.05, 100)
+        q = q.contiguous(memory_format=M.channels_last)
+        r = eval(LAYOUT[name], {'M': M, 'F': M.nn.functional, 'Q': M.ops.quantized, 'q': q})
+        outs.append(r)
+    t, e = outs
+    assert tuple(e.stride()) == tuple(t.stride())
+    if name != 'conv':          # (the conv's random weights differ)
+        if t.is_quantized:
+            _same(t, e)
+        else:
+            np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize('nd', [1, 2, 3])
+def test_conv_output_is_channels_last_and_views_fail_as_torch(nd):
+    outs = []
+    for M in (torch, ember):
+        w = M.quantize_per_tensor(M.ones(3, 2, *([2] * nd)), 0.1, 0, M.qint8)
+        args = ([1] * nd, [0] * nd, [1] * nd, 1)
+        p = getattr(M.ops.quantized, f'conv{nd}d_prepack')(w, None, *args)
+        x = M.quantize_per_tensor(M.ones(2, 2, *([5] * nd)), 0.5, 0, M.quint8)
+        y = getattr(M.ops.quantized, f'conv{nd}d')(x, p, 0.25, 3)
+        pt = getattr(M.ops.quantized, f'conv_transpose{nd}d_prepack')(
+            M.quantize_per_tensor(M.ones(3, 2, *([2] * nd)), 0.1, 0, M.qint8), None,
+            [1] * nd, [0] * nd, [0] * nd, [1] * nd, 1)
+        yt = getattr(M.ops.quantized, f'conv_transpose{nd}d')(y, pt, 0.25, 3)
+        with pytest.raises(RuntimeError) as err:
+            y.view(2, -1)
+        outs.append((y, yt, str(err.value)))
+    (t, tt, terr), (e, et, eerr) = outs
+    _same(t, e)
+    _same(tt, et)
+    assert tuple(e.stride()) == tuple(t.stride()) and tuple(et.stride()) == tuple(tt.stride())
+    assert eerr == terr
+
+
+def test_adaptive_max_pool_refused_as_torch():
+    for name in ('adaptive_max_pool1d', 'adaptive_max_pool2d'):
+        errs = []
+        for M in (torch, ember):
+            q = M.quantize_per_tensor(M.ones(1, 2, 4, 4) if name.endswith('2d')
+                                      else M.ones(1, 2, 4), 0.1, 0, M.quint8)
+            with pytest.raises(NotImplementedError) as err:
+                getattr(M.nn.functional, name)(q, 2)
+            errs.append(str(err.value).split(' This could')[0])
+        assert errs[0] == errs[1]

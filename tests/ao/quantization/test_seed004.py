@@ -233,9 +233,6 @@ def test_static_working_form_with_calibration():
     np.testing.assert_array_equal(to_np(ye), to_np(yt))
 
 
-@pytest.mark.xfail(strict=True, reason="ember's quantized conv returns a contiguous NCHW "
-                   "tensor; torch's returns it channels-last, so the seed's x.view(...) after "
-                   "max_pool2d fails on torch only")
 def test_static_seed_view_fails_as_torch():
     qe, ye, qt, yt = _quantized_both(_static, reshape=False)
     assert isinstance(yt, RuntimeError) and 'view size is not compatible' in str(yt)

@@ -115,15 +115,16 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
         ssd = f2.state_dict()
         assert all(isinstance(v, DTensor) for v in ssd.values())
         assert ssd['0.weight'].to_local().shape == (5, 6)
-        dcp.save({'model': ssd}, checkpoint_id=sys.argv[1])
+        dcp.save({'model': ssd}, checkpoint_id=f'{sys.argv[1]}/{key}')
     torch.manual_seed(9)
     f3 = FSDP(nn.Sequential(nn.Linear(6, 10), nn.Tanh(), nn.Linear(10, 7), nn.GELU(),
                             nn.Linear(7, 3)), auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
     with FSDP.state_dict_type(f3, StateDictType.SHARDED_STATE_DICT):
         tgt = {'model': f3.state_dict()}
-        dcp.load(tgt, checkpoint_id=sys.argv[1])
+        dcp.load(tgt, checkpoint_id=f'{sys.argv[1]}/{key}')
         f3.load_state_dict(tgt['model'])
     f2sd = f2.state_dict()
+    R[key]['ck'] = {k: v.tolist() for k, v in f2sd.items()}
     for k, v in f3.state_dict().items():
         assert torch.equal(v, f2sd[k]), k
     # summon_full_params: the original parameters, whole; writeback shards changes back
@@ -222,7 +223,7 @@ def _torch_reference():
 
 
 TORCH_PROG = r'''
-import json, functools
+import json, functools, sys
 import torch, torch.nn as nn, torch.distributed as dist
 from torch.distributed.fsdp import (FullyShardedDataParallel as FSDP, ShardingStrategy,
                                     StateDictType, FullStateDictConfig)
@@ -249,6 +250,10 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
         losses.append(loss.item() / n)
     with FSDP.state_dict_type(fsdp, StateDictType.FULL_STATE_DICT, FullStateDictConfig()):
         full = {k: v.tolist() for k, v in fsdp.state_dict().items()}
+    if key == 'FULL_SHARD':     # torch's sharded checkpoint (ShardedTensor pieces, 2 files)
+        import torch.distributed.checkpoint as dcp
+        with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT):
+            dcp.save({'model': fsdp.state_dict()}, checkpoint_id=sys.argv[1])
     osd = FSDP.optim_state_dict(fsdp, opt)
     R[key] = {'losses': losses, 'norms': norms, 'names': names, 'full': full,
               'osd': {k: {s: v.tolist() for s, v in st.items()} for k, st in osd['state'].items()}}
@@ -263,13 +268,16 @@ def _result(o):
 
 @pytest.fixture(scope='module')
 def ember_outs(tmp_path_factory):
-    return run_ranks(PROG, n=2, timeout=150, args=(str(tmp_path_factory.mktemp('f1') / 'ck'),))
+    ck = str(tmp_path_factory.mktemp('f1'))
+    return run_ranks(PROG, n=2, timeout=150, args=(ck,)), ck
 
 
-def test_fsdp1_equals_torch_fsdp1_two_ranks(ember_outs):
+def test_fsdp1_equals_torch_fsdp1_two_ranks(ember_outs, tmp_path):
     """The same program under torch's FSDP1 on 2 gloo ranks: the same flat-parameter names
     and shard sizes, losses, gradient norms and final full state dict."""
-    touts = run_ranks(TORCH_PROG, n=2, timeout=150)
+    ember_outs, eck = ember_outs
+    tck = str(tmp_path / 'tck')
+    touts = run_ranks(TORCH_PROG, n=2, timeout=150, args=(tck,))
     for eo, to in zip(ember_outs, touts):
         e, t = _result(eo), _result(to)
         for strat in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
@@ -293,7 +301,30 @@ def test_fsdp1_equals_torch_fsdp1_two_ranks(ember_outs):
                                                err_msg=f'{strat} {k} {s}')
 
 
+    # checkpoints across libraries: torch's 2-rank sharded FSDP1 checkpoint loads whole in
+    # ember (one process); ember's 2-rank one loads whole in torch
+    import warnings
+    import torch
+    import torch.distributed.checkpoint as tdcp
+    import ember
+    import ember.distributed.checkpoint as edcp
+    t = _result(touts[0])['FULL_SHARD']['full']
+    sd = {'model': {k: ember.zeros(np.array(v).shape) for k, v in t.items()}}
+    edcp.load(sd, checkpoint_id=tck)
+    for k, v in t.items():
+        np.testing.assert_allclose(sd['model'][k].numpy(), v, rtol=0, atol=0, err_msg=k)
+    for key in ('FULL_SHARD', 'FULL_SHARD_ORIG'):
+        e = _result(ember_outs[0])[key]['ck']
+        tsd = {'model': {k: torch.zeros(np.array(v).shape) for k, v in e.items()}}
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            tdcp.load(tsd, checkpoint_id=f'{eck}/{key}')
+        for k, v in e.items():
+            np.testing.assert_allclose(tsd['model'][k].numpy(), v, rtol=0, atol=0, err_msg=k)
+
+
 def test_fsdp1_two_ranks_equal_single_process(ember_outs):
+    ember_outs, _ = ember_outs
     losses, norms, full = _torch_reference()
     for o in ember_outs:
         res = _result(o)

@@ -230,7 +230,7 @@ def _count(x, m, dims, keepdim):
     if m is None:
         n = 1
         for d in dims:
-            n *= x.shape[d]
+            n *= x.shape[d] if x.ndim else 1     # a 0-d input's dim 0 holds its one element
         return n
     return _sum(m, dims, keepdim=keepdim)
 
@@ -295,7 +295,8 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     x = _cast(input, dt)
     m = _input_mask(x, mask)
     if m is not None:
-        x = _filled(x, m, -math.inf if dt.is_floating_point else D.iinfo(dt).min)
+        x = _filled(x, m, -math.inf if dt.is_floating_point or dt.is_complex else
+                    D.iinfo(dt).min)
     return x.logsumexp(_dims(dim, x.ndim), keepdim=keepdim).to(dt)
 
 
@@ -336,7 +337,8 @@ def _var(input, dim, unbiased, correction, keepdim, dtype, mask, take_sqrt):
     if isinstance(den, Tensor):
         den = den.to(total.dtype)
     out = total / den
-    return out.sqrt() if take_sqrt else out
+    out = out.sqrt() if take_sqrt else out
+    return out.to(x.dtype) if x.dtype.is_complex else out     # torch: complex in, complex out
 
 
 def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None,

@@ -195,3 +195,17 @@ def test_cumulative_keep_dtype_and_empty_dim_reduces_all():
             m.tensor([True]).cumsum(0, dtype=m.bool)
         with pytest.raises(NotImplementedError, match='"cumprod_out_cpu" not implemented'):
             m.masked.cumprod(m.tensor([True, False]), 0)
+
+
+def test_complex_var_std_mean_logsumexp():
+    # complex in, complex out for var/std (as torch); 0-d inputs reduce over dim 0;
+    # masked-out complex elements are -inf for logsumexp
+    x = np.array([[1 + 1j, 2 - 1j], [0.5j, 3]])
+    k = np.array([[True, False], [True, True]])
+    for fn in (lambda m, t, q: m.masked.var(t), lambda m, t, q: m.masked.std(t, 1),
+               lambda m, t, q: m.masked.mean(t[0, 0], dim=0, keepdim=True),
+               lambda m, t, q: m.masked.logsumexp(t[0, 0], 0, mask=q[0, 0]),
+               lambda m, t, q: m.masked.logsumexp(t, 1, mask=q),
+               lambda m, t, q: m.masked.std(t, 0, mask=q)):
+        r = [fn(m, m.tensor(x), m.tensor(k)) for m in (torch, ember)]
+        assert_same(r[1], r[0])

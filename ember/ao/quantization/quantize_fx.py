@@ -195,9 +195,10 @@ def prepare_qat_fx(model, qconfig_mapping, example_inputs, prepare_custom_config
 
 
 def _convert_fx(graph_module, is_reference, convert_custom_config=None, qconfig_mapping=None,
-                backend_config=None):
+                backend_config=None, _remove_qconfig=True):
     _check_is_graph_module(graph_module)
     converted = _convert(graph_module, is_reference, convert_custom_config,
+                         _remove_qconfig_flag=_remove_qconfig,
                          qconfig_mapping=qconfig_mapping, backend_config=backend_config)
     _attach_preserved_attrs(graph_module, converted,
                             _cfg(convert_custom_config, 'preserved_attributes'))
@@ -234,7 +235,7 @@ def convert_fx(graph_module, convert_custom_config=None, _remove_qconfig=True,
     """
     warnings.warn(DEPRECATION_WARNING, DeprecationWarning, stacklevel=2)
     return _convert_fx(graph_module, False, convert_custom_config, qconfig_mapping,
-                       backend_config)
+                       backend_config, _remove_qconfig)
 
 
 def convert_to_reference_fx(graph_module, convert_custom_config=None, _remove_qconfig=True,
@@ -262,4 +263,4 @@ def convert_to_reference_fx(graph_module, convert_custom_config=None, _remove_qc
         >>> reference = convert_to_reference_fx(prepared)
     """
     return _convert_fx(graph_module, True, convert_custom_config, qconfig_mapping,
-                       backend_config)
+                       backend_config, _remove_qconfig)

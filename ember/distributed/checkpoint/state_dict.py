@@ -18,9 +18,12 @@ class StateDictOptions:
     """Options of the state_dict helpers.
 
     Args:
-        full_state_dict (bool), cpu_offload (bool), broadcast_from_rank0 (bool),
-        flatten_optimizer_state_dict (bool), dsd_fqn_modifiers (str): accepted (tensors
-            are whole and on the CPU).
+        full_state_dict (bool): whole tensors instead of each rank's DTensor pieces (for
+            sharded models; every rank must call).
+        cpu_offload (bool): with ``full_state_dict``, only rank 0 gets the values.
+        broadcast_from_rank0 (bool): the ``set_`` functions take rank 0's full state dict
+            (the other ranks may pass an empty one).
+        flatten_optimizer_state_dict (bool), dsd_fqn_modifiers (str): accepted.
         ignore_frozen_params (bool): leave out parameters with ``requires_grad=False``.
         keep_submodule_prefixes (bool): accepted.
         strict (bool): ``strict`` of ``load_state_dict``. Default: ``True``.
@@ -250,6 +253,18 @@ def _into_local(p, v):
     return v[ix] if ix else v
 
 
+def _from_rank0(sd, options):
+    """With ``broadcast_from_rank0``: rank 0's (full) state dict, sent to every rank."""
+    from ... import distributed as dist
+    if not (options.broadcast_from_rank0 and dist.is_initialized()):
+        return sd
+    if not options.full_state_dict:
+        raise ValueError("full_state_dict must be True when broadcast_from_rank0 is True.")
+    box = [sd if dist.get_rank() == 0 else None]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
 def set_model_state_dict(model, model_state_dict, *, options=None):
     """Load a state_dict keyed by names without wrapper prefixes into ``model``; returns
     ``load_state_dict``'s missing/unexpected keys. For a sharded model the values may be
@@ -260,6 +275,7 @@ def set_model_state_dict(model, model_state_dict, *, options=None):
         >>> set_model_state_dict(ddp_model, msd)
     """
     options = options or StateDictOptions()
+    model_state_dict = _from_rank0(model_state_dict, options)
     inner = _inner(model)
     f1 = _fsdp1(inner)
     if f1 is not None:
@@ -326,6 +342,7 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
 
         >>> set_optimizer_state_dict(model, opt, osd)
     """
+    optim_state_dict = _from_rank0(optim_state_dict, options or StateDictOptions())
     inner = _inner(model)
     f1 = _fsdp1(inner)
     if f1 is not None:

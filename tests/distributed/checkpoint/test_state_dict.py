@@ -3,7 +3,8 @@ and FSDP2: two training steps, ``get_state_dict`` (sharded models: DTensor piece
 ``full_state_dict`` whole tensors equal to single-process training; with ``cpu_offload`` too
 only on rank 0), ``dcp.save``; a fresh model of the next wrapping (plain -> DDP -> FSDP1 ->
 FSDP2 -> plain) loads the checkpoint with ``dcp.load`` + ``set_state_dict`` and its next step
-equals single-process training (ember's in each rank, torch's here)."""
+equals single-process training (ember's in each rank, torch's here); so does resuming FSDP1
+and FSDP2 from rank 0's full state dicts with ``broadcast_from_rank0``."""
 import json
 import os
 import sys
@@ -104,6 +105,26 @@ for i, kind in enumerate(KINDS):
     full = get_model_state_dict(m2, options=StateDictOptions(full_state_dict=True))
     close(full, refs[2], f'{kind}->{nxt}')
     R[f'{kind}->{nxt}'] = {k: v.tolist() for k, v in full.items()}
+# broadcast_from_rank0: rank 0's full state dicts; the other ranks pass empty ones
+for kind in ('fsdp1', 'fsdp2'):
+    m, opt = make(kind, 0)
+    for s in range(2):
+        step(m, opt, rows(kind, X[s]), rows(kind, Y[s]))
+    full = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    msd, osd = get_model_state_dict(m, options=full), get_optimizer_state_dict(m, opt, options=full)
+    assert (msd == {} and osd == {}) if r else list(msd) == list(refs[0])
+    m2, opt2 = make(kind, 7)
+    set_state_dict(m2, opt2, model_state_dict=msd, optim_state_dict=osd,
+                   options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+    step(m2, opt2, rows(kind, X[2]), rows(kind, Y[2]))
+    close(get_model_state_dict(m2, options=StateDictOptions(full_state_dict=True)), refs[2],
+          f'{kind} broadcast_from_rank0')
+try:
+    set_state_dict(m2, opt2, model_state_dict={}, optim_state_dict={},
+                   options=StateDictOptions(broadcast_from_rank0=True))
+    raise AssertionError('no error')
+except ValueError as e:
+    assert str(e) == 'full_state_dict must be True when broadcast_from_rank0 is True.', e
 print('RESULT ' + json.dumps(R), flush=True)
 '''
 

@@ -32,7 +32,10 @@ from .fx.custom_config import ConvertCustomConfig, FuseCustomConfig, PrepareCust
 __all__ = ['fuse_fx', 'prepare_fx', 'prepare_qat_fx', 'convert_fx', 'convert_to_reference_fx',
            'QuantizationTracer', 'Scope', 'ScopeContextManager', 'BackendConfig',
            'QConfigMapping', 'DEPRECATION_WARNING', 'GraphModule', 'PrepareCustomConfig',
-           'ConvertCustomConfig', 'FuseCustomConfig']
+           'ConvertCustomConfig', 'FuseCustomConfig', 'fuse', 'prepare', 'convert',
+           'attach_preserved_attrs_to_model', 'get_skipped_module_name_and_classes']
+
+fuse, prepare, convert = _fuse, _prepare, _convert
 
 
 _DICT_KEYS = {'non_traceable_module_names': 'non_traceable_module_name',
@@ -49,9 +52,56 @@ def _cfg(config, key):
 
 
 def _attach_preserved_attrs(src, dst, names):
-    for name in names:
-        if hasattr(src, name):
-            setattr(dst, name, getattr(src, name))
+    attach_preserved_attrs_to_model(dst, {n: getattr(src, n) for n in names if hasattr(src, n)})
+
+
+def attach_preserved_attrs_to_model(model, preserved_attrs):
+    """Set each ``{name: value}`` of ``preserved_attrs`` on ``model`` (and record them in
+    ``model.meta['_user_preserved_attributes']``), as torch keeps user attributes across
+    the FX workflow.
+
+    Args:
+        model (GraphModule): the model.
+        preserved_attrs (dict): the attributes.
+
+    Example::
+
+        >>> gm = ember.fx.symbolic_trace(ember.nn.ReLU())
+        >>> attach_preserved_attrs_to_model(gm, {'version': 2})
+        >>> gm.version
+        2
+    """
+    meta = getattr(model, 'meta', None)
+    if isinstance(meta, dict):
+        meta.setdefault('_user_preserved_attributes', {}).update(preserved_attrs)
+    for name, value in preserved_attrs.items():
+        setattr(model, name, value)
+
+
+def get_skipped_module_name_and_classes(prepare_custom_config, is_standalone_module):
+    """The module names and classes the tracer does not trace through: the
+    non-traceable ones of ``prepare_custom_config`` (standalone modules too, unless
+    preparing a standalone module itself).
+
+    Args:
+        prepare_custom_config (PrepareCustomConfig or dict): the config.
+        is_standalone_module (bool): preparing a standalone module.
+
+    Returns:
+        tuple[list[str], list[type]]
+
+    Example::
+
+        >>> c = PrepareCustomConfig().set_non_traceable_module_names(['head'])
+        >>> get_skipped_module_name_and_classes(c, False)
+        (['head'], [])
+    """
+    names = list(_cfg(prepare_custom_config, 'non_traceable_module_names'))
+    classes = list(_cfg(prepare_custom_config, 'non_traceable_module_classes'))
+    if not is_standalone_module and isinstance(prepare_custom_config, PrepareCustomConfig):
+        names += list(prepare_custom_config.standalone_module_names)
+        classes += list(prepare_custom_config.standalone_module_classes)
+    return names, classes
 
 
 def _check_is_graph_module(model):
@@ -62,8 +112,8 @@ def _check_is_graph_module(model):
 
 
 def _trace(model, prepare_custom_config):
-    tracer = QuantizationTracer(_cfg(prepare_custom_config, 'non_traceable_module_names'),
-                                _cfg(prepare_custom_config, 'non_traceable_module_classes'))
+    tracer = QuantizationTracer(*get_skipped_module_name_and_classes(prepare_custom_config,
+                                                                      False))
     graph = tracer.trace(model)
     gm = GraphModule(model, graph)
     _attach_preserved_attrs(model, gm, _cfg(prepare_custom_config, 'preserved_attributes'))

@@ -605,3 +605,16 @@ def test_layer_norm_dropout_leaky_relu_as_torch():
     assert [o for o in res[1][3] if 'layer_norm' in o] == ['layer_norm']
     # the float layer norm's round-off may move an observer by an ulp
     np.testing.assert_allclose(res[0][4], res[1][4], atol=1e-6)
+
+
+def test_skipped_modules_and_preserved_attrs_helpers_as_torch():
+    from ember.ao.quantization.fx import custom_config as ec
+    from torch.ao.quantization.fx import custom_config as tc
+    out = []
+    for T, C in ((ember, ec), (torch, tc)):
+        c = C.PrepareCustomConfig().set_non_traceable_module_names(['head'])
+        names, classes = _fx(T).get_skipped_module_name_and_classes(c, False)
+        gm = T.fx.symbolic_trace(T.nn.ReLU())
+        _fx(T).attach_preserved_attrs_to_model(gm, {'version': 2})
+        out.append((names, classes, gm.version, gm.meta.get('_user_preserved_attributes')))
+    assert out[0] == out[1]

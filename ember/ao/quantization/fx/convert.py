@@ -182,7 +182,7 @@ def _lower_tables():
     return weighted, fused_weighted, special_modules, copy_ops
 
 
-def _lower(model, graph):
+def _lower(model, graph, scopes=None):
     """Lower the reference patterns to quantized modules and ops (module docstring)."""
     from ember import nn
     from ember.nn import functional as F
@@ -278,7 +278,7 @@ def _lower(model, graph):
 
     # functional linear (optionally followed by relu): quantized.linear(_relu) with the
     # weight prepacked into a ``<scope>_packed_weight_<i>`` attribute
-    scopes = getattr(model, '_h10_node_name_to_scope', {})
+    scopes = scopes or {}
     for node in list(graph.nodes):
         if node.op != 'call_function' or fn_key(node.target) != fn_key(F.linear):
             continue
@@ -438,9 +438,7 @@ def convert(model, is_reference=False, convert_custom_config=None, is_standalone
     _convert_weighted_modules(model, graph, attrs, backend_config)
     _replace_observers(model, graph, attrs)
     if not is_reference:
-        model._h10_node_name_to_scope = attrs.node_name_to_scope
-        _lower(model, graph)
-        del model._h10_node_name_to_scope
+        _lower(model, graph, attrs.node_name_to_scope)
     graph.eliminate_dead_code()
     if _remove_qconfig_flag:
         for m in model.modules():

@@ -3,13 +3,22 @@
 The reference step: each quantized weighted module (``Linear``, ``Conv1d``-``3d``, their
 fused and QAT forms) becomes its reference quantized module (weight qparams from the
 qconfig's weight observer, or the QAT module's weight fake-quantize), and each observer
-becomes ``quantize_per_tensor`` with its scale and zero point (buffers named
-``<module path>[_input]_scale_<i>`` / ``_zero_point_<i>``) followed by ``dequantize``.
-The lowering step (not for reference models) then turns ``dequantize -> reference module
--> quantize`` into the ``nn.quantized`` module, ``dequantize -> add/mul (-> relu) ->
-quantize`` into ``ember.ops.quantized.add``/``add_relu``/``mul``/``mul_relu``, and runs
-the ops that keep their input's qparams (pooling, ``flatten``, ``relu``...) directly on
-the quantized tensor."""
+becomes ``quantize_per_tensor`` (``quantize_per_channel`` for a functional op's weight,
+``quantize_per_tensor_dynamic`` for a dynamic one) with its scale and zero point (buffers
+named ``<module path>[_input]_scale_<i>`` / ``_zero_point_<i>``) followed by
+``dequantize``. The lowering step (not for reference models) then, as torch's lowering
+to its native backend:
+
+* ``dequantize -> reference module -> quantize`` becomes the ``nn.quantized`` module
+  (``nn.quantized.dynamic`` for dynamic inputs);
+* ``dequantize -> F.linear (-> relu) -> quantize`` becomes ``quantized.linear(_relu)`` on a
+  prepacked weight, ``F.layer_norm`` becomes ``quantized.layer_norm``;
+* ``dequantize -> add/mul (-> relu) -> quantize`` becomes ``ember.ops.quantized.add`` /
+  ``add_relu`` / ``mul`` / ``mul_relu``;
+* batch norm, layer norm, ELU, LeakyReLU, Hardswish, Dropout, Softmax and BNReLU modules
+  are swapped for their quantized forms, and the ops that keep their input's qparams or
+  have fixed ones (pooling, ``cat``, ``flatten``, ``relu``, ``sigmoid``, views...) run on
+  the quantized tensor directly; shape reads take the quantized tensor."""
 import operator
 
 import ember as _em

@@ -175,10 +175,6 @@ class FullyShardedDataParallel(Module):
         for m in nested:
             m._is_root = False
             inside.update(id(x) for x in m.modules())
-        if sync_module_states:
-            for t in list(module.parameters()) + list(module.buffers()):
-                if id(t) not in ign_params:
-                    dist.broadcast(t.detach(), 0, group=pg)
         # the parameters this instance flattens: (owner, attribute name, fqn in module,
         # shape, numel, offset); shared parameters once (later owners alias it)
         infos, aliases, seen, params = [], [], {}, []
@@ -195,6 +191,9 @@ class FullyShardedDataParallel(Module):
                 seen[id(p)] = len(infos)
                 infos.append([m, pname, fqn, tuple(p.shape), p.numel(), 0])
                 params.append(p)
+        if sync_module_states:      # rank 0's values of the managed parameters and buffers
+            for t in params + list(module.buffers()):
+                dist.broadcast(t.detach(), 0, group=pg)
         for p in params:
             if not p.is_floating_point() and not p.is_complex():
                 raise ValueError("Cannot flatten integer dtype tensors")

@@ -171,6 +171,36 @@ out = fm(x)
 assert out.dtype == torch.float64, out.dtype
 out.sum().backward()
 assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in fm.parameters())
+# each rank holds about half of the parameters and of the optimizer state
+model, x, y = build()
+total = sum(p.numel() for p in model.parameters())
+fs = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
+opt = torch.optim.Adam(fs.parameters())
+step(fs, opt, x[r * b:(r + 1) * b], y[r * b:(r + 1) * b], lambda: None)
+mine = sum(p.numel() for p in fs.parameters())
+state = sum(v.numel() for st in opt.state.values() for v in st.values() if v.dim())
+print(f'rank {r}: holds {mine} of {total} parameter elements, {state} of {2 * total} Adam '
+      'state elements', flush=True)
+assert abs(mine / total - 0.5) < 0.05 and state == 2 * mine
+# sync_module_states: rank 0's initial values everywhere (but in ignored modules, as
+# torch's); ignored_modules stay whole
+torch.manual_seed(r)
+ms = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+want = [p.detach().clone() for p in ms.parameters()]
+own = want[2:]
+dist.broadcast_object_list(want, src=0)
+want[2:] = own
+fs = FSDP(ms, sync_module_states=True, ignored_modules=[ms[1]])
+assert [(k, tuple(p.shape)) for k, p in fs.named_parameters()] == [
+    ('_fsdp_wrapped_module._flat_param', (8,)), ('_fsdp_wrapped_module.1.weight', (2, 4)),
+    ('_fsdp_wrapped_module.1.bias', (2,))], list(fs.named_parameters())
+assert all(torch.equal(a, b_) for a, b_ in zip(fs.state_dict().values(), want))
+torch.manual_seed(r)             # nested instances: each synchronised once
+ms = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+want = [p.detach().clone() for p in ms.parameters()]
+dist.broadcast_object_list(want, src=0)
+fs = FSDP(ms, sync_module_states=True, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
+assert all(torch.equal(a, b_) for a, b_ in zip(fs.state_dict().values(), want))
 # fsdp_modules; ShardedGradScaler: an inf on rank 1 only makes both ranks skip the step
 from ember.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
 model, x, y = build()

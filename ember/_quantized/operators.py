@@ -6,7 +6,9 @@ import numpy as np
 from .._tensor import Tensor
 from .tensor import (_dequant_array, _ember, _ints, _is_q, _not_impl, _round_per_tensor)
 from .ops import (_F32, _VEC, _check_q, _cl, _elu_f, _hardswish_f, _map_q, _new, _op, _pt, _relu6,
-                  _requant_int, _scalar_deq, _scalar_q, _sigmoid_f, _threshold, _vec_deq, _vec_q)
+                  _requant_int, _scalar_deq, _scalar_q, _scalar_quant, _sigmoid_f, _threshold,
+                  _vec_deq, _vec_q)
+from .._dtype import _scalar_name
 
 __all__ = []
 
@@ -400,3 +402,74 @@ def threshold(qx, threshold, value):
         tensor([ 0, 15], dtype=torch.uint8)
     """
     return _threshold(qx, threshold, value)
+
+
+@_op('prelu')
+def prelu(qx, weight, output_scale, output_zero_point):
+    """``torch.ops.quantized.prelu``: PReLU of a quantized tensor with a quantized slope
+    ``weight`` (one value, or one per channel of dimension 1), in integers as PyTorch's
+    kernel: ``(max(q, zp) - zp) * (w(1) - w_zp) + (min(q, zp) - zp) * (w - w_zp)``, where
+    ``w(1)`` is 1.0 quantized with the weight's parameters, requantized with the float32
+    multiplier ``scale * w_scale * (1 / output_scale)``.
+
+    Args:
+        qx (Tensor): quantized input.
+        weight (Tensor): quantized slopes of ``qx``'s dtype (``num_parameters`` values).
+        output_scale (float): output scale.
+        output_zero_point (int): output zero point.
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> w = ember.quantize_per_tensor(ember.tensor([0.25]), 0.01, 0, ember.quint8)
+        >>> ember.ops.quantized.prelu(q, w, 0.1, 10).int_repr()
+        tensor([ 8, 20], dtype=torch.uint8)
+    """
+    if not _is_q(qx):
+        raise RuntimeError("Creation of quantized tensor requires quantized dtype like "
+                           "torch.quint8")
+    if not _is_q(weight):
+        raise _not_impl('q_zero_point', 'CPU')
+    if weight.dtype is not qx.dtype:
+        raise RuntimeError(f"Found dtype {_scalar_name(weight.dtype)} but expected "
+                           f"{_scalar_name(qx.dtype)}")
+    if qx.dim() == 0:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got Float and "
+                           f"{_scalar_name(qx.dtype)}")
+    s, z = _pt(qx)
+    ws, wz = _pt(weight)
+    os_, oz = _out_qparams(output_scale, output_zero_point)
+    w = _ints(weight).astype(np.int64)
+    if qx.dim() != weight.dim():
+        shape = [1] * qx.dim()
+        if qx.dim() > 1:
+            shape[1] = w.size
+        w = w.reshape(shape)
+    a = _ints(qx)
+    nd = max(a.ndim, w.ndim)
+    for i in range(1, nd + 1):
+        da = a.shape[-i] if i <= a.ndim else 1
+        dw = w.shape[-i] if i <= w.ndim else 1
+        if da != dw and dw != 1:
+            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b "
+                               f"({dw}) at non-singleton dimension {nd - i}")
+    one = _scalar_quant(1.0, ws, wz, qx.dtype) - wz
+    x = a.astype(np.int64)
+    acc = (np.maximum(x, z) - z) * one + (np.minimum(x, z) - z) * (w - wz)
+    r = _requant_int(acc, _F32(s) * _F32(ws) * (_F32(1) / _F32(os_)), oz, qx.dtype)
+    return _new(r, qx.dtype, os_, oz, like=qx)
+
+
+@_op('dropout')
+def dropout(self, output_scale, output_zero_point, p=0.5, training=False):
+    """``torch.ops.quantized.dropout``: the quantized tensor itself (as PyTorch's, which
+    drops nothing, in training too; the output parameters are not applied).
+
+    Example::
+
+        >>> q = ember.quantize_per_tensor(ember.tensor([1.0]), 0.1, 0, ember.quint8)
+        >>> ember.ops.quantized.dropout(q, 0.2, 3) is q
+        True
+    """
+    _check_q(self, 'quantized::dropout')
+    return self

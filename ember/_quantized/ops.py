@@ -39,8 +39,8 @@ those positions may come out one integer apart. Bilinear interpolation with
 compute as PyTorch's fbgemm and qnnpack engines do; its x86 engine runs those without output
 padding through oneDNN, whose integers differ. PyTorch's x86 engine also keeps, in a packed
 convolution weight, the fused ReLU (or its absence) of the first call made with it; ember
-applies what each call asks. ``linear_leaky_relu``, ``linear_tanh``, ``conv2d_add`` (oneDNN
-only in PyTorch) and ``prelu`` are not provided.
+applies what each call asks. ``linear_leaky_relu``, ``linear_tanh`` and ``conv2d_add``
+(oneDNN only in PyTorch) are not provided.
 """
 import math
 

@@ -140,7 +140,7 @@ def _resolve(spec):
 
 def _table(name):
     """The table ``name`` as a dict: entries whose classes do not exist (yet) are left out;
-    the table is kept once all its entries resolve."""
+    a table of classes is kept once all its entries resolve."""
     table = _resolved.get(name)
     if table is None:
         table, complete = {}, True
@@ -151,7 +151,9 @@ def _table(name):
                     table[key] = value
                 else:
                     complete = False
-        if complete:
+        # functions are looked up afresh (while quantized tensors live, ``F.leaky_relu``
+        # & co. are the seam's observing bindings, other objects than at another time)
+        if complete and all(isinstance(k, type) for k in table):
             _resolved[name] = table
     return table
 

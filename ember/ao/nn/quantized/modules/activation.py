@@ -5,7 +5,7 @@ from ember import nn as _nn
 from ember._quantized import ops as _qops
 from .utils import _register_qparams
 
-__all__ = ['ReLU6', 'Hardswish', 'ELU', 'LeakyReLU', 'Sigmoid', 'Softmax']
+__all__ = ['ReLU6', 'Hardswish', 'ELU', 'LeakyReLU', 'Sigmoid', 'Softmax', 'PReLU']
 
 
 class ReLU6(_nn.ReLU):
@@ -235,3 +235,70 @@ class Softmax(_nn.Softmax):
     def from_reference(cls, mod, scale, zero_point):
         """A quantized Softmax with the given output scale and zero point."""
         return cls(mod.dim, float(scale), int(zero_point))
+
+
+class PReLU(_nn.Module):
+    r"""PReLU on a quantized tensor (``torch.ao.nn.quantized.PReLU``): a ``quint8`` slope
+    per channel (or one), the result quantized with :attr:`scale` and :attr:`zero_point`
+    (``ember.ops.quantized.prelu``).
+
+    Args:
+        output_scale (float): output scale.
+        output_zero_point (int): output zero point.
+        num_parameters (int): 1, or the number of channels of the input. Default: 1.
+
+    Example::
+
+        >>> m = nn.quantized.PReLU(0.1, 10)
+        >>> m.set_weight(ember.quantize_per_tensor(ember.tensor([0.25]), 0.01, 0, ember.quint8))
+        >>> q = ember.quantize_per_tensor(ember.tensor([-1.0, 1.0]), 0.1, 10, ember.quint8)
+        >>> m(q).int_repr()
+        tensor([ 8, 20], dtype=torch.uint8)
+    """
+
+    def __init__(self, output_scale, output_zero_point, num_parameters=1):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.scale = output_scale
+        self.zero_point = output_zero_point
+        w = ember.randn(num_parameters, dtype=ember.float)
+        self.set_weight(ember.quantize_per_tensor(w, scale=1.0, zero_point=0,
+                                                  dtype=ember.quint8))
+
+    def set_weight(self, w):
+        """Set the quantized slopes."""
+        self.weight = w
+
+    def forward(self, input):
+        return ember.ops.quantized.prelu(input, self.weight, self.scale, self.zero_point)
+
+    def _get_name(self):
+        return 'QuantizedPReLU'
+
+    @classmethod
+    def _with_observed_weight(cls, mod, scale, zero_point):
+        q = cls(float(scale), int(zero_point), mod.num_parameters)
+        float_wt = mod.weight.float()
+        observer = mod.qconfig.weight()
+        observer(float_wt)
+        if observer.dtype is not ember.quint8:
+            import warnings
+            warnings.warn(f"PReLU's weight observer should have dtype quint8 but got "
+                          f"{observer.dtype}", stacklevel=3)
+        wt_scale, wt_zp = observer.calculate_qparams()
+        q.set_weight(ember.quantize_per_tensor(float_wt, float(wt_scale), int(wt_zp),
+                                               ember.quint8))
+        return q
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """A quantized PReLU from an observed float one: the output parameters from its
+        activation observer, the slopes observed by its qconfig's weight observer and
+        quantized to ``quint8`` (with a warning if that observer's dtype is not quint8)."""
+        scale, zero_point = mod.activation_post_process.calculate_qparams()
+        return cls._with_observed_weight(mod, scale, zero_point)
+
+    @classmethod
+    def from_reference(cls, mod, scale, zero_point):
+        """A quantized PReLU from a reference (float) one and the output parameters."""
+        return cls._with_observed_weight(mod, scale, zero_point)

@@ -781,6 +781,75 @@ class FullyShardedDataParallel(Module):
 
     # ------------------------------------------------------------------ optimizer state
     @staticmethod
+    def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
+        """The optimizer state keyed by parameter names, whole (the older form of
+        :meth:`optim_state_dict` with ``FULL_STATE_DICT``); ``{}`` on ranks other than 0
+        with ``rank0_only``.
+
+        Example::
+
+            >>> osd = FSDP.full_optim_state_dict(model, opt)
+        """
+        return _with_type(model, StateDictType.FULL_STATE_DICT,
+                          FullOptimStateDictConfig(rank0_only=rank0_only),
+                          lambda: FullyShardedDataParallel.optim_state_dict(model, optim))
+
+    @staticmethod
+    def sharded_optim_state_dict(model, optim, group=None):
+        """The optimizer state keyed by parameter names, each rank's pieces (the older form of
+        :meth:`optim_state_dict` with ``SHARDED_STATE_DICT``).
+
+        Example::
+
+            >>> osd = FSDP.sharded_optim_state_dict(model, opt)
+        """
+        return _with_type(model, StateDictType.SHARDED_STATE_DICT, ShardedOptimStateDictConfig(),
+                          lambda: FullyShardedDataParallel.optim_state_dict(model, optim))
+
+    @staticmethod
+    def shard_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None):
+        """This rank's loadable optimizer state from a full one (the older form of
+        :meth:`optim_state_dict_to_load`); the parameter order is ``optim``'s, else
+        ``optim_input``'s, else ``model.parameters()``.
+
+        Example::
+
+            >>> opt.load_state_dict(FSDP.shard_full_optim_state_dict(full, model, optim=opt))
+        """
+        return FullyShardedDataParallel.optim_state_dict_to_load(
+            model, optim if optim is not None else _Groups(model, optim_input),
+            full_optim_state_dict)
+
+    @staticmethod
+    def flatten_sharded_optim_state_dict(sharded_optim_state_dict, model, optim):
+        """This rank's loadable optimizer state from a sharded one.
+
+        Example::
+
+            >>> opt.load_state_dict(FSDP.flatten_sharded_optim_state_dict(osd, model, opt))
+        """
+        return FullyShardedDataParallel.optim_state_dict_to_load(model, optim,
+                                                                 sharded_optim_state_dict)
+
+    @staticmethod
+    def scatter_full_optim_state_dict(full_optim_state_dict, model, optim_input=None,
+                                      optim=None, group=None):
+        """Rank 0's full optimizer state, sent to every rank, as each rank's loadable state.
+
+        Example::
+
+            >>> osd = FSDP.scatter_full_optim_state_dict(full if rank == 0 else None, model,
+            ...                                          optim=opt)
+        """
+        from ... import distributed as dist
+        root = _root(model)
+        box = [full_optim_state_dict if root._rank == 0 else None]
+        dist.broadcast_object_list(box, src=dist.get_global_rank(root._pg, 0)
+                                   if root._pg is not None else 0, group=root._pg)
+        return FullyShardedDataParallel.shard_full_optim_state_dict(box[0], model, optim_input,
+                                                                    optim)
+
+    @staticmethod
     def optim_state_dict(model, optim, optim_state_dict=None, group=None):
         """The optimizer's state keyed by the original parameters' names, in the model's
         state-dict type: whole tensors (``FULL_STATE_DICT``; rank 0 only with
@@ -970,6 +1039,31 @@ class FullyShardedDataParallel(Module):
         if load_directly:
             optim.load_state_dict(out)
         return out
+
+
+class _Groups:
+    """An optimizer's ``param_groups`` stand-in (from ``optim_input`` or the model)."""
+
+    def __init__(self, model, optim_input):
+        if optim_input is None:
+            self.param_groups = [{'params': list(model.parameters())}]
+        else:
+            groups = list(optim_input)
+            if groups and isinstance(groups[0], dict):
+                self.param_groups = [dict(g, params=list(g['params'])) for g in groups]
+            else:
+                self.param_groups = [{'params': groups}]
+
+
+def _with_type(model, typ, cfg, fn):
+    F = FullyShardedDataParallel
+    prev = F.get_state_dict_type(model)
+    F.set_state_dict_type(model, typ, None, cfg)
+    try:
+        return fn()
+    finally:
+        F.set_state_dict_type(model, prev.state_dict_type, prev.state_dict_config,
+                              prev.optim_state_dict_config)
 
 
 def _zeros(n, dtype):

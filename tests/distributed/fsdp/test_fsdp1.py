@@ -96,6 +96,18 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
             assert np.allclose(osd['state'][k][s].numpy(), rsd['state'][i][s].numpy(),
                                rtol=1e-5, atol=1e-7), (k, s)
         assert float(osd['state'][k]['step']) == 3.
+    # the older optimizer-state functions agree with these
+    full_o = FSDP.full_optim_state_dict(fsdp, opt)             # rank0_only by default
+    assert full_o == {} if r else list(full_o['state']) == list(osd['state'])
+    sh = FSDP.sharded_optim_state_dict(fsdp, opt)
+    assert all(isinstance(st['exp_avg'], DTensor) for st in sh['state'].values())
+    want = FSDP.optim_state_dict_to_load(fsdp, opt, osd)
+    for got in (FSDP.scatter_full_optim_state_dict(full_o or None, fsdp, optim=opt),
+                FSDP.flatten_sharded_optim_state_dict(sh, fsdp, opt),
+                FSDP.shard_full_optim_state_dict(osd, fsdp)):
+        assert list(got['state']) == list(want['state'])
+        for i, st in want['state'].items():
+            assert all(torch.equal(v, got['state'][i][kk]) for kk, v in st.items())
     model2, _, _ = build()
     torch.manual_seed(5)
     model2 = nn.Sequential(nn.Linear(6, 10), nn.Tanh(), nn.Linear(10, 7), nn.GELU(),

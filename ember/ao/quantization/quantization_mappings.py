@@ -439,7 +439,12 @@ def get_quantized_operator(float_op):
 
         >>> op = ember.ao.quantization.get_quantized_operator(F.leaky_relu)
     """
-    op = _table('DEFAULT_FLOAT_TO_QUANTIZED_OPERATOR_MAPPINGS').get(float_op)
+    # compared by the op behind each binding: while quantized tensors live, ``F.leaky_relu``
+    # is the seam's observing binding, another object than the one taken at another time
+    from ember._ops._dispatch import raw_op
+    table = {raw_op(k): v for k, v in
+             _table('DEFAULT_FLOAT_TO_QUANTIZED_OPERATOR_MAPPINGS').items()}
+    op = table.get(raw_op(float_op))
     if op is None:
         raise AssertionError(f'Operator {str(float_op)} does not have corresponding quantized op')
     return op

@@ -50,3 +50,18 @@ def test_class_getters_and_errors_as_torch():
     assert len(msgs) == 2 and msgs[0] == msgs[1]
     op = eq.get_quantized_operator(ember.nn.functional.leaky_relu)
     assert repr(op) == repr(tq.get_quantized_operator(torch.nn.functional.leaky_relu))
+
+
+def test_quantized_operator_found_whichever_binding_was_taken():
+    # F.leaky_relu taken while no quantized tensor lives is the plain function; with one
+    # alive it is the seam's observing binding: both name the same op
+    import gc
+    import ember
+    import ember.nn.functional as F
+    from ember.ao.quantization import get_quantized_operator
+    gc.collect()
+    ember._ops._dispatch.sync_released()
+    plain = F.leaky_relu
+    q = ember.quantize_per_tensor(ember.ones(2), 0.1, 0, ember.quint8)
+    assert repr(get_quantized_operator(plain)) == repr(get_quantized_operator(F.leaky_relu))
+    del q

@@ -101,7 +101,8 @@ class FullyShardedDataParallel(Module):
 
     NOTE: unlike PyTorch, ``FULL_SHARD`` and ``SHARD_GRAD_OP`` keep the gathered parameters
     until the backward has used them (the autograd graph holds them; the numbers are the
-    same, the memory is ``SHARD_GRAD_OP``'s); ``HYBRID_SHARD`` is refused; the
+    same, the memory is ``SHARD_GRAD_OP``'s); ``HYBRID_SHARD`` needs a 2-D ``device_mesh``
+    (replicate, shard) or a ``(shard group, replicate group)`` pair; the
     ``SHARDED_STATE_DICT`` values are ``Shard(0)`` DTensors (torch's are ``ShardedTensor``).
 
     Example::
@@ -124,13 +125,17 @@ class FullyShardedDataParallel(Module):
             raise ValueError("Default process group has not been initialized, please make sure "
                              "to call init_process_group.")
         strategy = sharding_strategy or ShardingStrategy.FULL_SHARD
-        if strategy in (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2):
-            raise NotImplementedError("FSDP in ember: HYBRID_SHARD is not supported")
         if ignored_modules is not None and ignored_states is not None:
             raise ValueError("Cannot pass both ignored_modules and ignored_states at the same "
                              "time. Please just pass ignored_states.")
         super().__init__()
-        pg = device_mesh.get_group() if device_mesh is not None else process_group
+        hybrid = strategy in (ShardingStrategy.HYBRID_SHARD,
+                              ShardingStrategy._HYBRID_SHARD_ZERO2)
+        rep_pg = None
+        if hybrid:
+            pg, rep_pg = _hybrid_groups(process_group, device_mesh)
+        else:
+            pg = device_mesh.get_group() if device_mesh is not None else process_group
         ign_mods, ign_params = [], set()
         for x in (ignored_modules or ignored_states or ()):
             if isinstance(x, Module):
@@ -155,7 +160,8 @@ class FullyShardedDataParallel(Module):
                 k['ignored_states'] = [p for p in m.parameters() if id(p) in ign_params] or None
                 return type(self)(m, **k)
             _auto_wrap(module, auto_wrap_policy, make, ign_mods, ign_params)
-        self._pg = pg
+        self._pg = pg                 # the group sharding (HYBRID_SHARD: within a node)
+        self._rep_pg = rep_pg         # HYBRID_SHARD: the group replicating (across nodes)
         self._rank = dist.get_rank(pg)
         self._ws = dist.get_world_size(pg)
         self._strategy = strategy
@@ -334,8 +340,9 @@ class FullyShardedDataParallel(Module):
         rd = mp.reduce_dtype if mp is not None and mp.reduce_dtype is not None else \
             (mp.param_dtype if mp is not None and mp.param_dtype is not None else g.dtype)
         g = g.to(rd)
-        pre = _predivide(self._ws)
-        post = self._ws / pre
+        total = self._ws * (dist.get_world_size(self._rep_pg) if self._rep_pg is not None else 1)
+        pre = _predivide(total)
+        post = total / pre
         if pre > 1:
             g = g / pre
         if self._shard_ws == 1:
@@ -346,6 +353,9 @@ class FullyShardedDataParallel(Module):
         else:
             out = empty(self._padded // self._ws, dtype=g.dtype)
             dist.reduce_scatter_tensor(out, g, group=self._pg)
+        if self._rep_pg is not None and dist.get_world_size(self._rep_pg) > 1:
+            out = out.clone() if out is g else out
+            dist.all_reduce(out, group=self._rep_pg)
         if post > 1:
             out = out / post
         keep_low = mp is not None and mp.keep_low_precision_grads
@@ -1064,6 +1074,18 @@ def _with_type(model, typ, cfg, fn):
     finally:
         F.set_state_dict_type(model, prev.state_dict_type, prev.state_dict_config,
                               prev.optim_state_dict_config)
+
+
+def _hybrid_groups(process_group, device_mesh):
+    """(shard group, replicate group) of HYBRID_SHARD."""
+    if device_mesh is not None:
+        if device_mesh.ndim != 2:
+            raise ValueError(f"Expected device_mesh to have ndim=2 but got {device_mesh.ndim}")
+        return device_mesh.get_group(1), device_mesh.get_group(0)
+    if isinstance(process_group, tuple) and len(process_group) == 2:
+        return process_group
+    raise NotImplementedError("FSDP in ember: HYBRID_SHARD needs a 2-D device_mesh "
+                              "(replicate, shard) or a (shard group, replicate group) pair")
 
 
 def _zeros(n, dtype):

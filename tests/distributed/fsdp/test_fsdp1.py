@@ -1,11 +1,15 @@
 """FSDP1 (``FullyShardedDataParallel``) on 2 ranks, one launch: for each sharding strategy
-each rank trains on its half of every batch (Adam, ``clip_grad_norm_``); the losses and the
-full state dict equal single-process training (ember's, checked in each rank, and torch's,
-checked here) and torch's own FSDP1 run of the same program on 2 gloo ranks. Also: torch's flat-parameter names and shard
-sizes, wrap policies, ``FULL_STATE_DICT`` with ``rank0_only``, ``SHARDED_STATE_DICT`` through
-a distributed checkpoint, ``optim_state_dict``/``optim_state_dict_to_load`` (resuming gives
-the reference's next step), ``summon_full_params`` with writeback, ``no_sync`` gradient
-accumulation, ``MixedPrecision``, ``ShardedGradScaler``, torch's flattening errors."""
+(and ``use_orig_params``) each rank trains on its half of every batch (Adam,
+``clip_grad_norm_``); the losses and the full state dict equal single-process training
+(ember's, checked in each rank, and torch's, checked here) and torch's own FSDP1 run of the
+same program on 2 gloo ranks (names, shard sizes, optimizer state too), and sharded
+checkpoints go both ways between the two. Also: wrap policies, ``FULL_STATE_DICT`` with
+``rank0_only``, ``SHARDED_STATE_DICT`` through a distributed checkpoint,
+``optim_state_dict``/``optim_state_dict_to_load`` and the older optimizer-state functions
+(resuming gives the reference's next step), ``summon_full_params`` with writeback,
+``HYBRID_SHARD`` on 2-D meshes, ``no_sync`` gradient accumulation, ``MixedPrecision``,
+``sync_module_states``, ``ignored_modules``, ``ShardedGradScaler``, torch's flattening
+errors."""
 import json
 import os
 import sys
@@ -150,6 +154,24 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
             f3.module[0].bias.fill_(3.)
     assert f3.state_dict()['0.bias'].tolist() == [2.] * 10
 
+# HYBRID_SHARD over a 2-D mesh (replicate, shard): 2x1 replicates, 1x2 shards
+from ember.distributed.device_mesh import init_device_mesh
+for shape in ((2, 1), (1, 2)):
+    model, x, y = build()
+    ref = copy.deepcopy(model)
+    fsdp = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}),
+                sharding_strategy=ShardingStrategy.HYBRID_SHARD,
+                device_mesh=init_device_mesh('cpu', shape))
+    assert sum(p.numel() for p in fsdp.parameters()) == (171 if shape[1] == 1 else 86)
+    opt = torch.optim.Adam(fsdp.parameters(), lr=0.05)
+    ropt = torch.optim.Adam(ref.parameters(), lr=0.05)
+    for _ in range(3):
+        step(fsdp, opt, x[r * b:(r + 1) * b], y[r * b:(r + 1) * b],
+             lambda: fsdp.clip_grad_norm_(0.5))
+        step(ref, ropt, x, y, lambda: nn.utils.clip_grad_norm_(ref.parameters(), 0.5))
+    sd = fsdp.state_dict()
+    for k, v in ref.state_dict().items():
+        assert np.allclose(sd[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6), (shape, k)
 # no_sync: micro-batch 1 accumulated locally, micro-batch 2 reduces both
 model, x, y = build()
 ref = copy.deepcopy(model)

@@ -581,3 +581,88 @@ def linear_relu_dynamic_fp16(X, W_prepack):
         tensor([[0.]])
     """
     return _linear_fp16(X, W_prepack, True)
+
+
+# ------------------------------------------------------------------ oneDNN-only fusions
+def _onednn_only(op, sep, x, packed, cls, engine_op=None):
+    """PyTorch runs ``op`` on its oneDNN engine only: another engine raises its error; on
+    ``onednn`` ember refuses (oneDNN's integers are not reproduced)."""
+    _check_q(x, op)
+    _check_packed(packed, cls, op)
+    eng = _engine()
+    if eng != 'onednn':
+        raise RuntimeError(f"Didn't find engine for operation {engine_op or op}{sep}"
+                           f"{eng.upper()}")
+    raise NotImplementedError(f"NOTE: unlike PyTorch, ember does not run {op} (PyTorch runs "
+                              f"it through oneDNN only, whose integers ember does not "
+                              f"reproduce)")
+
+
+@_op('linear_leaky_relu')
+def linear_leaky_relu(X, W_prepack, Y_scale_i, Y_zero_point_i, negative_slope):
+    """``torch.ops.quantized.linear_leaky_relu``: a quantized linear layer fused with
+    LeakyReLU, which PyTorch runs on its ``onednn`` engine only.
+
+    NOTE: unlike PyTorch, raises ``NotImplementedError`` on the ``onednn`` engine; on the
+    other engines it raises PyTorch's ``Didn't find engine`` error.
+
+    Example::
+
+        >>> w = ember.quantize_per_tensor(ember.ones(1, 2), 0.5, 0, ember.qint8)
+        >>> x = ember.quantize_per_tensor(ember.ones(1, 2), 0.5, 0, ember.quint8)
+        >>> ember.ops.quantized.linear_leaky_relu(x, ember.ops.quantized.linear_prepack(w), 0.5, 0, 0.01)
+        Traceback (most recent call last):
+        RuntimeError: Didn't find engine for operation quantized::linear_leaky_relu X86
+    """
+    _onednn_only('quantized::linear_leaky_relu', ' ', X, W_prepack, LinearPackedParamsBase)
+
+
+@_op('linear_tanh')
+def linear_tanh(X, W_prepack, Y_scale_i, Y_zero_point_i):
+    """``torch.ops.quantized.linear_tanh``: a quantized linear layer fused with tanh, which
+    PyTorch runs on its ``onednn`` engine only.
+
+    NOTE: unlike PyTorch, raises ``NotImplementedError`` on the ``onednn`` engine (see
+    :func:`linear_leaky_relu`).
+
+    Example::
+
+        >>> w = ember.quantize_per_tensor(ember.ones(1, 2), 0.5, 0, ember.qint8)
+        >>> x = ember.quantize_per_tensor(ember.ones(1, 2), 0.5, 0, ember.quint8)
+        >>> ember.ops.quantized.linear_tanh(x, ember.ops.quantized.linear_prepack(w), 0.5, 0)
+        Traceback (most recent call last):
+        RuntimeError: Didn't find engine for operation quantized::linear_tanh X86
+    """
+    _onednn_only('quantized::linear_tanh', ' ', X, W_prepack, LinearPackedParamsBase)
+
+
+def _conv_add_op(relu):
+    name = 'conv2d_add_relu' if relu else 'conv2d_add'
+
+    def conv_add(qx, qaccum, packed_weight, output_scale, output_zero_point):
+        # (PyTorch names the unfused op in the engine error of both)
+        _onednn_only(f'quantized::{name}', '.', qx, packed_weight, ConvPackedParamsBase,
+                     'quantized::conv2d_add')
+    conv_add.__name__ = name
+    conv_add.__doc__ = f"""``torch.ops.quantized.{name}``: a quantized 2-d convolution
+    plus ``qaccum``{' then ReLU' if relu else ''}, which PyTorch runs on its ``onednn``
+    engine only.
+
+    NOTE: unlike PyTorch, raises ``NotImplementedError`` on the ``onednn`` engine (see
+    :func:`linear_leaky_relu`).
+
+    Example::
+
+        >>> w = ember.quantize_per_tensor(ember.ones(1, 1, 1, 1), 0.5, 0, ember.qint8)
+        >>> p = ember.ops.quantized.conv2d_prepack(w, None, [1, 1], [0, 0], [1, 1], 1)
+        >>> x = ember.quantize_per_tensor(ember.ones(1, 1, 2, 2), 0.5, 0, ember.quint8)
+        >>> ember.ops.quantized.{name}(x, x, p, 0.5, 0)
+        Traceback (most recent call last):
+        RuntimeError: Didn't find engine for operation quantized::conv2d_add.X86
+    """
+    return conv_add
+
+
+for _relu in (False, True):
+    _f = _conv_add_op(_relu)
+    OPS[_f.__name__] = _f

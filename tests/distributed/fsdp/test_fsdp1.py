@@ -153,6 +153,17 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
         with torch.no_grad():
             f3.module[0].bias.fill_(3.)
     assert f3.state_dict()['0.bias'].tolist() == [2.] * 10
+    # local state dict: this rank's flat pieces, loaded back as they are
+    if not key.endswith('ORIG'):
+        with FSDP.state_dict_type(f3, StateDictType.LOCAL_STATE_DICT):
+            lsd = {k: v.clone() for k, v in f3.state_dict().items()}
+            assert list(lsd) == ['0._flat_param', '2._flat_param', '4._flat_param'], list(lsd)
+            assert [tuple(v.shape) for v in lsd.values()] == [(35,), (39,), (12,)]
+            with torch.no_grad():
+                for p_ in f3.parameters():
+                    p_.zero_()
+            f3.load_state_dict(lsd)
+        assert f3.state_dict()['0.bias'].tolist() == [2.] * 10
 
 # HYBRID_SHARD over a 2-D mesh (replicate, shard): 2x1 replicates, 1x2 shards
 from ember.distributed.device_mesh import init_device_mesh
@@ -318,6 +329,8 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
         import torch.distributed.checkpoint as dcp
         with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT):
             dcp.save({'model': fsdp.state_dict()}, checkpoint_id=sys.argv[1])
+        with FSDP.state_dict_type(fsdp, StateDictType.LOCAL_STATE_DICT):
+            R['local_keys'] = list(fsdp.state_dict())
     osd = FSDP.optim_state_dict(fsdp, opt)
     R[key] = {'losses': losses, 'norms': norms, 'names': names, 'full': full,
               'osd': {k: {s: v.tolist() for s, v in st.items()} for k, st in osd['state'].items()}}
@@ -365,6 +378,7 @@ def test_fsdp1_equals_torch_fsdp1_two_ranks(ember_outs, tmp_path):
                                                err_msg=f'{strat} {k} {s}')
 
 
+    assert _result(touts[0])['local_keys'] == ['0._flat_param', '2._flat_param', '4._flat_param']
     # checkpoints across libraries: torch's 2-rank sharded FSDP1 checkpoint loads whole in
     # ember (one process); ember's 2-rank one loads whole in torch
     import warnings

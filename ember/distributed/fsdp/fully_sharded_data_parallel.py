@@ -103,8 +103,8 @@ class FullyShardedDataParallel(Module):
     until the backward has used them (the autograd graph holds them: the numbers are the
     same, the memory is ``SHARD_GRAD_OP``'s), and without ``use_orig_params`` the module's
     original parameter attributes keep viewing the last gathered flat parameter between
-    forwards (values that are current after each forward, at the memory of the unsharded
-    parameters; torch's point to freed memory); ``HYBRID_SHARD`` needs a 2-D ``device_mesh``
+    forwards (the values of the last forward, not updated by an optimizer step, at the memory
+    of the unsharded parameters; torch's point to freed memory); ``HYBRID_SHARD`` needs a 2-D ``device_mesh``
     (replicate, shard) or a ``(shard group, replicate group)`` pair; the
     ``SHARDED_STATE_DICT`` values are ``Shard(0)`` DTensors (torch's are ``ShardedTensor``).
 

@@ -101,10 +101,10 @@ class FullyShardedDataParallel(Module):
 
     NOTE: unlike PyTorch, ``FULL_SHARD`` and ``SHARD_GRAD_OP`` keep the gathered parameters
     until the backward has used them (the autograd graph holds them: the numbers are the
-    same, the memory is ``SHARD_GRAD_OP``'s), and without ``use_orig_params`` the module's
-    original parameter attributes keep viewing the last gathered flat parameter between
-    forwards (the values of the last forward, not updated by an optimizer step, at the memory
-    of the unsharded parameters; torch's point to freed memory); ``HYBRID_SHARD`` needs a 2-D ``device_mesh``
+    same, the memory is ``SHARD_GRAD_OP``'s); between forwards, without ``use_orig_params``,
+    the module's original parameter attributes are zeros of their shapes broadcast from one
+    element (torch's view freed memory): read the parameters with
+    :meth:`summon_full_params` or ``state_dict()``; ``HYBRID_SHARD`` needs a 2-D ``device_mesh``
     (replicate, shard) or a ``(shard group, replicate group)`` pair; the
     ``SHARDED_STATE_DICT`` values are ``Shard(0)`` DTensors (torch's are ``ShardedTensor``).
 
@@ -248,7 +248,7 @@ class FullyShardedDataParallel(Module):
                 self._make_orig(params)
             else:
                 module.register_parameter(_FLAT, self._flat)
-                self._set_views(self._unflatten(full, detach=True))
+                self._set_placeholders()
         if mixed_precision is not None and mixed_precision.buffer_dtype is not None:
             for m in module.modules():
                 if id(m) in inside:
@@ -371,6 +371,14 @@ class FullyShardedDataParallel(Module):
             out.append(v.detach() if detach else v)
         return out
 
+    def _set_placeholders(self):
+        """Between forwards the original parameter attributes hold no data: zeros of their
+        shapes broadcast from one element (the gathered parameters are freed once the
+        backward has used them)."""
+        from ..._ops.creation import zeros
+        z = zeros((), dtype=self._flat.dtype)
+        self._set_views([z.expand(info[3]) for info in self._infos])
+
     def _set_views(self, views):
         for (m, name, *_), v in zip(self._infos, views):
             m._parameters.pop(name, None)
@@ -445,13 +453,14 @@ class FullyShardedDataParallel(Module):
                     a.is_floating_point() else a
             args = tuple(cast(a) for a in args)
             kwargs = {k: cast(v) for k, v in kwargs.items()}
-        if not self._orig:
-            return self._modules[_WRAPPED](*args, **kwargs)
         try:
             return self._modules[_WRAPPED](*args, **kwargs)
         finally:
             if self._flat is not None:
-                self._restore_orig()
+                if self._orig:
+                    self._restore_orig()
+                else:
+                    self._set_placeholders()
 
     # ------------------------------------------------------------------ gradient sync
     @contextlib.contextmanager
@@ -626,8 +635,7 @@ class FullyShardedDataParallel(Module):
                         m._restore_orig()
                         continue
                     m._modules[_WRAPPED]._parameters[_FLAT] = m._flat
-                    m._set_views(m._unflatten(m._gather(m._flat.detach(), cast=False),
-                                              detach=True))
+                    m._set_placeholders()
 
     def _gather_grad(self, g):
         from ... import distributed as dist

@@ -227,6 +227,8 @@ state = sum(v.numel() for st in opt.state.values() for v in st.values() if v.dim
 print(f'rank {r}: holds {mine} of {total} parameter elements, {state} of {2 * total} Adam '
       'state elements', flush=True)
 assert abs(mine / total - 0.5) < 0.05 and state == 2 * mine
+w = fs.module[0].module.weight      # between forwards: no gathered parameters kept
+assert tuple(w.shape) == (10, 6) and w.stride() == (0, 0), (w.shape, w.stride())
 # sync_module_states: rank 0's initial values everywhere (but in ignored modules, as
 # torch's); ignored_modules stay whole
 torch.manual_seed(r)

@@ -99,9 +99,14 @@ class FullyShardedDataParallel(Module):
         sync_module_states (bool): broadcast rank 0's parameters and buffers first.
         ignored_states (iterable of parameters or modules, optional): left as they are.
 
-    NOTE: unlike PyTorch, ``FULL_SHARD`` and ``SHARD_GRAD_OP`` keep the gathered parameters
-    until the backward has used them (the autograd graph holds them: the numbers are the
-    same, the memory is ``SHARD_GRAD_OP``'s); between forwards, without ``use_orig_params``,
+    ``FULL_SHARD`` (and ``HYBRID_SHARD``) frees the gathered parameters after the forward:
+    what the forward saved for backward from them is rebuilt by gathering again, once per
+    instance, when the backward first needs it; ``SHARD_GRAD_OP`` keeps them until the
+    backward has used them.
+
+    NOTE: unlike PyTorch, there is no prefetching (``backward_prefetch``,
+    ``forward_prefetch``) and an instance whose backward does not use its parameters does
+    not gather them again; between forwards, without ``use_orig_params``,
     the module's original parameter attributes are zeros of their shapes broadcast from one
     element (torch's view freed memory): read the parameters with
     :meth:`summon_full_params` or ``state_dict()``; ``HYBRID_SHARD`` needs a 2-D ``device_mesh``
@@ -371,6 +376,32 @@ class FullyShardedDataParallel(Module):
             out.append(v.detach() if detach else v)
         return out
 
+    def _reshard_hooks(self, full):
+        """FULL_SHARD: tensors the forward saves for backward that view the gathered flat
+        parameter are kept as (shape, stride, offset) only; the backward gathers the flat
+        parameter again (once) to rebuild them."""
+        from ...autograd.graph import saved_tensors_hooks
+        from ._fully_shard import _Packed
+        st = full._storage_obj()
+        cache = {}
+
+        def pack(t):
+            if t._storage_obj() is st:
+                return _Packed(0, t)
+            return t
+
+        def unpack(x):
+            if type(x) is not _Packed:
+                return x
+            if 'full' not in cache:
+                from ...autograd.grad_mode import no_grad
+                from ...autograd.engine import queue_callback
+                with no_grad():
+                    cache['full'] = self._gather(self._flat.detach())
+                queue_callback(cache.clear)
+            return cache['full'].as_strided(x.shape, x.stride, x.offset)
+        return saved_tensors_hooks(pack, unpack)
+
     def _set_placeholders(self):
         """Between forwards the original parameter attributes hold no data: zeros of their
         shapes broadcast from one element (the gathered parameters are freed once the
@@ -453,9 +484,17 @@ class FullyShardedDataParallel(Module):
                     a.is_floating_point() else a
             args = tuple(cast(a) for a in args)
             kwargs = {k: cast(v) for k, v in kwargs.items()}
+        hooks = None
+        if self._flat is not None and self._strategy in (
+                ShardingStrategy.FULL_SHARD, ShardingStrategy.HYBRID_SHARD) and \
+                self._flat.requires_grad and _grad_enabled():
+            hooks = self._reshard_hooks(full)
+            hooks.__enter__()
         try:
             return self._modules[_WRAPPED](*args, **kwargs)
         finally:
+            if hooks is not None:
+                hooks.__exit__(None, None, None)
             if self._flat is not None:
                 if self._orig:
                     self._restore_orig()
@@ -1097,6 +1136,11 @@ def _hybrid_groups(process_group, device_mesh):
         return process_group
     raise NotImplementedError("FSDP in ember: HYBRID_SHARD needs a 2-D device_mesh "
                               "(replicate, shard) or a (shard group, replicate group) pair")
+
+
+def _grad_enabled():
+    from ...autograd.grad_mode import _Mode
+    return _Mode.grad
 
 
 def _zeros(n, dtype):

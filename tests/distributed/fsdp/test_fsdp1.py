@@ -165,6 +165,25 @@ for key in ('FULL_SHARD', 'SHARD_GRAD_OP', 'NO_SHARD', 'FULL_SHARD_ORIG'):
             f3.load_state_dict(lsd)
         assert f3.state_dict()['0.bias'].tolist() == [2.] * 10
 
+# FULL_SHARD frees the gathered parameters after forward and gathers them again for
+# backward (once per instance whose backward uses them); SHARD_GRAD_OP keeps them
+gathers = []
+_real_gather = FSDP._gather
+FSDP._gather = lambda self, shard, cast=True: (gathers.append(1), _real_gather(self, shard, cast))[1]
+counts = {}
+for strat in ('FULL_SHARD', 'SHARD_GRAD_OP'):
+    model, x, y = build()
+    fsdp = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}),
+                sharding_strategy=getattr(ShardingStrategy, strat))
+    gathers.clear()
+    loss = nn.functional.mse_loss(fsdp(x[r * b:(r + 1) * b]), y[r * b:(r + 1) * b])
+    counts[strat] = [len(gathers)]
+    loss.backward()
+    counts[strat].append(len(gathers))
+FSDP._gather = _real_gather
+# (the first layer's input needs no gradient: its backward does not use its weight, so
+# only two instances gather again)
+assert counts == {'FULL_SHARD': [3, 5], 'SHARD_GRAD_OP': [3, 3]}, counts
 # HYBRID_SHARD over a 2-D mesh (replicate, shard): 2x1 replicates, 1x2 shards
 from ember.distributed.device_mesh import init_device_mesh
 for shape in ((2, 1), (1, 2)):

@@ -701,6 +701,15 @@ def _cat(tensors, dim=0, *, out=None):
 _IMPL['cat'] = _IMPL['concat'] = _IMPL['concatenate'] = _cat
 
 
+def _stack(tensors, dim=0, *, out=None):
+    """``stack`` of per-tensor quantized tensors: :func:`_cat` of the tensors unsqueezed at
+    ``dim`` (the others requantized to the first's scale and zero point, as PyTorch)."""
+    return _cat([t.unsqueeze(dim) if _is_q(t) else t for t in tensors], dim)
+
+
+_IMPL['stack'] = _stack
+
+
 def quantize_per_tensor_dynamic(input, dtype, reduce_range):
     r"""Quantizes a float32 tensor per tensor with a scale and zero point chosen from its
     own range (as dynamic quantization does for activations): the range ``[min, max]``

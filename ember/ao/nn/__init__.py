@@ -1,12 +1,12 @@
 """``ember.ao.nn``: the module families of quantization, as ``torch.ao.nn``:
 ``quantized`` (and ``quantized.dynamic``), ``intrinsic`` (fused modules, their QAT and
-quantized forms) and ``qat``. Each loads on first use.
+quantized forms), ``qat`` and ``quantizable`` (the observable LSTM). Each loads on first
+use.
 
-NOTE: unlike PyTorch, ``quantizable`` (the observable LSTM and MultiheadAttention) is not
-written yet."""
+NOTE: unlike PyTorch, ``quantizable.MultiheadAttention`` is not written yet."""
 import importlib
 
-__all__ = ['intrinsic', 'qat', 'quantized']
+__all__ = ['intrinsic', 'qat', 'quantizable', 'quantized']
 
 
 def __getattr__(name):

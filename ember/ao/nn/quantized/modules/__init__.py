@@ -10,6 +10,7 @@ from .dropout import Dropout
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear
 from .embedding_ops import Embedding, EmbeddingBag
+from .rnn import LSTM
 from .batchnorm import BatchNorm2d, BatchNorm3d
 from .normalization import (LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d,
                             InstanceNorm3d)
@@ -17,7 +18,7 @@ from .normalization import (LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
 __all__ = ['BatchNorm2d', 'BatchNorm3d', 'GroupNorm', 'InstanceNorm1d', 'InstanceNorm2d',
            'InstanceNorm3d', 'LayerNorm', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d',
            'ConvTranspose3d', 'DeQuantize', 'ELU', 'Embedding', 'EmbeddingBag', 'Hardswish', 'LeakyReLU', 'Linear',
-           'PReLU', 'Quantize', 'ReLU6', 'Sigmoid', 'Softmax', 'Dropout', 'FloatFunctional',
+           'LSTM', 'PReLU', 'Quantize', 'ReLU6', 'Sigmoid', 'Softmax', 'Dropout', 'FloatFunctional',
            'FXFloatFunctional', 'QFunctional']
 
 

@@ -1,0 +1,4 @@
+"""The quantizable modules (see :mod:`ember.ao.nn.quantizable`)."""
+from .rnn import LSTM, LSTMCell
+
+__all__ = ['LSTM', 'LSTMCell']

@@ -9,7 +9,8 @@ checkpoints go both ways between the two. Also: wrap policies, ``FULL_STATE_DICT
 (resuming gives the reference's next step), ``summon_full_params`` with writeback,
 ``HYBRID_SHARD`` on 2-D meshes, ``no_sync`` gradient accumulation, ``MixedPrecision``,
 ``sync_module_states``, ``ignored_modules``, ``ShardedGradScaler``, torch's flattening
-errors."""
+errors. A second launch trains on 4 ranks (FULL_SHARD, use_orig_params, HYBRID_SHARD on a
+2x2 mesh)."""
 import json
 import os
 import sys
@@ -452,6 +453,54 @@ def test_fsdp1_two_ranks_equal_single_process(ember_outs):
         assert res['wrap'] == [['', '_fsdp_wrapped_module.0', '_fsdp_wrapped_module.2'],
                                ['', '_fsdp_wrapped_module.0', '_fsdp_wrapped_module.2',
                                 '_fsdp_wrapped_module.4']]
+
+
+PROG4 = r'''
+import json
+import ember as torch, ember.nn as nn, ember.distributed as dist
+from ember.distributed.fsdp import FullyShardedDataParallel as FSDP, ShardingStrategy
+from ember.distributed.fsdp.wrap import ModuleWrapPolicy
+from ember.distributed.device_mesh import init_device_mesh
+''' + MODEL + r'''
+dist.init_process_group('gloo')
+r, n = dist.get_rank(), dist.get_world_size()
+b = 8 // n
+R = {}
+for key in ('FULL_SHARD', 'FULL_SHARD_ORIG', 'HYBRID_SHARD'):
+    model, x, y = build()
+    kw = {'device_mesh': init_device_mesh('cpu', (2, 2))} if key == 'HYBRID_SHARD' else {}
+    fsdp = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}),
+                sharding_strategy=getattr(ShardingStrategy, key.replace('_ORIG', '')),
+                use_orig_params=key.endswith('ORIG'), **kw)
+    opt = torch.optim.Adam(fsdp.parameters(), lr=0.05)
+    losses, norms = [], []
+    for _ in range(3):
+        loss = step(fsdp, opt, x[r * b:(r + 1) * b], y[r * b:(r + 1) * b],
+                    lambda: norms.append(fsdp.clip_grad_norm_(0.5).item()))
+        dist.all_reduce(loss)
+        losses.append(loss.item() / n)
+    R[key] = {'losses': losses, 'norms': norms,
+              'full': {k: v.tolist() for k, v in fsdp.state_dict().items()},
+              'local': sum(p.numel() for p in fsdp.parameters())}
+print('RESULT ' + json.dumps(R), flush=True)
+'''
+
+
+def test_fsdp1_four_ranks_equal_single_process():
+    """FULL_SHARD (flat and ``use_orig_params``) and HYBRID_SHARD on a 2x2 mesh over 4 ranks
+    train as torch's single process does; each rank holds about a quarter (a half with
+    HYBRID_SHARD) of the 171 parameter elements."""
+    losses, norms, full = _torch_reference()
+    for o in run_ranks(PROG4, n=4, timeout=150):
+        res = _result(o)
+        for key, d in res.items():
+            np.testing.assert_allclose(d['losses'], losses, rtol=1e-5, err_msg=key)
+            np.testing.assert_allclose(d['norms'], norms, rtol=1e-5, err_msg=key)
+            for k, v in full.items():
+                np.testing.assert_allclose(d['full'][k], v, rtol=1e-5, atol=1e-6,
+                                           err_msg=f'{key} {k}')
+        assert 40 <= res['FULL_SHARD']['local'] <= 48, res['FULL_SHARD']['local']
+        assert 80 <= res['HYBRID_SHARD']['local'] <= 90, res['HYBRID_SHARD']['local']
 
 
 def test_fsdp1_errors_without_process_group():

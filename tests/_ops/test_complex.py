@@ -168,11 +168,18 @@ def test_complex_comparisons():
     check_error(lambda m, x: x > x, [a])
 
 
-def test_complex_backward_not_implemented():
-    z = ember.tensor([1 + 1j, 2 - 1j], requires_grad=True)
-    w = ember.tensor([0.5 + 0j, 1j])
-    with pytest.raises(NotImplementedError, match="lerp"):
-        ember.lerp(z, w, 0.5)
+def test_complex_lerp_backward_as_torch():
+    # lerp's complex gradients (conjugate slopes) now exist; they equal torch's
+    import torch
+    grads = []
+    for m in (torch, ember):
+        z = m.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+        w = m.tensor([0.5 + 0j, 1j], requires_grad=True)
+        t = m.tensor([0.25 + 0.5j, -1j], requires_grad=True)
+        (m.lerp(z, w, t) * m.tensor([1 - 2j, 3 + 1j])).real.sum().backward()
+        grads.append([np.asarray(a.grad.detach().numpy()) for a in (z, w, t)])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
 
 
 def test_complex_forward_errors():

@@ -463,6 +463,19 @@ class FullyShardedDataParallel(Module):
         """
         return self._is_root
 
+    def apply(self, fn):
+        """Call ``fn`` on every submodule and this module, with this instance's full
+        parameters in place (written back to the shards afterwards), so that
+        initialisation functions see and change the whole parameters.
+
+        Example::
+
+            >>> model.apply(lambda m: nn.init.zeros_(m.bias) if isinstance(m, nn.Linear)
+            ...             else None)
+        """
+        with FullyShardedDataParallel.summon_full_params(self, recurse=False, writeback=True):
+            return super().apply(fn)
+
     def _fsdp_instances(self):
         return [m for m in self.modules() if isinstance(m, FullyShardedDataParallel)]
 

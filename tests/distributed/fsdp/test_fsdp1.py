@@ -268,6 +268,19 @@ want = [p.detach().clone() for p in ms.parameters()]
 dist.broadcast_object_list(want, src=0)
 fs = FSDP(ms, sync_module_states=True, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
 assert all(torch.equal(a, b_) for a, b_ in zip(fs.state_dict().values(), want))
+# apply: functions see (and change) the whole parameters of every instance
+model, x, y = build()
+fs = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
+shapes = []
+
+
+def init(m):
+    if isinstance(m, nn.Linear):
+        shapes.append(tuple(m.weight.shape))
+        nn.init.constant_(m.weight, 0.5)
+fs.apply(init)
+assert shapes == [(10, 6), (7, 10), (3, 7)], shapes
+assert all(bool((v == 0.5).all()) for k, v in fs.state_dict().items() if k.endswith('weight'))
 # fsdp_modules; ShardedGradScaler: an inf on rank 1 only makes both ranks skip the step
 from ember.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
 model, x, y = build()

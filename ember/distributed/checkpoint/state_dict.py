@@ -7,10 +7,20 @@ checkpoint is independent of the wrapping. Sharded models (FSDP1's
 ``Shard(0)`` DTensors, or whole tensors with ``StateDictOptions(full_state_dict=True)``; the
 ``set_`` functions take either form."""
 import dataclasses
+from typing import Any, Dict, List, Set, Union
 
-__all__ = ['StateDictOptions', 'get_model_state_dict', 'get_optimizer_state_dict',
+__all__ = ['FQNS_T', 'PrimitiveType', 'ValueType', 'DictValueType', 'ListDictValueType',
+           'OptimizerStateType', 'StateDictOptions', 'get_model_state_dict', 'get_optimizer_state_dict',
            'get_state_dict', 'set_model_state_dict', 'set_optimizer_state_dict',
            'set_state_dict']
+
+# the type aliases torch names (values of model and optimizer state dicts)
+FQNS_T = Set[str]
+PrimitiveType = Union[Any, int, float, str]
+ValueType = Union[PrimitiveType, List[PrimitiveType], tuple, Dict[str, 'ValueType']]
+DictValueType = Dict[str, ValueType]
+ListDictValueType = List[DictValueType]
+OptimizerStateType = Dict[str, Union[DictValueType, ListDictValueType]]
 
 
 @dataclasses.dataclass

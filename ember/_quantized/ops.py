@@ -415,6 +415,16 @@ for _n in ('avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'adaptive_avg_pool1d',
 @_impl('mean')
 def _mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_q(input, 'mean')
+    if dim is not None:
+        n = input.dim()
+        dims = sorted({d % n for d in ((dim,) if isinstance(dim, int) else dim)})
+        if dims != list(range(n - len(dims), n)):
+            # not the innermost dimensions: PyTorch averages the real values and
+            # quantizes the result with the input's scale and zero point
+            s, z = _pt(input)
+            E = _ember()
+            r = E.as_tensor(_dequant_array(input)).mean(dim, keepdim)
+            return E.quantize_per_tensor(r, s, z, input.dtype)
     f = _float_of(input, True)
     r = f.mean() if dim is None else f.mean(dim, keepdim)
     return _back(r, input, True)

@@ -537,3 +537,13 @@ def test_adaptive_max_pool_refused_as_torch():
                 getattr(M.nn.functional, name)(q, 2)
             errs.append(str(err.value).split(' This could')[0])
         assert errs[0] == errs[1]
+
+
+@pytest.mark.parametrize('dim', [1, 0, (1, 2), (2, 3), 3, -1, (0, 3)])
+def test_mean_over_dims_as_torch(dim):
+    # innermost dimensions: the integer average; others: torch averages the real values
+    ints = np.random.RandomState(0).randint(0, 256, (2, 2, 5, 6)).astype(np.uint8)
+    for scale, zp in ((0.0039, 0), (0.05, 10), (1 / 3, 100)):
+        t, e = _q(ints, scale, zp)
+        _same(t.mean(dim=dim), e.mean(dim=dim))
+        _same(t.mean(dim=dim, keepdim=True), e.mean(dim=dim, keepdim=True))

@@ -1,9 +1,7 @@
 """``ember.ao.nn``: the module families of quantization, as ``torch.ao.nn``:
 ``quantized`` (and ``quantized.dynamic``), ``intrinsic`` (fused modules, their QAT and
-quantized forms), ``qat`` and ``quantizable`` (the observable LSTM). Each loads on first
-use.
-
-NOTE: unlike PyTorch, ``quantizable.MultiheadAttention`` is not written yet."""
+quantized forms), ``qat`` and ``quantizable`` (the observable LSTM and
+MultiheadAttention). Each loads on first use."""
 import importlib
 
 __all__ = ['intrinsic', 'qat', 'quantizable', 'quantized']

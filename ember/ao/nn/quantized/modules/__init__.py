@@ -4,7 +4,8 @@ import ember
 from ember import _dtype as D
 from ember.nn import Module
 
-from .activation import ReLU6, Hardswish, ELU, LeakyReLU, Sigmoid, Softmax, PReLU
+from .activation import (ReLU6, Hardswish, ELU, LeakyReLU, Sigmoid, Softmax, PReLU,
+                         MultiheadAttention)
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
@@ -18,7 +19,7 @@ from .normalization import (LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
 __all__ = ['BatchNorm2d', 'BatchNorm3d', 'GroupNorm', 'InstanceNorm1d', 'InstanceNorm2d',
            'InstanceNorm3d', 'LayerNorm', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d',
            'ConvTranspose3d', 'DeQuantize', 'ELU', 'Embedding', 'EmbeddingBag', 'Hardswish', 'LeakyReLU', 'Linear',
-           'LSTM', 'PReLU', 'Quantize', 'ReLU6', 'Sigmoid', 'Softmax', 'Dropout', 'FloatFunctional',
+           'LSTM', 'MultiheadAttention', 'PReLU', 'Quantize', 'ReLU6', 'Sigmoid', 'Softmax', 'Dropout', 'FloatFunctional',
            'FXFloatFunctional', 'QFunctional']
 
 

@@ -5,7 +5,8 @@ from ember import nn as _nn
 from ember._quantized import ops as _qops
 from .utils import _register_qparams
 
-__all__ = ['ReLU6', 'Hardswish', 'ELU', 'LeakyReLU', 'Sigmoid', 'Softmax', 'PReLU']
+__all__ = ['ReLU6', 'Hardswish', 'ELU', 'LeakyReLU', 'Sigmoid', 'Softmax', 'PReLU',
+           'MultiheadAttention']
 
 
 class ReLU6(_nn.ReLU):
@@ -302,3 +303,55 @@ class PReLU(_nn.Module):
     def from_reference(cls, mod, scale, zero_point):
         """A quantized PReLU from a reference (float) one and the output parameters."""
         return cls._with_observed_weight(mod, scale, zero_point)
+
+
+def _quantizable_mha():
+    from ember.ao.nn.quantizable.modules.activation import MultiheadAttention
+    return MultiheadAttention
+
+
+class MultiheadAttention(_quantizable_mha()):
+    r"""A quantized multi-head attention (``torch.ao.nn.quantized.MultiheadAttention``): an
+    observed :class:`ember.ao.nn.quantizable.MultiheadAttention` converted (quantized
+    projections, ``bias_k``/``bias_v`` quantized to ``quint8``); made by ``convert`` through
+    the custom-module configuration.
+
+    Args:
+        as :class:`ember.ao.nn.quantizable.MultiheadAttention`.
+
+    Example::
+
+        >>> nn.quantized.MultiheadAttention(4, 2)._get_name()
+        'QuantizedMultiheadAttention'
+    """
+    _FLOAT_MODULE = _quantizable_mha()
+
+    def _get_name(self):
+        return 'QuantizedMultiheadAttention'
+
+    @classmethod
+    def from_float(cls, other):
+        """Refused: the flow is float -> observed (quantizable) -> quantized."""
+        raise NotImplementedError("It looks like you are trying to convert a non-observed MHA "
+                                  "module. Please, see the examples on quantizable MHAs.")
+
+    @classmethod
+    def from_observed(cls, other):
+        """The quantized attention of an observed quantizable one."""
+        from ember.ao import quantization as Q
+        converted = Q.convert(other, mapping=None, inplace=False, remove_qconfig=True,
+                              convert_custom_config_dict=None)
+        converted.__class__ = cls
+        bias_k = None
+        if converted.bias_k is not None:
+            bias_k = converted._parameters.pop('bias_k')
+            sc, zp = ember._choose_qparams_per_tensor(bias_k, reduce_range=False)
+            converted.bias_k = ember.quantize_per_tensor(bias_k, sc, zp, ember.quint8)
+        if converted.bias_v is not None:
+            bias_v = converted._parameters.pop('bias_v')
+            # as PyTorch: bias_v takes the parameters chosen for bias_k
+            sc, zp = ember._choose_qparams_per_tensor(bias_k, reduce_range=False)
+            converted.bias_v = ember.quantize_per_tensor(bias_v, sc, zp, ember.quint8)
+        del converted.in_proj_weight
+        del converted.in_proj_bias
+        return converted

@@ -97,7 +97,7 @@ def test_errors_and_config_as_torch():
     assert we == wt
     de = ember.ao.quantization.get_default_custom_config_dict()
     dt = torch.ao.quantization.get_default_custom_config_dict()
-    name = {k: {a.__name__: b.__name__ for a, b in v.items() if a.__name__ == 'LSTM'}
-            for k, v in dt.items()}
+    name = {k: {a.__name__: b.__name__ for a, b in v.items()} for k, v in dt.items()}
     assert {k: {a.__name__: b.__name__ for a, b in v.items()} for k, v in de.items()} == name
-    assert ember.ao.quantization.no_observer_set() == {ember.ao.nn.quantizable.LSTM}
+    assert ember.ao.quantization.no_observer_set() == {
+        ember.ao.nn.quantizable.LSTM, ember.ao.nn.quantizable.MultiheadAttention}

@@ -71,9 +71,6 @@ def get_default_custom_config_dict():
     ``nn.LSTM`` and ``nn.MultiheadAttention`` are observed as their ``nn.quantizable`` forms
     and converted to their ``nn.quantized`` forms.
 
-    NOTE: unlike PyTorch, the entries whose ``nn.quantizable`` / ``nn.quantized`` classes
-    ember does not have are left out.
-
     Returns:
         dict: ``{'float_to_observed_custom_module_class': {...},
         'observed_to_quantized_custom_module_class': {...}}``

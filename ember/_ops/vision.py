@@ -1436,7 +1436,7 @@ class _GridSamplerBackward(Node):
     the weights' derivative along each component, times d(coordinate)/d(grid)."""
 
     def backward(self, g):
-        from .indexing import take_along_dim
+        from .take_put import take_along_dim
         from .shape import stack
         input, grid = self.saved_tensors
         mode, pad, align = self.args

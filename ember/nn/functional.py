@@ -9,6 +9,7 @@ from .._ops.loss import *  # noqa: F401,F403
 from .._ops.pooling import *  # noqa: F401,F403
 from .._ops.fractional_pool import *  # noqa: F401,F403
 from .._ops.vision import *  # noqa: F401,F403
+from .._ops.channel_shuffle import *  # noqa: F401,F403
 from .._ops.distance import *  # noqa: F401,F403
 from .._ops.dropout import *  # noqa: F401,F403
 from .._ops.embedding import *  # noqa: F401,F403
@@ -19,7 +20,8 @@ from .._ops.nn_misc import *  # noqa: F401,F403
 from .._ops import nn_misc as _misc
 from .._ops import (activation as _act, loss as _loss, pooling as _pool, vision as _vision,
                     distance as _dist, dropout as _drop, embedding as _emb, rnn as _rnn,
-                    attention as _attn, normalization as _norm, fractional_pool as _frac)
+                    attention as _attn, normalization as _norm, fractional_pool as _frac,
+                    channel_shuffle as _cshuf)
 from .._ops.linear import linear
 from .._ops.padding import pad
 from .._ops.normalization import native_batch_norm as _native_batch_norm
@@ -31,7 +33,8 @@ from ..overrides import (has_torch_function, has_torch_function_unary,  # noqa: 
 __all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
 # every op family lists the names it gives this namespace in its ``__all__``
-for _m in (_act, _loss, _pool, _frac, _vision, _dist, _drop, _emb, _rnn, _attn, _norm, _misc):
+for _m in (_act, _loss, _pool, _frac, _vision, _cshuf, _dist, _drop, _emb, _rnn, _attn, _norm,
+           _misc):
     __all__ += [_n for _n in _m.__all__ if _n not in __all__]
 del _m
 __all__ += ['has_torch_function', 'has_torch_function_unary', 'has_torch_function_variadic',

@@ -43,8 +43,7 @@ def _native_configs():
     from ember.ao.nn import intrinsic as nni, qat as nnqat
     from ember.ao.nn.intrinsic import qat as nniqat
     from .. import fuser_method_mappings as fm
-    from ..fx._reference import reference_modules
-    ref = reference_modules()
+    from ember.ao.nn.quantized import reference as ref
     weighted, dynamic, fp16, default = _dtype_configs()
     DIFF = ObservationType.OUTPUT_USE_DIFFERENT_OBSERVER_AS_INPUT
     SHARE = ObservationType.OUTPUT_SHARE_OBSERVER_WITH_INPUT

@@ -165,8 +165,7 @@ def _lower_tables():
     from ember.ao.nn import quantized as nnq
     from ember.ao.nn import intrinsic as nni
     from ember.ao.nn.intrinsic import quantized as nniq
-    from ._reference import reference_modules
-    ref = reference_modules()
+    from ember.ao.nn.quantized import reference as ref
     from ..backend_config import get_native_backend_config, ObservationType
     weighted = {ref.Linear: nnq.Linear, ref.Conv1d: nnq.Conv1d, ref.Conv2d: nnq.Conv2d,
                 ref.Conv3d: nnq.Conv3d}

@@ -16,7 +16,8 @@ from ._ops.decompositions import (  # noqa: F401
     inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky, cholesky_ex, qr, svd,
     svdvals, eigh, eigvalsh, eig, eigvals, pinv, lstsq, matrix_power, matrix_rank, matrix_exp,
     vander, diagonal, tensorinv, tensorsolve, lu_factor, lu_factor_ex, lu, lu_solve,
-    householder_product, ldl_factor, ldl_factor_ex, ldl_solve)
+    householder_product)
+from ._ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: F401
 from ._ops.norms import vector_norm, matrix_norm, norm, cond  # noqa: F401
 
 #: Notes shared by the linalg docstrings, under the keys of PyTorch's

@@ -39,10 +39,10 @@ KNOWN_FAILING = {
     'histogram': _HOST + ' (_ops/reduction.py _local_bins)',
     'histogram.method': _HOST + ' (_ops/reduction.py _local_bins)',
     'histogramdd': _HOST + ' (_ops/reduction.py _local_bins)',
-    'linalg.ldl_factor': _HOST + ' (_ops/decompositions.py _bk_factor)',
-    'linalg.ldl_factor_ex': _HOST + ' (_ops/decompositions.py _bk_factor)',
-    'linalg.ldl_solve': _HOST + ' (_ops/decompositions.py _bk_factor)',
-    'linalg.ldl_solve:errors': _HOST + ' (_ops/decompositions.py _bk_factor)',
+    'linalg.ldl_factor': _HOST + ' (_ops/ldl.py _bk_factor)',
+    'linalg.ldl_factor_ex': _HOST + ' (_ops/ldl.py _bk_factor)',
+    'linalg.ldl_solve': _HOST + ' (_ops/ldl.py _bk_factor)',
+    'linalg.ldl_solve:errors': _HOST + ' (_ops/ldl.py _bk_factor)',
     'special.ndtri': 'xp.errstate: CuPy has only cupyx.errstate (_ops/_special.py ndtri)',
 }
 

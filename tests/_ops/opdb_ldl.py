@@ -1,5 +1,5 @@
 """Op-database entries of ``torch.linalg.ldl_factor``, ``ldl_factor_ex`` and ``ldl_solve``
-(ember/_ops/decompositions.py). PyTorch defines no derivative for them: where an input
+(ember/_ops/ldl.py). PyTorch defines no derivative for them: where an input
 requires grad both backwards must raise (the harness checks it). Pivots and ``LD`` are
 compared element-wise with torch's (LAPACK ``?sytrf``)."""
 import numpy as np

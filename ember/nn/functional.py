@@ -5,6 +5,7 @@ from .._tensor import Tensor
 from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
                          conv_transpose3d)
 from .._ops.activation import *  # noqa: F401,F403
+from .._ops.rrelu import *  # noqa: F401,F403
 from .._ops.loss import *  # noqa: F401,F403
 from .._ops.pooling import *  # noqa: F401,F403
 from .._ops.fractional_pool import *  # noqa: F401,F403
@@ -21,7 +22,7 @@ from .._ops import nn_misc as _misc
 from .._ops import (activation as _act, loss as _loss, pooling as _pool, vision as _vision,
                     distance as _dist, dropout as _drop, embedding as _emb, rnn as _rnn,
                     attention as _attn, normalization as _norm, fractional_pool as _frac,
-                    channel_shuffle as _cshuf)
+                    channel_shuffle as _cshuf, rrelu as _rrelu)
 from .._ops.linear import linear
 from .._ops.padding import pad
 from .._ops.normalization import native_batch_norm as _native_batch_norm
@@ -33,8 +34,8 @@ from ..overrides import (has_torch_function, has_torch_function_unary,  # noqa: 
 __all__ = ['linear', 'conv1d', 'conv2d', 'conv3d',
            'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'pad', 'batch_norm']
 # every op family lists the names it gives this namespace in its ``__all__``
-for _m in (_act, _loss, _pool, _frac, _vision, _cshuf, _dist, _drop, _emb, _rnn, _attn, _norm,
-           _misc):
+for _m in (_act, _rrelu, _loss, _pool, _frac, _vision, _cshuf, _dist, _drop, _emb, _rnn, _attn,
+           _norm, _misc):
     __all__ += [_n for _n in _m.__all__ if _n not in __all__]
 del _m
 __all__ += ['has_torch_function', 'has_torch_function_unary', 'has_torch_function_variadic',

@@ -38,21 +38,30 @@ _CQ = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
        6.05183413124413191e-2, 2.33520497626869185e-3)
 
 
+def _cody_ratio(z, num, den):
+    """Cody's rational function of ``z``: ``(num[n] z^(n) + ... + num[n-1]) /
+    (z^(n) + den[0] z^(n-1) + ... + den[n-1])`` with ``n = len(den)``, the leading numerator
+    coefficient stored last (Cody's layout), by Horner's rule in place."""
+    n = len(den)
+    xn = num[n] * z
+    xd = z.copy()
+    for i in range(n - 1):
+        xn += num[i]
+        xn *= z
+        xd += den[i]
+        xd *= z
+    xn += num[n - 1]
+    xd += den[n - 1]
+    with np.errstate(invalid='ignore'):   # NaN inputs stay NaN
+        xn /= xd
+    return xn
+
+
 def _erf_small(x):
     """erf(x) for |x| <= 0.5."""
-    z = x * x
-    xn = _CA[4] * z
-    xd = z.copy()
-    for i in range(3):
-        xn += _CA[i]
-        xn *= z
-        xd += _CB[i]
-        xd *= z
-    xn += _CA[3]
-    xd += _CB[3]
-    xn *= x
-    xn /= xd
-    return xn
+    r = _cody_ratio(x * x, _CA, _CB)
+    r *= x
+    return r
 
 
 def _exp_neg_sq(y, xp, split=True):
@@ -69,30 +78,13 @@ def _exp_neg_sq(y, xp, split=True):
 def _erfc_pos(y, xp, split=True):
     """erfc(y) for every y >= 0.5 (0 beyond 27, where it underflows)."""
     ym = xp.minimum(y, 4.0)
-    xn = _CC[8] * ym
-    xd = ym.copy()
-    for i in range(7):
-        xn += _CC[i]
-        xn *= ym
-        xd += _CD[i]
-        xd *= ym
-    xn += _CC[7]
-    xd += _CD[7]
-    with np.errstate(invalid='ignore'):   # NaN inputs stay NaN
-        xn /= xd
+    xn = _cody_ratio(ym, _CC, _CD)
     xn *= _exp_neg_sq(ym, xp, split)
     big = y > 4.0
     if big.any():
         yb = xp.minimum(y[big], 27.0)
         z = 1.0 / (yb * yb)
-        pn = _CP[5] * z
-        pd = z.copy()
-        for i in range(4):
-            pn += _CP[i]
-            pn *= z
-            pd += _CQ[i]
-            pd *= z
-        r = z * (pn + _CP[4]) / (pd + _CQ[4])
+        r = z * _cody_ratio(z, _CP, _CQ)
         xn[big] = xp.where(y[big] >= 27.0, 0.0, _exp_neg_sq(yb, xp) * ((_SQPI - r) / yb))
     return xn
 
